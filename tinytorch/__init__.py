@@ -1,0 +1,111 @@
+"""tinytorch: a deep-learning framework written from scratch in Python that speaks PyTorch's API.
+
+``import tinytorch as torch``: strided tensors over storages, one op dispatcher, an autograd engine,
+``nn`` / ``optim`` / ``utils.data`` on top, and pluggable device backends (NumPy on the CPU).
+"""
+import builtins as _builtins
+
+from . import _dtype as _dtype_mod
+from ._dtype import (bfloat16, bool, double, dtype, finfo, float, float16, float32, float64, get_default_dtype, half,
+                    iinfo, int, int8, int16, int32, int64, long, promote_types, set_default_dtype, short, uint8)
+from .device import device, register_backend
+from .backends.numpy import NumpyBackend as _NumpyBackend
+
+register_backend("cpu", _NumpyBackend())
+
+from ._tensor import Size, Tensor  # noqa: E402
+from ._storage import Storage  # noqa: E402
+from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,  # noqa
+                                 no_grad, set_grad_enabled)
+from ._ops.pointwise import *  # noqa: E402,F401,F403
+from ._ops.pointwise import abs, pow, round  # noqa: E402
+from ._ops.movement import *  # noqa: E402,F401,F403
+from ._ops.reduce import *  # noqa: E402,F401,F403
+from ._ops.reduce import all, any, max, min, sum  # noqa: E402
+from ._ops.creation import *  # noqa: E402,F401,F403
+from ._ops.creation import range_ as range  # noqa: E402
+from ._ops.indexing import *  # noqa: E402,F401,F403
+from ._ops.shape import *  # noqa: E402,F401,F403
+from ._ops.linalg import *  # noqa: E402,F401,F403
+from ._ops.nn import *  # noqa: E402,F401,F403
+from . import autograd  # noqa: E402
+from .serialization import load, save  # noqa: E402
+from . import nn, optim, utils, datasets  # noqa: E402
+from ._dtype import result_type_of as _result_type_of  # noqa: E402
+
+__version__ = "0.1.0"
+strided = "torch.strided"
+contiguous_format = preserve_format = channels_last = None
+pi = 3.141592653589793
+e = 2.718281828459045
+inf = _builtins.float("inf")
+nan = _builtins.float("nan")
+
+
+def is_tensor(obj):
+    """True when ``obj`` is a tinytorch Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):
+    return input.dtype.is_floating_point
+
+
+def numel(input):
+    return input.numel()
+
+
+def result_type(tensor1, tensor2):
+    """The dtype an op on the two arguments (tensors or scalars) computes in."""
+    ts = [t for t in (tensor1, tensor2) if isinstance(t, Tensor)]
+    sc = [s for s in (tensor1, tensor2) if not isinstance(s, Tensor)]
+    return _result_type_of(ts, sc)
+
+
+def can_cast(from_, to):
+    return from_.category <= to.category
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True when ``|input - other| <= atol + rtol * |other|`` everywhere."""
+    return _builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise closeness test, bool tensor of the broadcast shape."""
+    diff = (input - other).abs()
+    close = (diff <= atol + rtol * abs(other)) | (input == other)
+    if equal_nan:
+        close = close | (isnan(input) & isnan(other))
+    return close
+
+
+def equal(input, other):
+    """True when both have the same shape and elements."""
+    return input.shape == other.shape and _builtins.bool((input == other).all())
+
+
+Tensor.allclose = allclose
+Tensor.isclose = isclose
+Tensor.equal = equal
+
+
+def set_printoptions(**kwargs):
+    pass
+
+
+def get_num_threads():
+    import os
+    return os.cpu_count()
+
+
+def set_num_threads(n):
+    """Recorded only: NumPy's BLAS thread count is fixed when NumPy loads (set OMP_NUM_THREADS)."""
+    pass
+
+
+def compile(model=None, **kwargs):
+    """No compiler: returns ``model`` unchanged (as ``torch.compile`` with the eager backend)."""
+    if model is None:
+        return lambda m: m
+    return model

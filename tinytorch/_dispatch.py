@@ -1,0 +1,254 @@
+"""The one op path.
+
+``dispatch(op, args, kw)`` is what every tinytorch op goes through:
+
+1. device check: all tensor arguments on one device (0-dim cpu tensors may join any device);
+2. ``op.meta``: argument checks, type promotion and the output shape/dtype; it also says which
+   dtype each tensor argument is cast to before the kernel sees it;
+3. the kernel the device's backend registered for ``op.name`` — or, when the backend has none,
+   ``op.decomp``, the op written in other tinytorch ops (which then record their own graph);
+4. autograd: when grad mode is on and an input requires grad, an ``OpNode`` that runs
+   ``op.backward`` (a formula written in tinytorch ops, so it is itself differentiable).
+
+Kernels never see autograd or ``Tensor``; they get backend-native arrays and keyword attributes.
+"""
+from . import _strides
+from .autograd.engine import Node, edge_of
+from .autograd.grad_mode import _state
+from .device import get_backend
+
+OPS = {}
+Tensor = None  # set by _tensor.py (import cycle)
+
+
+class Op:
+    """An op definition: name, meta function, backward formula, optional decomposition.
+
+    meta(*args, **kw) -> (outs, casts): ``outs`` is a list of (shape, dtype) per output,
+    ``casts`` the dtype each positional argument is cast to (None: left as is).
+    backward(ctx, grad) -> one gradient (or None) per positional argument; ``ctx.inputs``,
+    ``ctx.out``, ``ctx.kw``, ``ctx.shapes``, ``ctx.outs`` give what was saved. Gradients
+    are summed to the input's shape and cast to its dtype by the node, so formulas may
+    return broadcast-shaped gradients. Only output 0 is differentiable.
+    """
+
+    __slots__ = ("name", "meta", "backward", "decomp", "save_inputs", "save_output", "inplace_ok")
+
+    def __init__(self, name, meta, backward=None, decomp=None, save_inputs=True, save_output=False):
+        self.name = name
+        self.meta = meta
+        self.backward = backward
+        self.decomp = decomp
+        self.save_inputs = save_inputs
+        self.save_output = save_output
+
+    def __repr__(self):
+        return f"Op({self.name})"
+
+
+def defop(name, meta, backward=None, decomp=None, save_inputs=True, save_output=False):
+    if name in OPS:
+        raise RuntimeError(f"op {name} defined twice")
+    op = Op(name, meta, backward, decomp, save_inputs, save_output)
+    OPS[name] = op
+    return op
+
+
+def _check_version(t, expected, node, idx):
+    if t._storage._version[0] != expected:
+        raise RuntimeError(
+            "one of the variables needed for gradient computation has been modified by an inplace operation: "
+            f"[{t.type()} {list(t._shape)}], which is {'output' if idx < 0 else 'input'} {abs(idx) if idx >= 0 else 0} "
+            f"of {node.name()}, is at version {t._storage._version[0]}; expected version {expected} instead. "
+            "Hint: the operation that produced it has to be redone without the inplace change.")
+
+
+class OpNode(Node):
+    """Graph node of one op call (PyTorch's ``<Name>Backward0``)."""
+
+    __slots__ = ("op", "_inputs", "_versions", "kw", "_out", "_out_version", "shapes", "dtypes", "outs", "released")
+
+    def __init__(self, op, args, kw, out, outs, next_edges):
+        Node.__init__(self, next_edges)
+        self.op = op
+        self.kw = kw
+        self.outs = outs
+        self.released = False
+        T = Tensor
+        self.shapes = [a._shape if type(a) is T or isinstance(a, T) else None for a in args]
+        self.dtypes = [a.dtype if isinstance(a, T) else None for a in args]
+        if op.save_inputs:
+            self._inputs = args
+            self._versions = [a._storage._version[0] if isinstance(a, T) else 0 for a in args]
+        else:
+            self._inputs = None
+        if op.save_output:
+            # multi-output ops (values, indices) keep all outputs; only the first is differentiable
+            self._out = tuple(o._alias() for o in out) if isinstance(out, tuple) else out._alias()
+            self._out_version = (out[0] if isinstance(out, tuple) else out)._storage._version[0]
+        else:
+            self._out = None
+
+    def name(self):
+        n = self.op.name
+        return "".join(p[:1].upper() + p[1:] for p in n.split("_")) + "Backward0"
+
+    @property
+    def inputs(self):
+        if self.released:
+            _raise_released()
+        if self._inputs is None:
+            raise RuntimeError(f"{self.op.name}: backward formula reads inputs but the op does not save them")
+        T = Tensor
+        for i, (a, v) in enumerate(zip(self._inputs, self._versions)):
+            if isinstance(a, T) and a._storage._version[0] != v:
+                _check_version(a, v, self, i)
+        return self._inputs
+
+    @property
+    def out(self):
+        if self.released:
+            _raise_released()
+        outs = self._out
+        o = outs[0] if isinstance(outs, tuple) else outs
+        if o._storage._version[0] != self._out_version:
+            _check_version(o, self._out_version, self, -1)
+        if _state["enabled"] and o.grad_fn is None:
+            # double backward: the saved output is part of the graph again
+            o.grad_fn = self
+            o.requires_grad = True
+        return outs
+
+    def apply(self, grads):
+        if self.released:
+            _raise_released()
+        g = grads[0]
+        if g is None:
+            return (None,) * len(self.next_edges)
+        res = self.op.backward(self, g)
+        if not isinstance(res, (tuple, list)):
+            res = (res,)
+        out = []
+        for gi, e, shp, dt in zip(res, self.next_edges, self.shapes, self.dtypes):
+            if gi is None or e is None:
+                out.append(None)
+                continue
+            if gi._shape != shp:
+                gi = gi.sum_to_size(shp)
+            if gi.dtype is not dt:
+                gi = gi.to(dt)
+            out.append(gi)
+        return out
+
+    def release(self):
+        self._inputs = None
+        self._out = None
+        self.released = True
+
+
+def _raise_released():
+    raise RuntimeError(
+        "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+        "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+        "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
+        "if you need to access saved tensors after calling backward.")
+
+
+def device_of(args, op_name):
+    """The common device of the tensor arguments (PyTorch's rule: 0-dim cpu tensors join any device)."""
+    T = Tensor
+    dev = None
+    soft = False  # dev so far comes only from 0-dim cpu tensors
+    for a in args:
+        if isinstance(a, T):
+            d = a._storage.device
+            if dev is None:
+                dev, soft = d, d.type == "cpu" and not a._shape
+            elif d != dev:
+                if d.type == "cpu" and not a._shape:
+                    continue
+                if soft:
+                    dev, soft = d, False
+                    continue
+                raise RuntimeError(
+                    f"Expected all tensors to be on the same device, but found at least two devices, {dev} and {d}! "
+                    f"(when checking argument for op {op_name})")
+            elif soft and a._shape:
+                soft = False
+    return dev
+
+
+def dispatch(op, args, kw=None):
+    """Run ``op`` on positional ``args`` (tensors and scalars) and keyword attributes ``kw``."""
+    if kw is None:
+        kw = {}
+    T = Tensor
+    dev = device_of(args, op.name)
+    outs, casts = op.meta(*args, **kw)
+    backend = get_backend(dev) if dev is not None else _cpu_backend()
+    kern = backend.kernels.get(op.name)
+    if kern is None:
+        if op.decomp is None:
+            raise NotImplementedError(
+                f"Could not run '{op.name}' with arguments from the '{backend.name}' backend: the backend registers "
+                f"no kernel for it and the op has no decomposition")
+        if op.backward is None or not _state["enabled"]:
+            return op.decomp(*args, **kw)  # autograd, if any, comes from the primitives
+        _state["enabled"] = False
+        try:
+            result = op.decomp(*args, **kw)
+        finally:
+            _state["enabled"] = True
+        return _record(op, args, kw, result, outs)
+    natives = []
+    for a, c in zip(args, casts):
+        if isinstance(a, T):
+            if a._storage.device != dev:  # a 0-dim cpu tensor joining another device's op
+                natives.append(a.item())
+                continue
+            nat = a._native()
+            if c is not None and a.dtype is not c:
+                nat = backend.cast(nat, c)
+            natives.append(nat)
+        else:
+            natives.append(a)
+    res = kern(*natives, **kw)
+    if len(outs) == 1:
+        shape, dtype = outs[0]
+        result = T._from_native(backend, dev, res, dtype, shape)
+        results = None
+    else:
+        results = tuple(T._from_native(backend, dev, r, dt, shp) for r, (shp, dt) in zip(res, outs))
+        result = results[0]
+    if _state["enabled"] and op.backward is not None:
+        _record(op, args, kw, result, outs)
+    return result if results is None else results
+
+
+def _record(op, args, kw, result, outs):
+    """Attach an OpNode to ``result`` when an input requires grad (grad mode is known to be on)."""
+    T = Tensor
+    first = result[0] if isinstance(result, tuple) else result
+    for a in args:
+        if isinstance(a, T) and a.requires_grad:
+            if first.dtype.is_floating_point:
+                edges = tuple(edge_of(a) if isinstance(a, T) else None for a in args)
+                first.grad_fn = OpNode(op, args, kw, result, outs, edges)
+                first.requires_grad = True
+            break
+    return result
+
+
+_cpu = []
+
+
+def _cpu_backend():
+    if not _cpu:
+        _cpu.append(get_backend("cpu"))
+    return _cpu[0]
+
+
+# ---- helpers shared by op meta functions -------------------------------------------------------
+
+def same_shape(*shapes):
+    return _strides.broadcast_shapes(*shapes)

@@ -1,0 +1,168 @@
+"""dtypes and PyTorch's type-promotion rules.
+
+A :class:`dtype` names an element type and maps it onto a NumPy dtype (bfloat16 comes from
+``ml_dtypes``). Promotion follows ``torch.result_type``: categories bool < integer < floating;
+dimensioned tensors outrank 0-dim tensors, which outrank Python scalars, and a lower-priority
+operand only changes the result when it belongs to a higher category.
+"""
+import builtins
+
+import ml_dtypes
+import numpy as np
+
+_BOOL, _INT, _FLOAT = 0, 1, 2
+
+
+class dtype:
+    """An element type (``tinytorch.float32`` ...). Compare with ``is`` or ``==``."""
+
+    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "category", "is_complex")
+
+    def __init__(self, name, np_dtype, category, signed):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        self.category = category
+        self.is_floating_point = category == _FLOAT
+        self.is_signed = signed
+        self.is_complex = False
+
+    def __repr__(self):
+        return "torch." + self.name
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+    def to_real(self):
+        return self
+
+    @property
+    def is_int(self):
+        return self.category == _INT
+
+
+bool = dtype("bool", np.bool_, _BOOL, False)
+uint8 = dtype("uint8", np.uint8, _INT, False)
+int8 = dtype("int8", np.int8, _INT, True)
+int16 = dtype("int16", np.int16, _INT, True)
+int32 = dtype("int32", np.int32, _INT, True)
+int64 = dtype("int64", np.int64, _INT, True)
+float16 = dtype("float16", np.float16, _FLOAT, True)
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, _FLOAT, True)
+float32 = dtype("float32", np.float32, _FLOAT, True)
+float64 = dtype("float64", np.float64, _FLOAT, True)
+
+# PyTorch's aliases
+short, int, long, half, float, double, uint8_ = int16, int32, int64, float16, float32, float64, uint8
+
+all_dtypes = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+_BY_NAME = {d.name: d for d in all_dtypes}
+_BY_NP = {d.np: d for d in all_dtypes}
+
+
+def _by_name(name):
+    return _BY_NAME[name]
+
+
+def from_numpy_dtype(npd):
+    """The tinytorch dtype for a NumPy dtype; TypeError for types PyTorch lacks."""
+    d = _BY_NP.get(np.dtype(npd))
+    if d is None:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{np.dtype(npd).name}. The only supported types are: "
+            "float64, float32, float16, bfloat16, int64, int32, int16, int8, uint8, and bool.")
+    return d
+
+
+_default_float = [float32]
+
+
+def get_default_dtype():
+    """The dtype of Python floats turned into tensors (float32 unless changed)."""
+    return _default_float[0]
+
+
+def set_default_dtype(d):
+    """Set the default floating dtype; only floating dtypes are allowed (TypeError otherwise)."""
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default_float[0] = d
+
+
+def promote_types(a, b):
+    """``torch.promote_types``: the smallest dtype both ``a`` and ``b`` convert to without a category loss."""
+    if a is b:
+        return a
+    if a.category != b.category:
+        return a if a.category > b.category else b
+    if a.category == _FLOAT:
+        if {a, b} == {float16, bfloat16}:
+            return float32
+        return a if a.itemsize > b.itemsize else b
+    if a.category == _BOOL:
+        return bool
+    return _BY_NP[np.promote_types(a.np, b.np)]
+
+
+def scalar_dtype(x):
+    """dtype that a Python scalar takes when it is made into a tensor on its own."""
+    if isinstance(x, builtins.bool) or isinstance(x, np.bool_):
+        return bool
+    if isinstance(x, (builtins.int, np.integer)):
+        return int64
+    if isinstance(x, (builtins.float, np.floating)):
+        return get_default_dtype()
+    raise TypeError(f"unsupported scalar type {type(x).__name__}")
+
+
+def result_type_of(tensors, scalars=()):
+    """``torch.result_type`` over tensors (objects with ``.dtype`` and ``.ndim``) and Python scalars."""
+    dim_t = zero_t = None
+    for t in tensors:
+        if t.ndim:
+            dim_t = t.dtype if dim_t is None else promote_types(dim_t, t.dtype)
+        else:
+            zero_t = t.dtype if zero_t is None else promote_types(zero_t, t.dtype)
+    res = dim_t
+    if zero_t is not None:
+        if res is None:
+            res = zero_t
+        elif zero_t.category > res.category:
+            res = promote_types(res, zero_t)
+    for s in scalars:
+        sd = scalar_dtype(s)
+        if res is None:
+            res = sd
+        elif sd.category > res.category:
+            res = get_default_dtype() if sd.category == _FLOAT else (int64 if sd.category == _INT else res)
+    return res if res is not None else get_default_dtype()
+
+
+def finfo_np(d):
+    return np.finfo(d.np) if d is not bfloat16 else ml_dtypes.finfo(ml_dtypes.bfloat16)
+
+
+class finfo:
+    """``torch.finfo``: eps, max, min, tiny, resolution of a floating dtype."""
+
+    def __init__(self, type=None):
+        type = type or get_default_dtype()
+        f = finfo_np(type)
+        self.dtype = type.name
+        self.bits = type.itemsize * 8
+        self.eps = builtins.float(f.eps)
+        self.max = builtins.float(f.max)
+        self.min = builtins.float(f.min)
+        self.tiny = self.smallest_normal = builtins.float(f.tiny)
+        self.resolution = builtins.float(f.resolution)
+
+
+class iinfo:
+    """``torch.iinfo``: max, min, bits of an integer dtype."""
+
+    def __init__(self, type):
+        f = np.iinfo(type.np) if type is not bool else None
+        self.dtype = type.name
+        self.bits = type.itemsize * 8
+        self.max = builtins.int(f.max) if f else 1
+        self.min = builtins.int(f.min) if f else 0

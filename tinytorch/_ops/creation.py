@@ -1,0 +1,571 @@
+"""Tensor creation, conversion (dtype / device), random sampling and generators."""
+import builtins
+import math
+import numbers
+
+import numpy as np
+
+from .. import _strides
+from .. import _dtype as _dt
+from .._dispatch import OpNode, defop, dispatch
+from .._storage import Storage
+from .._tensor import Tensor, _new
+from ..autograd.engine import edge_of
+from ..autograd.grad_mode import _state
+from ..device import as_device, device as _device, get_backend
+from ._util import method
+
+_CPU = _device("cpu")
+
+
+def _from_host(arr, dtype, device=None, requires_grad=False):
+    """A tensor on ``device`` holding a copy (or, on cpu, the memory) of C-contiguous host ``arr``."""
+    dev = as_device(device) or _CPU
+    backend = get_backend(dev)
+    if arr.dtype != dtype.np:
+        arr = arr.astype(dtype.np)
+    if not arr.flags.c_contiguous:
+        arr = np.ascontiguousarray(arr)
+    shape = tuple(arr.shape)
+    buf = backend.from_numpy(arr.reshape(-1))
+    t = _new(Storage(buf, dtype, dev, arr.size, backend), shape, _strides.contiguous_strides(shape), 0, dtype,
+             arr if dev.type == "cpu" else None)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = s.item()
+        if not isinstance(s, (int, np.integer)):
+            raise TypeError(f"size must be a sequence of ints, but got an element of type {type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _infer_dtype(data):
+    """PyTorch's dtype inference for Python data: bool < int64 < default float."""
+    cat = -1
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, Tensor):
+            cat = builtins.max(cat, 3 + x.dtype.category)  # tensors keep their dtype
+        elif isinstance(x, (bool, np.bool_)):
+            cat = builtins.max(cat, 0)
+        elif isinstance(x, (int, np.integer)):
+            cat = builtins.max(cat, 1)
+        elif isinstance(x, (float, np.floating)):
+            cat = builtins.max(cat, 2)
+        else:
+            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+    return {-1: _dt.get_default_dtype(), 0: _dt.bool, 1: _dt.int64, 2: _dt.get_default_dtype()}.get(cat)
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor holding a copy of ``data`` (nested lists/tuples of numbers, an ndarray, a scalar, a Tensor).
+
+    dtype is inferred as PyTorch does (bool, int64, or the default float dtype) unless given.
+    TypeError for data that is not numeric. Mirrors ``torch.tensor``.
+    """
+    if isinstance(data, Tensor):
+        t = data.detach().to(dtype=dtype, device=device, copy=True)
+        return t.requires_grad_(requires_grad) if requires_grad else t
+    if isinstance(data, np.ndarray):
+        d = dtype or _dt.from_numpy_dtype(data.dtype)
+        return _from_host(np.array(data, dtype=d.np, copy=True), d, device, requires_grad)
+    d = dtype or _infer_dtype(data)
+    if d is None:
+        d = _infer_dtype_tensors(data)
+    try:
+        arr = np.array(_plain(data), dtype=d.np)
+    except ValueError as e:
+        raise ValueError(f"tensor(): could not build a tensor from the data: {e}") from None
+    return _from_host(arr, d, device, requires_grad)
+
+
+def _plain(data):
+    if isinstance(data, Tensor):
+        return data.detach().numpy(force=True) if data.device.type != "cpu" else data.detach().numpy()
+    if isinstance(data, (list, tuple)):
+        return [_plain(x) for x in data]
+    return data
+
+
+def _infer_dtype_tensors(data):
+    ts = []
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, Tensor):
+            ts.append(x.dtype)
+    d = ts[0]
+    for o in ts[1:]:
+        d = _dt.promote_types(d, o)
+    return d
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like ``tensor`` but shares memory when ``data`` already is a tensor/ndarray of that dtype on cpu."""
+    if isinstance(data, Tensor):
+        return data.to(dtype=dtype, device=device)
+    if isinstance(data, np.ndarray) and (dtype is None or data.dtype == dtype.np) and \
+            (device is None or as_device(device).type == "cpu"):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+asarray = as_tensor
+
+
+def from_numpy(ndarray):
+    """A cpu tensor sharing memory with ``ndarray`` (writes show through both ways).
+
+    TypeError for dtypes tinytorch lacks; negative strides raise ValueError as in PyTorch.
+    """
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    d = _dt.from_numpy_dtype(ndarray.dtype)
+    isz = ndarray.itemsize
+    if builtins.any(s < 0 for s in ndarray.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                         "strides are not currently supported. (You can probably work around this by making a "
+                         "copy of your array  with array.copy().) ")
+    if builtins.any(s % isz for s in ndarray.strides):
+        ndarray = np.ascontiguousarray(ndarray)
+    if ndarray.flags.c_contiguous:
+        return _from_host(ndarray, d)
+    # strided: the storage is the smallest flat window covering the array
+    base = ndarray
+    span = 1 + builtins.sum((n - 1) * s // isz for n, s in zip(ndarray.shape, ndarray.strides)) if ndarray.size else 0
+    flat = np.lib.stride_tricks.as_strided(base, (span,), (isz,))
+    backend = get_backend(_CPU)
+    return _new(Storage(flat, d, _CPU, span, backend), tuple(ndarray.shape), tuple(s // isz for s in ndarray.strides),
+                0, d, ndarray)
+
+
+def _factory(fill):
+    def make(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+             memory_format=None):
+        shape = _size(size)
+        d = dtype or _dt.get_default_dtype()
+        t = _from_host(fill(shape, d), d, device, requires_grad)
+        return t if out is None else out._write(t)
+    return make
+
+
+zeros = _factory(lambda s, d: np.zeros(s, d.np))
+ones = _factory(lambda s, d: np.ones(s, d.np))
+empty = _factory(lambda s, d: np.zeros(s, d.np))  # zero-filled: never expose stale memory
+zeros.__doc__ = "A tensor of ``size`` filled with 0 (default float dtype unless ``dtype``). Mirrors ``torch.zeros``."
+ones.__doc__ = "A tensor of ``size`` filled with 1 (default float dtype unless ``dtype``). Mirrors ``torch.ones``."
+empty.__doc__ = "An uninitialised tensor of ``size`` (tinytorch zero-fills it). Mirrors ``torch.empty``."
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+    """A tensor of ``size`` filled with ``fill_value``; dtype inferred from the value (bool/int64/float)."""
+    d = dtype or _dt.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
+    shape = _size((size,) if not isinstance(size, int) else (size,))
+    t = _from_host(np.full(shape, fill_value, d.np), d, device, requires_grad)
+    return t if out is None else out._write(t)
+
+
+def _like(fn):
+    def make(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None, **kw):
+        return fn(input._shape, dtype=dtype or input.dtype, device=device or input.device,
+                  requires_grad=requires_grad, **kw)
+    return make
+
+
+zeros_like = _like(zeros)
+ones_like = _like(ones)
+empty_like = _like(empty)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
+    return full(input._shape, fill_value, dtype=dtype or input.dtype, device=device or input.device,
+                requires_grad=requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+    t = empty(builtins.max([0] + [(s - 1) * st + 1 for s, st in zip(size, stride)]) if _strides.numel(size) else 0,
+              dtype=dtype, device=device)
+    return t.as_strided(tuple(size), tuple(stride), 0).requires_grad_(requires_grad)
+
+
+def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 when all are ints, else default float."""
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (vals[1] - vals[0]) * vals[2] < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    d = dtype or (_dt.int64 if builtins.all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                                            for v in vals) else _dt.get_default_dtype())
+    n = builtins.max(0, math.ceil((vals[1] - vals[0]) / vals[2]))
+    arr = (vals[0] + np.arange(n, dtype=np.float64 if d.is_floating_point else np.int64) * vals[2])
+    return _from_host(arr.astype(d.np), d, device, requires_grad)
+
+
+def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    return arange(start, end + (step if end is not None else 0), step, dtype=dtype or _dt.get_default_dtype(),
+                  device=device, requires_grad=requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive (``torch.linspace``)."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    d = dtype or _dt.get_default_dtype()
+    return _from_host(np.linspace(start, end, steps).astype(d.np), d, device, requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    d = dtype or _dt.get_default_dtype()
+    return _from_host(np.logspace(start, end, steps, base=base).astype(d.np), d, device, requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+    """An ``n x m`` identity matrix (``torch.eye``)."""
+    d = dtype or _dt.get_default_dtype()
+    return _from_host(np.eye(n, m if m is not None else n, dtype=d.np), d, device, requires_grad)
+
+
+# ---- conversion ---------------------------------------------------------------------------------------
+def _to_dtype_meta(a, dtype):
+    return [(a._shape, dtype)], [None]
+
+
+_to_dtype_op = defop("to_dtype", _to_dtype_meta, lambda c, g: g, save_inputs=False)
+
+
+def _to_device(x, dev):
+    src_backend = x._storage.backend
+    host = src_backend.to_numpy(x._native())
+    t = _from_host(np.ascontiguousarray(host), x.dtype, dev)
+    if _state["enabled"] and x.requires_grad:
+        t.grad_fn = OpNode(_to_device_op, (x,), {"device": x.device}, t, None, (edge_of(x),))
+        t.requires_grad = True
+    return t
+
+
+def _no_meta(*a, **k):
+    raise RuntimeError("to_device does not go through kernels")
+
+
+_to_device_op = defop("to_copy", _no_meta, lambda c, g: g.to(c.kw["device"]), save_inputs=False)
+
+
+def _parse_to(args, kwargs):
+    dtype = kwargs.get("dtype")
+    dev = kwargs.get("device")
+    for a in args:
+        if isinstance(a, _dt.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype, dev = a.dtype, a.device
+        elif isinstance(a, (str, _device)):
+            dev = a
+        elif a is None:
+            continue
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments: {type(a).__name__}")
+    return dtype, as_device(dev)
+
+
+@method("to")
+def to(self, *args, **kwargs):
+    """Convert dtype and/or device: ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``.
+
+    Returns ``self`` when nothing changes (unless ``copy=True``). Differentiable.
+    """
+    dtype, dev = _parse_to(args, kwargs)
+    copy = kwargs.get("copy", False)
+    t = self
+    if dev is not None and dev != t.device:
+        if dev.type == t.device.type and dev.index in (None, 0) and t.device.index in (None, 0):
+            pass
+        else:
+            get_backend(dev)
+            t = _to_device(t, dev)
+            copy = False
+    if dtype is not None and dtype is not t.dtype:
+        t = dispatch(_to_dtype_op, (t,), {"dtype": dtype})
+        copy = False
+    if copy:
+        t = t.clone()
+    return t
+
+
+def _cast_method(d):
+    return lambda self, memory_format=None: to(self, d)
+
+
+for _n, _d in (("float", _dt.float32), ("double", _dt.float64), ("half", _dt.float16), ("bfloat16", _dt.bfloat16),
+               ("long", _dt.int64), ("int", _dt.int32), ("short", _dt.int16), ("char", _dt.int8),
+               ("byte", _dt.uint8), ("bool", _dt.bool)):
+    method(_n)(_cast_method(_d))
+method("type_as")(lambda self, other: to(self, other.dtype))
+method("cpu")(lambda self, memory_format=None: to(self, "cpu"))
+
+
+@method("cuda")
+def cuda(self, device=None, non_blocking=False):
+    raise RuntimeError("tinytorch has no CUDA backend: use .to('cpu') (or another registered device)")
+
+
+@method("clone")
+def clone(input, *, memory_format=None):
+    """A contiguous copy of ``input`` that stays in the graph (gradient passes through)."""
+    from .pointwise import _identity
+    return _identity(input)
+
+
+@method("copy_")
+def copy_(self, src, non_blocking=False):
+    """Copy ``src`` (broadcastable, any dtype/device) into ``self`` in place; differentiable w.r.t. ``src``."""
+    self._check_inplace()
+    if not isinstance(src, Tensor):
+        src = tensor(src, dtype=self.dtype, device=self.device)
+    return self._write(src)
+
+
+@method("fill_")
+def fill_(self, value):
+    """Fill ``self`` with the scalar (or 0-dim tensor) ``value`` in place."""
+    self._check_inplace()
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
+                               "dimensions.")
+        return self._write(value.to(self.dtype))
+    return self._write(_scalar(value, self))
+
+
+@method("zero_")
+def zero_(self):
+    """Fill ``self`` with zeros in place."""
+    return fill_(self, 0)
+
+
+def _scalar(value, like):
+    return _from_host(np.array(value, dtype=like.dtype.np), like.dtype, like.device)
+
+
+# new_* methods
+method("new_zeros")(lambda self, *size, dtype=None, device=None, requires_grad=False: zeros(
+    *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad))
+method("new_ones")(lambda self, *size, dtype=None, device=None, requires_grad=False: ones(
+    *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad))
+method("new_empty")(lambda self, *size, dtype=None, device=None, requires_grad=False: empty(
+    *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad))
+method("new_full")(lambda self, size, fill_value, dtype=None, device=None, requires_grad=False: full(
+    size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad))
+method("new_tensor")(lambda self, data, dtype=None, device=None, requires_grad=False: tensor(
+    data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad))
+
+
+# ---- random -------------------------------------------------------------------------------------------
+class Generator:
+    """A random number generator (``torch.Generator``) backed by NumPy's PCG64.
+
+    Streams differ from PyTorch's Mersenne Twister: the same seed gives reproducible, not identical, numbers.
+    """
+
+    def __init__(self, device="cpu"):
+        self.device = as_device(device)
+        self._seed = 67280421310721
+        self._rng = np.random.Generator(np.random.PCG64(self._seed))
+
+    def manual_seed(self, seed):
+        seed = int(seed)
+        if seed < 0:
+            seed &= (1 << 64) - 1
+        self._seed = seed
+        self._rng = np.random.Generator(np.random.PCG64(seed))
+        return self
+
+    def seed(self):
+        s = int(np.random.SeedSequence().entropy % (1 << 63))
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        import json
+        st = json.dumps(self._rng.bit_generator.state).encode()
+        return tensor(list(st), dtype=_dt.uint8)
+
+    def set_state(self, state):
+        import json
+        self._rng.bit_generator.state = json.loads(bytes(state.tolist()).decode())
+        return self
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed):
+    """Seed the default generator (and so every random op that is given no ``generator``)."""
+    return default_generator.manual_seed(seed)
+
+
+def seed():
+    return default_generator.seed()
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    return default_generator.get_state()
+
+
+def set_rng_state(state):
+    default_generator.set_state(state)
+
+
+def _rng(generator):
+    return (generator or default_generator)._rng
+
+
+def _float_dtype(dtype, op):
+    d = dtype or _dt.get_default_dtype()
+    if not d.is_floating_point:
+        raise RuntimeError(f"\"{op}\" not implemented for '{d.name}'")
+    return d
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+    """Uniform samples on [0, 1) of shape ``size`` (``torch.rand``)."""
+    d = _float_dtype(dtype, "check_uniform_bounds")
+    arr = _rng(generator).random(_size(size), dtype=np.float64 if d is _dt.float64 else np.float32)
+    return _from_host(arr, d, device, requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+    """Standard normal samples of shape ``size`` (``torch.randn``)."""
+    d = _float_dtype(dtype, "normal_kernel_cpu")
+    arr = _rng(generator).standard_normal(_size(size), dtype=np.float64 if d is _dt.float64 else np.float32)
+    return _from_host(arr, d, device, requires_grad)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """Integers uniform on [low, high) of shape ``size`` (int64 by default)."""
+    if size is None:
+        low, high, size = 0, low, high
+    if high is None or size is None:
+        raise TypeError("randint() missing required arguments 'high' and 'size'")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    d = dtype or _dt.int64
+    return _from_host(_rng(generator).integers(low, high, _size(size)).astype(d.np), d, device, requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, device=None):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input._shape, dtype=dtype or input.dtype, device=device or input.device)
+
+
+def rand_like(input, *, dtype=None, device=None, requires_grad=False):
+    return rand(input._shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, device=None, requires_grad=False):
+    return randn(input._shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """A random permutation of 0..n-1 (int64)."""
+    d = dtype or _dt.int64
+    return _from_host(_rng(generator).permutation(n).astype(d.np), d, device, requires_grad)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """Normal samples: ``mean``/``std`` scalars (with ``size``) or tensors (broadcast), as ``torch.normal``."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        ref = mean if isinstance(mean, Tensor) else std
+        shape = _strides.broadcast_shapes(*(t._shape for t in (mean, std) if isinstance(t, Tensor)))
+        z = randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
+        return (z * std + mean).detach()
+    if isinstance(std, numbers.Number) and std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    return randn(_size((size,) if isinstance(size, int) else (size or (),)), generator=generator, dtype=dtype,
+                 device=device, requires_grad=requires_grad) * std + mean if size is not None else \
+        randn((), generator=generator, dtype=dtype, device=device) * std + mean
+
+
+def bernoulli(input, p=None, *, generator=None):
+    """0/1 samples with probabilities ``input`` (or the scalar ``p``), same shape and dtype as ``input``."""
+    probs = input.detach().numpy(force=True) if p is None else np.full(input._shape, p)
+    if np.any((probs < 0) | (probs > 1)):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    u = _rng(generator).random(input._shape)
+    return _from_host((u < probs).astype(input.dtype.np), input.dtype, input.device)
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    """Indices sampled from the rows of ``input`` (non-negative weights), int64 of shape (..., num_samples)."""
+    w = input.detach().numpy(force=True).astype(np.float64)
+    if w.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if np.any(w < 0) or not np.all(np.isfinite(w)):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    rows = w.reshape(-1, w.shape[-1])
+    if not replacement and num_samples > rows.shape[1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    rng = _rng(generator)
+    out = []
+    for r in rows:
+        s = r.sum()
+        if s <= 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        if not replacement and np.count_nonzero(r) < num_samples:
+            raise RuntimeError("invalid multinomial distribution (with replacement=False, not enough non-negative "
+                               "category to sample)")
+        out.append(rng.choice(len(r), size=num_samples, replace=replacement, p=r / s))
+    arr = np.array(out, dtype=np.int64).reshape(w.shape[:-1] + (num_samples,))
+    return _from_host(arr, _dt.int64, input.device)
+
+
+method("multinomial")(multinomial)
+method("bernoulli")(lambda self, p=None, *, generator=None: bernoulli(self, p, generator=generator))
+
+
+def _rand_fill(name, sample):
+    def f(self, *args, generator=None, **kw):
+        with_nograd = _state["enabled"]
+        arr = sample(_rng(generator), self._shape, *args, **kw)
+        _state["enabled"] = False
+        try:
+            self._write(_from_host(np.asarray(arr), self.dtype, self.device))
+        finally:
+            _state["enabled"] = with_nograd
+        return self
+    f.__name__ = name
+    method(name)(f)
+
+
+_rand_fill("uniform_", lambda r, s, a=0.0, b=1.0: r.uniform(a, b, s))
+_rand_fill("normal_", lambda r, s, mean=0.0, std=1.0: r.normal(mean, std, s))
+_rand_fill("bernoulli_", lambda r, s, p=0.5: (r.random(s) < (p.numpy(force=True) if isinstance(p, Tensor) else p)))
+_rand_fill("exponential_", lambda r, s, lambd=1.0: r.exponential(1.0 / lambd, s))
+_rand_fill("random_", lambda r, s, a=0, b=None: r.integers(0, a, s) if b is None else r.integers(a, b, s))
+_rand_fill("log_normal_", lambda r, s, mean=1.0, std=2.0: r.lognormal(mean, std, s))

@@ -1,0 +1,407 @@
+"""Indexing: getitem / setitem (basic and advanced), gather, scatter, index_select, index_add, masked ops."""
+import numpy as np
+
+from .. import _strides
+from .. import _dtype as _dt
+from .._dispatch import defop, dispatch
+from .._tensor import Tensor
+from ._util import method
+from .movement import basic_index
+
+_INT_TYPES = (int, np.integer)
+
+
+def _to_index_tensor(x, like):
+    from .creation import tensor
+    t = tensor(x, device=like.device)
+    if t.numel() == 0 and t.dtype.is_floating_point:
+        t = t.to(_dt.int64)
+    return t
+
+
+def _parse_index(self, idx):
+    """Split an index into a spec (ints, slices, None, ('t', k) placeholders) and its index tensors."""
+    if not isinstance(idx, tuple):
+        idx = (idx,)
+    items = []
+    for it in idx:
+        if isinstance(it, Tensor):
+            if it.ndim == 0 and it.dtype.is_int:
+                items.append(int(it.item()))
+            else:
+                if it.dtype.is_floating_point:
+                    raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+                items.append(it)
+        elif isinstance(it, bool) or isinstance(it, np.bool_):
+            items.append(_to_index_tensor(bool(it), self))
+        elif isinstance(it, _INT_TYPES):
+            items.append(int(it))
+        elif isinstance(it, slice):
+            items.append(slice(*(v.item() if isinstance(v, Tensor) else v for v in (it.start, it.stop, it.step))))
+        elif it is None or it is Ellipsis:
+            items.append(it)
+        elif isinstance(it, (list, np.ndarray)):
+            items.append(_to_index_tensor(it, self))
+        else:
+            raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             f"valid indices (got {type(it).__name__})")
+    consumed = sum(it.ndim if isinstance(it, Tensor) and it.dtype is _dt.bool else
+                   (0 if it is None or it is Ellipsis else 1) for it in items)
+    n_ell = sum(1 for it in items if it is Ellipsis)
+    if n_ell > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if consumed > self.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
+    spec, tensors = [], []
+    dim = 0
+    for it in items:
+        if it is Ellipsis:
+            k = self.ndim - consumed
+            spec.extend([slice(None)] * k)
+            dim += k
+        elif isinstance(it, Tensor):
+            if it.dtype is _dt.bool:
+                for j, s in enumerate(it._shape):
+                    if s != self._shape[dim + j]:
+                        raise IndexError(f"The shape of the mask {list(it._shape)} at index {j} does not match the "
+                                         f"shape of the indexed tensor {list(self._shape)} at index {dim + j}")
+                dim += it.ndim
+            else:
+                size = self._shape[dim]
+                if it.numel():
+                    lo, hi = int(it.min().item()), int(it.max().item())
+                    if lo < -size or hi >= size:
+                        bad = hi if hi >= size else lo
+                        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+                dim += 1
+            spec.append(("t", len(tensors)))
+            tensors.append(it)
+        else:
+            spec.append(it)
+            if it is not None:
+                dim += 1
+    return tuple(spec), tensors
+
+
+def _index_meta(a, *tensors, spec):
+    return [(None, a.dtype)], [None] + [None] * len(tensors)
+
+
+def _index_bw(c, g):
+    from .creation import zeros
+    tensors = c.inputs[1:]
+    return (index_put(zeros(c.shapes[0], dtype=g.dtype, device=g.device), g, tensors, c.kw["spec"], True),) + \
+        (None,) * len(tensors)
+
+
+_index_op = defop("index", _index_meta, _index_bw)
+
+
+def _index_put_meta(a, values, *tensors, spec, accumulate=False):
+    return [(a._shape, a.dtype)], [None, a.dtype] + [None] * len(tensors)
+
+
+def _index_put_bw(c, g):
+    from .creation import zeros
+    a, values, *tensors = c.inputs
+    spec = c.kw["spec"]
+    ga = g if c.kw["accumulate"] else index_put(g, zeros((), dtype=g.dtype, device=g.device), tensors, spec, False)
+    gv = dispatch(_index_op, (g, *tensors), {"spec": spec})
+    return (ga, gv) + (None,) * len(tensors)
+
+
+_index_put_op = defop("index_put", _index_put_meta, _index_put_bw)
+
+
+def index_put(input, values, tensors, spec, accumulate=False):
+    """Out-of-place ``input[spec] = values`` (or ``+=`` with ``accumulate``) for advanced indices."""
+    if not isinstance(values, Tensor):
+        from .creation import tensor
+        values = tensor(values, dtype=input.dtype, device=input.device)
+    return dispatch(_index_put_op, (input, values, *tensors), {"spec": spec, "accumulate": accumulate})
+
+
+def getitem(self, idx):
+    """``self[idx]``: a view for ints/slices/None/Ellipsis; a copy with integer or boolean tensor indices."""
+    if isinstance(idx, int) and not isinstance(idx, bool) and self.ndim:
+        from .movement import select
+        if idx < -self._shape[0] or idx >= self._shape[0]:
+            raise IndexError(f"index {idx} is out of bounds for dimension 0 with size {self._shape[0]}")
+        return select(self, 0, idx)
+    spec, tensors = _parse_index(self, idx)
+    if not tensors:
+        return basic_index(self, spec)
+    return dispatch(_index_op, (self, *tensors), {"spec": spec})
+
+
+def setitem(self, idx, value):
+    """``self[idx] = value`` in place (writes through views; version counter bumped)."""
+    self._check_inplace()
+    spec, tensors = _parse_index(self, idx)
+    if not isinstance(value, Tensor):
+        from .creation import tensor
+        value = tensor(value, dtype=self.dtype, device=self.device)
+    if not tensors:
+        basic_index(self, spec)._write(value)
+    else:
+        self._write(index_put(self, value, tensors, spec, False))
+
+
+Tensor.__getitem__ = getitem
+Tensor.__setitem__ = setitem
+
+
+@method("index_put_")
+def index_put_(self, indices, values, accumulate=False):
+    """``self[indices] = values`` (``+=`` when ``accumulate``) in place; ``indices`` a tuple of tensors."""
+    self._check_inplace()
+    spec, tensors = _parse_index(self, tuple(indices))
+    return self._write(index_put(self, values, tensors, spec, accumulate))
+
+
+@method("index_put")
+def _index_put_method(self, indices, values, accumulate=False):
+    spec, tensors = _parse_index(self, tuple(indices))
+    return index_put(self, values, tensors, spec, accumulate)
+
+
+# ---- gather / scatter ------------------------------------------------------------------------------------
+def _check_index(name, input, dim, index, src=None):
+    if index.dtype is not _dt.int64:
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    if index.ndim != input.ndim and not (index.ndim <= 1 and input.ndim <= 1):
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as input tensor")
+    for d in range(index.ndim):
+        if d != dim and index._shape[d] > input._shape[d]:
+            raise RuntimeError(f"Size does not match at dimension {d} expected index {list(index._shape)} to be "
+                               f"smaller than self {list(input._shape)} apart from dimension {dim}")
+    if isinstance(src, Tensor):
+        for d in range(index.ndim):
+            if index._shape[d] > src._shape[d]:
+                raise RuntimeError(f"Size does not match at dimension {d} expected index {list(index._shape)} to be "
+                                   f"smaller than src {list(src._shape)}")
+    if index.numel():
+        size = input._shape[dim] if input.ndim else 1
+        lo, hi = int(index.min().item()), int(index.max().item())
+        if lo < -size or hi >= size:
+            raise RuntimeError(f"index {hi if hi >= size else lo} is out of bounds for dimension {dim} with size "
+                               f"{size}")
+
+
+def _gather_meta(a, index, dim):
+    return [(index._shape, a.dtype)], [None, None]
+
+
+def _gather_bw(c, g):
+    from .creation import zeros
+    a, index = c.inputs
+    return scatter_add(zeros(c.shapes[0], dtype=g.dtype, device=g.device), c.kw["dim"], index, g), None
+
+
+_gather_op = defop("gather", _gather_meta, _gather_bw)
+
+
+@method("gather")
+def gather(input, dim, index, *, sparse_grad=False):
+    """``out[i][j] = input[index[i][j]][j]`` (for dim 0), shape of ``index`` (``torch.gather``)."""
+    d = _strides.wrap_dim(dim, input.ndim)
+    _check_index("gather", input, d, index)
+    return dispatch(_gather_op, (input, index), {"dim": d})
+
+
+def _scatter_meta(a, index, src, dim, reduce=None):
+    return [(a._shape, a.dtype)], [None, None, a.dtype if isinstance(src, Tensor) else None]
+
+
+def _scatter_bw(c, g):
+    a, index, src = c.inputs
+    d = c.kw["dim"]
+    if c.kw.get("reduce") == "add":
+        ga = g
+    else:
+        ga = scatter(g, d, index, 0.0)
+    gs = gather(g, d, index) if isinstance(src, Tensor) else None
+    return ga, None, gs
+
+
+_scatter_op = defop("scatter", _scatter_meta, _scatter_bw)
+
+
+@method("scatter")
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    """A copy of ``input`` with ``src`` (tensor or scalar ``value``) written at ``index`` along ``dim``."""
+    if src is None:
+        src = value
+    d = _strides.wrap_dim(dim, input.ndim)
+    _check_index("scatter", input, d, index, src)
+    if reduce not in (None, "add", "multiply"):
+        raise RuntimeError(f"reduce argument must be either add or multiply, got {reduce}")
+    return dispatch(_scatter_op, (input, index, src), {"dim": d, "reduce": reduce} if reduce else {"dim": d})
+
+
+@method("scatter_add")
+def scatter_add(input, dim, index, src):
+    """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (duplicates accumulate)."""
+    d = _strides.wrap_dim(dim, input.ndim)
+    _check_index("scatter_add", input, d, index, src)
+    return dispatch(_scatter_op, (input, index, src), {"dim": d, "reduce": "add"})
+
+
+method("scatter_")(lambda self, dim, index, src=None, *, value=None, reduce=None: self._inplace(
+    scatter, dim, index, src, value=value, reduce=reduce))
+method("scatter_add_")(lambda self, dim, index, src: self._inplace(scatter_add, dim, index, src))
+
+
+def _index_select_meta(a, index, dim):
+    shape = a._shape[:dim] + (index.numel(),) + a._shape[dim + 1:] if a.ndim else ()
+    return [(shape, a.dtype)], [None, None]
+
+
+def _index_select_bw(c, g):
+    from .creation import zeros
+    a, index = c.inputs
+    return index_add(zeros(c.shapes[0], dtype=g.dtype, device=g.device), c.kw["dim"], index, g), None
+
+
+_index_select_op = defop("index_select", _index_select_meta, _index_select_bw)
+
+
+def _check_1d_index(name, input, dim, index):
+    if index.dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    if index.ndim > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector")
+    size = input._shape[dim] if input.ndim else 1
+    if index.numel():
+        lo, hi = int(index.min().item()), int(index.max().item())
+        if lo < 0 or hi >= size:
+            raise IndexError(f"{name}(): index out of range in self: index {hi if hi >= size else lo} for "
+                             f"dimension {dim} with size {size}")
+
+
+@method("index_select")
+def index_select(input, dim, index):
+    """Entries of ``input`` at the 1-D ``index`` along ``dim`` (a copy)."""
+    d = _strides.wrap_dim(dim, input.ndim)
+    _check_1d_index("index_select", input, d, index)
+    return dispatch(_index_select_op, (input, index.reshape(-1)), {"dim": d})
+
+
+def _index_add_meta(a, index, src, dim, alpha=1):
+    exp = a._shape[:dim] + (index.numel(),) + a._shape[dim + 1:]
+    if src._shape != exp and not (a.ndim == 0 and src.numel() == 1):
+        raise RuntimeError(f"index_add_(): Expected source to have shape {list(exp)}, got {list(src._shape)}")
+    return [(a._shape, a.dtype)], [None, None, a.dtype]
+
+
+def _index_add_bw(c, g):
+    a, index, src = c.inputs
+    alpha = c.kw.get("alpha", 1)
+    gs = index_select(g, c.kw["dim"], index)
+    return g, None, (gs * alpha if alpha != 1 else gs)
+
+
+_index_add_op = defop("index_add", _index_add_meta, _index_add_bw)
+
+
+@method("index_add")
+def index_add(input, dim, index, source, *, alpha=1):
+    """A copy of ``input`` with ``alpha * source`` added at the 1-D ``index`` along ``dim``."""
+    d = _strides.wrap_dim(dim, input.ndim)
+    _check_1d_index("index_add", input, d, index)
+    return dispatch(_index_add_op, (input, index, source), {"dim": d, "alpha": alpha})
+
+
+method("index_add_")(lambda self, dim, index, source, *, alpha=1: self._inplace(index_add, dim, index, source,
+                                                                               alpha=alpha))
+
+
+@method("index_fill")
+def index_fill(input, dim, index, value):
+    """A copy of ``input`` with entries at ``index`` along ``dim`` set to the scalar ``value``."""
+    d = _strides.wrap_dim(dim, input.ndim)
+    from .creation import zeros
+    from .pointwise import where
+    mask = index_add(zeros(input._shape[d], dtype=_dt.int64, device=input.device), 0, index,
+                     zeros(index.numel(), dtype=_dt.int64, device=input.device) + 1) > 0
+    shape = [1] * input.ndim
+    shape[d] = input._shape[d]
+    return where(mask.reshape(shape), value, input).to(input.dtype)
+
+
+method("index_fill_")(lambda self, dim, index, value: self._inplace(index_fill, dim, index, value))
+
+
+@method("masked_fill")
+def masked_fill(input, mask, value):
+    """A copy of ``input`` with ``value`` where the bool ``mask`` (broadcastable) is True."""
+    if mask.dtype is not _dt.bool:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.ndim} dimension(s).")
+    from .pointwise import where
+    r = where(mask, value, input)
+    return r if r.dtype is input.dtype else r.to(input.dtype)
+
+
+method("masked_fill_")(lambda self, mask, value: self._inplace(masked_fill, mask, value))
+
+
+@method("masked_select")
+def masked_select(input, mask):
+    """1-D tensor of the elements of ``input`` where ``mask`` (broadcast together) is True."""
+    if mask.dtype is not _dt.bool:
+        raise RuntimeError(f"masked_select: expected BoolTensor for mask")
+    shape = _strides.broadcast_shapes(input._shape, mask._shape)
+    return getitem(input.expand(shape), mask.expand(shape))
+
+
+@method("masked_scatter")
+def masked_scatter(input, mask, source):
+    shape = _strides.broadcast_shapes(input._shape, mask._shape)
+    m = mask.expand(shape)
+    n = int(m.sum().item())
+    out = input.expand(shape).clone()
+    out[m] = source.reshape(-1)[:n]
+    return out
+
+
+@method("nonzero")
+def nonzero(input, *, as_tuple=False):
+    """Indices of nonzero elements: (n, ndim) int64, or a tuple of 1-D index tensors with ``as_tuple``."""
+    from .creation import _from_host
+    a = input.detach().numpy(force=True)
+    idx = np.nonzero(a) if a.ndim else (np.nonzero(np.atleast_1d(a))[0],)
+    if as_tuple:
+        return tuple(_from_host(np.ascontiguousarray(i, dtype=np.int64), _dt.int64, input.device) for i in idx)
+    arr = np.stack(idx, axis=1).astype(np.int64) if a.ndim else np.zeros((len(idx[0]), 0), np.int64)
+    return _from_host(arr, _dt.int64, input.device)
+
+
+@method("argwhere")
+def argwhere(input):
+    return nonzero(input)
+
+
+@method("take")
+def take(input, index):
+    """Elements of the flattened ``input`` at ``index`` (shape of ``index``)."""
+    return getitem(input.reshape(-1), index)
+
+
+@method("take_along_dim")
+def take_along_dim(input, indices, dim=None):
+    if dim is None:
+        return take(input, indices.reshape(-1))
+    from .movement import broadcast_tensors
+    d = _strides.wrap_dim(dim, input.ndim)
+    shp_i = list(input._shape)
+    shp_x = list(indices._shape)
+    shp_i[d] = shp_x[d] = 1
+    b = _strides.broadcast_shapes(tuple(shp_i), tuple(shp_x))
+    a_shape = list(b)
+    a_shape[d] = input._shape[d]
+    i_shape = list(b)
+    i_shape[d] = indices._shape[d]
+    return gather(input.expand(tuple(a_shape)), d, indices.expand(tuple(i_shape)))

@@ -1,0 +1,219 @@
+"""Linear algebra: matmul (batched, broadcast), mm, bmm, addmm, baddbmm, dot, outer, einsum, tensordot."""
+import string
+
+from .. import _strides
+from .. import _dtype as _dt
+from .._dispatch import defop, dispatch
+from .._tensor import Tensor
+from ._util import method
+
+
+def _matmul_meta(a, b):
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}")
+    if a._shape[-1] != b._shape[-2]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_strides.numel(a._shape[:-1])}x"
+                           f"{a._shape[-1]} and {b._shape[-2]}x{b._shape[-1]})")
+    batch = _strides.broadcast_shapes(a._shape[:-2], b._shape[:-2])
+    return [(batch + (a._shape[-2], b._shape[-1]), a.dtype)], [None, None]
+
+
+def _matmul_bw(c, g):
+    a, b = c.inputs
+    ga = matmul(g, b.mT) if c.next_edges[0] is not None else None
+    gb = matmul(a.mT, g) if c.next_edges[1] is not None else None
+    return ga, gb
+
+
+_matmul_op = defop("matmul", _matmul_meta, _matmul_bw)
+
+
+@method("matmul")
+def matmul(input, other, *, out=None):
+    """Matrix product with NumPy/PyTorch semantics: 1-D operands are promoted and squeezed, batch dims
+    broadcast. RuntimeError on shape or dtype mismatch (``torch.matmul``)."""
+    if not isinstance(input, Tensor) or not isinstance(other, Tensor):
+        raise TypeError("matmul(): argument 'other' (position 2) must be Tensor")
+    if input.ndim == 0 or other.ndim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {input.ndim}D and "
+                           f"{other.ndim}D")
+    a = input.unsqueeze(0) if input.ndim == 1 else input
+    b = other.unsqueeze(-1) if other.ndim == 1 else other
+    if input.ndim == 1 and other.ndim == 1 and input._shape[0] != other._shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input._shape[0]}] and src "
+                           f"[{other._shape[0]}] to have the same number of elements, but got {input._shape[0]} and "
+                           f"{other._shape[0]} elements respectively")
+    r = dispatch(_matmul_op, (a, b))
+    if other.ndim == 1:
+        r = r.squeeze(-1)
+    if input.ndim == 1:
+        r = r.squeeze(-2 if other.ndim > 1 else -1)
+    return r if out is None else out._write(r)
+
+
+Tensor.__matmul__ = matmul
+Tensor.__rmatmul__ = lambda self, other: matmul(other, self)
+
+
+@method("mm")
+def mm(input, mat2):
+    """2-D matrix product (RuntimeError unless both are matrices)."""
+    if input.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError(f"{'self' if input.ndim != 2 else 'mat2'} must be a matrix")
+    return matmul(input, mat2)
+
+
+@method("bmm")
+def bmm(input, mat2):
+    """Batched matrix product of (b, n, m) and (b, m, p) tensors."""
+    if input.ndim != 3 or mat2.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor" if input.ndim != 3 else "batch2 must be a 3D tensor")
+    if input._shape[0] != mat2._shape[0]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{input._shape[0]}, "
+                           f"{input._shape[2]}] but got: [{mat2._shape[0]}, {mat2._shape[1]}].")
+    return matmul(input, mat2)
+
+
+@method("mv")
+def mv(input, vec):
+    return matmul(input, vec)
+
+
+@method("addmm")
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``)."""
+    p = mm(mat1, mat2)
+    if alpha != 1:
+        p = p * alpha
+    return p + (input * beta if beta != 1 else input) if beta != 0 else p
+
+
+@method("baddbmm")
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (batch1 @ batch2)`` for batches (``torch.baddbmm``)."""
+    p = bmm(batch1, batch2)
+    if alpha != 1:
+        p = p * alpha
+    return p + (input * beta if beta != 1 else input) if beta != 0 else p
+
+
+@method("addmv")
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    return input * beta + matmul(mat, vec) * alpha
+
+
+@method("dot")
+def dot(input, other):
+    """Inner product of two 1-D tensors of the same size (``torch.dot``)."""
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {input.dtype.name.capitalize()}"
+                           f" and {other.dtype.name.capitalize()}")
+    return matmul(input, other)
+
+
+vdot = inner = dot
+method("inner")(dot)
+
+
+@method("outer")
+def outer(input, vec2):
+    """Outer product of 1-D tensors: shape (n, m)."""
+    return input.unsqueeze(-1) * vec2.unsqueeze(0)
+
+
+ger = outer
+
+
+def _parse_einsum(equation, ops):
+    eq = equation.replace(" ", "")
+    if "->" in eq:
+        lhs, rhs = eq.split("->")
+    else:
+        lhs = eq
+        letters = [ch for ch in lhs.replace(",", "") if ch.isalpha()]
+        rhs = "".join(sorted(ch for ch in set(letters) if letters.count(ch) == 1))
+    ins = lhs.split(",")
+    if len(ins) != len(ops):
+        raise ValueError(f"einsum(): more operands were provided than specified in the equation" if len(ops) > len(ins)
+                         else "einsum(): fewer operands were provided than specified in the equation")
+    if "." in eq:
+        # expand '...' into explicit letters
+        free = [ch for ch in string.ascii_letters if ch not in eq]
+        nell = max((op.ndim - len(s.replace("...", "")) for s, op in zip(ins, ops) if "..." in s), default=0)
+        ell = "".join(free[:nell])
+        ins = [s.replace("...", ell[nell - (op.ndim - len(s.replace("...", ""))):]) if "..." in s else s
+               for s, op in zip(ins, ops)]
+        rhs = rhs.replace("...", ell) if "..." in rhs else (ell + rhs if "->" not in eq else rhs)
+    for s, op in zip(ins, ops):
+        if len(s) != op.ndim:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(s)}) does not match the "
+                               f"number of dimensions ({op.ndim}) for operand {ins.index(s)}")
+    return ins, rhs
+
+
+def _einsum_meta(*ops, equation):
+    ins, rhs = _parse_einsum(equation, ops)
+    sizes = {}
+    for s, op in zip(ins, ops):
+        for ch, n in zip(s, op._shape):
+            if ch in sizes and sizes[ch] != n and n != 1 and sizes[ch] != 1:
+                raise RuntimeError(f"einsum(): operands do not broadcast with remapped shapes (original->remapped)")
+            sizes[ch] = max(sizes.get(ch, 1), n)
+    dt = ops[0].dtype
+    for o in ops[1:]:
+        dt = _dt.promote_types(dt, o.dtype)
+    return [(tuple(sizes[ch] for ch in rhs), dt)], [dt] * len(ops)
+
+
+def _einsum_bw(c, g):
+    ops = c.inputs
+    ins, rhs = _parse_einsum(c.kw["equation"], ops)
+    grads = []
+    for i, (s, op) in enumerate(zip(ins, ops)):
+        if c.next_edges[i] is None:
+            grads.append(None)
+            continue
+        if len(set(s)) != len(s):
+            raise NotImplementedError("einsum backward with a repeated index in one operand is not supported")
+        others = [ins[j] for j in range(len(ops)) if j != i]
+        avail = set(rhs).union(*others)
+        target = "".join(ch for ch in s if ch in avail)
+        eq = ",".join([rhs] + others) + "->" + target
+        gi = einsum(eq, g, *[ops[j] for j in range(len(ops)) if j != i])
+        if target != s:
+            for k, ch in enumerate(s):
+                if ch not in avail:
+                    gi = gi.unsqueeze(k)
+            gi = gi.expand(op._shape)
+        grads.append(gi)
+    return tuple(grads)
+
+
+_einsum_op = defop("einsum", _einsum_meta, _einsum_bw)
+
+
+def einsum(equation, *operands):
+    """Einstein summation (``torch.einsum``), including '...' and implicit output."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    return dispatch(_einsum_op, tuple(operands), {"equation": equation})
+
+
+def tensordot(a, b, dims=2):
+    """Sum over the last ``dims`` dims of ``a`` and the first of ``b`` (or explicit dim lists)."""
+    if isinstance(dims, int):
+        da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    else:
+        da, db = [list(d) if isinstance(d, (list, tuple)) else [d] for d in dims]
+    da = [d % a.ndim for d in da]
+    db = [d % b.ndim for d in db]
+    fa = [d for d in range(a.ndim) if d not in da]
+    fb = [d for d in range(b.ndim) if d not in db]
+    k = 1
+    for d in da:
+        k *= a._shape[d]
+    am = a.permute(fa + da).reshape(-1, k)
+    bm = b.permute(db + fb).reshape(k, -1)
+    return matmul(am, bm).reshape([a._shape[d] for d in fa] + [b._shape[d] for d in fb])

@@ -1,0 +1,544 @@
+"""View ops: new (shape, strides, offset) over the same Storage, identical for every backend.
+
+Each view op is a pure metadata function plus a backward formula. Slicing-like views (basic
+indexing, narrow, select, diagonal, as_strided) share one backward: scatter the gradient into
+zeros at the view's geometry relative to a contiguous input (``as_strided_scatter``).
+"""
+import builtins
+
+from .. import _strides
+from .._dispatch import OpNode, defop, dispatch
+from .._tensor import Tensor, _new
+from ..autograd.engine import edge_of
+from ..autograd.grad_mode import _state
+from ._util import method
+
+
+def _no_meta(*a, **k):
+    raise RuntimeError("view ops do not go through kernels")
+
+
+def _make_view(x, op, kw, shape, stride, offset):
+    t = _new(x._storage, shape, stride, offset, x.dtype)
+    t._base = x._base if x._base is not None else x
+    if x.requires_grad and _state["enabled"]:
+        t.grad_fn = OpNode(op, (x,), kw, t, None, (edge_of(x),))
+        t.requires_grad = True
+    return t
+
+
+def _view_op(name, backward):
+    return defop(name, _no_meta, backward, save_inputs=False)
+
+
+def _geometry_backward(meta_fn):
+    """Backward of a slicing view: zeros of the input's shape with ``g`` written at the view's place."""
+    def bw(c, g):
+        shp = c.shapes[0]
+        size, stride, off = meta_fn(shp, _strides.contiguous_strides(shp), 0, **c.kw)
+        from .creation import zeros
+        return as_strided_scatter(zeros(shp, dtype=g.dtype, device=g.device), g, size, stride, off)
+    return bw
+
+
+# ---- as_strided and its scatter -------------------------------------------------------------------
+def _as_strided_meta(shape, stride, offset, size, stride_, storage_offset):
+    return tuple(size), tuple(stride_), storage_offset
+
+
+def _as_strided_bw(c, g):
+    from .creation import zeros
+    shp = c.shapes[0]
+    return as_strided_scatter(zeros(shp, dtype=g.dtype, device=g.device), g, c.kw["size"], c.kw["stride"],
+                              c.kw["rel_offset"])
+
+
+_as_strided_op = _view_op("as_strided", _as_strided_bw)
+
+
+@method("as_strided")
+def as_strided(input, size, stride, storage_offset=None):
+    """A view with explicit ``size``, ``stride`` and ``storage_offset`` over ``input``'s storage.
+
+    RuntimeError when the view would read outside the storage. Mirrors ``torch.as_strided``.
+    """
+    size, stride = tuple(size), tuple(stride)
+    off = input._offset if storage_offset is None else storage_offset
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape: {len(size)} vs {len(stride)}")
+    if _strides.numel(size):
+        hi = off + builtins.sum((s - 1) * st for s, st in zip(size, stride))
+        if hi >= input._storage.size or off < 0 or builtins.any(st < 0 for st in stride):
+            raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off} "
+                               f"out of bounds for storage of size {input._storage.size}")
+    return _make_view(input, _as_strided_op, {"size": size, "stride": stride, "rel_offset": off - input._offset},
+                      size, stride, off)
+
+
+def _as_strided_view(base, size, stride, rel_offset):
+    return as_strided(base, size, stride, base._offset + rel_offset)
+
+
+def _as_strided_scatter_meta(base, src, size, stride, storage_offset):
+    if tuple(src._shape) != tuple(size):
+        raise RuntimeError(f"as_strided_scatter: expected src to have a size equal to the slice of self. "
+                           f"src size = {list(src._shape)}, slice size = {list(size)}")
+    return [(base._shape, base.dtype)], [None, base.dtype]
+
+
+def _as_strided_scatter_bw(c, g):
+    from .creation import zeros
+    kw = c.kw
+    g = g.contiguous()
+    gb = as_strided_scatter(g, zeros(kw["size"], dtype=g.dtype, device=g.device), kw["size"], kw["stride"],
+                            kw["storage_offset"]) if c.next_edges[0] is not None else None
+    gs = as_strided(g, kw["size"], kw["stride"], kw["storage_offset"] + g._offset)
+    return gb, gs
+
+
+def _as_strided_scatter_decomp(base, src, size, stride, storage_offset):
+    out = base.clone()  # clone is contiguous, so the geometry applies to it directly
+    as_strided(out, size, stride, storage_offset)._write(src)
+    return out
+
+
+_as_strided_scatter_op = defop("as_strided_scatter", _as_strided_scatter_meta, _as_strided_scatter_bw,
+                               decomp=_as_strided_scatter_decomp, save_inputs=False)
+
+
+def as_strided_scatter(input, src, size, stride, storage_offset=0):
+    """A copy of contiguous-laid-out ``input`` with ``src`` written at the given geometry (``torch.as_strided_scatter``)."""
+    return dispatch(_as_strided_scatter_op, (input, src),
+                    {"size": tuple(size), "stride": tuple(stride), "storage_offset": storage_offset})
+
+
+# ---- reshaping views --------------------------------------------------------------------------------
+_view_opdef = _view_op("view", lambda c, g: g.reshape(c.shapes[0]))
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return tuple(int(s) for s in shape)
+
+
+@method("view")
+def view(input, *shape):
+    """A view with a new shape (one dim may be -1). RuntimeError when the strides don't allow it
+    (use ``reshape``). ``view(dtype)`` is not supported. Mirrors ``Tensor.view``."""
+    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)) and hasattr(shape[0], "itemsize"):
+        raise NotImplementedError("Tensor.view(dtype) is not supported by tinytorch")
+    shape = _strides.infer_size(_shape_arg(shape), input.numel())
+    if shape == input._shape:
+        st = input._stride
+    else:
+        st = _strides.view_strides(input._shape, input._stride, shape)
+    if st is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
+                           "spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return _make_view(input, _view_opdef, None, shape, st, input._offset)
+
+
+@method("reshape")
+def reshape(input, *shape):
+    """A view when the strides allow it, else a contiguous copy, with the new shape (``torch.reshape``)."""
+    shape = _strides.infer_size(_shape_arg(shape), input.numel())
+    st = _strides.view_strides(input._shape, input._stride, shape)
+    if st is None:
+        return view(input.contiguous(), shape)
+    return _make_view(input, _view_opdef, None, shape, st, input._offset)
+
+
+method("view_as")(lambda self, other: view(self, other._shape))
+method("reshape_as")(lambda self, other: reshape(self, other._shape))
+
+
+@method("contiguous")
+def contiguous(input, memory_format=None):
+    """``input`` itself when contiguous, else a contiguous copy."""
+    if _strides.is_contiguous(input._shape, input._stride):
+        return input
+    return input.clone()
+
+
+@method("flatten")
+def flatten(input, start_dim=0, end_dim=-1):
+    """Merge dims ``start_dim..end_dim`` into one (``torch.flatten``)."""
+    if input.ndim == 0:
+        return reshape(input, (1,))
+    s = _strides.wrap_dim(start_dim, input.ndim)
+    e = _strides.wrap_dim(end_dim, input.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shp = input._shape
+    return reshape(input, shp[:s] + (_strides.numel(shp[s:e + 1]),) + shp[e + 1:])
+
+
+@method("unflatten")
+def unflatten(input, dim, sizes):
+    """Split dim ``dim`` into ``sizes`` (one may be -1) (``torch.unflatten``)."""
+    d = _strides.wrap_dim(dim, input.ndim)
+    sizes = _strides.infer_size(tuple(sizes), input._shape[d], "unflatten")
+    return view(input, input._shape[:d] + sizes + input._shape[d + 1:])
+
+
+_permute_op = _view_op("permute", lambda c, g: permute(g, _inverse_perm(c.kw["dims"])))
+
+
+def _inverse_perm(p):
+    inv = [0] * len(p)
+    for i, d in enumerate(p):
+        inv[d] = i
+    return tuple(inv)
+
+
+@method("permute")
+def permute(input, *dims):
+    """Reorder dims (a view). RuntimeError when ``dims`` is not a permutation of range(ndim)."""
+    dims = _shape_arg(dims)
+    if len(dims) != input.ndim:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+                           f"of the desired ordering of dimensions i.e. input.dim() = {input.ndim} is not equal to "
+                           f"len(dims) = {len(dims)}")
+    dims = _strides.wrap_dims(dims, input.ndim, "permute")
+    return _make_view(input, _permute_op, {"dims": dims}, tuple(input._shape[d] for d in dims),
+                      tuple(input._stride[d] for d in dims), input._offset)
+
+
+@method("transpose")
+def transpose(input, dim0, dim1):
+    """Swap two dims (a view), ``torch.transpose``."""
+    n = input.ndim
+    if n == 0:
+        return input
+    d0, d1 = _strides.wrap_dim(dim0, n), _strides.wrap_dim(dim1, n)
+    p = list(range(n))
+    p[d0], p[d1] = p[d1], p[d0]
+    return permute(input, p)
+
+
+swapaxes = swapdims = transpose
+method("swapaxes")(transpose)
+method("swapdims")(transpose)
+
+
+@method("t")
+def t(input):
+    """Transpose of a tensor with <= 2 dims (RuntimeError for more)."""
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    return transpose(input, 0, 1) if input.ndim == 2 else input
+
+
+Tensor.T = property(lambda self: permute(self, tuple(range(self.ndim - 1, -1, -1))))
+Tensor.mT = property(lambda self: transpose(self, -2, -1))
+Tensor.H = Tensor.T
+Tensor.mH = Tensor.mT
+
+
+@method("adjoint")
+def adjoint(input):
+    return transpose(input, -2, -1)
+
+
+@method("movedim")
+def movedim(input, source, destination):
+    """Move dims ``source`` to positions ``destination`` (``torch.movedim``)."""
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    n = input.ndim
+    src = [_strides.wrap_dim(d, n) for d in src]
+    dst = [_strides.wrap_dim(d, n) for d in dst]
+    order = [d for d in range(n) if d not in src]
+    perm = [None] * n
+    for s, d in zip(src, dst):
+        perm[d] = s
+    it = iter(order)
+    perm = [p if p is not None else next(it) for p in perm]
+    return permute(input, perm)
+
+
+moveaxis = movedim
+method("moveaxis")(movedim)
+
+_expand_op = _view_op("expand", lambda c, g: g)  # the node sums g back to the input's shape
+
+
+@method("expand")
+def expand(input, *sizes):
+    """Broadcast to ``sizes`` without copying (stride 0 for new/expanded dims); -1 keeps a size."""
+    sizes = _shape_arg(sizes)
+    n, m = input.ndim, len(sizes)
+    if m < n:
+        raise RuntimeError(f"expand(torch.FloatTensor{{{list(input._shape)}}}, size={list(sizes)}): the number of "
+                           f"sizes provided ({m}) must be greater or equal to the number of dimensions in the tensor ({n})")
+    shape, stride = [], []
+    for i, s in enumerate(sizes):
+        j = i - (m - n)
+        if j < 0:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing "
+                                   "dimension 0")
+            shape.append(s)
+            stride.append(0)
+            continue
+        cur = input._shape[j]
+        if s == -1 or s == cur:
+            shape.append(cur)
+            stride.append(input._stride[j])
+        elif cur == 1:
+            shape.append(s)
+            stride.append(0)
+        else:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
+                               f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                               f"{list(input._shape)}")
+    shape, stride = tuple(shape), tuple(stride)
+    if shape == input._shape:
+        return input
+    return _make_view(input, _expand_op, None, shape, stride, input._offset)
+
+
+method("expand_as")(lambda self, other: expand(self, other._shape))
+
+
+def broadcast_to(input, size):
+    """``input.expand(size)`` (``torch.broadcast_to``)."""
+    return expand(input, tuple(size))
+
+
+method("broadcast_to")(broadcast_to)
+
+
+def broadcast_tensors(*tensors):
+    """Expand all tensors to their common broadcast shape."""
+    shape = _strides.broadcast_shapes(*(t._shape for t in tensors))
+    return tuple(expand(t, shape) for t in tensors)
+
+
+@method("squeeze")
+def squeeze(input, dim=None):
+    """Remove dims of size 1 (all, or those in ``dim``), as a view."""
+    if dim is None:
+        dims = [i for i, s in enumerate(input._shape) if s == 1]
+    else:
+        dims = [_strides.wrap_dim(d, input.ndim) for d in ((dim,) if isinstance(dim, int) else dim)]
+        dims = [d for d in dims if input.ndim and input._shape[d] == 1]
+    shape = tuple(s for i, s in enumerate(input._shape) if i not in dims)
+    stride = tuple(s for i, s in enumerate(input._stride) if i not in dims)
+    if shape == input._shape:
+        return _make_view(input, _view_opdef, None, shape, stride, input._offset)
+    return _make_view(input, _view_opdef, None, shape, stride, input._offset)
+
+
+@method("unsqueeze")
+def unsqueeze(input, dim):
+    """Insert a dim of size 1 at ``dim`` (in range [-ndim-1, ndim])."""
+    d = _strides.wrap_dim(dim, input.ndim + 1)
+    shape = input._shape[:d] + (1,) + input._shape[d:]
+    inner = input._stride[d] * input._shape[d] if d < input.ndim else 1
+    stride = input._stride[:d] + (inner,) + input._stride[d:]
+    return _make_view(input, _view_opdef, None, shape, stride, input._offset)
+
+
+# ---- slicing views ----------------------------------------------------------------------------------
+def _narrow_meta(shape, stride, offset, dim, start, length):
+    return shape[:dim] + (length,) + shape[dim + 1:], stride, offset + start * stride[dim]
+
+
+_narrow_op = _view_op("narrow", _geometry_backward(_narrow_meta))
+
+
+@method("narrow")
+def narrow(input, dim, start, length):
+    """The slice ``start:start+length`` of dim ``dim`` as a view (``torch.narrow``)."""
+    d = _strides.wrap_dim(dim, input.ndim)
+    size = input._shape[d]
+    if isinstance(start, Tensor):
+        start = start.item()
+    if start < 0:
+        start += size
+    if start < 0 or start + length > size or length < 0:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    kw = {"dim": d, "start": start, "length": length}
+    return _make_view(input, _narrow_op, kw, *_narrow_meta(input._shape, input._stride, input._offset, **kw))
+
+
+def _select_meta(shape, stride, offset, dim, index):
+    return shape[:dim] + shape[dim + 1:], stride[:dim] + stride[dim + 1:], offset + index * stride[dim]
+
+
+_select_op = _view_op("select", _geometry_backward(_select_meta))
+
+
+@method("select")
+def select(input, dim, index):
+    """``input`` indexed at ``index`` along ``dim`` (that dim removed), a view. IndexError when out of range."""
+    if input.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _strides.wrap_dim(dim, input.ndim)
+    size = input._shape[d]
+    if index < -size or index >= size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input._shape)} at "
+                         f"dimension {d}")
+    kw = {"dim": d, "index": index % size}
+    return _make_view(input, _select_op, kw, *_select_meta(input._shape, input._stride, input._offset, **kw))
+
+
+def _diagonal_meta(shape, stride, offset, offset_, dim1, dim2):
+    n1, n2 = shape[dim1], shape[dim2]
+    if offset_ >= 0:
+        n = builtins.max(builtins.min(n1, n2 - offset_), 0)
+        off = offset + (offset_ * stride[dim2] if n else 0)
+    else:
+        n = builtins.max(builtins.min(n1 + offset_, n2), 0)
+        off = offset + (-offset_ * stride[dim1] if n else 0)
+    keep = [i for i in range(len(shape)) if i not in (dim1, dim2)]
+    return (tuple(shape[i] for i in keep) + (n,), tuple(stride[i] for i in keep) + (stride[dim1] + stride[dim2],),
+            off)
+
+
+_diagonal_op = _view_op("diagonal", _geometry_backward(_diagonal_meta))
+
+
+@method("diagonal")
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The diagonal of dims (dim1, dim2) as a view, appended as the last dim (``torch.diagonal``)."""
+    d1, d2 = _strides.wrap_dim(dim1, input.ndim), _strides.wrap_dim(dim2, input.ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    kw = {"offset_": offset, "dim1": d1, "dim2": d2}
+    return _make_view(input, _diagonal_op, kw, *_diagonal_meta(input._shape, input._stride, input._offset, **kw))
+
+
+def _unfold_meta(shape, stride, offset, dim, size, step):
+    n = (shape[dim] - size) // step + 1
+    return (shape[:dim] + (n,) + shape[dim + 1:] + (size,), stride[:dim] + (stride[dim] * step,) + stride[dim + 1:]
+            + (stride[dim],), offset)
+
+
+def _unfold_bw(c, g):
+    # windows overlap when step < size: scatter each window position separately and sum
+    from .creation import zeros
+    shp = c.shapes[0]
+    kw = c.kw
+    cs = _strides.contiguous_strides(shp)
+    size, stride, off = _unfold_meta(shp, cs, 0, **kw)
+    out = zeros(shp, dtype=g.dtype, device=g.device)
+    for k in range(kw["size"]):
+        out = out + as_strided_scatter(zeros(shp, dtype=g.dtype, device=g.device), select(g, -1, k), size[:-1],
+                                       stride[:-1], off + k * cs[kw["dim"]])
+    return out
+
+
+_unfold_op = _view_op("unfold", _unfold_bw)
+
+
+@method("unfold")
+def unfold(input, dimension, size, step):
+    """All windows of ``size`` with ``step`` along ``dimension``, as a view with a new last dim (``Tensor.unfold``)."""
+    d = _strides.wrap_dim(dimension, input.ndim)
+    if size > (input._shape[d] if input.ndim else 1):
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {input._shape[d]} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    kw = {"dim": d, "size": size, "step": step}
+    return _make_view(input, _unfold_op, kw, *_unfold_meta(input._shape, input._stride, input._offset, **kw))
+
+
+def _basic_index_meta(shape, stride, offset, spec):
+    out_shape, out_stride = [], []
+    d = 0
+    for it in spec:
+        if it is None:
+            out_shape.append(1)
+            out_stride.append(0)
+        elif isinstance(it, slice):
+            size = shape[d]
+            start, stop, step = it.indices(size)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            n = builtins.max(0, (stop - start + step - 1) // step)
+            if n:
+                offset += start * stride[d]
+            out_shape.append(n)
+            out_stride.append(stride[d] * step)
+            d += 1
+        else:
+            size = shape[d]
+            i = it + size if it < 0 else it
+            if not 0 <= i < size:
+                raise IndexError(f"index {it} is out of bounds for dimension {d} with size {size}")
+            offset += i * stride[d]
+            d += 1
+    out_shape.extend(shape[d:])
+    out_stride.extend(stride[d:])
+    return tuple(out_shape), tuple(out_stride), offset
+
+
+_basic_index_op = _view_op("slice", _geometry_backward(_basic_index_meta))
+
+
+def basic_index(input, spec):
+    """View for an index made of ints, slices and None (Ellipsis already expanded)."""
+    return _make_view(input, _basic_index_op, {"spec": spec},
+                      *_basic_index_meta(input._shape, input._stride, input._offset, spec))
+
+
+# ---- splitting ------------------------------------------------------------------------------------------
+@method("split")
+def split(tensor, split_size_or_sections, dim=0):
+    """Views of consecutive chunks of ``split_size`` (last may be smaller) or of the given section sizes."""
+    d = _strides.wrap_dim(dim, tensor.ndim)
+    n = tensor._shape[d]
+    if isinstance(split_size_or_sections, int):
+        s = split_size_or_sections
+        if s <= 0 and n:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        sizes = [builtins.min(s, n - i) for i in range(0, n, s)] if n else [0]
+    else:
+        sizes = list(split_size_or_sections)
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                               f"dimension {d}), but got split_sizes={sizes}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(narrow(tensor, d, start, s))
+        start += s
+    return tuple(out)
+
+
+@method("chunk")
+def chunk(input, chunks, dim=0):
+    """Split into ``chunks`` views of equal size (the last may be smaller), as ``torch.chunk``."""
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    d = _strides.wrap_dim(dim, input.ndim)
+    n = input._shape[d]
+    size = (n + chunks - 1) // chunks
+    return split(input, builtins.max(size, 1) if n else 1, d) if n else (input,)
+
+
+@method("tensor_split")
+def tensor_split(input, indices_or_sections, dim=0):
+    d = _strides.wrap_dim(dim, input.ndim)
+    n = input._shape[d]
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        q, r = divmod(n, k)
+        sizes = [q + 1] * r + [q] * (k - r)
+    else:
+        idx = [0] + [builtins.min(builtins.max(i, 0), n) for i in indices_or_sections] + [n]
+        sizes = [builtins.max(b - a, 0) for a, b in zip(idx, idx[1:])]
+    out, start = [], 0
+    for s in sizes:
+        out.append(narrow(input, d, builtins.min(start, n), s))
+        start += s
+    return tuple(out)
+
+
+@method("unbind")
+def unbind(input, dim=0):
+    """All slices along ``dim`` (that dim removed), as views."""
+    d = _strides.wrap_dim(dim, input.ndim)
+    return tuple(select(input, d, i) for i in range(input._shape[d]))

@@ -1,0 +1,557 @@
+"""Pointwise ops: each is defined once here (meta, backward formula in tinytorch ops, decomposition).
+
+Primitive ops have a kernel in every backend; composite ones (``silu``, ``lerp`` ...) are written in
+primitives and get their gradient from them.
+"""
+import builtins
+import math
+
+from .. import _strides
+from .. import _dtype as _dt
+from .._dispatch import defop, dispatch
+from .._tensor import Tensor
+from ._util import method, scalar_check
+
+_FLOAT = 2
+
+
+def _meta(kind):
+    """Meta function for a pointwise op. kind: 'same' | 'float' | 'bool' | 'int' | 'logical'."""
+    def meta(*args, **kw):
+        tensors = []
+        scalars = []
+        for a in args:
+            if isinstance(a, Tensor):
+                tensors.append(a)
+            elif a is not None:
+                scalars.append(a)
+        if len(tensors) == 1:
+            shape = tensors[0]._shape
+            if not scalars:
+                ct = tensors[0].dtype
+            else:
+                ct = _dt.result_type_of(tensors, scalars)
+        else:
+            shape = _strides.broadcast_shapes(*(t._shape for t in tensors))
+            ct = _dt.result_type_of(tensors, scalars)
+        if kind == "float":
+            if ct.category < _FLOAT:
+                ct = _dt.get_default_dtype()
+            out = ct
+        elif kind == "bool":
+            out = _dt.bool
+        elif kind == "logical":
+            out = _dt.bool
+            ct = None
+        elif kind == "int":
+            if ct.is_floating_point:
+                raise RuntimeError(f"\"bitwise_cpu\" not implemented for '{ct.name.capitalize()}'")
+            out = ct
+        else:
+            out = ct
+        return [(shape, out)], [ct if isinstance(a, Tensor) else None for a in args]
+    return meta
+
+
+_same, _float, _bool, _int, _logical = (_meta(k) for k in ("same", "float", "bool", "int", "logical"))
+
+
+def _unary(name, kind, backward=None, save_output=False, save_inputs=True, doc=None):
+    op = defop(name, _same if kind == "same" else _float if kind == "float" else _bool, backward,
+               save_inputs=save_inputs, save_output=save_output)
+
+    def fn(input):
+        return dispatch(op, (input,))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc or (f"Elementwise ``{name}`` of ``input`` (any shape). Returns a tensor of the same shape "
+                         f"({'floating: integer inputs promote to the default dtype' if kind == 'float' else 'same dtype'}). "
+                         f"Mirrors ``torch.{name}``.")
+    method(name)(fn)
+    method(name + "_")(lambda self: self._inplace(fn))
+    return fn
+
+
+def _binary(name, kind, backward=None, save_inputs=True, doc=None):
+    op = defop(name, {"same": _same, "float": _float, "bool": _bool, "int": _int, "logical": _logical}[kind],
+               backward, save_inputs=save_inputs)
+
+    def fn(input, other):
+        return dispatch(op, (input, other))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc or (f"Elementwise ``{name}(input, other)`` with broadcasting and type promotion; "
+                         f"RuntimeError when the shapes do not broadcast. Mirrors ``torch.{name}``.")
+    method(name)(fn)
+    method(name + "_")(lambda self, other: self._inplace(fn, other))
+    return fn
+
+
+def _zero_grad(ctx, g):
+    return None
+
+
+# ---- float unary ops ----------------------------------------------------------------------------
+exp = _unary("exp", "float", lambda c, g: g * c.out, save_output=True, save_inputs=False)
+exp2 = _unary("exp2", "float", lambda c, g: g * c.out * math.log(2.0), save_output=True, save_inputs=False)
+expm1 = _unary("expm1", "float", lambda c, g: g * (c.out + 1), save_output=True, save_inputs=False)
+log = _unary("log", "float", lambda c, g: g / c.inputs[0])
+log2 = _unary("log2", "float", lambda c, g: g / (c.inputs[0] * math.log(2.0)))
+log10 = _unary("log10", "float", lambda c, g: g / (c.inputs[0] * math.log(10.0)))
+log1p = _unary("log1p", "float", lambda c, g: g / (c.inputs[0] + 1))
+sqrt = _unary("sqrt", "float", lambda c, g: g / (c.out * 2), save_output=True, save_inputs=False)
+rsqrt = _unary("rsqrt", "float", lambda c, g: g * c.out.pow(3) * -0.5, save_output=True, save_inputs=False)
+sin = _unary("sin", "float", lambda c, g: g * cos(c.inputs[0]))
+cos = _unary("cos", "float", lambda c, g: -g * sin(c.inputs[0]))
+tan = _unary("tan", "float", lambda c, g: g * (c.out * c.out + 1), save_output=True, save_inputs=False)
+asin = _unary("asin", "float", lambda c, g: g * rsqrt(1 - c.inputs[0] * c.inputs[0]))
+acos = _unary("acos", "float", lambda c, g: -g * rsqrt(1 - c.inputs[0] * c.inputs[0]))
+atan = _unary("atan", "float", lambda c, g: g / (c.inputs[0] * c.inputs[0] + 1))
+sinh = _unary("sinh", "float", lambda c, g: g * cosh(c.inputs[0]))
+cosh = _unary("cosh", "float", lambda c, g: g * sinh(c.inputs[0]))
+tanh = _unary("tanh", "float", lambda c, g: g * (1 - c.out * c.out), save_output=True, save_inputs=False)
+sigmoid = _unary("sigmoid", "float", lambda c, g: g * c.out * (1 - c.out), save_output=True, save_inputs=False)
+reciprocal = _unary("reciprocal", "float", lambda c, g: -g * c.out * c.out, save_output=True, save_inputs=False)
+erf = _unary("erf", "float", lambda c, g: g * exp(-c.inputs[0] * c.inputs[0]) * (2 / math.sqrt(math.pi)))
+erfinv = _unary("erfinv", "float", lambda c, g: g * exp(c.out * c.out) * (math.sqrt(math.pi) / 2),
+                save_output=True, save_inputs=False)
+arcsin, arccos, arctan = asin, acos, atan
+
+# ---- dtype-preserving unary ops --------------------------------------------------------------------
+neg = _unary("neg", "same", lambda c, g: -g, save_inputs=False)
+negative = neg
+abs = _unary("abs", "same", lambda c, g: g * sign(c.inputs[0]))
+absolute = abs
+sign = _unary("sign", "same", _zero_grad, save_inputs=False)
+floor = _unary("floor", "same", _zero_grad, save_inputs=False)
+ceil = _unary("ceil", "same", _zero_grad, save_inputs=False)
+trunc = _unary("trunc", "same", _zero_grad, save_inputs=False)
+fix = trunc
+relu = _unary("relu", "same", lambda c, g: g * (c.out > 0), save_output=True, save_inputs=False,
+              doc="max(input, 0) elementwise, same shape and dtype. Mirrors ``torch.relu``.")
+isnan = _unary("isnan", "bool")
+isinf = _unary("isinf", "bool")
+isfinite = _unary("isfinite", "bool")
+logical_not = _unary("logical_not", "bool")
+
+_round_op = defop("round", _same, _zero_grad, save_inputs=False)
+
+
+@method("round")
+def round(input, *, decimals=0):
+    """Round to ``decimals`` decimal places, halves to even, as ``torch.round``."""
+    return dispatch(_round_op, (input,), {"decimals": decimals})
+
+
+method("round_")(lambda self, decimals=0: self._inplace(round, decimals=decimals))
+
+
+def _bitwise_not_meta(a):
+    if a.dtype.is_floating_point:
+        raise TypeError(f"bitwise_not(): not implemented for '{a.dtype.name.capitalize()}'")
+    return [(a._shape, a.dtype)], [None]
+
+
+bitwise_not = method("bitwise_not")(lambda input: dispatch(_bitwise_not_op, (input,)))
+_bitwise_not_op = defop("bitwise_not", _bitwise_not_meta)
+
+
+@method("frac")
+def frac(input):
+    """``input - trunc(input)`` elementwise (``torch.frac``)."""
+    return input - trunc(input).detach()
+
+
+@method("positive")
+def positive(input):
+    return input
+
+
+# ---- binary arithmetic ----------------------------------------------------------------------------
+def _add_bw(sign):
+    def bw(c, g):
+        a = c.kw.get("alpha", 1)
+        return g, (g * (sign * a) if sign * a != 1 else g)
+    return bw
+
+
+_add_op = defop("add", _same, _add_bw(1), save_inputs=False)
+_sub_op = defop("sub", _same, _add_bw(-1), save_inputs=False)
+
+
+@method("add")
+def add(input, other, *, alpha=1, out=None):
+    """``input + alpha * other`` with broadcasting and type promotion (``torch.add``).
+
+    RuntimeError when the shapes do not broadcast.
+    """
+    r = dispatch(_add_op, (input, other), {"alpha": alpha} if alpha != 1 else None)
+    return r if out is None else out._write(r)
+
+
+@method("sub")
+def sub(input, other, *, alpha=1, out=None):
+    """``input - alpha * other`` with broadcasting (``torch.sub``). Bool tensors raise RuntimeError."""
+    if isinstance(input, Tensor) and input.dtype is _dt.bool and (not isinstance(other, Tensor) or
+                                                                   other.dtype is _dt.bool):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    r = dispatch(_sub_op, (input, other), {"alpha": alpha} if alpha != 1 else None)
+    return r if out is None else out._write(r)
+
+
+subtract = sub
+method("add_")(lambda self, other, *, alpha=1: self._inplace(add, other, alpha=alpha))
+method("sub_")(lambda self, other, *, alpha=1: self._inplace(sub, other, alpha=alpha))
+method("subtract")(sub)
+
+
+def _mul_bw(c, g):
+    a, b = c.inputs
+    return (g * b if c.next_edges[0] is not None else None), (g * a if c.next_edges[1] is not None else None)
+
+
+mul = _binary("mul", "same", _mul_bw)
+multiply = mul
+method("multiply")(mul)
+
+
+def _div_bw(c, g):
+    if c.kw.get("rounding_mode") is not None:
+        return None, None
+    a, b = c.inputs
+    ga = g / b if c.next_edges[0] is not None else None
+    gb = -g * a / (b * b) if c.next_edges[1] is not None else None
+    return ga, gb
+
+
+def _div_meta(a, b, rounding_mode=None):
+    if rounding_mode is None:
+        return _float(a, b)
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+    return _same(a, b)
+
+
+_div_op = defop("div", _div_meta, _div_bw)
+
+
+@method("div")
+def div(input, other, *, rounding_mode=None, out=None):
+    """``input / other`` (true division; ``rounding_mode`` 'trunc' or 'floor'), as ``torch.div``."""
+    r = dispatch(_div_op, (input, other), {"rounding_mode": rounding_mode} if rounding_mode else None)
+    return r if out is None else out._write(r)
+
+
+divide = true_divide = div
+method("divide")(div)
+method("true_divide")(div)
+method("div_")(lambda self, other, *, rounding_mode=None: self._inplace(div, other, rounding_mode=rounding_mode))
+
+
+@method("floor_divide")
+def floor_divide(input, other):
+    """``floor(input / other)`` elementwise (``torch.floor_divide``)."""
+    return div(input, other, rounding_mode="floor")
+
+
+def _remainder_bw(c, g):
+    a, b = c.inputs
+    return g, (-g * div(a, b, rounding_mode="floor") if isinstance(b, Tensor) else None)
+
+
+def _fmod_bw(c, g):
+    a, b = c.inputs
+    return g, (-g * div(a, b, rounding_mode="trunc") if isinstance(b, Tensor) else None)
+
+
+remainder = _binary("remainder", "same", _remainder_bw)
+fmod = _binary("fmod", "same", _fmod_bw)
+
+
+def _pow_bw(c, g):
+    a, b = c.inputs
+    ga = gb = None
+    if c.next_edges[0] is not None:
+        if isinstance(b, Tensor):
+            ga = g * b * pow(a, b - 1)
+        else:
+            ga = g * (b * pow(a, b - 1)) if b != 0 else g * 0
+    if len(c.next_edges) > 1 and c.next_edges[1] is not None:
+        out = pow(a, b)
+        la = log(a) if isinstance(a, Tensor) else math.log(a) if a > 0 else float("nan")
+        gb = g * out * la
+        if isinstance(a, Tensor):
+            gb = where((a == 0) & (b >= 0), 0.0, gb)
+    return ga, gb
+
+
+_pow_op = defop("pow", _same, _pow_bw)
+
+
+@method("pow")
+def pow(input, exponent):
+    """``input ** exponent`` with broadcasting (``torch.pow``); integer tensors to negative integer powers raise."""
+    if not isinstance(input, Tensor) and isinstance(exponent, Tensor):
+        return dispatch(_pow_op, (input, exponent))
+    return dispatch(_pow_op, (input, exponent))
+
+
+method("pow_")(lambda self, e: self._inplace(pow, e))
+
+
+def _atan2_bw(c, g):
+    a, b = c.inputs
+    d = a * a + b * b
+    return g * b / d, -g * a / d
+
+
+atan2 = _binary("atan2", "float", _atan2_bw)
+arctan2 = atan2
+
+
+def _minmax_bw(which):
+    def bw(c, g):
+        a, b = c.inputs
+        m = (a > b) if which == "max" else (a < b)
+        eq = a == b
+        ga = where(m, g, where(eq, g * 0.5, 0.0))
+        gb = where(m, 0.0, where(eq, g * 0.5, g))
+        return ga, gb
+    return bw
+
+
+maximum = _binary("maximum", "same", _minmax_bw("max"))
+minimum = _binary("minimum", "same", _minmax_bw("min"))
+fmax, fmin = maximum, minimum
+
+# ---- comparisons, logical and bitwise ---------------------------------------------------------------
+eq = _binary("eq", "bool")
+ne = _binary("ne", "bool")
+lt = _binary("lt", "bool")
+le = _binary("le", "bool")
+gt = _binary("gt", "bool")
+ge = _binary("ge", "bool")
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+for _a, _f in (("greater", gt), ("greater_equal", ge), ("less", lt), ("less_equal", le), ("not_equal", ne)):
+    method(_a)(_f)
+logical_and = _binary("logical_and", "logical")
+logical_or = _binary("logical_or", "logical")
+logical_xor = _binary("logical_xor", "logical")
+bitwise_and = _binary("bitwise_and", "int")
+bitwise_or = _binary("bitwise_or", "int")
+bitwise_xor = _binary("bitwise_xor", "int")
+bitwise_left_shift = _binary("bitwise_left_shift", "int")
+bitwise_right_shift = _binary("bitwise_right_shift", "int")
+
+
+# ---- where / clamp ----------------------------------------------------------------------------------
+def _where_meta(cond, a, b):
+    if not isinstance(cond, Tensor) or cond.dtype is not _dt.bool:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{getattr(cond, 'dtype', type(cond).__name__)}")
+    ts = [t for t in (a, b) if isinstance(t, Tensor)]
+    sc = [s for s in (a, b) if not isinstance(s, Tensor)]
+    ct = _dt.result_type_of(ts, sc)
+    shape = _strides.broadcast_shapes(*(t._shape for t in (cond, *ts)))
+    return [(shape, ct)], [None, ct if isinstance(a, Tensor) else None, ct if isinstance(b, Tensor) else None]
+
+
+def _where_bw(c, g):
+    cond = c.inputs[0]
+    return None, where(cond, g, 0.0), where(cond, 0.0, g)
+
+
+_where_op = defop("where", _where_meta, _where_bw)
+
+
+@method("where")
+def where(condition, input=None, other=None):
+    """``input`` where ``condition`` else ``other``, broadcast together (``torch.where``).
+
+    ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``.
+    """
+    if input is None and other is None:
+        from .indexing import nonzero
+        return nonzero(condition, as_tuple=True)
+    return dispatch(_where_op, (condition, input, other))
+
+
+def _clamp_meta(a, lo=None, hi=None):
+    ts = [t for t in (a, lo, hi) if isinstance(t, Tensor)]
+    sc = [s for s in (lo, hi) if s is not None and not isinstance(s, Tensor)]
+    ct = _dt.result_type_of(ts, sc)
+    shape = _strides.broadcast_shapes(*(t._shape for t in ts))
+    return [(shape, ct)], [ct if isinstance(t, Tensor) else None for t in (a, lo, hi)]
+
+
+def _clamp_bw(c, g):
+    a, lo, hi = c.inputs
+    mask = None
+    if lo is not None:
+        mask = a >= lo
+    if hi is not None:
+        m2 = a <= hi
+        mask = m2 if mask is None else mask & m2
+    ga = where(mask, g, 0.0)
+    glo = where(a < lo, g, 0.0) if isinstance(lo, Tensor) else None
+    ghi = where(a > hi, g, 0.0) if isinstance(hi, Tensor) else None
+    return ga, glo, ghi
+
+
+_clamp_op = defop("clamp", _clamp_meta, _clamp_bw)
+
+
+@method("clamp")
+def clamp(input, min=None, max=None):
+    """Clamp every element into [min, max] (scalars or broadcastable tensors), as ``torch.clamp``.
+
+    RuntimeError when both bounds are None.
+    """
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return dispatch(_clamp_op, (input, min, max))
+
+
+clip = clamp
+method("clip")(clamp)
+method("clamp_")(lambda self, min=None, max=None: self._inplace(clamp, min, max))
+method("clip_")(lambda self, min=None, max=None: self._inplace(clamp, min, max))
+method("clamp_min")(lambda self, min: clamp(self, min=min))
+method("clamp_max")(lambda self, max: clamp(self, max=max))
+method("clamp_min_")(lambda self, min: self._inplace(clamp, min, None))
+method("clamp_max_")(lambda self, max: self._inplace(clamp, None, max))
+
+
+def _nan_to_num_meta(a, **kw):
+    return [(a._shape, a.dtype)], [None]
+
+
+_nan_to_num_op = defop("nan_to_num", _nan_to_num_meta, lambda c, g: g * isfinite(c.inputs[0]))
+
+
+@method("nan_to_num")
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """Replace NaN with ``nan`` and +/-inf with ``posinf``/``neginf`` (default: the dtype's max/min)."""
+    if input.dtype.is_floating_point:
+        fi = _dt.finfo(input.dtype)
+        posinf = fi.max if posinf is None else posinf
+        neginf = fi.min if neginf is None else neginf
+    return dispatch(_nan_to_num_op, (input,), {"nan": nan, "posinf": posinf, "neginf": neginf})
+
+
+method("nan_to_num_")(lambda self, nan=0.0, posinf=None, neginf=None: self._inplace(nan_to_num, nan, posinf, neginf))
+
+_identity_op = defop("clone", _same, lambda c, g: g, save_inputs=False)
+
+
+def _identity(x):
+    return dispatch(_identity_op, (x,))
+
+
+# ---- composites ------------------------------------------------------------------------------------
+@method("square")
+def square(input):
+    """``input * input`` (``torch.square``)."""
+    return input * input
+
+
+@method("lerp")
+def lerp(input, end, weight):
+    """``input + weight * (end - input)`` (``torch.lerp``); weight a scalar or a broadcastable tensor."""
+    return input + weight * (end - input)
+
+
+@method("addcmul")
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 * tensor2`` (``torch.addcmul``)."""
+    return input + (tensor1 * tensor2) * value
+
+
+@method("addcdiv")
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 / tensor2`` (``torch.addcdiv``)."""
+    return input + (tensor1 / tensor2) * value
+
+
+method("addcmul_")(lambda self, t1, t2, *, value=1: self._inplace(addcmul, t1, t2, value=value))
+method("addcdiv_")(lambda self, t1, t2, *, value=1: self._inplace(addcdiv, t1, t2, value=value))
+method("lerp_")(lambda self, end, weight: self._inplace(lerp, end, weight))
+
+
+@method("logit")
+def logit(input, eps=None):
+    """``log(p / (1 - p))``, with ``p`` clamped to [eps, 1 - eps] when eps is given (``torch.logit``)."""
+    if eps is not None:
+        input = clamp(input, eps, 1 - eps)
+    return log(input / (1 - input))
+
+
+@method("xlogy")
+def xlogy(input, other):
+    """``input * log(other)``, 0 where input == 0 (``torch.xlogy``)."""
+    return where(input == 0, 0.0, input * log(other))
+
+
+# operators ---------------------------------------------------------------------------------------------
+def _rsub(self, other):
+    return sub(other, self)
+
+
+def _rdiv(self, other):
+    return div(other, self)
+
+
+Tensor.__add__ = lambda self, o: dispatch(_add_op, (self, o))
+Tensor.__radd__ = lambda self, o: dispatch(_add_op, (o, self))
+Tensor.__sub__ = sub
+Tensor.__rsub__ = _rsub
+Tensor.__mul__ = mul
+Tensor.__rmul__ = lambda self, o: mul(o, self)
+Tensor.__truediv__ = div
+Tensor.__rtruediv__ = _rdiv
+Tensor.__floordiv__ = floor_divide
+Tensor.__rfloordiv__ = lambda self, o: floor_divide(o, self)
+Tensor.__mod__ = remainder
+Tensor.__rmod__ = lambda self, o: remainder(o, self)
+Tensor.__pow__ = pow
+Tensor.__rpow__ = lambda self, o: pow(o, self)
+Tensor.__neg__ = neg
+Tensor.__pos__ = positive
+Tensor.__abs__ = abs
+Tensor.__eq__ = eq
+Tensor.__ne__ = ne
+Tensor.__lt__ = lt
+Tensor.__le__ = le
+Tensor.__gt__ = gt
+Tensor.__ge__ = ge
+
+
+def _logic_or_bitwise(logical, bitwise):
+    def f(self, other):
+        if self.dtype is _dt.bool and (not isinstance(other, Tensor) or other.dtype is _dt.bool):
+            return logical(self, other) if isinstance(other, Tensor) else logical(self, _scalar_bool(self, other))
+        return bitwise(self, other)
+    return f
+
+
+def _scalar_bool(like, v):
+    from .creation import tensor
+    return tensor(builtins.bool(v), device=like.device)
+
+
+Tensor.__and__ = Tensor.__rand__ = _logic_or_bitwise(logical_and, bitwise_and)
+Tensor.__or__ = Tensor.__ror__ = _logic_or_bitwise(logical_or, bitwise_or)
+Tensor.__xor__ = Tensor.__rxor__ = _logic_or_bitwise(logical_xor, bitwise_xor)
+Tensor.__invert__ = bitwise_not
+Tensor.__lshift__ = bitwise_left_shift
+Tensor.__rshift__ = bitwise_right_shift
+Tensor.__iadd__ = lambda self, o: self._inplace(add, o)
+Tensor.__isub__ = lambda self, o: self._inplace(sub, o)
+Tensor.__imul__ = lambda self, o: self._inplace(mul, o)
+Tensor.__itruediv__ = lambda self, o: self._inplace(div, o)
+Tensor.__ipow__ = lambda self, o: self._inplace(pow, o)
+Tensor.__iand__ = lambda self, o: self._inplace(Tensor.__and__, o)
+Tensor.__ior__ = lambda self, o: self._inplace(Tensor.__or__, o)
+Tensor.__ixor__ = lambda self, o: self._inplace(Tensor.__xor__, o)
+Tensor.__imod__ = lambda self, o: self._inplace(remainder, o)
+Tensor.__ifloordiv__ = lambda self, o: self._inplace(floor_divide, o)

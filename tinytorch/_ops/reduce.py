@@ -1,0 +1,446 @@
+"""Reductions and scans: sum, prod, amax/amin, max/min (values, indices), arg*, all/any, mean, var/std,
+logsumexp, norm, cumsum/cumprod, sort/argsort/topk, median."""
+import builtins
+import collections
+import math
+
+from .. import _strides
+from .. import _dtype as _dt
+from .._dispatch import defop, dispatch
+from .._tensor import Tensor
+from ._util import as_dims, method
+from .pointwise import abs, exp, log, sqrt, where
+
+_FLOAT = 2
+
+
+def _reduced_shape(shape, dims, keepdim):
+    if keepdim:
+        return tuple(1 if i in dims else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in dims)
+
+
+def _expand_back(g, shape, dims, keepdim):
+    """Broadcast a reduced gradient back to ``shape``."""
+    if not keepdim and dims:
+        for d in sorted(dims):
+            g = g.unsqueeze(d)
+    return g.expand(shape)
+
+
+def _red_meta(name, kind):
+    def meta(a, dims, keepdim, dtype=None):
+        if kind == "sum":
+            out = dtype or (_dt.int64 if a.dtype.category < _FLOAT else a.dtype)
+        elif kind == "bool":
+            out = _dt.bool
+        else:
+            out = a.dtype
+        if kind == "minmax" and a.numel() == 0 and builtins.any(a._shape[d] == 0 for d in dims):
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                             "reduction dim with the 'dim' argument.")
+        return [(_reduced_shape(a._shape, dims, keepdim), out)], [None]
+    return meta
+
+
+def _sum_bw(c, g):
+    return _expand_back(g, c.shapes[0], c.kw["dims"], c.kw["keepdim"])
+
+
+_sum_op = defop("sum", _red_meta("sum", "sum"), _sum_bw, save_inputs=False)
+
+
+def _dims_of(input, dim, op):
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return tuple(range(input.ndim))
+    return _strides.wrap_dims(as_dims(dim), input.ndim, op)
+
+
+@method("sum")
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    """Sum over ``dim`` (int, tuple, or all). Integer/bool inputs sum to int64. Mirrors ``torch.sum``."""
+    return dispatch(_sum_op, (input,), {"dims": _dims_of(input, dim, "sum"), "keepdim": keepdim, "dtype": dtype})
+
+
+@method("nansum")
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    return sum(where(input != input, 0.0, input), dim, keepdim, dtype=dtype)
+
+
+@method("sum_to_size")
+def sum_to_size(input, *size):
+    """Sum broadcast dims so the result has ``size`` (which must be expandable to ``input``'s shape)."""
+    size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
+    shp = input._shape
+    if size == shp:
+        return input
+    lead = len(shp) - len(size)
+    if lead < 0:
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shp)}}}.")
+    dims = list(range(lead)) + [i + lead for i, s in enumerate(size) if s == 1 and shp[i + lead] != 1]
+    for i, s in enumerate(size):
+        if s != 1 and s != shp[i + lead]:
+            raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shp)}}}.")
+    r = sum(input, dims, keepdim=True) if dims else input
+    return r.reshape(size)
+
+
+@method("mean")
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    """Arithmetic mean over ``dim``; RuntimeError for integer inputs without ``dtype`` (as PyTorch)."""
+    dt = dtype or input.dtype
+    if dt.category < _FLOAT:
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                           f"complex dtype. Got: {_type_word(input.dtype)}")
+    dims = _dims_of(input, dim, "mean")
+    n = _strides.numel(input._shape[d] for d in dims)
+    s = sum(input, dims, keepdim, dtype=dt)
+    return s / n if n else s * float("nan")
+
+
+def _type_word(d):
+    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(
+        d.name, d.name.capitalize())
+
+
+@method("nanmean")
+def nanmean(input, dim=None, keepdim=False):
+    notnan = (input == input)
+    return nansum(input, dim, keepdim) / sum(notnan, dim, keepdim)
+
+
+def _prod_bw(c, g):
+    x = c.inputs[0]
+    dims = c.kw["dims"]
+    if x.ndim == 0:
+        return g
+    if len(dims) != 1:
+        # full reduction: treat as a product over one flattened dim
+        flat = x.reshape(-1)
+        gi = _prod_grad_1d(flat, g.reshape(()).expand(flat._shape), 0)
+        return gi.reshape(x._shape)
+    d = dims[0]
+    gexp = _expand_back(g, x._shape, dims, c.kw["keepdim"])
+    return _prod_grad_1d(x, gexp, d)
+
+
+def _prod_grad_1d(x, g, d):
+    # d prod / d x_i = prod_{j<i} x_j * prod_{j>i} x_j: exclusive cumprods from both ends (zero-safe)
+    from .shape import cat, flip
+    from .creation import ones
+    one = ones(x._shape[:d] + (1,) + x._shape[d + 1:], dtype=x.dtype, device=x.device)
+    left = cat([one, cumprod(x, d).narrow(d, 0, x._shape[d] - 1)], d)
+    right = flip(cat([one, cumprod(flip(x, (d,)), d).narrow(d, 0, x._shape[d] - 1)], d), (d,))
+    return g * left * right
+
+
+_prod_op = defop("prod", _red_meta("prod", "sum"), _prod_bw)
+
+
+@method("prod")
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """Product over one ``dim`` (or all elements). Integer inputs give int64 (``torch.prod``)."""
+    dims = tuple(range(input.ndim)) if dim is None else (_strides.wrap_dim(dim, input.ndim),)
+    return dispatch(_prod_op, (input,), {"dims": dims, "keepdim": keepdim, "dtype": dtype})
+
+
+def _amax_bw(c, g):
+    x = c.inputs[0]
+    dims, keepdim = c.kw["dims"], c.kw["keepdim"]
+    out = _expand_back(c.out, x._shape, dims, keepdim)
+    mask = (x == out)
+    cnt = sum(mask, dims, keepdim=True)
+    return _expand_back(g, x._shape, dims, keepdim) * mask / cnt
+
+
+_amax_op = defop("amax", _red_meta("amax", "minmax"), _amax_bw, save_output=True)
+_amin_op = defop("amin", _red_meta("amin", "minmax"), _amax_bw, save_output=True)
+
+
+@method("amax")
+def amax(input, dim=(), keepdim=False):
+    """Maximum over ``dim`` (all dims when empty); the gradient is shared evenly among ties."""
+    return dispatch(_amax_op, (input,), {"dims": _dims_of(input, dim, "amax"), "keepdim": keepdim})
+
+
+@method("amin")
+def amin(input, dim=(), keepdim=False):
+    """Minimum over ``dim`` (all dims when empty); the gradient is shared evenly among ties."""
+    return dispatch(_amin_op, (input,), {"dims": _dims_of(input, dim, "amin"), "keepdim": keepdim})
+
+
+def _index_red_meta(name):
+    def meta(a, dim, keepdim):
+        if a.ndim and a._shape[dim] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+        shape = _reduced_shape(a._shape, (dim,), keepdim) if a.ndim else ()
+        return [(shape, a.dtype), (shape, _dt.int64)], [None]
+    return meta
+
+
+def _max_dim_bw(c, g):
+    _, idx = c.out
+    d, keepdim = c.kw["dim"], c.kw["keepdim"]
+    if not keepdim and len(c.shapes[0]):
+        g, idx = g.unsqueeze(d), idx.unsqueeze(d)
+    from .creation import zeros
+    from .indexing import scatter
+    return scatter(zeros(c.shapes[0], dtype=g.dtype, device=g.device), d, idx, g)
+
+
+_max_dim_op = defop("max_dim", _index_red_meta("max"), _max_dim_bw, save_inputs=False, save_output=True)
+_min_dim_op = defop("min_dim", _index_red_meta("min"), _max_dim_bw, save_inputs=False, save_output=True)
+
+max_ret = collections.namedtuple("max", ["values", "indices"])
+min_ret = collections.namedtuple("min", ["values", "indices"])
+sort_ret = collections.namedtuple("sort", ["values", "indices"])
+topk_ret = collections.namedtuple("topk", ["values", "indices"])
+median_ret = collections.namedtuple("median", ["values", "indices"])
+
+
+@method("max")
+def max(input, dim=None, keepdim=False, *, out=None):
+    """``max(input)``: the maximum; ``max(input, dim)``: (values, indices); ``max(input, other)``: maximum."""
+    if isinstance(dim, Tensor):
+        from .pointwise import maximum
+        return maximum(input, dim)
+    if dim is None:
+        return amax(input)
+    if input.ndim == 0:
+        return max_ret(input.clone(), _zeros_idx(input))
+    d = _strides.wrap_dim(dim, input.ndim)
+    return max_ret(*dispatch(_max_dim_op, (input,), {"dim": d, "keepdim": keepdim}))
+
+
+@method("min")
+def min(input, dim=None, keepdim=False):
+    """``min(input)``: the minimum; ``min(input, dim)``: (values, indices); ``min(input, other)``: minimum."""
+    if isinstance(dim, Tensor):
+        from .pointwise import minimum
+        return minimum(input, dim)
+    if dim is None:
+        return amin(input)
+    if input.ndim == 0:
+        return min_ret(input.clone(), _zeros_idx(input))
+    d = _strides.wrap_dim(dim, input.ndim)
+    return min_ret(*dispatch(_min_dim_op, (input,), {"dim": d, "keepdim": keepdim}))
+
+
+def _zeros_idx(input):
+    from .creation import zeros
+    return zeros((), dtype=_dt.int64, device=input.device)
+
+
+def _arg_meta(a, dim, keepdim):
+    if dim is None:
+        return [((1,) * a.ndim if keepdim else (), _dt.int64)], [None]
+    return [(_reduced_shape(a._shape, (dim,), keepdim) if a.ndim else (), _dt.int64)], [None]
+
+
+_argmax_op = defop("argmax", _arg_meta)
+_argmin_op = defop("argmin", _arg_meta)
+
+
+@method("argmax")
+def argmax(input, dim=None, keepdim=False):
+    """Index of the maximum (over the flattened input when ``dim`` is None), int64."""
+    if dim is None:
+        r = dispatch(_argmax_op, (input.reshape(-1),), {"dim": 0, "keepdim": False})
+        return r.reshape((1,) * input.ndim) if keepdim else r
+    return dispatch(_argmax_op, (input,), {"dim": _strides.wrap_dim(dim, input.ndim), "keepdim": keepdim})
+
+
+@method("argmin")
+def argmin(input, dim=None, keepdim=False):
+    """Index of the minimum (over the flattened input when ``dim`` is None), int64."""
+    if dim is None:
+        r = dispatch(_argmin_op, (input.reshape(-1),), {"dim": 0, "keepdim": False})
+        return r.reshape((1,) * input.ndim) if keepdim else r
+    return dispatch(_argmin_op, (input,), {"dim": _strides.wrap_dim(dim, input.ndim), "keepdim": keepdim})
+
+
+_all_op = defop("all", _red_meta("all", "bool"))
+_any_op = defop("any", _red_meta("any", "bool"))
+
+
+@method("all")
+def all(input, dim=None, keepdim=False):
+    """True where every element over ``dim`` is nonzero (bool result)."""
+    return dispatch(_all_op, (input,), {"dims": _dims_of(input, dim, "all"), "keepdim": keepdim})
+
+
+@method("any")
+def any(input, dim=None, keepdim=False):
+    """True where some element over ``dim`` is nonzero (bool result)."""
+    return dispatch(_any_op, (input,), {"dims": _dims_of(input, dim, "any"), "keepdim": keepdim})
+
+
+@method("var")
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance over ``dim`` with Bessel's ``correction`` (default 1; ``unbiased=False`` means 0)."""
+    if isinstance(unbiased, (int, tuple, list)) and not isinstance(unbiased, bool):
+        dim, unbiased = unbiased, None
+    corr = correction if correction is not None else (0 if unbiased is False else 1)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"std and var only support floating point and complex dtypes")
+    dims = _dims_of(input, dim, "var")
+    n = _strides.numel(input._shape[d] for d in dims)
+    m = mean(input, dims, keepdim=True)
+    dev = input - m
+    return sum(dev * dev, dims, keepdim) / builtins.max(n - corr, 0)
+
+
+@method("std")
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Standard deviation: ``sqrt(var(...))`` with the same arguments."""
+    return sqrt(var(input, dim, unbiased, keepdim, correction=correction))
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+
+
+@method("logsumexp")
+def logsumexp(input, dim, keepdim=False):
+    """``log(sum(exp(input), dim))`` computed stably (max subtracted first)."""
+    dims = _dims_of(input, dim, "logsumexp")
+    if not input.dtype.is_floating_point:
+        input = input.to(_dt.get_default_dtype())
+    m = amax(input, dims, keepdim=True).detach()
+    m = where(m.isinf(), 0.0, m)
+    r = log(sum(exp(input - m), dims, keepdim=True)) + m
+    return r if keepdim else r.squeeze(dims)
+
+
+@method("norm")
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """Vector p-norm over ``dim`` (all elements by default): p in {'fro', number, inf, -inf}."""
+    if dtype is not None:
+        input = input.to(dtype)
+    if p == "fro" or p == 2:
+        return sqrt(sum(input * input, dim, keepdim))
+    if p == "nuc":
+        raise NotImplementedError("norm(p='nuc') is not supported by tinytorch")
+    a = abs(input)
+    if p == math.inf:
+        return amax(a, dim if dim is not None else (), keepdim)
+    if p == -math.inf:
+        return amin(a, dim if dim is not None else (), keepdim)
+    if p == 0:
+        return sum(a != 0, dim, keepdim).to(input.dtype)
+    if p == 1:
+        return sum(a, dim, keepdim)
+    return sum(a ** p, dim, keepdim) ** (1.0 / p)
+
+
+def _scan_meta(a, dim, dtype=None):
+    out = dtype or (_dt.int64 if a.dtype.category < _FLOAT else a.dtype)
+    return [(a._shape, out)], [None]
+
+
+def _cumsum_bw(c, g):
+    from .shape import flip
+    d = c.kw["dim"]
+    return flip(cumsum(flip(g, (d,)), d), (d,))
+
+
+def _cumprod_bw(c, g):
+    from .shape import flip
+    x = c.inputs[0]
+    d = c.kw["dim"]
+    out = cumprod(x, d)
+    return flip(cumsum(flip(g * out, (d,)), d), (d,)) / x
+
+
+_cumsum_op = defop("cumsum", _scan_meta, _cumsum_bw, save_inputs=False)
+_cumprod_op = defop("cumprod", _scan_meta, _cumprod_bw)
+
+
+@method("cumsum")
+def cumsum(input, dim, *, dtype=None):
+    """Cumulative sum along ``dim`` (same shape; integer inputs give int64)."""
+    if input.ndim == 0:
+        return input.clone() if dtype is None else input.to(dtype)
+    return dispatch(_cumsum_op, (input,), {"dim": _strides.wrap_dim(dim, input.ndim), "dtype": dtype})
+
+
+@method("cumprod")
+def cumprod(input, dim, *, dtype=None):
+    """Cumulative product along ``dim`` (same shape; integer inputs give int64)."""
+    if input.ndim == 0:
+        return input.clone() if dtype is None else input.to(dtype)
+    return dispatch(_cumprod_op, (input,), {"dim": _strides.wrap_dim(dim, input.ndim), "dtype": dtype})
+
+
+method("cumsum_")(lambda self, dim: self._write(cumsum(self, dim)))
+
+
+def _sort_meta(a, dim, descending, stable=False):
+    return [(a._shape, a.dtype), (a._shape, _dt.int64)], [None]
+
+
+def _scatter_back(c, g):
+    _, idx = c.out
+    from .creation import zeros
+    from .indexing import scatter
+    return scatter(zeros(c.shapes[0], dtype=g.dtype, device=g.device), c.kw["dim"], idx, g)
+
+
+_sort_op = defop("sort", _sort_meta, _scatter_back, save_inputs=False, save_output=True)
+
+
+@method("sort")
+def sort(input, dim=-1, descending=False, stable=False):
+    """(values, indices) sorted along ``dim`` (stable sort, so ties keep their order)."""
+    if input.ndim == 0:
+        return sort_ret(input.clone(), _zeros_idx(input))
+    d = _strides.wrap_dim(dim, input.ndim)
+    return sort_ret(*dispatch(_sort_op, (input,), {"dim": d, "descending": descending}))
+
+
+@method("argsort")
+def argsort(input, dim=-1, descending=False, stable=False):
+    """Indices that sort ``input`` along ``dim`` (int64)."""
+    return sort(input, dim, descending, stable).indices
+
+
+def _topk_meta(a, k, dim, largest, sorted):
+    n = a._shape[dim] if a.ndim else 1
+    if k < 0 or k > n:
+        raise RuntimeError(f"selected index k out of range (k = {k}, size of dim {dim} = {n})")
+    shape = a._shape[:dim] + (k,) + a._shape[dim + 1:]
+    return [(shape, a.dtype), (shape, _dt.int64)], [None]
+
+
+_topk_op = defop("topk", _topk_meta, _scatter_back, save_inputs=False, save_output=True)
+
+
+@method("topk")
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    """The ``k`` largest (or smallest) elements along ``dim`` and their indices (``torch.topk``)."""
+    d = _strides.wrap_dim(dim, input.ndim)
+    return topk_ret(*dispatch(_topk_op, (input,), {"k": k, "dim": d, "largest": largest, "sorted": sorted}))
+
+
+@method("median")
+def median(input, dim=None, keepdim=False):
+    """Lower median (``torch.median``): over all elements, or (values, indices) along ``dim``."""
+    if dim is None:
+        flat = input.reshape(-1)
+        return sort(flat).values[(flat.numel() - 1) // 2]
+    d = _strides.wrap_dim(dim, input.ndim)
+    v, i = sort(input, d)
+    k = (input._shape[d] - 1) // 2
+    v, i = v.narrow(d, k, 1), i.narrow(d, k, 1)
+    if not keepdim:
+        v, i = v.squeeze(d), i.squeeze(d)
+    return median_ret(v, i)
+
+
+@method("count_nonzero")
+def count_nonzero(input, dim=None):
+    return sum(input != 0, dim)

@@ -1,0 +1,264 @@
+"""Copying shape ops: cat, stack, flip, roll, repeat, repeat_interleave, tril, triu, pad."""
+import builtins
+
+import numpy as np
+
+from .. import _strides
+from .. import _dtype as _dt
+from .._dispatch import defop, dispatch
+from .._tensor import Tensor
+from ._util import method
+
+
+def _cat_meta(*ts, dim):
+    ref = next((t for t in ts if not (t.ndim == 1 and t._shape[0] == 0)), ts[0])
+    dt = ts[0].dtype
+    for t in ts[1:]:
+        dt = _dt.promote_types(dt, t.dtype)
+    total = 0
+    for i, t in enumerate(ts):
+        if t.ndim == 1 and t._shape[0] == 0 and ref.ndim != 1:
+            continue  # legacy: empty 1-D tensors are skipped
+        if t.ndim != ref.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}")
+        for d in range(t.ndim):
+            if d != dim and t._shape[d] != ref._shape[d]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected size "
+                                   f"{ref._shape[d]} but got size {t._shape[d]} for tensor number {i} in the list.")
+        total += t._shape[dim]
+    shape = ref._shape[:dim] + (total,) + ref._shape[dim + 1:]
+    return [(shape, dt)], [dt] * len(ts)
+
+
+def _cat_bw(c, g):
+    d = c.kw["dim"]
+    out, start = [], 0
+    for shp in c.shapes:
+        if len(shp) == 1 and shp[0] == 0 and g.ndim != 1:
+            out.append(None)
+            continue
+        out.append(g.narrow(d, start, shp[d]))
+        start += shp[d]
+    return tuple(out)
+
+
+_cat_op = defop("cat", _cat_meta, _cat_bw, save_inputs=False)
+
+
+def cat(tensors, dim=0, *, out=None):
+    """Concatenate tensors along existing dim ``dim`` (dtypes promote). RuntimeError on size mismatch."""
+    tensors = tuple(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    ref = next((t for t in tensors if not (t.ndim == 1 and t._shape[0] == 0)), tensors[0])
+    d = _strides.wrap_dim(dim, ref.ndim)
+    r = dispatch(_cat_op, tensors, {"dim": d})
+    return r if out is None else out._write(r)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0, *, out=None):
+    """Stack same-shaped tensors along a new dim ``dim``."""
+    tensors = tuple(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, t in enumerate(tensors[1:], 1):
+        if t._shape != tensors[0]._shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0]._shape)} at "
+                               f"entry 0 and {list(t._shape)} at entry {i}")
+    d = _strides.wrap_dim(dim, tensors[0].ndim + 1)
+    return cat([t.unsqueeze(d) for t in tensors], d, out=out)
+
+
+def hstack(tensors):
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors):
+    return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
+
+
+def dstack(tensors):
+    return cat([t.reshape(1, -1, 1) if t.ndim == 1 else (t.unsqueeze(-1) if t.ndim == 2 else t) for t in tensors], 2)
+
+
+def column_stack(tensors):
+    return cat([t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors], 1)
+
+
+def _flip_meta(a, dims):
+    return [(a._shape, a.dtype)], [None]
+
+
+_flip_op = defop("flip", _flip_meta, lambda c, g: flip(g, c.kw["dims"]), save_inputs=False)
+
+
+@method("flip")
+def flip(input, dims):
+    """Reverse the order of elements along ``dims`` (a copy; tinytorch has no negative strides)."""
+    dims = _strides.wrap_dims((dims,) if isinstance(dims, int) else tuple(dims), input.ndim, "flip")
+    return dispatch(_flip_op, (input,), {"dims": dims})
+
+
+def fliplr(input):
+    return flip(input, (1,))
+
+
+def flipud(input):
+    return flip(input, (0,))
+
+
+@method("roll")
+def roll(input, shifts, dims=None):
+    """Roll elements along ``dims`` by ``shifts`` (flattened first when dims is None)."""
+    if dims is None:
+        return roll(input.reshape(-1), shifts, 0).reshape(input._shape)
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    out = input
+    for s, d in zip(shifts, dims):
+        d = _strides.wrap_dim(d, input.ndim)
+        n = input._shape[d]
+        if n == 0:
+            continue
+        s %= n
+        if s:
+            out = cat([out.narrow(d, n - s, s), out.narrow(d, 0, n - s)], d)
+    return out
+
+
+@method("repeat")
+def repeat(input, *sizes):
+    """Tile ``input`` ``sizes`` times along each dim (leading new dims allowed), as ``Tensor.repeat``."""
+    sizes = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else tuple(sizes)
+    if len(sizes) < input.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    shape = (1,) * (len(sizes) - input.ndim) + input._shape
+    x = input.reshape(shape)
+    inter, exp, final = [], [], []
+    for r, s in zip(sizes, shape):
+        inter += [1, s]
+        exp += [r, s]
+        final.append(r * s)
+    return x.reshape(inter).expand(exp).reshape(final)
+
+
+@method("tile")
+def tile(input, dims):
+    dims = tuple(dims)
+    if len(dims) < input.ndim:
+        dims = (1,) * (input.ndim - len(dims)) + dims
+    return repeat(input, dims)
+
+
+@method("repeat_interleave")
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Repeat each element ``repeats`` times (an int or a 1-D tensor of counts) along ``dim``."""
+    from .creation import _from_host
+    from .indexing import index_select
+    if dim is None:
+        input = input.reshape(-1)
+        dim = 0
+    d = _strides.wrap_dim(dim, input.ndim)
+    n = input._shape[d]
+    reps = repeats.detach().numpy(force=True) if isinstance(repeats, Tensor) else repeats
+    idx = np.repeat(np.arange(n, dtype=np.int64), reps)
+    return index_select(input, d, _from_host(idx, _dt.int64, input.device))
+
+
+def _tri_meta(a, diagonal):
+    if a.ndim < 2:
+        raise RuntimeError("tril/triu: input tensor must have at least 2 dimensions")
+    return [(a._shape, a.dtype)], [None]
+
+
+_tril_op = defop("tril", _tri_meta, lambda c, g: tril(g, c.kw["diagonal"]), save_inputs=False)
+_triu_op = defop("triu", _tri_meta, lambda c, g: triu(g, c.kw["diagonal"]), save_inputs=False)
+
+
+@method("tril")
+def tril(input, diagonal=0):
+    """Lower triangle of the last two dims (others zeroed), ``torch.tril``."""
+    return dispatch(_tril_op, (input,), {"diagonal": diagonal})
+
+
+@method("triu")
+def triu(input, diagonal=0):
+    """Upper triangle of the last two dims (others zeroed), ``torch.triu``."""
+    return dispatch(_triu_op, (input,), {"diagonal": diagonal})
+
+
+method("tril_")(lambda self, diagonal=0: self._inplace(tril, diagonal))
+method("triu_")(lambda self, diagonal=0: self._inplace(triu, diagonal))
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pad the last ``len(pad)//2`` dims: ``pad = (left_last, right_last, left_prev, right_prev, ...)``.
+
+    mode 'constant' (negative pads crop), 'reflect', 'replicate' or 'circular'. Mirrors
+    ``torch.nn.functional.pad``; written in cat / narrow / index_select so it is differentiable on
+    every backend.
+    """
+    from .creation import _from_host, full
+    from .indexing import index_select
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.ndim}")
+    out = input
+    for i in range(len(pad) // 2):
+        d = input.ndim - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        n = out._shape[d]
+        if mode == "constant":
+            if lo < 0:
+                out, lo, n = out.narrow(d, -lo, n + lo), 0, n + lo
+            if hi < 0:
+                out, hi = out.narrow(d, 0, n + hi), 0
+            parts = []
+            for k in (lo, hi):
+                shp = list(out._shape)
+                shp[d] = k
+                parts.append(full(tuple(shp), 0 if value is None else value, dtype=out.dtype, device=out.device))
+            if lo or hi:
+                out = cat([parts[0], out, parts[1]], d)
+            continue
+        if mode == "reflect":
+            if lo >= n or hi >= n:
+                raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                                   f"but got: padding ({lo}, {hi}) at dimension {d} of input {list(input._shape)}")
+            idx = np.concatenate([np.arange(lo, 0, -1), np.arange(n), np.arange(n - 2, n - 2 - hi, -1)])
+        elif mode == "replicate":
+            idx = np.concatenate([np.zeros(lo, np.int64), np.arange(n), np.full(hi, n - 1)])
+        elif mode == "circular":
+            idx = np.arange(-lo, n + hi) % n
+        else:
+            raise NotImplementedError(f"pad(): mode '{mode}' is not supported")
+        out = index_select(out, d, _from_host(idx.astype(np.int64), _dt.int64, input.device))
+    return out
+
+
+def meshgrid(*tensors, indexing="ij"):
+    """Coordinate grids from 1-D tensors; ``indexing`` 'ij' (matrix) or 'xy' (Cartesian)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shape = tuple(t.numel() for t in tensors)
+    if indexing == "xy" and len(tensors) >= 2:
+        shape = (shape[1], shape[0]) + shape[2:]
+    out = []
+    for i, t in enumerate(tensors):
+        j = i
+        if indexing == "xy" and len(tensors) >= 2 and i < 2:
+            j = 1 - i
+        v = [1] * len(tensors)
+        v[j] = -1
+        out.append(t.reshape(v).expand(shape))
+    return tuple(out)

@@ -1,0 +1,65 @@
+"""``repr(tensor)`` in PyTorch's format (fixed or scientific notation, aligned columns, summarised)."""
+import numpy as np
+
+from . import _dtype as _dt
+
+
+def _float_formatter(vals):
+    finite = vals[np.isfinite(vals)]
+    if finite.size == 0:
+        return lambda v: _special(v) or f"{v:.4f}"
+    absf = np.abs(finite)
+    nz = absf[absf > 0]
+    if np.all(finite == np.round(finite)) and (absf.max() < 1e8 if absf.size else True):
+        return lambda v: _special(v) or f"{v:.0f}."
+    sci = nz.size and (nz.max() / nz.min() > 1000.0 or nz.max() > 1e8 or nz.min() < 1e-4)
+    if sci:
+        return lambda v: _special(v) or f"{v:.4e}"
+    return lambda v: _special(v) or f"{v:.4f}"
+
+
+def _special(v):
+    if np.isnan(v):
+        return "nan"
+    if np.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return None
+
+
+def tensor_repr(t):
+    a = t.detach().numpy(force=True)
+    if t.dtype is _dt.bfloat16 or t.dtype is _dt.float16:
+        a = a.astype(np.float32)
+    suffix = []
+    if t.device.type != "cpu":
+        suffix.append(f"device='{t.device}'")
+    if t.numel() == 0 and t.ndim != 1:
+        suffix.insert(0, f"size={tuple(t._shape)}")
+    if t.dtype not in (_dt.get_default_dtype(), _dt.int64, _dt.bool):
+        suffix.append(f"dtype={t.dtype}")
+    if t.grad_fn is not None:
+        suffix.append(f"grad_fn=<{t.grad_fn.name()}>")
+    elif t.requires_grad:
+        suffix.append("requires_grad=True")
+    summarize = a.size > 1000
+    if a.dtype.kind == "f":
+        sample = a if not summarize else _edge_values(a)
+        f = _float_formatter(sample.astype(np.float64).reshape(-1))
+    elif a.dtype.kind == "b":
+        f = lambda v: "True" if v else "False"
+    else:
+        f = lambda v: str(int(v))
+    vals = (_edge_values(a) if summarize else a).reshape(-1)
+    width = max((len(f(v)) for v in vals), default=1)
+    body = np.array2string(a, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3,
+                           formatter={"all": lambda v: f(v).rjust(width)}, max_line_width=80)
+    if a.ndim == 0:
+        body = f(a.item())
+    return "tensor(" + body + "".join(", " + s for s in suffix) + ")"
+
+
+def _edge_values(a):
+    if a.ndim == 0:
+        return a
+    idx = tuple(np.r_[0:min(3, n), max(n - 3, 3):n] if n > 6 else slice(None) for n in a.shape)
+    return a[np.ix_(*[np.arange(n)[i] for n, i in zip(a.shape, idx)])] if a.ndim else a

@@ -1,0 +1,484 @@
+"""Tensor: a strided view (shape, strides, offset) of a Storage, plus autograd fields.
+
+Op methods (``add``, ``sum``, ``view`` ...) are attached by the modules in ``tinytorch._ops``,
+where each op is defined once; this file holds the data model and the in-place write path.
+"""
+import builtins
+
+import numpy as np
+
+from . import _dispatch, _strides
+from . import _dtype as _dt
+from .autograd import engine
+from .autograd.grad_mode import _state
+from .device import as_device, device, get_backend
+from ._storage import Storage
+
+_CPU = device("cpu")
+
+
+class Size(tuple):
+    """``torch.Size``: a tuple of ints with ``numel()``."""
+
+    def numel(self):
+        return _strides.numel(self)
+
+    def __getitem__(self, i):
+        r = tuple.__getitem__(self, i)
+        return Size(r) if isinstance(i, slice) else r
+
+    def __repr__(self):
+        return f"torch.Size({list(self)})"
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
+
+
+_TYPE_NAMES = {
+    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
+    "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
+    "uint8": "ByteTensor", "bool": "BoolTensor",
+}
+
+
+def _new(storage, shape, stride, offset, dtype, nat=None, cls=None):
+    t = object.__new__(cls or Tensor)
+    t._storage = storage
+    t._shape = shape
+    t._stride = stride
+    t._offset = offset
+    t.dtype = dtype
+    t._nat = nat
+    t.requires_grad = False
+    t._grad = None
+    t.grad_fn = None
+    t._output_nr = 0
+    t._base = None
+    t._hooks = None
+    t._retains_grad = False
+    t._grad_acc = None
+    t._from_user = False
+    return t
+
+
+class Tensor:
+    """A multi-dimensional array with autograd, as ``torch.Tensor``.
+
+    ``Tensor(data)`` / ``Tensor(*sizes)`` follow PyTorch's legacy constructor (float32 by default);
+    prefer ``tinytorch.tensor``.
+    """
+
+    __slots__ = ("_storage", "_shape", "_stride", "_offset", "dtype", "_nat", "requires_grad", "_grad", "grad_fn",
+                 "_output_nr", "_base", "_hooks", "_retains_grad", "_grad_acc", "_from_user", "__weakref__",
+                 "__dict__")
+    __hash__ = object.__hash__
+    __array_priority__ = 1000
+
+    def __new__(cls, *args, **kwargs):
+        from ._ops.creation import tensor, empty
+        if len(args) == 1 and not isinstance(args[0], int):
+            src = tensor(args[0], dtype=_dt.get_default_dtype() if not isinstance(args[0], Tensor) else None)
+        else:
+            src = empty(*args, **kwargs)
+        t = _new(src._storage, src._shape, src._stride, src._offset, src.dtype, src._nat, cls)
+        return t
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    # ---- construction from kernels ----
+    @staticmethod
+    def _from_native(backend, dev, res, dtype, shape):
+        nat, buf, stride, off = backend.wrap(res, dtype)
+        if shape is None:
+            shape = tuple(nat.shape)
+        elif nat.shape != shape:
+            raise RuntimeError(f"internal error: kernel returned shape {tuple(nat.shape)}, meta says {shape}")
+        return _new(Storage(buf, dtype, dev or _CPU, _strides.numel(shape), backend), shape, stride, off, dtype, nat)
+
+    def _native(self):
+        n = self._nat
+        if n is None:
+            st = self._storage
+            n = self._nat = st.backend.view(st.buf, self.dtype, self._shape, self._stride, self._offset)
+        return n
+
+    def _alias(self):
+        """A new Tensor object over the same memory, with no autograd history."""
+        return _new(self._storage, self._shape, self._stride, self._offset, self.dtype, self._nat)
+
+    # ---- metadata ----
+    @property
+    def shape(self):
+        return Size(self._shape)
+
+    def size(self, dim=None):
+        """The shape, or the size of dimension ``dim`` (IndexError when out of range)."""
+        if dim is None:
+            return Size(self._shape)
+        return self._shape[_strides.wrap_dim(dim, len(self._shape))] if self._shape else \
+            _strides.wrap_dim(dim, 0) and 1
+
+    def stride(self, dim=None):
+        """Strides in elements, or the stride of ``dim``."""
+        if dim is None:
+            return tuple(self._stride)
+        return self._stride[_strides.wrap_dim(dim, len(self._shape))]
+
+    def storage_offset(self):
+        return self._offset
+
+    def untyped_storage(self):
+        return self._storage
+
+    @property
+    def device(self):
+        return self._storage.device
+
+    @property
+    def is_cuda(self):
+        return False
+
+    @property
+    def is_meta(self):
+        return self._storage.device.type == "meta"
+
+    @property
+    def layout(self):
+        return "torch.strided"
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    def dim(self):
+        return len(self._shape)
+
+    ndimension = dim
+
+    def numel(self):
+        return _strides.numel(self._shape)
+
+    nelement = numel
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.numel() * self.dtype.itemsize
+
+    def is_contiguous(self, memory_format=None):
+        return _strides.is_contiguous(self._shape, self._stride)
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def is_complex(self):
+        return False
+
+    def is_signed(self):
+        return self.dtype.is_signed
+
+    def data_ptr(self):
+        """Address of the first element (host backends), as in PyTorch."""
+        buf = self._storage.buf
+        base = buf.__array_interface__["data"][0] if hasattr(buf, "__array_interface__") else id(buf)
+        return base + self._offset * self.dtype.itemsize
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return "torch." + _TYPE_NAMES[self.dtype.name]
+        if isinstance(dtype, str):
+            dtype = {("torch." + v): getattr(_dt, k) for k, v in _TYPE_NAMES.items()}[dtype]
+        return self.to(dtype)
+
+    # ---- autograd fields ----
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad and self.requires_grad:
+            import warnings
+            warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                          "attribute won't be populated during autograd.backward(). Use .retain_grad() on the "
+                          "non-leaf Tensor if you want its gradient.", UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, g):
+        if g is not None:
+            if not isinstance(g, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(g).__name__}")
+            if g._shape != self._shape:
+                raise RuntimeError(f"assigned grad has data of a different size: got {list(g._shape)}, "
+                                   f"expected {list(self._shape)}")
+            if g.dtype is not self.dtype:
+                raise RuntimeError(f"assigned grad has data of a different type: got {g.dtype}, expected {self.dtype}")
+            if g.device != self.device:
+                raise RuntimeError(f"assigned grad has data located on a different device: got {g.device}, "
+                                   f"expected {self.device}")
+        self._grad = g
+
+    @property
+    def data(self):
+        return self.detach()
+
+    @data.setter
+    def data(self, other):
+        if not isinstance(other, Tensor):
+            raise TypeError(f"data must be a Tensor, not {type(other).__name__}")
+        self._storage, self._shape, self._stride = other._storage, other._shape, other._stride
+        self._offset, self.dtype, self._nat = other._offset, other.dtype, other._nat
+
+    def requires_grad_(self, requires_grad=True):
+        """Set ``requires_grad`` in place. Only leaves may change it (RuntimeError otherwise)."""
+        if self.grad_fn is not None and not requires_grad:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
+                               "computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().")
+        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self.requires_grad = requires_grad
+        return self
+
+    def detach(self):
+        """A tensor sharing storage (and version counter) with ``self`` but outside the graph."""
+        return self._alias()
+
+    def detach_(self):
+        if self._base is not None and self._base.requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self.requires_grad = False
+        return self
+
+    def retain_grad(self):
+        """Populate ``.grad`` for this non-leaf tensor during backward."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        ref = __import__("weakref").ref(self)
+
+        def hook(g):
+            t = ref()
+            if t is not None:
+                t._grad = g.detach() if t._grad is None else t._grad + g.detach()
+        self.grad_fn.register_prehook(self._output_nr, hook)
+        self._retains_grad = True
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def register_hook(self, hook):
+        """Register ``hook(grad) -> Tensor or None`` called with this tensor's gradient."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = []
+            self._hooks.append(hook)
+            lst = self._hooks
+        else:
+            self.grad_fn.register_prehook(self._output_nr, hook)
+            lst = self.grad_fn.pre_hooks[self._output_nr]
+
+        class _Handle:
+            def remove(self_h):
+                if hook in lst:
+                    lst.remove(hook)
+        return _Handle()
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into the ``.grad`` of the graph's leaves. See ``autograd.backward``."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # ---- conversion ----
+    def numpy(self, force=False):
+        """The data as an ndarray; shares memory on the cpu device (RuntimeError if it requires grad)."""
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self.device.type != "cpu":
+            if not force:
+                raise TypeError(f"can't convert {self.device.type} device type tensor to numpy. Use Tensor.cpu() to "
+                                "copy the tensor to host memory first.")
+            return self._storage.backend.to_numpy(self._native())
+        return self._native()
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.detach().numpy(force=True)
+        return a.astype(dtype) if dtype is not None else a
+
+    def tolist(self):
+        a = self.detach().numpy(force=True)
+        if self.dtype is _dt.bfloat16:
+            a = a.astype(np.float32)
+        return a.tolist()
+
+    def item(self):
+        """The single value as a Python number (RuntimeError unless numel() == 1)."""
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        v = self.detach().numpy(force=True).reshape(-1)[0]
+        if self.dtype.is_floating_point:
+            return builtins.float(v)
+        if self.dtype is _dt.bool:
+            return builtins.bool(v)
+        return builtins.int(v)
+
+    def __float__(self):
+        return builtins.float(self.item())
+
+    def __int__(self):
+        return builtins.int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return builtins.int(self.item())
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return builtins.bool(self.item())
+
+    def __len__(self):
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __contains__(self, item):
+        return builtins.bool((self == item).any())
+
+    def __repr__(self):
+        from ._print import tensor_repr
+        return tensor_repr(self)
+
+    def __format__(self, spec):
+        if self.dim() == 0:
+            return self.item().__format__(spec)
+        return repr(self)
+
+    def __reduce_ex__(self, proto):
+        from .serialization import _rebuild
+        return (_rebuild, (self.detach().numpy(force=True).copy(), self.dtype.name, self.requires_grad))
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        with __import__("tinytorch").no_grad():
+            new = self.clone()
+        new.requires_grad = self.requires_grad
+        if type(self) is not Tensor:
+            new = type(self)(new, requires_grad=self.requires_grad)
+        if self._grad is not None:
+            new._grad = self._grad.clone()
+        memo[id(self)] = new
+        return new
+
+    # ---- in-place write path ----
+    def _check_inplace(self):
+        if _state["enabled"] and self.requires_grad and self.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+    def _inplace(self, fn, *args, **kw):
+        """Run out-of-place ``fn(self, *args)`` and write the result into ``self`` (PyTorch's ``op_``)."""
+        needs_grad = _state["enabled"] and (self.requires_grad or builtins.any(
+            isinstance(a, Tensor) and a.requires_grad for a in args))
+        if needs_grad:
+            self._check_inplace()
+            # the op's node may save its input, which this write changes: give it a copy (PyTorch's original_self)
+            out = fn(self.clone(), *args, **kw)
+        else:
+            out = fn(self, *args, **kw)
+        return self._write(out, fn.__name__ + "_")
+
+    def _write(self, src, op="copy_"):
+        """Write tensor ``src`` into ``self``'s memory, bump the version and splice the autograd graph."""
+        if src._shape != self._shape:
+            try:
+                bshape = _strides.broadcast_shapes(self._shape, src._shape)
+            except RuntimeError:
+                bshape = None
+            if bshape != self._shape:
+                raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the broadcast shape "
+                                   f"{list(bshape or src._shape)}")
+        if src.dtype is not self.dtype and op != "copy_" and not _can_cast(src.dtype, self.dtype):
+            raise RuntimeError(f"result type {_TYPE_NAMES[src.dtype.name][:-6]} can't be cast to the desired output "
+                               f"type {_TYPE_NAMES[self.dtype.name][:-6]}")
+        if self.numel() and _overlaps_itself(self):
+            raise RuntimeError(f"{op}: unsupported operation: some elements of the input tensor and the written-to "
+                               "tensor refer to a single memory location. Please clone() the tensor before "
+                               "performing the operation.")
+        sb = self._storage.backend
+        if src._storage.device != self._storage.device:
+            src = src.to(self._storage.device)
+        sb.copy_(self._native(), src._native())
+        self._storage._version[0] += 1
+        if _state["enabled"] and (src.requires_grad or self.requires_grad):
+            if src.dtype is not self.dtype:
+                src = src.to(self.dtype)
+            if src._shape != self._shape:
+                src = src.expand(self._shape)
+            base = self._base
+            if base is not None and (base.requires_grad or src.requires_grad):
+                _copy_slices(self, base, src)
+            elif src.requires_grad:
+                if src.grad_fn is None:  # src is a leaf: route through an identity op to keep the edge
+                    from ._ops.pointwise import _identity
+                    src = _identity(src)
+                self.grad_fn, self._output_nr, self.requires_grad = src.grad_fn, src._output_nr, True
+            else:  # overwritten by a constant: no gradient flows to the old history
+                self.grad_fn, self.requires_grad = None, False
+        return self
+
+
+def _can_cast(frm, to):
+    return frm.category <= to.category
+
+
+def _overlaps_itself(t):
+    for s, st in zip(t._shape, t._stride):
+        if st == 0 and s > 1:
+            return True
+    return False
+
+
+def _copy_slices(view, base, src):
+    """Autograd for an in-place write into a view (PyTorch's CopySlices).
+
+    ``base``'s history becomes: the old base with the view's region replaced by ``src``; the view is
+    then re-derived from the new base by ``as_strided``.
+    """
+    from ._ops.movement import _as_strided_view
+    if base.requires_grad and base.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if not _strides.is_contiguous(base._shape, base._stride):
+        raise NotImplementedError("in-place write with autograd into a view of a non-contiguous tensor is not "
+                                  "supported; call .contiguous() on the base first")
+    geo = {"size": view._shape, "stride": view._stride, "storage_offset": view._offset - base._offset}
+    old = base._alias()
+    old.grad_fn, old.requires_grad, old._output_nr = base.grad_fn, base.requires_grad, base._output_nr
+    op = _dispatch.OPS["as_strided_scatter"]
+    node = _dispatch.OpNode(op, (old, src), geo, base, [(base._shape, base.dtype)],
+                            (engine.edge_of(old), engine.edge_of(src)))
+    base.grad_fn, base._output_nr, base.requires_grad = node, 0, True
+    v = _as_strided_view(base, view._shape, view._stride, view._offset - base._offset)
+    view.grad_fn, view._output_nr, view.requires_grad = v.grad_fn, 0, True
+
+
+_dispatch.Tensor = Tensor

@@ -1,0 +1,81 @@
+"""Grad-mode switches: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
+
+Each works as a context manager and as a decorator, as in PyTorch.
+"""
+import functools
+
+_state = {"enabled": True, "inference": False}
+
+
+def is_grad_enabled():
+    """True when ops record the autograd graph."""
+    return _state["enabled"]
+
+
+def is_inference_mode_enabled():
+    return _state["inference"]
+
+
+class _Mode:
+    _value = None
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*a, **k):
+            with self.__class__(*self._args):
+                return fn(*a, **k)
+        return wrapper
+
+    def __enter__(self):
+        self._prev = (_state["enabled"], _state["inference"])
+        _state["enabled"] = self._value
+        return self
+
+    def __exit__(self, *exc):
+        _state["enabled"], _state["inference"] = self._prev
+        return False
+
+
+class no_grad(_Mode):
+    """Context manager / decorator that disables graph recording."""
+    _value = False
+    _args = ()
+
+    def __init__(self):
+        pass
+
+
+class enable_grad(_Mode):
+    """Context manager / decorator that enables graph recording (inside ``no_grad``)."""
+    _value = True
+    _args = ()
+
+    def __init__(self):
+        pass
+
+
+class set_grad_enabled(_Mode):
+    """``set_grad_enabled(mode)``: sets grad mode now; as a context manager, restores it on exit."""
+
+    def __init__(self, mode):
+        self._value = bool(mode)
+        self._args = (mode,)
+        self._prev = (_state["enabled"], _state["inference"])
+        _state["enabled"] = self._value
+
+    def __enter__(self):
+        return self
+
+
+class inference_mode(_Mode):
+    """Like ``no_grad``: no graph is recorded (``inference_mode(False)`` is a no-op switch back)."""
+
+    def __init__(self, mode=True):
+        self._value = not mode
+        self._args = (mode,)
+        self._mode = mode
+
+    def __enter__(self):
+        super().__enter__()
+        _state["inference"] = self._mode
+        return self

@@ -1,0 +1,328 @@
+"""The ``cpu`` backend: storages are flat NumPy arrays and kernels are NumPy calls.
+
+This is the reference backend: every primitive op has a kernel here, and a few composite ops
+(softmax, log_softmax) register kernels for speed. Kernels get ``ndarray`` views and must return
+arrays that do not alias their inputs.
+"""
+import math
+
+import numpy as np
+
+from .._strides import contiguous_strides as _contig
+from .base import Backend
+
+try:  # scipy's erf is fast; math.erf per element is exact but slow
+    from scipy.special import erf as _erf, erfinv as _erfinv
+except ImportError:  # pragma: no cover - depends on the environment
+    _erf_py = np.frompyfunc(math.erf, 1, 1)
+
+    def _erf(x):
+        return _erf_py(x).astype(x.dtype)
+
+    _erfinv = None
+
+def _quiet():
+    return np.errstate(all="ignore")
+
+
+def _f(fn):
+    """Wrap a NumPy function so IEEE warnings are silent, as in PyTorch (inf/nan are results, not errors)."""
+    def k(*a, **kw):
+        with _quiet():
+            return fn(*a, **kw)
+    k.__name__ = getattr(fn, "__name__", "kernel")
+    return k
+
+
+def _ax(dims):
+    return None if dims is None else tuple(dims)
+
+
+def _div(a, b, rounding_mode=None):
+    if rounding_mode is None:
+        return np.true_divide(a, b)
+    if rounding_mode == "trunc":
+        if np.issubdtype(np.result_type(a, b), np.integer):
+            q = np.floor_divide(a, b)
+            r = np.remainder(a, b)
+            return np.where((r != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)), q + 1, q)
+        return np.trunc(np.true_divide(a, b))
+    return np.floor_divide(a, b)
+
+
+def _sort(a, dim, descending, stable=False):
+    idx = np.argsort(-a if descending and a.dtype != np.bool_ else a, axis=dim, kind="stable")
+    if descending and a.dtype == np.bool_:
+        idx = np.flip(np.argsort(a, axis=dim, kind="stable"), axis=dim)
+    return np.take_along_axis(a, idx, dim), idx.astype(np.int64)
+
+
+def _topk(a, k, dim, largest, sorted):
+    v, i = _sort(a, dim, largest)
+    sl = [slice(None)] * a.ndim
+    sl[dim] = slice(0, k)
+    sl = tuple(sl)
+    return np.ascontiguousarray(v[sl]), np.ascontiguousarray(i[sl])
+
+
+def _max_dim(a, dim, keepdim, fn):
+    if a.dtype.kind == "f":
+        nanmask = np.isnan(a).any(axis=dim, keepdims=True)
+    idx = (np.argmax if fn == "max" else np.argmin)(a, axis=dim, keepdims=True)
+    if a.dtype.kind == "f" and nanmask.any():
+        idx = np.where(nanmask, np.argmax(np.isnan(a), axis=dim, keepdims=True), idx)
+    val = np.take_along_axis(a, idx, dim)
+    if not keepdim:
+        val, idx = val.squeeze(dim), idx.squeeze(dim)
+    return val, idx.astype(np.int64)
+
+
+def _gather(a, index, dim):
+    if index.shape != a.shape:  # torch.gather allows index smaller than input in dims != dim
+        a = a[tuple(slice(0, s) if d != dim else slice(None) for d, s in enumerate(index.shape))]
+    return np.take_along_axis(a, index, dim)
+
+
+def _scatter(a, index, src, dim, reduce=None):
+    out = a.copy()
+    if np.ndim(src) == 0:
+        src = np.broadcast_to(src, index.shape)
+    else:
+        src = src[tuple(slice(0, s) for s in index.shape)]
+    idx = list(np.indices(index.shape, sparse=True))
+    idx[dim] = index
+    idx = tuple(idx)
+    if reduce is None:
+        out[idx] = src
+    elif reduce == "add":
+        np.add.at(out, idx, src)
+    else:
+        np.multiply.at(out, idx, src)
+    return out
+
+
+def _index_add(a, index, src, dim, alpha=1):
+    out = a.copy()
+    moved = np.moveaxis(out, dim, 0)
+    np.add.at(moved, index, np.moveaxis(src * alpha if alpha != 1 else src, dim, 0))
+    return out
+
+
+def _index(a, *indices, spec):
+    return np.array(a[_build_index(indices, spec)], copy=True, order="C")
+
+
+def _build_index(indices, spec):
+    # spec: tuple of ('t', k) tensor placeholders or python slices / None / Ellipsis / ints
+    return tuple(indices[s[1]] if isinstance(s, tuple) else s for s in spec)
+
+
+def _index_put(a, values, *indices, spec, accumulate=False):
+    out = a.copy()
+    idx = _build_index(indices, spec)
+    if accumulate:
+        np.add.at(out, idx, values)
+    else:
+        out[idx] = values
+    return out
+
+
+def _unfold2d(x, kernel_size, dilation, padding, stride):
+    # x: (N, C, H, W) -> (N, C*kh*kw, L), as torch.nn.functional.unfold
+    kh, kw = kernel_size
+    dh, dw = dilation
+    ph, pw = padding
+    sh, sw = stride
+    if ph or pw:
+        x = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    n, c, h, w = x.shape
+    oh = (h - dh * (kh - 1) - 1) // sh + 1
+    ow = (w - dw * (kw - 1) - 1) // sw + 1
+    s = x.strides
+    cols = np.lib.stride_tricks.as_strided(
+        x, (n, c, kh, kw, oh, ow), (s[0], s[1], s[2] * dh, s[3] * dw, s[2] * sh, s[3] * sw), writeable=False)
+    return np.ascontiguousarray(cols).reshape(n, c * kh * kw, oh * ow)
+
+
+def _fold2d(cols, output_size, kernel_size, dilation, padding, stride):
+    # cols: (N, C*kh*kw, L) -> (N, C, H, W): the adjoint of _unfold2d (overlaps are summed)
+    kh, kw = kernel_size
+    dh, dw = dilation
+    ph, pw = padding
+    sh, sw = stride
+    h, w = output_size
+    n = cols.shape[0]
+    c = cols.shape[1] // (kh * kw)
+    hp, wp = h + 2 * ph, w + 2 * pw
+    oh = (hp - dh * (kh - 1) - 1) // sh + 1
+    ow = (wp - dw * (kw - 1) - 1) // sw + 1
+    cols = cols.reshape(n, c, kh, kw, oh, ow)
+    out = np.zeros((n, c, hp, wp), dtype=cols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            out[:, :, i * dh: i * dh + sh * (oh - 1) + 1: sh, j * dw: j * dw + sw * (ow - 1) + 1: sw] += cols[:, :, i, j]
+    return out[:, :, ph: ph + h, pw: pw + w].copy() if (ph or pw) else out
+
+
+def _log_softmax(x, dim):
+    m = np.max(x, axis=dim, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    s = x - m
+    with _quiet():
+        return s - np.log(np.sum(np.exp(s), axis=dim, keepdims=True))
+
+
+def _softmax(x, dim):
+    m = np.max(x, axis=dim, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    with _quiet():
+        e = np.exp(x - m)
+        return e / np.sum(e, axis=dim, keepdims=True)
+
+
+def _np_dt(dtype, a):
+    if dtype is not None:
+        return dtype.np
+    return np.int64 if a.dtype.kind in "biu" else None
+
+
+def _sum(a, dims, keepdim, dtype):
+    return np.sum(a, axis=_ax(dims), keepdims=keepdim, dtype=_np_dt(dtype, a))
+
+
+def _rand(shape, dtype):
+    raise NotImplementedError
+
+
+def _cumop(fn):
+    def k(a, dim, dtype):
+        return fn(a, axis=dim, dtype=_np_dt(dtype, a))
+    return k
+
+
+def _round(a, decimals=0):
+    return np.round(a, decimals)
+
+
+def _clamp(a, lo, hi):
+    with _quiet():
+        out = a
+        if lo is not None:
+            out = np.maximum(out, lo)
+        if hi is not None:
+            out = np.minimum(out, hi)
+        return np.array(out, copy=True) if out is a else out
+
+
+def _pow(a, b):
+    with _quiet():
+        if np.issubdtype(np.result_type(a, b), np.integer) and np.any(np.asarray(b) < 0):
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        return np.power(a, b)
+
+
+def _remainder(a, b):
+    with _quiet():
+        return np.remainder(a, b)
+
+
+def _fmod(a, b):
+    with _quiet():
+        return np.fmod(a, b)
+
+
+def _einsum(*ops, equation):
+    return np.einsum(equation, *ops, optimize=len(ops) > 2)
+
+
+def _nan_to_num(a, nan, posinf, neginf):
+    return np.nan_to_num(a, copy=True, nan=nan, posinf=posinf, neginf=neginf)
+
+
+KERNELS = {
+    # pointwise, float
+    "exp": _f(np.exp), "exp2": _f(np.exp2), "expm1": _f(np.expm1), "log": _f(np.log), "log2": _f(np.log2),
+    "log10": _f(np.log10), "log1p": _f(np.log1p), "sqrt": _f(np.sqrt), "rsqrt": _f(lambda a: 1 / np.sqrt(a)),
+    "sin": _f(np.sin), "cos": _f(np.cos), "tan": _f(np.tan), "asin": _f(np.arcsin), "acos": _f(np.arccos),
+    "atan": _f(np.arctan), "sinh": _f(np.sinh), "cosh": _f(np.cosh), "tanh": _f(np.tanh),
+    "sigmoid": _f(lambda a: 1 / (1 + np.exp(-a))), "reciprocal": _f(np.reciprocal),
+    "erf": _f(lambda a: np.asarray(_erf(a), dtype=a.dtype)),
+    "erfinv": None if _erfinv is None else _f(lambda a: np.asarray(_erfinv(a), dtype=a.dtype)),
+    # pointwise, dtype-preserving
+    "neg": np.negative, "abs": np.abs, "sign": _f(np.sign), "floor": np.floor, "ceil": np.ceil,
+    "round": _round, "trunc": np.trunc, "relu": lambda a: np.maximum(a, 0),
+    "bitwise_not": lambda a: np.logical_not(a) if a.dtype == np.bool_ else np.invert(a),
+    "logical_not": np.logical_not, "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite,
+    "nan_to_num": _nan_to_num,
+    # binary
+    "add": lambda a, b, alpha=1: np.add(a, b if alpha == 1 else np.multiply(b, alpha)),
+    "sub": lambda a, b, alpha=1: np.subtract(a, b if alpha == 1 else np.multiply(b, alpha)),
+    "mul": np.multiply, "div": _f(_div), "remainder": _remainder, "fmod": _fmod, "pow": _pow,
+    "atan2": _f(np.arctan2), "maximum": np.maximum, "minimum": np.minimum,
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+    "ge": np.greater_equal, "logical_and": np.logical_and, "logical_or": np.logical_or,
+    "logical_xor": np.logical_xor, "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
+    "bitwise_xor": np.bitwise_xor, "bitwise_left_shift": np.left_shift, "bitwise_right_shift": np.right_shift,
+    "where": lambda c, a, b: np.where(c, a, b), "clamp": _clamp,
+    # reductions and scans
+    "sum": _sum, "prod": lambda a, dims, keepdim, dtype: np.prod(a, axis=_ax(dims), keepdims=keepdim, dtype=_np_dt(dtype, a)),
+    "amax": lambda a, dims, keepdim: np.amax(a, axis=_ax(dims), keepdims=keepdim),
+    "amin": lambda a, dims, keepdim: np.amin(a, axis=_ax(dims), keepdims=keepdim),
+    "max_dim": lambda a, dim, keepdim: _max_dim(a, dim, keepdim, "max"),
+    "min_dim": lambda a, dim, keepdim: _max_dim(a, dim, keepdim, "min"),
+    "argmax": lambda a, dim, keepdim: np.asarray(np.argmax(a, axis=dim, keepdims=keepdim), dtype=np.int64),
+    "argmin": lambda a, dim, keepdim: np.asarray(np.argmin(a, axis=dim, keepdims=keepdim), dtype=np.int64),
+    "all": lambda a, dims, keepdim: np.all(a, axis=_ax(dims), keepdims=keepdim),
+    "any": lambda a, dims, keepdim: np.any(a, axis=_ax(dims), keepdims=keepdim),
+    "cumsum": _cumop(np.cumsum), "cumprod": _cumop(np.cumprod),
+    "sort": _sort, "topk": _topk,
+    # linear algebra
+    "matmul": np.matmul, "einsum": _einsum,
+    # copies, indexing, shape
+    "clone": lambda a: a.copy(), "to_dtype": lambda a, dtype: a.astype(dtype.np), "flip": lambda a, dims: np.flip(a, dims).copy(),
+    "cat": lambda *ts, dim: np.concatenate(ts, axis=dim),
+    "gather": _gather, "scatter": _scatter, "index_add": _index_add,
+    "index_select": lambda a, index, dim: np.take(a, index, axis=dim),
+    "as_strided_scatter": None,
+    "index": _index, "index_put": _index_put,
+    "tril": lambda a, diagonal: np.tril(a, diagonal), "triu": lambda a, diagonal: np.triu(a, diagonal),
+    # nn
+    "unfold2d": _unfold2d, "fold2d": _fold2d, "log_softmax": _log_softmax, "softmax": _softmax,
+}
+KERNELS = {k: v for k, v in KERNELS.items() if v is not None}
+
+
+class NumpyBackend(Backend):
+    """NumPy on the host: the default ``cpu`` device."""
+
+    def __init__(self):
+        self.kernels = dict(KERNELS)
+
+    def alloc(self, numel, dtype):
+        return np.empty(numel, dtype=dtype.np)
+
+    def from_numpy(self, arr):
+        return arr
+
+    def to_numpy(self, native):
+        return np.array(native, copy=True)
+
+    def view(self, buf, dtype, shape, strides, offset):
+        isz = buf.itemsize
+        return np.ndarray(shape, buf.dtype, buf, offset * isz, tuple(s * isz for s in strides))
+
+    def wrap(self, native, dtype):
+        a = native
+        if type(a) is not np.ndarray:
+            a = np.asarray(a)
+        if a.dtype != dtype.np:
+            a = a.astype(dtype.np)
+        if not a.flags.c_contiguous:
+            a = np.ascontiguousarray(a)
+        return a, a.reshape(-1), _contig(a.shape), 0
+
+    def cast(self, native, dtype):
+        return native.astype(dtype.np)
+
+    def copy_(self, dst, src):
+        np.copyto(dst, src, casting="unsafe")

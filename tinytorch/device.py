@@ -1,0 +1,93 @@
+"""Devices and the backend registry.
+
+A backend is an allocator plus kernels (see ``tinytorch.backends.base.Backend``). Every device type
+name maps to exactly one backend object; ``register_backend`` is the public entry point for a new
+device (PyTorch's PrivateUse1 + ``rename_privateuse1_backend`` in one call).
+"""
+
+_BACKENDS = {}
+
+
+class device:
+    """``tinytorch.device("cpu")``, ``device("opencl:1")``, ``device("opencl", 1)``.
+
+    Raises RuntimeError for an unknown device type or a malformed string, as PyTorch does.
+    """
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type, index=None):
+        if isinstance(type, device):
+            self.type, self.index = type.type, type.index
+            return
+        if not isinstance(type, str):
+            raise TypeError(f"device(): argument 'type' must be str, not {builtins_type(type).__name__}")
+        if ":" in type:
+            if index is not None:
+                raise ValueError("type (string) must not include an index because index was passed explicitly: " + type)
+            type, _, idx = type.partition(":")
+            if not idx.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}:{idx}'")
+            index = int(idx)
+        if type not in _BACKENDS and type not in ("cuda", "mps", "xpu"):
+            known = ", ".join(sorted(_BACKENDS))
+            raise RuntimeError(f"Expected one of {known} device type at start of device string: {type}")
+        if index is not None and index < 0:
+            raise RuntimeError(f"Device index must not be negative, got {index}")
+        self.type = type
+        self.index = index
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and self.type == other.type and self.index == other.index
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __repr__(self):
+        return f"device(type='{self.type}'" + (f", index={self.index})" if self.index is not None else ")")
+
+    def __str__(self):
+        return self.type + (f":{self.index}" if self.index is not None else "")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+def builtins_type(x):
+    return type(x)
+
+
+def register_backend(name, backend):
+    """Register ``backend`` (a :class:`tinytorch.backends.base.Backend`) as device type ``name``.
+
+    After this, ``tinytorch.device(name)``, ``tensor.to(name)`` and every op whose kernel or
+    decomposition chain reaches the backend's primitive kernels work on it.
+    """
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"register_backend(): invalid device name {name!r}")
+    backend.name = name
+    _BACKENDS[name] = backend
+    return backend
+
+
+def get_backend(dev):
+    """The backend object for a device (or device string)."""
+    t = dev.type if isinstance(dev, device) else device(dev).type
+    b = _BACKENDS.get(t)
+    if b is None:
+        raise RuntimeError(f"device type '{t}' is not available in tinytorch: no backend is registered for it "
+                           f"(registered: {', '.join(sorted(_BACKENDS))})")
+    return b
+
+
+def as_device(d):
+    if d is None or isinstance(d, device):
+        return d
+    if isinstance(d, int):
+        raise RuntimeError("tinytorch has no default accelerator; pass a device string such as 'cpu'")
+    return device(d)
