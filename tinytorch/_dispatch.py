@@ -221,7 +221,7 @@ def dispatch(op, args, kw=None):
         results = tuple(T._from_native(backend, dev, r, dt, shp) for r, (shp, dt) in zip(res, outs))
         result = results[0]
     if _state["enabled"] and op.backward is not None:
-        _record(op, args, kw, result, outs)
+        _record(op, args, kw, result if results is None else results, outs)
     return result if results is None else results
 
 

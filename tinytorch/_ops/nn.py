@@ -1,5 +1,5 @@
 """Ops that exist for neural networks: softmax / log_softmax (fused kernels with decompositions) and
-im2col / col2im (``unfold2d`` / ``fold2d``), the primitives that convolution and pooling are built on."""
+im2col / col2im, the primitives that convolution and pooling are built on."""
 import numpy as np
 
 from .. import _strides
@@ -60,42 +60,42 @@ def _out_hw(h, w, k, d, p, s):
     return ((h + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1, (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1)
 
 
-def _unfold2d_meta(x, kernel_size, dilation, padding, stride):
+def _im2col_meta(x, kernel_size, dilation, padding, stride):
     if x.ndim != 4:
-        raise RuntimeError(f"unfold2d: expected a 4-D (N, C, H, W) input, got {x.ndim}-D")
+        raise RuntimeError(f"im2col: expected a 4-D (N, C, H, W) input, got {x.ndim}-D")
     n, c, h, w = x._shape
     oh, ow = _out_hw(h, w, kernel_size, dilation, padding, stride)
     if oh <= 0 or ow <= 0:
         raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size={tuple(kernel_size)}, "
                            f"dilation={tuple(dilation)}, padding={tuple(padding)}, calculated shape of the array of "
                            f"sliding blocks as ({oh}, {ow}), but its components must be at least one.")
-    return [((n, c * kernel_size[0] * kernel_size[1], oh * ow), x.dtype)], [None]
+    return [((c * kernel_size[0] * kernel_size[1], n, oh * ow), x.dtype)], [None]
 
 
-def _unfold2d_decomp(x, kernel_size, dilation, padding, stride):
+def _im2col_decomp(x, kernel_size, dilation, padding, stride):
     from .shape import pad
     kh, kw = kernel_size
     xp = pad(x, (padding[1], padding[1], padding[0], padding[0])).contiguous()
     n, c, h, w = xp._shape
     oh, ow = _out_hw(h, w, kernel_size, dilation, (0, 0), stride)
     s = xp._stride
-    win = xp.as_strided((n, c, kh, kw, oh, ow), (s[0], s[1], s[2] * dilation[0], s[3] * dilation[1],
+    win = xp.as_strided((c, kh, kw, n, oh, ow), (s[1], s[2] * dilation[0], s[3] * dilation[1], s[0],
                                                 s[2] * stride[0], s[3] * stride[1]), xp._offset)
-    return win.reshape(n, c * kh * kw, oh * ow)
+    return win.reshape(c * kh * kw, n, oh * ow)
 
 
-def _fold2d_meta(cols, output_size, kernel_size, dilation, padding, stride):
-    n, ckk, L = cols._shape
+def _col2im_meta(cols, output_size, kernel_size, dilation, padding, stride):
+    ckk, n, L = cols._shape
     kk = kernel_size[0] * kernel_size[1]
     oh, ow = _out_hw(output_size[0], output_size[1], kernel_size, dilation, padding, stride)
     if ckk % kk or oh * ow != L:
-        raise RuntimeError(f"fold: expected input of shape (N, C*{kk}, {oh * ow}), got {list(cols._shape)}")
+        raise RuntimeError(f"col2im: expected input of shape (C*{kk}, N, {oh * ow}), got {list(cols._shape)}")
     return [((n, ckk // kk) + tuple(output_size), cols.dtype)], [None]
 
 
-def _fold2d_decomp(cols, output_size, kernel_size, dilation, padding, stride):
+def _col2im_decomp(cols, output_size, kernel_size, dilation, padding, stride):
     from .creation import _from_host, zeros
-    n, ckk, L = cols._shape
+    ckk, n, L = cols._shape
     kh, kw = kernel_size
     c = ckk // (kh * kw)
     hp, wp = output_size[0] + 2 * padding[0], output_size[1] + 2 * padding[1]
@@ -104,33 +104,44 @@ def _fold2d_decomp(cols, output_size, kernel_size, dilation, padding, stride):
                                  indexing="ij")
     flat = ci * hp * wp + (y * stride[0] + i * dilation[0]) * wp + (x * stride[1] + j * dilation[1])
     idx = _from_host(flat.reshape(-1).astype(np.int64), _dt.int64, cols.device)
-    out = zeros((n, c * hp * wp), dtype=cols.dtype, device=cols.device).index_add(1, idx, cols.reshape(n, -1))
+    src = cols.reshape(c, kh, kw, n, L).permute(3, 0, 1, 2, 4).reshape(n, -1)
+    out = zeros((n, c * hp * wp), dtype=cols.dtype, device=cols.device).index_add(1, idx, src)
     out = out.reshape(n, c, hp, wp)
     return out[:, :, padding[0]:padding[0] + output_size[0], padding[1]:padding[1] + output_size[1]].contiguous()
 
 
-def _unfold2d_bw(c, g):
-    return fold2d(g, c.shapes[0][2:], **c.kw)
+def _im2col_bw(c, g):
+    return col2im(g, c.shapes[0][2:], **c.kw)
 
 
-def _fold2d_bw(c, g):
+def _col2im_bw(c, g):
     kw = dict(c.kw)
     kw.pop("output_size")
-    return unfold2d(g, **kw)
+    return im2col(g, **kw)
 
 
-_unfold2d_op = defop("unfold2d", _unfold2d_meta, _unfold2d_bw, decomp=_unfold2d_decomp, save_inputs=False)
-_fold2d_op = defop("fold2d", _fold2d_meta, _fold2d_bw, decomp=_fold2d_decomp, save_inputs=False)
+_im2col_op = defop("im2col", _im2col_meta, _im2col_bw, decomp=_im2col_decomp, save_inputs=False)
+_col2im_op = defop("col2im", _col2im_meta, _col2im_bw, decomp=_col2im_decomp, save_inputs=False)
+
+
+def im2col(input, kernel_size, dilation=(1, 1), padding=(0, 0), stride=(1, 1)):
+    """Sliding blocks of (N, C, H, W) as (C*kh*kw, N, L): the GEMM-ready layout convolution uses."""
+    return dispatch(_im2col_op, (input,), {"kernel_size": tuple(kernel_size), "dilation": tuple(dilation),
+                                           "padding": tuple(padding), "stride": tuple(stride)})
+
+
+def col2im(input, output_size, kernel_size, dilation=(1, 1), padding=(0, 0), stride=(1, 1)):
+    """Adjoint of ``im2col``: (C*kh*kw, N, L) -> (N, C, H, W), overlapping values summed."""
+    return dispatch(_col2im_op, (input,), {"output_size": tuple(output_size), "kernel_size": tuple(kernel_size),
+                                           "dilation": tuple(dilation), "padding": tuple(padding),
+                                           "stride": tuple(stride)})
 
 
 def unfold2d(input, kernel_size, dilation=(1, 1), padding=(0, 0), stride=(1, 1)):
-    """im2col: (N, C, H, W) -> (N, C*kh*kw, L) sliding blocks, as ``torch.nn.functional.unfold``."""
-    return dispatch(_unfold2d_op, (input,), {"kernel_size": tuple(kernel_size), "dilation": tuple(dilation),
-                                             "padding": tuple(padding), "stride": tuple(stride)})
+    """(N, C, H, W) -> (N, C*kh*kw, L), as ``torch.nn.functional.unfold`` (a view of ``im2col``)."""
+    return im2col(input, kernel_size, dilation, padding, stride).transpose(0, 1)
 
 
 def fold2d(input, output_size, kernel_size, dilation=(1, 1), padding=(0, 0), stride=(1, 1)):
-    """col2im: (N, C*kh*kw, L) -> (N, C, H, W), summing overlaps, as ``torch.nn.functional.fold``."""
-    return dispatch(_fold2d_op, (input,), {"output_size": tuple(output_size), "kernel_size": tuple(kernel_size),
-                                           "dilation": tuple(dilation), "padding": tuple(padding),
-                                           "stride": tuple(stride)})
+    """(N, C*kh*kw, L) -> (N, C, H, W), as ``torch.nn.functional.fold``."""
+    return col2im(input.transpose(0, 1), output_size, kernel_size, dilation, padding, stride)

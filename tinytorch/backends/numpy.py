@@ -66,6 +66,27 @@ def _topk(a, k, dim, largest, sorted):
 
 
 def _max_dim(a, dim, keepdim, fn):
+    n = a.shape[dim]
+    if 1 < n <= 16 and a.size >= 64 * n:
+        # short reduced axis (pooling windows): n elementwise passes beat argmax's per-row overhead.
+        # Indices only grow, so max(idx, i * replaced) tracks the first extreme without np.where.
+        cmp, ext = (np.greater, np.maximum) if fn == "max" else (np.less, np.minimum)
+        sl = np.ascontiguousarray(np.moveaxis(a, dim, 0))
+        val = sl[0]
+        idx = np.zeros(val.shape, np.uint8)
+        isf = a.dtype.kind == "f"
+        for i in range(1, n):
+            v = sl[i]
+            upd = cmp(v, val)
+            if isf:
+                upd |= np.isnan(v) & ~np.isnan(val)  # the first NaN wins and stays, as in PyTorch
+            val = ext(val, v) if not a.dtype == np.bool_ else (val | v if fn == "max" else val & v)
+            idx = np.maximum(idx, upd.view(np.uint8) * np.uint8(i))
+        val = np.array(val, copy=True) if val is sl[0] else val
+        idx = idx.astype(np.int64)
+        if keepdim:
+            val, idx = np.expand_dims(val, dim), np.expand_dims(idx, dim)
+        return val, idx
     if a.dtype.kind == "f":
         nanmask = np.isnan(a).any(axis=dim, keepdims=True)
     idx = (np.argmax if fn == "max" else np.argmin)(a, axis=dim, keepdims=True)
@@ -89,6 +110,9 @@ def _scatter(a, index, src, dim, reduce=None):
         src = np.broadcast_to(src, index.shape)
     else:
         src = src[tuple(slice(0, s) for s in index.shape)]
+    if reduce is None and index.shape == a.shape:
+        np.put_along_axis(out, index, src, dim)
+        return out
     idx = list(np.indices(index.shape, sparse=True))
     idx[dim] = index
     idx = tuple(idx)
@@ -127,8 +151,8 @@ def _index_put(a, values, *indices, spec, accumulate=False):
     return out
 
 
-def _unfold2d(x, kernel_size, dilation, padding, stride):
-    # x: (N, C, H, W) -> (N, C*kh*kw, L), as torch.nn.functional.unfold
+def _im2col(x, kernel_size, dilation, padding, stride):
+    # x: (N, C, H, W) -> (C*kh*kw, N, L): the layout that makes convolution one GEMM
     kh, kw = kernel_size
     dh, dw = dilation
     ph, pw = padding
@@ -140,28 +164,28 @@ def _unfold2d(x, kernel_size, dilation, padding, stride):
     ow = (w - dw * (kw - 1) - 1) // sw + 1
     s = x.strides
     cols = np.lib.stride_tricks.as_strided(
-        x, (n, c, kh, kw, oh, ow), (s[0], s[1], s[2] * dh, s[3] * dw, s[2] * sh, s[3] * sw), writeable=False)
-    return np.ascontiguousarray(cols).reshape(n, c * kh * kw, oh * ow)
+        x, (c, kh, kw, n, oh, ow), (s[1], s[2] * dh, s[3] * dw, s[0], s[2] * sh, s[3] * sw), writeable=False)
+    return np.ascontiguousarray(cols).reshape(c * kh * kw, n, oh * ow)
 
 
-def _fold2d(cols, output_size, kernel_size, dilation, padding, stride):
-    # cols: (N, C*kh*kw, L) -> (N, C, H, W): the adjoint of _unfold2d (overlaps are summed)
+def _col2im(cols, output_size, kernel_size, dilation, padding, stride):
+    # cols: (C*kh*kw, N, L) -> (N, C, H, W): the adjoint of _im2col (overlaps are summed)
     kh, kw = kernel_size
     dh, dw = dilation
     ph, pw = padding
     sh, sw = stride
     h, w = output_size
-    n = cols.shape[0]
-    c = cols.shape[1] // (kh * kw)
+    n = cols.shape[1]
+    c = cols.shape[0] // (kh * kw)
     hp, wp = h + 2 * ph, w + 2 * pw
     oh = (hp - dh * (kh - 1) - 1) // sh + 1
     ow = (wp - dw * (kw - 1) - 1) // sw + 1
-    cols = cols.reshape(n, c, kh, kw, oh, ow)
-    out = np.zeros((n, c, hp, wp), dtype=cols.dtype)
+    cols = cols.reshape(c, kh, kw, n, oh, ow)
+    out = np.zeros((c, n, hp, wp), dtype=cols.dtype)
     for i in range(kh):
         for j in range(kw):
-            out[:, :, i * dh: i * dh + sh * (oh - 1) + 1: sh, j * dw: j * dw + sw * (ow - 1) + 1: sw] += cols[:, :, i, j]
-    return out[:, :, ph: ph + h, pw: pw + w].copy() if (ph or pw) else out
+            out[:, :, i * dh: i * dh + sh * (oh - 1) + 1: sh, j * dw: j * dw + sw * (ow - 1) + 1: sw] += cols[:, i, j]
+    return np.ascontiguousarray(out[:, :, ph: ph + h, pw: pw + w].transpose(1, 0, 2, 3))
 
 
 def _log_softmax(x, dim):
@@ -287,7 +311,7 @@ KERNELS = {
     "index": _index, "index_put": _index_put,
     "tril": lambda a, diagonal: np.tril(a, diagonal), "triu": lambda a, diagonal: np.triu(a, diagonal),
     # nn
-    "unfold2d": _unfold2d, "fold2d": _fold2d, "log_softmax": _log_softmax, "softmax": _softmax,
+    "im2col": _im2col, "col2im": _col2im, "log_softmax": _log_softmax, "softmax": _softmax,
 }
 KERNELS = {k: v for k, v in KERNELS.items() if v is not None}
 

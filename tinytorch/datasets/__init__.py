@@ -1,0 +1,2 @@
+"""Data sets with verified files: MNIST."""
+from .mnist import MNIST, DatasetFileError

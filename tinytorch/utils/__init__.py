@@ -1,0 +1,2 @@
+"""``tinytorch.utils``: data loading."""
+from . import data

@@ -1,0 +1,666 @@
+"""``tinytorch.nn.functional``: layers, activations and losses as functions.
+
+Everything here is written in tinytorch ops, so it is differentiable (twice) on every backend.
+Convolution and pooling are im2col (``unfold2d``) + matmul / reductions.
+"""
+import math
+
+from .. import _dtype as _dt
+from .._ops import pointwise as _pw
+from .._ops.creation import bernoulli, empty, ones, zeros
+from .._ops.nn import fold2d, im2col, log_softmax, softmax, unfold2d
+from .._ops.shape import pad as _pad
+from .._tensor import Tensor
+
+relu = _pw.relu
+sigmoid = _pw.sigmoid
+tanh = _pw.tanh
+
+
+def _pair(x, n=2):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,) * n
+
+
+def _inplace_result(input, out, inplace):
+    return input._write(out) if inplace else out
+
+
+def relu_(input):
+    return input._inplace(_pw.relu)
+
+
+def relu6(input, inplace=False):
+    """``min(max(x, 0), 6)``."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """``x`` for x > 0 else ``negative_slope * x``."""
+    return _inplace_result(input, _pw.where(input > 0, input, input * negative_slope), inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """``x`` for x > 0 else ``alpha * (exp(x) - 1)`` (Clevert et al. 2015)."""
+    return _inplace_result(input, _pw.where(input > 0, input, _pw.expm1(input) * alpha), inplace)
+
+
+def selu(input, inplace=False):
+    """Scaled ELU with the constants of Klambauer et al. 2017."""
+    alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+    return _inplace_result(input, elu(input, alpha) * scale, inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    return _inplace_result(input, _pw.where(input > 0, input, _pw.expm1(input / alpha) * alpha), inplace)
+
+
+def gelu(input, approximate="none"):
+    """Gaussian error linear unit (Hendrycks & Gimpel 2016): exact (erf) or ``approximate='tanh'``."""
+    if approximate == "tanh":
+        return input * 0.5 * (1 + _pw.tanh((input + input * input * input * 0.044715) * math.sqrt(2 / math.pi)))
+    if approximate != "none":
+        raise RuntimeError(f"approximate argument must be either none or tanh.")
+    return input * 0.5 * (1 + _pw.erf(input * (1 / math.sqrt(2))))
+
+
+def silu(input, inplace=False):
+    """``x * sigmoid(x)`` (swish)."""
+    return _inplace_result(input, input * _pw.sigmoid(input), inplace)
+
+
+def mish(input, inplace=False):
+    """``x * tanh(softplus(x))`` (Misra 2019)."""
+    return _inplace_result(input, input * _pw.tanh(softplus(input)), inplace)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """``log(1 + exp(beta x)) / beta``, linear above ``threshold`` for stability."""
+    bx = input * beta
+    return _pw.where(bx > threshold, input, _pw.log1p(_pw.exp(_pw.minimum(bx, threshold))) / beta)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """Clamp to [min_val, max_val]."""
+    return _inplace_result(input, _pw.clamp(input, min_val, max_val), inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    """``relu6(x + 3) / 6``."""
+    return _inplace_result(input, _pw.clamp(input / 6 + 0.5, 0.0, 1.0), inplace)
+
+
+def hardswish(input, inplace=False):
+    """``x * relu6(x + 3) / 6`` (Howard et al. 2019)."""
+    return _inplace_result(input, input * _pw.clamp(input / 6 + 0.5, 0.0, 1.0), inplace)
+
+
+def logsigmoid(input):
+    return -softplus(-input)
+
+
+def softsign(input):
+    return input / (1 + input.abs())
+
+
+def tanhshrink(input):
+    return input - _pw.tanh(input)
+
+
+def threshold(input, threshold, value, inplace=False):
+    return _inplace_result(input, _pw.where(input > threshold, input, value), inplace)
+
+
+def glu(input, dim=-1):
+    a, b = input.chunk(2, dim)
+    return a * _pw.sigmoid(b)
+
+
+def prelu(input, weight):
+    w = weight.reshape((1, -1) + (1,) * (input.ndim - 2)) if input.ndim >= 2 and weight.numel() > 1 else weight
+    return _pw.where(input > 0, input, input * w)
+
+
+def softmin(input, dim=None, dtype=None):
+    return softmax(-input, dim, dtype)
+
+
+# ---- linear, dropout, embedding ------------------------------------------------------------------------------
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``: input (*, in), weight (out, in), bias (out,) -> (*, out)."""
+    if input._shape[-1:] != weight._shape[-1:]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({math.prod(input._shape[:-1])}x"
+                           f"{input._shape[-1] if input.ndim else 1} and {weight._shape[-1]}x{weight._shape[0]})")
+    out = input.matmul(weight.t())
+    return out + bias if bias is not None else out
+
+
+def bilinear(input1, input2, weight, bias=None):
+    out = _einsum("bi,oij,bj->bo", input1, weight, input2)
+    return out + bias if bias is not None else out
+
+
+def _einsum(eq, *ops):
+    from .._ops.linalg import einsum
+    return einsum(eq, *ops)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` and scale the rest by 1/(1-p) (Srivastava et al. 2014)."""
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return _inplace_result(input, input * 0, inplace)
+    mask = bernoulli(empty(input._shape, dtype=input.dtype, device=input.device), 1 - p)
+    return _inplace_result(input, input * mask * (1.0 / (1 - p)), inplace)
+
+
+def _feature_dropout(input, p, training, inplace, batched_ndim):
+    if not training or p == 0:
+        return input
+    shape = input._shape[:-batched_ndim] + (1,) * batched_ndim if input.ndim > batched_ndim else \
+        input._shape[:1] + (1,) * (input.ndim - 1)
+    mask = bernoulli(empty(shape, dtype=input.dtype, device=input.device), 1 - p)
+    return _inplace_result(input, input * mask * (1.0 / (1 - p)), inplace)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 1)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 2)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 3)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    if not training or p == 0:
+        return input
+    alpha = -1.7580993408473766
+    keep = bernoulli(empty(input._shape, dtype=input.dtype, device=input.device), 1 - p)
+    a = ((1 - p) * (1 + p * alpha ** 2)) ** -0.5
+    b = -a * alpha * p
+    return (input * keep + alpha * (1 - keep)) * a + b
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` (num_embeddings, dim) at integer ``input`` (*) -> (*, dim).
+
+    Rows at ``padding_idx`` get no gradient. IndexError for out-of-range indices.
+    """
+    if input.dtype.is_floating_point:
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    if max_norm is not None:
+        from .._ops.reduce import norm
+        from ..autograd.grad_mode import no_grad
+        with no_grad():
+            rows = weight[input.reshape(-1)]
+            n = norm(rows, norm_type, 1, keepdim=True)
+            scale = _pw.where(n > max_norm, max_norm / (n + 1e-7), 1.0)
+            weight[input.reshape(-1)] = rows * scale
+    w = weight
+    if padding_idx is not None and weight.requires_grad:
+        mask = ones(weight._shape[0], 1, dtype=weight.dtype, device=weight.device)
+        mask[padding_idx] = 0
+        w = weight * mask + (weight * (1 - mask)).detach()
+    return w.index_select(0, input.reshape(-1)).reshape(input._shape + (weight._shape[1],))
+
+
+def one_hot(tensor, num_classes=-1):
+    """int64 one-hot encoding: (*) -> (*, num_classes)."""
+    from .._ops.creation import arange
+    if tensor.dtype is not _dt.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    n = int(tensor.max().item()) + 1 if num_classes == -1 else num_classes
+    if tensor.numel() and (int(tensor.min().item()) < 0 or int(tensor.max().item()) >= n):
+        raise RuntimeError("Class values must be smaller than num_classes." if int(tensor.max().item()) >= n
+                           else "Class values must be non-negative.")
+    return (tensor.unsqueeze(-1) == arange(n, device=tensor.device)).long()
+
+
+# ---- convolution -----------------------------------------------------------------------------------------
+def _conv_padding(padding, kernel, dilation, stride, nd):
+    if isinstance(padding, str):
+        if padding == "valid":
+            return (0,) * nd, None
+        if padding == "same":
+            if any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+            total = [d * (k - 1) for d, k in zip(dilation, kernel)]
+            lo = [t // 2 for t in total]
+            extra = [t - 2 * l for t, l in zip(total, lo)]
+            return tuple(lo), (tuple(extra) if any(extra) else None)
+        raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+    return _pair(padding, nd), None
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution (cross-correlation) as im2col + matmul.
+
+    input (N, C_in, H, W) or (C_in, H, W); weight (C_out, C_in/groups, kh, kw); bias (C_out,).
+    ``padding`` an int, pair, 'valid' or 'same'. Returns (N, C_out, H_out, W_out).
+    RuntimeError on channel or group mismatch, as ``torch.nn.functional.conv2d``.
+    """
+    unbatched = input.ndim == 3
+    if unbatched:
+        input = input.unsqueeze(0)
+    if input.ndim != 4:
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
+                           f"{list(input._shape)}")
+    stride, dilation = _pair(stride), _pair(dilation)
+    cout, cin_g, kh, kw = weight._shape
+    pad, extra = _conv_padding(padding, (kh, kw), dilation, stride, 2)
+    if extra:
+        input = _pad(input, (0, extra[1], 0, extra[0]))
+    n, cin, h, w = input._shape
+    if cin != cin_g * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight._shape)}, expected input"
+                           f"{list(input._shape)} to have {cin_g * groups} channels, but got {cin} channels instead")
+    if cout % groups:
+        raise RuntimeError("out_channels must be divisible by groups")
+    cols = im2col(input, (kh, kw), dilation, pad, stride)  # (C*kh*kw, N, L)
+    oh = (h + 2 * pad[0] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
+    ow = (w + 2 * pad[1] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
+    if groups == 1:
+        # one (C_out, C*kh*kw) x (C*kh*kw, N*L) GEMM
+        out = weight.reshape(cout, -1).matmul(cols.reshape(cin * kh * kw, n * oh * ow))
+    else:
+        out = weight.reshape(groups, cout // groups, -1).matmul(cols.reshape(groups, cin_g * kh * kw, n * oh * ow))
+    out = out.reshape(cout, n, oh, ow).transpose(0, 1)
+    if bias is not None:
+        out = out + bias.reshape(1, cout, 1, 1)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D convolution: input (N, C_in, L), weight (C_out, C_in/groups, k) -> (N, C_out, L_out)."""
+    unbatched = input.ndim == 2
+    if unbatched:
+        input = input.unsqueeze(0)
+    pad = padding if isinstance(padding, str) else (0, _pair(padding, 1)[0])
+    out = conv2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1, _pair(stride, 1)[0]), pad,
+                 (1, _pair(dilation, 1)[0]), groups).squeeze(2)
+    return out.squeeze(0) if unbatched else out
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """im2col: (N, C, H, W) -> (N, C*kh*kw, L)."""
+    return unfold2d(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """col2im: (N, C*kh*kw, L) -> (N, C, H, W), overlapping values summed."""
+    return fold2d(input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+# ---- pooling ---------------------------------------------------------------------------------------------
+def _pool_windows(input, kernel_size, stride, padding, dilation, fill):
+    """(N, C, H, W) -> windows (N, C, oh, ow, kh*kw), padding filled with ``fill``.
+
+    Non-overlapping windows (stride == kernel, no padding or dilation) are a reshape/permute view;
+    others go through im2col (``unfold2d``).
+    """
+    k = _pair(kernel_size)
+    s = _pair(stride if stride is not None and stride != [] else kernel_size)
+    p = _pair(padding)
+    d = _pair(dilation)
+    if p[0] * 2 > k[0] or p[1] * 2 > k[1]:
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[0]}, kernel_size="
+                           f"{k[0]} and dilation={d[0]}")
+    n, c, h, w = input._shape
+    oh = (h + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    ow = (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    if oh <= 0 or ow <= 0:
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). Output size "
+                           "is too small")
+    if k == s and p == (0, 0) and d == (1, 1):
+        x = input[:, :, :oh * k[0], :ow * k[1]].reshape(n, c, oh, k[0], ow, k[1])
+        return x.permute(0, 1, 2, 4, 3, 5).reshape(n, c, oh, ow, k[0] * k[1])
+    if p != (0, 0):
+        input = _pad(input, (p[1], p[1], p[0], p[0]), value=fill)
+    cols = im2col(input.reshape(n * c, 1, h + 2 * p[0], w + 2 * p[1]), k, d, (0, 0), s)  # (kk, N*C, L)
+    return cols.reshape(k[0] * k[1], n, c, oh, ow).permute(1, 2, 3, 4, 0)
+
+
+def _batched(fn, input, nd):
+    if input.ndim == nd + 1:
+        return fn(input.unsqueeze(0)).squeeze(0)
+    return fn(input)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """2-D max pooling over (N, C, H, W) or (C, H, W) (``torch.nn.functional.max_pool2d``).
+
+    The gradient goes to the first maximum of each window, as in PyTorch.
+    """
+    if ceil_mode:
+        raise NotImplementedError("max_pool2d(ceil_mode=True) is not supported by tinytorch")
+    if return_indices:
+        raise NotImplementedError("max_pool2d(return_indices=True) is not supported by tinytorch")
+    return _batched(lambda x: _pool_windows(x, kernel_size, stride, padding, dilation, -math.inf).max(-1).values,
+                    input, 2)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    st = stride if stride is not None else kernel_size
+    return _batched(lambda x: max_pool2d(x.unsqueeze(2), (1, _pair(kernel_size, 1)[0]), (1, _pair(st, 1)[0]),
+                                         (0, _pair(padding, 1)[0]), (1, _pair(dilation, 1)[0]), ceil_mode).squeeze(2),
+                    input, 1)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """2-D average pooling (``torch.nn.functional.avg_pool2d``)."""
+    if ceil_mode:
+        raise NotImplementedError("avg_pool2d(ceil_mode=True) is not supported by tinytorch")
+
+    def f(x):
+        win = _pool_windows(x, kernel_size, stride, padding, 1, 0.0)
+        if divisor_override:
+            return win.sum(-1) / divisor_override
+        if count_include_pad or _pair(padding) == (0, 0):
+            return win.mean(-1)
+        ones_ = ones((1, 1) + x._shape[2:], dtype=x.dtype, device=x.device)
+        cnt = _pool_windows(ones_, kernel_size, stride, padding, 1, 0.0).sum(-1)
+        return win.sum(-1) / cnt
+    return _batched(f, input, 2)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    st = stride if stride is not None else kernel_size
+    return _batched(lambda x: avg_pool2d(x.unsqueeze(2), (1, _pair(kernel_size, 1)[0]), (1, _pair(st, 1)[0]),
+                                         (0, _pair(padding, 1)[0]), ceil_mode, count_include_pad).squeeze(2), input, 1)
+
+
+def _adaptive_bounds(n_in, n_out):
+    return [((i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)) for i in range(n_out)]
+
+
+def _adaptive_pool2d(input, output_size, reduce):
+    from .._ops.shape import stack
+
+    def f(x):
+        n, c, h, w = x._shape
+        oh, ow = _pair(output_size)
+        oh, ow = oh or h, ow or w
+        if h % oh == 0 and w % ow == 0:
+            win = x.reshape(n, c, oh, h // oh, ow, w // ow)
+            return reduce(reduce(win, 5), 3)
+        rows = []
+        for (h0, h1) in _adaptive_bounds(h, oh):
+            cols = [reduce(reduce(x[:, :, h0:h1, w0:w1], 3), 2) for (w0, w1) in _adaptive_bounds(w, ow)]
+            rows.append(stack(cols, -1))
+        return stack(rows, -2)
+    return _batched(f, input, 2)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Average pooling to a fixed ``output_size`` (PyTorch's start/end index rule)."""
+    return _adaptive_pool2d(input, output_size, lambda t, d: t.mean(d))
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    return _adaptive_pool2d(input, output_size, lambda t, d: t.amax(d))
+
+
+def adaptive_avg_pool1d(input, output_size):
+    return _batched(lambda x: adaptive_avg_pool2d(x.unsqueeze(2), (1, output_size)).squeeze(2), input, 1)
+
+
+# ---- normalization -------------------------------------------------------------------------------------------
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    """Batch normalization (Ioffe & Szegedy 2015) over (N, C, *): statistics per channel C.
+
+    In training, batch statistics are used and the running ones (if given) updated in place with
+    ``momentum`` (unbiased variance), as PyTorch does.
+    """
+    if input.ndim < 2:
+        raise ValueError(f"expected 2D or more input (got {input.ndim}D input)")
+    dims = (0,) + tuple(range(2, input.ndim))
+    shape = (1, -1) + (1,) * (input.ndim - 2)
+    if training:
+        n = input.numel() // input._shape[1]
+        if n <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                             f"{list(input._shape)}")
+        mean = input.mean(dims)
+        var = input.var(dims, correction=0)
+        if running_mean is not None:
+            from ..autograd.grad_mode import no_grad
+            with no_grad():
+                running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
+                running_var.mul_(1 - momentum).add_(var.detach() * (momentum * n / (n - 1)))
+    else:
+        mean, var = running_mean, running_var
+    out = (input - mean.reshape(shape)) * _pw.rsqrt(var.reshape(shape) + eps)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Layer normalization (Ba et al. 2016) over the trailing ``normalized_shape`` dims."""
+    normalized_shape = _pair(normalized_shape, 1) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(normalized_shape)
+    if input._shape[-k:] != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input._shape)}")
+    dims = tuple(range(input.ndim - k, input.ndim))
+    mean = input.mean(dims, keepdim=True)
+    xc = input - mean
+    var = (xc * xc).mean(dims, keepdim=True)
+    out = xc * _pw.rsqrt(var + eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    n, c = input._shape[:2]
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input._shape)} and num_groups={num_groups}")
+    x = input.reshape(n, num_groups, -1)
+    mean = x.mean(-1, keepdim=True)
+    var = x.var(-1, keepdim=True, correction=0)
+    out = ((x - mean) * _pw.rsqrt(var + eps)).reshape(input._shape)
+    shape = (1, -1) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12):
+    """``input / max(||input||_p over dim, eps)``."""
+    return input / _pw.clamp(input.norm(p, dim, keepdim=True), min=eps)
+
+
+# ---- losses ------------------------------------------------------------------------------------------------
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _check_same_size(input, target, name):
+    if input._shape != target._shape:
+        import warnings
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", UserWarning, stacklevel=3)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Mean squared error ``(input - target)^2`` reduced by ``reduction`` ('mean' | 'sum' | 'none')."""
+    _check_same_size(input, target, "mse_loss")
+    d = input - target
+    return _reduce(d * d, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Mean absolute error."""
+    _check_same_size(input, target, "l1_loss")
+    return _reduce((input - target).abs(), reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    d = (input - target).abs()
+    loss = _pw.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta) if beta > 0 else d
+    return _reduce(loss, reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    d = (input - target).abs()
+    return _reduce(_pw.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """Negative log-likelihood of log-probabilities ``input`` (N, C[, d...]) at class ``target`` (N[, d...]).
+
+    'mean' divides by the summed weights of non-ignored targets (PyTorch's rule).
+    """
+    if input.ndim < 1:
+        raise ValueError("Expected input to have at least 1 dimension")
+    if input.ndim == 1:
+        input, target = input.unsqueeze(0), target.unsqueeze(0)
+    if target.dtype.is_floating_point:
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype.name.capitalize()}")
+    if input._shape[0] != target._shape[0]:
+        raise ValueError(f"Expected input batch_size ({input._shape[0]}) to match target batch_size "
+                         f"({target._shape[0]}).")
+    c = input._shape[1]
+    if input.ndim > 2:  # (N, C, d1, ...) -> (N*d..., C)
+        input = input.movedim(1, -1).reshape(-1, c)
+        target = target.reshape(-1)
+    valid = target != ignore_index
+    safe_t = _pw.where(valid, target, 0)
+    if target.numel():
+        lo, hi = int(safe_t.min().item()), int(safe_t.max().item())
+        if lo < 0 or hi >= c:
+            raise IndexError(f"Target {hi if hi >= c else lo} is out of bounds.")
+    picked = -input.gather(1, safe_t.unsqueeze(1)).squeeze(1)
+    w = valid.to(input.dtype)
+    if weight is not None:
+        w = w * weight.index_select(0, safe_t)
+    loss = picked * w
+    if reduction == "mean":
+        return loss.sum() / w.sum()
+    return _reduce(loss, reduction)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
+    """``nll_loss(log_softmax(input, 1), target)``, with class-probability targets and ``label_smoothing``.
+
+    input (N, C) or (N, C, d...) logits; target (N, ...) class indices or (N, C, ...) probabilities.
+    """
+    if input.ndim == 1:
+        input = input.unsqueeze(0)
+        target = target.unsqueeze(0)
+        squeeze = True
+    else:
+        squeeze = False
+    logp = log_softmax(input, 1)
+    c = input._shape[1]
+    if target.dtype.is_floating_point:  # probabilities
+        if target._shape != input._shape:
+            raise RuntimeError(f"Expected target size {list(input._shape)}, got {list(target._shape)}")
+        t = target * (1 - label_smoothing) + label_smoothing / c if label_smoothing else target
+        w = weight.reshape((1, -1) + (1,) * (input.ndim - 2)) if weight is not None else 1
+        loss = -(logp * t * w).sum(1)
+        if reduction == "mean":
+            return loss.sum() / (input.numel() // c)
+        r = _reduce(loss, reduction)
+        return r.squeeze(0) if squeeze and reduction == "none" else r
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if not label_smoothing:
+        return nll.squeeze(0) if squeeze and reduction == "none" else nll
+    # smoothing term: mean over classes of -log p, weighted like PyTorch
+    lp = logp.movedim(1, -1).reshape(-1, c) if input.ndim > 2 else logp
+    tt = target.reshape(-1)
+    valid = (tt != ignore_index).to(input.dtype)
+    if weight is not None:
+        smooth = -(lp * weight).sum(1)
+        denom = (weight.index_select(0, _pw.where(tt != ignore_index, tt, 0)) * valid).sum()
+    else:
+        smooth = -lp.sum(1)
+        denom = valid.sum()
+    smooth = smooth * valid
+    if reduction == "mean":
+        smooth = smooth.sum() / denom
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    else:
+        smooth = smooth.reshape(nll._shape)
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / c)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """``-(t log p + (1-t) log(1-p))`` with log clamped at -100 as in PyTorch. Shapes must match."""
+    if input._shape != target._shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
+                         "is deprecated. Please ensure they have the same size.")
+    lp = _pw.clamp(_pw.log(input), min=-100)
+    l1p = _pw.clamp(_pw.log(1 - input), min=-100)
+    loss = -(target * lp + (1 - target) * l1p)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    """BCE on logits, computed stably: ``(1-t) x + (1 + (pw-1) t) * softplus(-x)``."""
+    if input._shape != target._shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    sp = softplus(-input)
+    if pos_weight is not None:
+        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * sp
+    else:
+        loss = (1 - target) * input + sp
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    loss = _pw.exp(target) * (target - input) if log_target else _pw.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input._shape[0]
+    return _reduce(loss, reduction)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    n = _pw.clamp(x1.norm(2, dim) * x2.norm(2, dim), min=eps)
+    return (x1 * x2).sum(dim) / n
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    return (x1 - x2 + eps).norm(p, -1, keepdim)
+
+
+def pixel_shuffle(input, upscale_factor):
+    r = upscale_factor
+    *b, c, h, w = input._shape
+    x = input.reshape(*b, c // (r * r), r, r, h, w)
+    n = len(b)
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(*b, c // (r * r), h * r, w * r)
+
+
+pad = _pad

@@ -1,0 +1,138 @@
+"""``nn.init``: PyTorch's weight initialisations (all in place, under no_grad)."""
+import math
+
+from ..autograd.grad_mode import no_grad
+
+
+def calculate_gain(nonlinearity, param=None):
+    """Recommended gain for ``nonlinearity`` (PyTorch's table)."""
+    linear = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
+    if nonlinearity in linear or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else param
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    if tensor.dim() < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
+    rf = 1
+    for s in tensor.shape[2:]:
+        rf *= s
+    return tensor.shape[1] * rf, tensor.shape[0] * rf
+
+
+def _fan(tensor, mode):
+    mode = mode.lower()
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+    fi, fo = _calculate_fan_in_and_fan_out(tensor)
+    return fi if mode == "fan_in" else fo
+
+
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Fill with U(a, b)."""
+    with no_grad():
+        return tensor.uniform_(a, b, generator=generator)
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Fill with N(mean, std^2)."""
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """Normal samples redrawn until inside [a, b]."""
+    import numpy as np
+    from .._ops.creation import _from_host, _rng
+    rng = _rng(generator)
+    n = tensor.numel()
+    out = np.empty(0)
+    while out.size < n:
+        s = rng.normal(mean, std, 2 * n + 16)
+        out = np.concatenate([out, s[(s >= a) & (s <= b)]])
+    with no_grad():
+        return tensor.copy_(_from_host(out[:n].reshape(tensor.shape), tensor.dtype, tensor.device))
+
+
+def constant_(tensor, val):
+    with no_grad():
+        return tensor.fill_(val)
+
+
+def ones_(tensor):
+    return constant_(tensor, 1.0)
+
+
+def zeros_(tensor):
+    return constant_(tensor, 0.0)
+
+
+def eye_(tensor):
+    from .._ops.creation import eye
+    with no_grad():
+        return tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype))
+
+
+def dirac_(tensor, groups=1):
+    with no_grad():
+        tensor.zero_()
+        out_per = tensor.shape[0] // groups
+        mn = min(out_per, tensor.shape[1])
+        for g in range(groups):
+            for d in range(mn):
+                idx = (g * out_per + d, d) + tuple(s // 2 for s in tensor.shape[2:])
+                tensor[idx] = 1
+    return tensor
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio 2010)."""
+    fi, fo = _calculate_fan_in_and_fan_out(tensor)
+    a = gain * math.sqrt(6.0 / (fi + fo))
+    return uniform_(tensor, -a, a, generator)
+
+
+def xavier_normal_(tensor, gain=1.0, generator=None):
+    fi, fo = _calculate_fan_in_and_fan_out(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fi + fo)), generator)
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """U(-b, b) with b = gain * sqrt(3 / fan) (He et al. 2015)."""
+    if 0 in tuple(tensor.shape):
+        return tensor
+    bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / _fan(tensor, mode))
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    if 0 in tuple(tensor.shape):
+        return tensor
+    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)), generator)
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    import numpy as np
+    from .._ops.creation import _from_host, _rng
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flat = _rng(generator).normal(0, 1, (rows, cols))
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q *= np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    with no_grad():
+        return tensor.copy_(_from_host(np.ascontiguousarray(q.reshape(tensor.shape)) * gain, tensor.dtype,
+                                       tensor.device))

@@ -1,0 +1,182 @@
+"""Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
+from collections import OrderedDict
+
+from .module import Module
+
+
+class Sequential(Module):
+    """Modules applied in order; built from positional modules or an OrderedDict of named ones."""
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for k, m in args[0].items():
+                self.add_module(k, m)
+        else:
+            for i, m in enumerate(args):
+                self.add_module(str(i), m)
+
+    def forward(self, input):
+        for m in self._modules.values():
+            input = m(input)
+        return input
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return Sequential(OrderedDict(list(self._modules.items())[idx]))
+        keys = list(self._modules)
+        if not -len(keys) <= idx < len(keys):
+            raise IndexError(f"index {idx} is out of range")
+        return self._modules[keys[idx]]
+
+    def __setitem__(self, idx, module):
+        self._modules[list(self._modules)[idx]] = module
+
+    def __delitem__(self, idx):
+        del self._modules[list(self._modules)[idx]]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+
+class ModuleList(Module):
+    """A list of modules whose parameters the parent registers."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return ModuleList(list(self._modules.values())[idx])
+        n = len(self)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        return self._modules[str(idx % n)]
+
+    def __setitem__(self, idx, module):
+        self.add_module(str(idx % len(self)), module)
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        for m in modules:
+            self.append(m)
+        return self
+
+    def insert(self, index, module):
+        mods = list(self._modules.values())
+        mods.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self.add_module(str(i), m)
+
+
+class ModuleDict(Module):
+    """A dict of named modules."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key):
+        return self._modules[key]
+
+    def __setitem__(self, key, module):
+        self.add_module(key, module)
+
+    def __delitem__(self, key):
+        del self._modules[key]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key):
+        return key in self._modules
+
+    def keys(self):
+        return self._modules.keys()
+
+    def values(self):
+        return self._modules.values()
+
+    def items(self):
+        return self._modules.items()
+
+    def update(self, modules):
+        items = modules.items() if hasattr(modules, "items") else modules
+        for k, m in items:
+            self.add_module(k, m)
+
+    def pop(self, key):
+        return self._modules.pop(key)
+
+
+class ParameterList(Module):
+    def __init__(self, values=None):
+        super().__init__()
+        for v in values or ():
+            self.append(v)
+
+    def append(self, p):
+        from ..parameter import Parameter
+        self.register_parameter(str(len(self._parameters)), p if isinstance(p, Parameter) else Parameter(p))
+        return self
+
+    def __getitem__(self, i):
+        return self._parameters[str(i % len(self._parameters))]
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters.values())
+
+
+class ParameterDict(Module):
+    def __init__(self, parameters=None):
+        super().__init__()
+        for k, v in (parameters or {}).items():
+            self[k] = v
+
+    def __setitem__(self, k, p):
+        from ..parameter import Parameter
+        self.register_parameter(k, p if isinstance(p, Parameter) else Parameter(p))
+
+    def __getitem__(self, k):
+        return self._parameters[k]
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters)
+
+    def keys(self):
+        return self._parameters.keys()
+
+    def items(self):
+        return self._parameters.items()
+
+    def values(self):
+        return self._parameters.values()

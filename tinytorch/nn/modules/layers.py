@@ -1,0 +1,320 @@
+"""Pooling, normalization, dropout, embedding and activation modules."""
+from ..._ops.creation import empty, ones, tensor, zeros
+from ... import _dtype
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+
+# ---- pooling ----------------------------------------------------------------------------------------------
+class _Pool(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxPool2d(_Pool):
+    """Max over kh x kw windows of (N, C, H, W)."""
+
+    def forward(self, input):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                            self.return_indices)
+
+
+class MaxPool1d(_Pool):
+    def forward(self, input):
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode)
+
+
+class AvgPool2d(Module):
+    """Mean over kh x kw windows of (N, C, H, W)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input):
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool1d(AvgPool2d):
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+
+class AdaptiveAvgPool2d(Module):
+    """Average pooling to ``output_size`` (int or pair; None keeps that size)."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool2d(AdaptiveAvgPool2d):
+    def forward(self, input):
+        return F.adaptive_max_pool2d(input, self.output_size)
+
+
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    def forward(self, input):
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+
+# ---- normalization ----------------------------------------------------------------------------------------
+class _BatchNorm(Module):
+    _expected = (2, 3)
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
+                 dtype=None):
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = Parameter(ones(num_features, device=device, dtype=dtype))
+            self.bias = Parameter(zeros(num_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, device=device, dtype=dtype))
+            self.register_buffer("running_var", ones(num_features, device=device, dtype=dtype))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=_dtype.int64, device=device))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            init.zeros_(self.bias)
+
+    def forward(self, input):
+        if input.ndim not in self._expected:
+            raise ValueError(f"expected {' or '.join(f'{d}D' for d in self._expected)} input (got {input.ndim}D input)")
+        if input.shape[1] != self.num_features:
+            raise RuntimeError(f"running_mean should contain {input.shape[1]} elements not {self.num_features}")
+        momentum = self.momentum if self.momentum is not None else 0.0
+        use_batch = self.training or not self.track_running_stats
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:
+                momentum = 1.0 / float(self.num_batches_tracked.item())
+        return F.batch_norm(input, self.running_mean if (not self.training or self.track_running_stats) else None,
+                            self.running_var if (not self.training or self.track_running_stats) else None,
+                            self.weight, self.bias, use_batch, momentum, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalization over (N, C) or (N, C, L)."""
+    _expected = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalization over (N, C, H, W)."""
+    _expected = (4,)
+
+
+class LayerNorm(Module):
+    """Layer normalization over the trailing ``normalized_shape`` dims, with elementwise affine."""
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(ones(self.normalized_shape, device=device, dtype=dtype))
+            self.bias = Parameter(zeros(self.normalized_shape, device=device, dtype=dtype)) if bias else None
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class GroupNorm(Module):
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None):
+        super().__init__()
+        if num_channels % num_groups:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
+        self.weight = Parameter(ones(num_channels, device=device, dtype=dtype)) if affine else None
+        self.bias = Parameter(zeros(num_channels, device=device, dtype=dtype)) if affine else None
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+
+# ---- dropout, embedding ----------------------------------------------------------------------------------
+class Dropout(Module):
+    """Zero elements with probability ``p`` in training (scaled by 1/(1-p)); identity in eval."""
+
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p, self.inplace = p, inplace
+
+    def forward(self, input):
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(Dropout):
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(Dropout):
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Embedding(Module):
+    """A lookup table (num_embeddings, embedding_dim), initialised N(0, 1); ``padding_idx`` row zeroed."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        if padding_idx is not None:
+            if padding_idx < 0:
+                padding_idx += num_embeddings
+            if not 0 <= padding_idx < num_embeddings:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if _weight is None:
+            self.weight = Parameter(empty((num_embeddings, embedding_dim), device=device, dtype=dtype),
+                                    requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            from ...autograd.grad_mode import no_grad
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input):
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type)
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, **kw):
+        r, c = embeddings.shape
+        return cls(r, c, padding_idx, _weight=embeddings.detach().clone(), _freeze=freeze, **kw)
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        return s
+
+
+# ---- activations ------------------------------------------------------------------------------------------
+def _act(name, fn, params=(), inplace=False):
+    """An activation Module class calling ``fn(input, *params)``."""
+    def __init__(self, *args, **kwargs):
+        Module.__init__(self)
+        names = [p for p, _ in params] + (["inplace"] if inplace else [])
+        defaults = dict(params)
+        if inplace:
+            defaults["inplace"] = False
+        vals = dict(defaults)
+        vals.update(zip(names, args))
+        vals.update(kwargs)
+        for k, v in vals.items():
+            setattr(self, k, v)
+
+    def forward(self, input):
+        kw = {p: getattr(self, p) for p, _ in params}
+        if inplace and self.inplace:
+            kw["inplace"] = True
+        return fn(input, **kw)
+
+    def extra_repr(self):
+        parts = [f"{p}={getattr(self, p)}" for p, _ in params]
+        if inplace and self.inplace:
+            parts.append("inplace=True")
+        return ", ".join(parts)
+    return type(name, (Module,), {"__init__": __init__, "forward": forward, "extra_repr": extra_repr,
+                                  "__doc__": f"Module form of ``F.{fn.__name__}``."})
+
+
+def _relu(input, inplace=False):
+    return F.relu_(input) if inplace else F.relu(input)
+
+
+def _sigmoid(input):
+    return F.sigmoid(input)
+
+
+def _tanh(input):
+    return F.tanh(input)
+
+
+ReLU = _act("ReLU", _relu, inplace=True)
+ReLU6 = _act("ReLU6", F.relu6, inplace=True)
+LeakyReLU = _act("LeakyReLU", F.leaky_relu, (("negative_slope", 0.01),), inplace=True)
+ELU = _act("ELU", F.elu, (("alpha", 1.0),), inplace=True)
+CELU = _act("CELU", F.celu, (("alpha", 1.0),), inplace=True)
+SELU = _act("SELU", F.selu, inplace=True)
+GELU = _act("GELU", F.gelu, (("approximate", "none"),))
+SiLU = _act("SiLU", F.silu, inplace=True)
+Mish = _act("Mish", F.mish, inplace=True)
+Softplus = _act("Softplus", F.softplus, (("beta", 1.0), ("threshold", 20.0)))
+Hardtanh = _act("Hardtanh", F.hardtanh, (("min_val", -1.0), ("max_val", 1.0)), inplace=True)
+Hardsigmoid = _act("Hardsigmoid", F.hardsigmoid, inplace=True)
+Hardswish = _act("Hardswish", F.hardswish, inplace=True)
+Sigmoid = _act("Sigmoid", _sigmoid)
+Tanh = _act("Tanh", _tanh)
+LogSigmoid = _act("LogSigmoid", F.logsigmoid)
+Softsign = _act("Softsign", F.softsign)
+Tanhshrink = _act("Tanhshrink", F.tanhshrink)
+Softmax = _act("Softmax", F.softmax, (("dim", None),))
+LogSoftmax = _act("LogSoftmax", F.log_softmax, (("dim", None),))
+Softmin = _act("Softmin", F.softmin, (("dim", None),))
+GLU = _act("GLU", F.glu, (("dim", -1),))
+Threshold = _act("Threshold", F.threshold, (("threshold", 0.0), ("value", 0.0)), inplace=True)

@@ -1,0 +1,450 @@
+"""``nn.Module``: parameters, buffers and submodules with PyTorch's bookkeeping and state_dict keys."""
+from collections import OrderedDict
+
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ..parameter import Parameter
+
+
+class _RemovableHandle:
+    def __init__(self, d, key):
+        self._d, self._key = d, key
+
+    def remove(self):
+        self._d.pop(self._key, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        self.remove()
+
+
+class _IncompatibleKeys(tuple):
+    def __new__(cls, missing_keys, unexpected_keys):
+        t = tuple.__new__(cls, (missing_keys, unexpected_keys))
+        t.missing_keys, t.unexpected_keys = missing_keys, unexpected_keys
+        return t
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return f"_IncompatibleKeys(missing_keys={self.missing_keys}, unexpected_keys={self.unexpected_keys})"
+
+
+_hook_id = [0]
+
+
+class Module:
+    """Base class of all layers (``torch.nn.Module``).
+
+    Attributes that are Parameters, Modules or registered buffers are tracked in ``_parameters``,
+    ``_modules`` and ``_buffers``; ``state_dict`` keys are their dotted paths, as in PyTorch.
+    """
+
+    training = True
+    _version = 1
+
+    def __init__(self, *args, **kwargs):
+        if args or kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got unexpected arguments")
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = OrderedDict()
+        d["_buffers"] = OrderedDict()
+        d["_non_persistent_buffers_set"] = set()
+        d["_modules"] = OrderedDict()
+        d["_forward_hooks"] = OrderedDict()
+        d["_forward_pre_hooks"] = OrderedDict()
+        d["_backward_hooks"] = OrderedDict()
+
+    def forward(self, *input):
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    def __call__(self, *args, **kwargs):
+        for hook in list(self._forward_pre_hooks.values()):
+            r = hook(self, args)
+            if r is not None:
+                args = r if isinstance(r, tuple) else (r,)
+        out = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            r = hook(self, args, out)
+            if r is not None:
+                out = r
+        if self._backward_hooks and isinstance(out, Tensor) and out.requires_grad:
+            mod = self
+
+            def bw_hook(g):
+                for h in list(mod._backward_hooks.values()):
+                    r = h(mod, (g,), (g,))
+                    if r is not None:
+                        g = r[0] if isinstance(r, tuple) else r
+                return g
+            out.register_hook(bw_hook)
+        return out
+
+    # ---- attribute bookkeeping ----
+    def __getattr__(self, name):
+        d = self.__dict__
+        for store in ("_parameters", "_buffers", "_modules"):
+            s = d.get(store)
+            if s is not None and name in s:
+                return s[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        params = d.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._remove_from(name)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' (torch.nn.Parameter or "
+                                "None expected)")
+            params[name] = None
+        elif isinstance(value, Module):
+            if d.get("_modules") is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._remove_from(name)
+            d["_modules"][name] = value
+        elif d.get("_modules") is not None and name in d["_modules"]:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' (torch.nn.Module or "
+                                "None expected)")
+            d["_modules"][name] = None
+        elif d.get("_buffers") is not None and name in d["_buffers"]:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' (torch.Tensor or None "
+                                "expected)")
+            d["_buffers"][name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def _remove_from(self, name):
+        d = self.__dict__
+        d.pop(name, None)
+        for store in ("_parameters", "_buffers", "_modules"):
+            s = d.get(store)
+            if s is not None:
+                s.pop(name, None)
+        self._non_persistent_buffers_set.discard(name)
+
+    def __delattr__(self, name):
+        for store in ("_parameters", "_buffers", "_modules"):
+            if name in self.__dict__[store]:
+                del self.__dict__[store][name]
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self):
+        return list(super().__dir__()) + list(self._parameters) + list(self._buffers) + list(self._modules)
+
+    def register_parameter(self, name, param):
+        """Add ``param`` (a Parameter or None) under ``name``; KeyError/TypeError for bad names or values."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"parameter name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError('parameter name can\'t contain "."')
+        if name == "":
+            raise KeyError('parameter name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' (torch.nn.Parameter "
+                            "or None required)")
+        self._parameters[name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Add a buffer (saved in state_dict unless ``persistent=False``)."""
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' (torch Tensor or None "
+                            "required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name, module):
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target):
+        mod = self
+        for part in target.split(".") if target else []:
+            if part not in mod._modules:
+                raise AttributeError(f"{type(mod).__name__} has no attribute `{part}`")
+            mod = mod._modules[part]
+        return mod
+
+    def get_parameter(self, target):
+        mod, _, name = target.rpartition(".")
+        return self.get_submodule(mod)._parameters[name]
+
+    # ---- iteration ----
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if self in memo:
+                return
+            memo.add(self)
+        yield prefix, self
+        for name, m in self._modules.items():
+            if m is None:
+                continue
+            yield from m.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self):
+        seen = set()
+        for name, m in self._modules.items():
+            if m is not None and m not in seen:
+                seen.add(m)
+                yield name, m
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def _named_members(self, store, prefix, recurse, remove_duplicate=True):
+        seen = set()
+        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        for mp, m in mods:
+            for k, v in getattr(m, store).items():
+                if v is None or (remove_duplicate and id(v) in seen):
+                    continue
+                seen.add(id(v))
+                yield mp + ("." if mp else "") + k, v
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """(dotted name, Parameter) pairs, shared parameters listed once."""
+        yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse=True):
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    # ---- modes and conversion ----
+    def train(self, mode=True):
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        for m in self.modules():
+            m.__dict__["training"] = mode
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Reset the gradients of all parameters (to None by default)."""
+        for p in self.parameters():
+            if p._grad is not None:
+                if set_to_none:
+                    p._grad = None
+                else:
+                    p._grad = p._grad.detach()
+                    p._grad.zero_()
+
+    def apply(self, fn):
+        """Call ``fn`` on every submodule (children first) and on ``self``."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    def _apply(self, fn):
+        for m in self.children():
+            m._apply(fn)
+        with no_grad():
+            for k, p in self._parameters.items():
+                if p is None:
+                    continue
+                new = fn(p)
+                if new is not p:
+                    p.data = new
+                    if p._grad is not None:
+                        p._grad = fn(p._grad)
+            for k, b in self._buffers.items():
+                if b is not None:
+                    self._buffers[k] = fn(b)
+        return self
+
+    def to(self, *args, **kwargs):
+        """Move/cast parameters and buffers in place: ``to(device)``, ``to(dtype)`` (floating only), ``to(tensor)``."""
+        from ..._ops.creation import _parse_to
+        dtype, dev = _parse_to(args, kwargs)
+        if dtype is not None and not dtype.is_floating_point:
+            raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}")
+
+        def conv(t):
+            return t.to(device=dev, dtype=dtype if t.is_floating_point() else None)
+        return self._apply(conv)
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, device=None):
+        raise RuntimeError("tinytorch has no CUDA backend")
+
+    def _cast(self, dtype):
+        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+
+    def float(self):
+        from ... import _dtype
+        return self._cast(_dtype.float32)
+
+    def double(self):
+        from ... import _dtype
+        return self._cast(_dtype.float64)
+
+    def half(self):
+        from ... import _dtype
+        return self._cast(_dtype.float16)
+
+    def bfloat16(self):
+        from ... import _dtype
+        return self._cast(_dtype.bfloat16)
+
+    def type(self, dst_type):
+        return self._cast(dst_type)
+
+    # ---- state dict ----
+    def state_dict(self, destination=None, prefix="", keep_vars=False):
+        """OrderedDict of parameters and persistent buffers keyed by dotted name (detached unless keep_vars)."""
+        if destination is None:
+            destination = OrderedDict()
+        for k, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + k] = p if keep_vars else p.detach()
+        for k, b in self._buffers.items():
+            if b is not None and k not in self._non_persistent_buffers_set:
+                destination[prefix + k] = b if keep_vars else b.detach()
+        for k, m in self._modules.items():
+            if m is not None:
+                m.state_dict(destination, prefix + k + ".", keep_vars)
+        return destination
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copy tensors from ``state_dict`` into parameters/buffers (in place, shapes must match).
+
+        ``strict``: RuntimeError listing missing and unexpected keys. Returns (missing, unexpected).
+        """
+        missing, unexpected, errors = [], [], []
+        own = {}
+        for name, m in self.named_modules():
+            pre = name + "." if name else ""
+            for k, p in m._parameters.items():
+                if p is not None:
+                    own[pre + k] = (m, "_parameters", k)
+            for k, b in m._buffers.items():
+                if b is not None and k not in m._non_persistent_buffers_set:
+                    own[pre + k] = (m, "_buffers", k)
+        for key, (m, store, k) in own.items():
+            if key not in state_dict:
+                missing.append(key)
+                continue
+            src = state_dict[key]
+            dst = getattr(m, store)[k]
+            if not isinstance(src, Tensor):
+                errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like object '
+                              f"from checkpoint but received {type(src)}")
+                continue
+            if src._shape != dst._shape:
+                errors.append(f"size mismatch for {key}: copying a param with shape {src.shape} from checkpoint, the "
+                              f"shape in current model is {dst.shape}.")
+                continue
+            with no_grad():
+                dst.copy_(src)
+        for key in state_dict:
+            if key not in own:
+                unexpected.append(key)
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ")
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
+        return _IncompatibleKeys(missing, unexpected)
+
+    # ---- hooks ----
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        """``hook(module, args, output) -> None or new output`` after every forward."""
+        _hook_id[0] += 1
+        self._forward_hooks[_hook_id[0]] = hook
+        if prepend:
+            self._forward_hooks.move_to_end(_hook_id[0], last=False)
+        return _RemovableHandle(self._forward_hooks, _hook_id[0])
+
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """``hook(module, args) -> None or new args`` before every forward."""
+        _hook_id[0] += 1
+        self._forward_pre_hooks[_hook_id[0]] = hook
+        if prepend:
+            self._forward_pre_hooks.move_to_end(_hook_id[0], last=False)
+        return _RemovableHandle(self._forward_pre_hooks, _hook_id[0])
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """``hook(module, grad_input, grad_output)``; tinytorch passes the output gradient as both."""
+        _hook_id[0] += 1
+        self._backward_hooks[_hook_id[0]] = hook
+        return _RemovableHandle(self._backward_hooks, _hook_id[0])
+
+    # ---- repr ----
+    def extra_repr(self):
+        return ""
+
+    def __repr__(self):
+        lines = []
+        extra = self.extra_repr()
+        if extra:
+            lines = extra.split("\n")
+        child = []
+        for k, m in self._modules.items():
+            r = repr(m).split("\n")
+            r = [r[0]] + ["  " + x for x in r[1:]]
+            child.append(f"({k}): " + "\n".join(r))
+        lines += child
+        main = type(self).__name__ + "("
+        if lines:
+            if len(lines) == 1 and not child:
+                main += lines[0]
+            else:
+                main += "\n  " + "\n  ".join("\n".join(lines).split("\n")) + "\n"
+        return main + ")"
+
+    def __getstate__(self):
+        return self.__dict__
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)

@@ -1,0 +1,76 @@
+"""Adam and AdamW (``torch.optim.Adam`` / ``AdamW``), with amsgrad."""
+import math
+
+from ..autograd.grad_mode import no_grad
+from .optimizer import Optimizer
+
+
+class Adam(Optimizer):
+    """Adam (Kingma & Ba 2015); ``weight_decay`` is L2 added to the gradient, or decoupled in AdamW
+    (Loshchilov & Hutter 2019)."""
+
+    _decoupled = False
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if eps < 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                                      maximize=maximize))
+
+    @no_grad()
+    def step(self, closure=None):
+        from .._ops.creation import zeros_like
+        from .._ops.pointwise import maximum
+        loss = self._closure(closure)
+        for g in self.param_groups:
+            lr, (b1, b2), eps, wd = g["lr"], g["betas"], g["eps"], g["weight_decay"]
+            for p in g["params"]:
+                grad = p._grad
+                if grad is None:
+                    continue
+                if g["maximize"]:
+                    grad = -grad
+                st = self.state[p]
+                if not st:
+                    st["step"] = 0
+                    st["exp_avg"] = zeros_like(p)
+                    st["exp_avg_sq"] = zeros_like(p)
+                    if g["amsgrad"]:
+                        st["max_exp_avg_sq"] = zeros_like(p)
+                st["step"] += 1
+                t = st["step"]
+                if wd:
+                    if self._decoupled:
+                        p.mul_(1 - lr * wd)
+                    else:
+                        grad = grad + p * wd
+                m, v = st["exp_avg"], st["exp_avg_sq"]
+                m.lerp_(grad, 1 - b1)
+                v.mul_(b2).addcmul_(grad, grad, value=1 - b2)
+                bc1 = 1 - b1 ** t
+                bc2 = 1 - b2 ** t
+                if g["amsgrad"]:
+                    mx = st["max_exp_avg_sq"]
+                    mx.copy_(maximum(mx, v))
+                    v = mx
+                denom = (v.sqrt() / math.sqrt(bc2)).add_(eps)
+                p.addcdiv_(m, denom, value=-lr / bc1)
+        return loss
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (default 1e-2)."""
+
+    _decoupled = True
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, **kw):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, **kw)

@@ -1,0 +1,120 @@
+"""``optim.Optimizer``: param_groups, per-parameter state, state_dict, zero_grad, add_param_group."""
+from collections import defaultdict
+
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
+
+
+class _Required:
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _Required()
+
+
+class Optimizer:
+    """Base class: ``params`` is an iterable of tensors or of dicts (parameter groups with their own options)."""
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, but "
+                            f"got {params.type()}")
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for g in groups:
+            self.add_param_group(g)
+
+    def add_param_group(self, param_group):
+        """Add a group (dict with 'params' and options; missing options come from the defaults)."""
+        params = param_group["params"]
+        param_group["params"] = [params] if isinstance(params, Tensor) else list(params)
+        for p in param_group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + type(p).__name__)
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for k, v in self.defaults.items():
+            if v is required and k not in param_group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {k}")
+            param_group.setdefault(k, v)
+        existing = set(id(p) for g in self.param_groups for p in g["params"])
+        if any(id(p) in existing for p in param_group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none=True):
+        """Reset gradients: to None (default) or to zeros in place."""
+        for g in self.param_groups:
+            for p in g["params"]:
+                if p._grad is not None:
+                    if set_to_none:
+                        p._grad = None
+                    else:
+                        p._grad = p._grad.detach()
+                        p._grad.zero_()
+
+    def state_dict(self):
+        """{'state': {index: state}, 'param_groups': [options + 'params': indices]} as PyTorch."""
+        index = {}
+        groups = []
+        for g in self.param_groups:
+            ids = []
+            for p in g["params"]:
+                index.setdefault(id(p), len(index))
+                ids.append(index[id(p)])
+            d = {k: v for k, v in g.items() if k != "params"}
+            d["params"] = ids
+            groups.append(d)
+        state = {index[id(p)]: dict(s) for p, s in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Restore state and options; ValueError when the groups' sizes differ."""
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        params = []
+        for g, sg in zip(self.param_groups, groups):
+            if len(g["params"]) != len(sg["params"]):
+                raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                                 "optimizer's group")
+            params.extend(zip(sg["params"], g["params"]))
+        idmap = dict(params)
+        self.state = defaultdict(dict)
+        for k, s in state_dict["state"].items():
+            p = idmap[int(k)]
+            self.state[p] = {n: (v.to(p.device) if isinstance(v, Tensor) and v.is_floating_point() else v)
+                             for n, v in s.items()}
+        for g, sg in zip(self.param_groups, groups):
+            for k, v in sg.items():
+                if k != "params":
+                    g[k] = v
+
+    def step(self, closure=None):
+        raise NotImplementedError
+
+    def _closure(self, closure):
+        if closure is None:
+            return None
+        from ..autograd.grad_mode import enable_grad
+        with enable_grad():
+            return closure()
+
+    def __repr__(self):
+        s = type(self).__name__ + " ("
+        for i, g in enumerate(self.param_groups):
+            s += f"\nParameter Group {i}"
+            for k in sorted(g):
+                if k != "params":
+                    s += f"\n    {k}: {g[k]}"
+        return s + "\n)"
+
+
+__all__ = ["Optimizer", "required", "no_grad"]

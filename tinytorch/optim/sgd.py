@@ -1,0 +1,44 @@
+"""SGD with momentum, dampening, Nesterov and weight decay (``torch.optim.SGD``)."""
+from ..autograd.grad_mode import no_grad
+from .optimizer import Optimizer, required
+
+
+class SGD(Optimizer):
+    """``v = mu v + (1 - dampening) g``; ``p -= lr * (g + mu v if nesterov else v)`` (PyTorch's formulation)."""
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *, maximize=False,
+                 foreach=None, differentiable=False, fused=None):
+        if lr is not required and lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                                      nesterov=nesterov, maximize=maximize))
+
+    @no_grad()
+    def step(self, closure=None):
+        loss = self._closure(closure)
+        for g in self.param_groups:
+            lr, mu, damp, wd = g["lr"], g["momentum"], g["dampening"], g["weight_decay"]
+            for p in g["params"]:
+                grad = p._grad
+                if grad is None:
+                    continue
+                if g["maximize"]:
+                    grad = -grad
+                if wd:
+                    grad = grad + p * wd
+                if mu:
+                    st = self.state[p]
+                    buf = st.get("momentum_buffer")
+                    if buf is None:
+                        buf = st["momentum_buffer"] = grad.clone()
+                    else:
+                        buf.mul_(mu).add_(grad, alpha=1 - damp)
+                    grad = grad + buf * mu if g["nesterov"] else buf
+                p.add_(grad, alpha=-lr)
+        return loss

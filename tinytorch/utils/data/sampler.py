@@ -1,0 +1,80 @@
+"""Samplers: sequential, random (with a Generator), subset-random, batch."""
+
+
+class Sampler:
+    def __init__(self, data_source=None):
+        pass
+
+    def __iter__(self):
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler):
+    def __init__(self, data_source):
+        self.data_source = data_source
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self):
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler):
+    """A random permutation per epoch (or ``num_samples`` draws with replacement)."""
+
+    def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
+        self.data_source, self.replacement = data_source, replacement
+        self._num_samples, self.generator = num_samples, generator
+
+    @property
+    def num_samples(self):
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self):
+        from ..._ops.creation import randint, randperm
+        n = len(self.data_source)
+        if self.replacement:
+            return iter(randint(0, n, (self.num_samples,), generator=self.generator).tolist())
+        idx = []
+        while len(idx) < self.num_samples:
+            idx += randperm(n, generator=self.generator).tolist()
+        return iter(idx[:self.num_samples])
+
+    def __len__(self):
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    def __init__(self, indices, generator=None):
+        self.indices, self.generator = indices, generator
+
+    def __iter__(self):
+        from ..._ops.creation import randperm
+        return (self.indices[i] for i in randperm(len(self.indices), generator=self.generator).tolist())
+
+    def __len__(self):
+        return len(self.indices)
+
+
+class BatchSampler(Sampler):
+    """Groups indices from ``sampler`` into lists of ``batch_size`` (last one dropped with ``drop_last``)."""
+
+    def __init__(self, sampler, batch_size, drop_last):
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
+        self.sampler, self.batch_size, self.drop_last = sampler, batch_size, drop_last
+
+    def __iter__(self):
+        batch = []
+        for i in self.sampler:
+            batch.append(i)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self):
+        n = len(self.sampler)
+        return n // self.batch_size if self.drop_last else (n + self.batch_size - 1) // self.batch_size
