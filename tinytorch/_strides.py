@@ -97,7 +97,7 @@ def view_strides(old_shape, old_strides, new_shape):
     Port of the idea behind ATen's ``computeStride``: chunks of old dims that are contiguous with one
     another may be split or merged freely.
     """
-    if numel(old_shape) == 0:
+    if numel(old_shape) == 0 or not old_shape:
         return contiguous_strides(new_shape)
     new_strides = [0] * len(new_shape)
     view_d = len(new_shape) - 1

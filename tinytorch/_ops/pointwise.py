@@ -392,10 +392,7 @@ def _clamp_bw(c, g):
     if hi is not None:
         m2 = a <= hi
         mask = m2 if mask is None else mask & m2
-    ga = where(mask, g, 0.0)
-    glo = where(a < lo, g, 0.0) if isinstance(lo, Tensor) else None
-    ghi = where(a > hi, g, 0.0) if isinstance(hi, Tensor) else None
-    return ga, glo, ghi
+    return where(mask, g, 0.0), None, None
 
 
 _clamp_op = defop("clamp", _clamp_meta, _clamp_bw)
@@ -409,6 +406,10 @@ def clamp(input, min=None, max=None):
     """
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        # tensor bounds: min(max(x, lo), hi) gives each of the three its gradient
+        out = input if min is None else maximum(input, min)
+        return out if max is None else minimum(out, max)
     return dispatch(_clamp_op, (input, min, max))
 
 

@@ -33,7 +33,7 @@ def _red_meta(name, kind):
         if kind == "sum":
             out = dtype or (_dt.int64 if a.dtype.category < _FLOAT else a.dtype)
         elif kind == "bool":
-            out = _dt.bool
+            out = _dt.uint8 if a.dtype is _dt.uint8 else _dt.bool  # PyTorch keeps uint8 for all/any
         else:
             out = a.dtype
         if kind == "minmax" and a.numel() == 0 and builtins.any(a._shape[d] == 0 for d in dims):

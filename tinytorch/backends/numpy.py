@@ -38,7 +38,14 @@ def _ax(dims):
     return None if dims is None else tuple(dims)
 
 
+def _int_zero_check(a, b):
+    if np.asarray(b).dtype.kind in "iub" and np.asarray(a).dtype.kind in "iub" and np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
 def _div(a, b, rounding_mode=None):
+    if rounding_mode is not None:
+        _int_zero_check(a, b)
     if rounding_mode is None:
         return np.true_divide(a, b)
     if rounding_mode == "trunc":
@@ -246,11 +253,13 @@ def _pow(a, b):
 
 
 def _remainder(a, b):
+    _int_zero_check(a, b)
     with _quiet():
         return np.remainder(a, b)
 
 
 def _fmod(a, b):
+    _int_zero_check(a, b)
     with _quiet():
         return np.fmod(a, b)
 

@@ -1,0 +1,117 @@
+"""Differential tests: every op in the op database against PyTorch (values, dtypes, gradients), plus gradcheck."""
+import numpy as np
+import pytest
+
+import tinytorch as tt
+from conftest import DT, assert_close, np_data, torch
+from op_db import OPS
+
+DEVICES = ["cpu"]
+
+
+def make_inputs(op, shapes, dtype, noncontig, requires_grad, seed=0):
+    xs, ys = [], []
+    for i, shp in enumerate(shapes):
+        if i in op.int_inputs:
+            a = np.random.default_rng(seed + i).integers(0, op.int_inputs[i], shp).astype(np.int64)
+            xs.append(tt.tensor(a))
+            ys.append(torch.tensor(a))
+            continue
+        a = np_data(tuple(reversed(shp)) if noncontig and len(shp) >= 2 else shp, dtype, op.low, op.high, seed + i)
+        x = tt.tensor(a).to(DT[dtype][0])
+        y = torch.tensor(a).to(DT[dtype][1])
+        if noncontig and len(shp) >= 2:
+            perm = tuple(range(len(shp) - 1, -1, -1))
+            x, y = x.permute(perm), y.permute(perm)
+        if requires_grad:
+            x.requires_grad_(True)
+            y.requires_grad_(True)
+        xs.append(x)
+        ys.append(y)
+    return xs, ys
+
+
+def run_both(op, xs, ys):
+    try:
+        expected = op.fn(torch, *ys)
+    except Exception as e:  # torch rejects the input: tinytorch must reject it with the same exception type
+        with pytest.raises(type(e)):
+            op.fn(tt, *xs)
+        return None, None
+    return op.fn(tt, *xs), expected
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("op", OPS, ids=lambda o: o.name)
+def test_forward(op, device):
+    for dtype in op.dtypes:
+        for shapes in op.shapes:
+            for noncontig in (False, True):
+                xs, ys = make_inputs(op, shapes, dtype, noncontig, False)
+                xs = [x.to(device) for x in xs]
+                got, expected = run_both(op, xs, ys)
+                if expected is None:
+                    continue
+                assert_close(got.cpu(), expected, dtype, op.rtol, op.atol,
+                             msg=f"{op.name} {dtype} {shapes} noncontig={noncontig}")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("op", [o for o in OPS if o.grad], ids=lambda o: o.name)
+def test_backward(op, device):
+    for dtype in [d for d in op.dtypes if d in ("float32", "float64")]:
+        for shapes in op.shapes:
+            xs, ys = make_inputs(op, shapes, dtype, noncontig=True, requires_grad=True)
+            try:
+                expected = op.fn(torch, *ys)
+            except RuntimeError:  # torch has no derivative for some argument (e.g. a loss weight): nothing to compare
+                continue
+            got = op.fn(tt, *xs)
+            if not expected.requires_grad:
+                continue
+            w = np.random.default_rng(7).standard_normal(tuple(expected.shape))
+            (got * tt.tensor(w).to(got.dtype)).sum().backward()
+            (expected * torch.tensor(w).to(expected.dtype)).sum().backward()
+            for i, (x, y) in enumerate(zip(xs, ys)):
+                if y.grad is None:
+                    assert x.grad is None or i in op.int_inputs, f"{op.name}: unexpected grad for input {i}"
+                    continue
+                assert x.grad is not None, f"{op.name}: missing grad for input {i}"
+                assert_close(x.grad, y.grad, dtype, op.rtol, op.atol, msg=f"{op.name} grad {i} {dtype} {shapes}")
+
+
+@pytest.mark.parametrize("op", [o for o in OPS if o.grad and o.gradcheck and "float64" in o.dtypes],
+                         ids=lambda o: o.name)
+def test_gradcheck(op):
+    shapes = next(s for s in op.shapes if all(0 not in shp for shp in s))
+    xs, _ = make_inputs(op, shapes, "float64", False, True, seed=3)
+    xs = [x.detach().contiguous().requires_grad_(x.requires_grad) for x in xs]
+    assert tt.autograd.gradcheck(lambda *a: op.fn(tt, *a), xs, eps=1e-6, atol=1e-5, rtol=1e-4)
+
+
+DOUBLE = ["exp", "log", "sqrt", "tanh", "sigmoid", "mul", "div", "pow", "matmul", "softmax", "log_softmax", "sum_dim",
+          "gelu", "conv2d", "max_pool2d", "layer_norm", "cross_entropy", "getitem_int_tensor", "narrow", "cat"]
+
+
+@pytest.mark.parametrize("op", [o for o in OPS if o.name in DOUBLE], ids=lambda o: o.name)
+def test_double_backward(op):
+    """Backward formulas are tinytorch ops, so the gradient of a gradient matches torch."""
+    shapes = op.shapes[0]
+    xs, ys = make_inputs(op, shapes, "float64", False, True, seed=5)
+    got, expected = op.fn(tt, *xs), op.fn(torch, *ys)
+    fx = [x for i, x in enumerate(xs) if i not in op.int_inputs]
+    fy = [y for i, y in enumerate(ys) if i not in op.int_inputs]
+    gx = tt.autograd.grad(got.sum() if got.ndim else got, fx, create_graph=True)
+    gy = torch.autograd.grad(expected.sum() if expected.ndim else expected, fy, create_graph=True)
+    sx = sum((g * g).sum() for g in gx)
+    sy = sum((g * g).sum() for g in gy)
+    if not sx.requires_grad:  # the gradient does not depend on the inputs (piecewise-linear ops)
+        ggy = torch.autograd.grad(sy, fy, allow_unused=True) if sy.requires_grad else [None] * len(fy)
+        assert all(g is None or not g.any() for g in ggy), f"{op.name}: torch has a nonzero second derivative"
+        return
+    ggx = tt.autograd.grad(sx, fx, allow_unused=True)
+    ggy = torch.autograd.grad(sy, fy, allow_unused=True)
+    for a, b in zip(ggx, ggy):
+        if b is None:
+            continue
+        assert_close(a, b, "float64", 1e-8, 1e-10, msg=f"{op.name} double backward")
