@@ -50,7 +50,8 @@ def tensor_repr(t):
     else:
         f = lambda v: str(int(v))
     vals = (_edge_values(a) if summarize else a).reshape(-1)
-    width = max((len(f(v)) for v in vals), default=1)
+    finite = [v for v in vals if not (a.dtype.kind == "f" and not np.isfinite(v))]
+    width = max((len(f(v)) for v in finite), default=1)
     body = np.array2string(a, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3,
                            formatter={"all": lambda v: f(v).rjust(width)}, max_line_width=80)
     if a.ndim == 0:

@@ -452,7 +452,7 @@ def _basic_index_meta(shape, stride, offset, spec):
     for it in spec:
         if it is None:
             out_shape.append(1)
-            out_stride.append(0)
+            out_stride.append(None)  # filled below, as unsqueeze does
         elif isinstance(it, slice):
             size = shape[d]
             start, stop, step = it.indices(size)
@@ -473,6 +473,9 @@ def _basic_index_meta(shape, stride, offset, spec):
             d += 1
     out_shape.extend(shape[d:])
     out_stride.extend(stride[d:])
+    for i in range(len(out_stride) - 1, -1, -1):
+        if out_stride[i] is None:
+            out_stride[i] = out_stride[i + 1] * out_shape[i + 1] if i + 1 < len(out_stride) else 1
     return tuple(out_shape), tuple(out_stride), offset
 
 

@@ -1,0 +1,242 @@
+"""Tensor model: views share storage, in-place writes go through views, version counters, dtypes and promotion,
+creation, conversion and printing — compared with PyTorch where it defines the answer."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import tinytorch as tt
+from conftest import DT, assert_close, pair, torch
+
+DTYPES = list(DT)
+
+
+@pytest.mark.parametrize("a", DTYPES)
+@pytest.mark.parametrize("b", DTYPES)
+def test_promotion_matches_torch(a, b):
+    x, y = tt.zeros(2, dtype=DT[a][0]), torch.zeros(2, dtype=DT[b][1])
+    assert str(tt.promote_types(DT[a][0], DT[b][0])) == str(torch.promote_types(DT[a][1], DT[b][1]))
+    # tensor-scalar and 0-dim categories
+    for s in (True, 2, 2.5):
+        assert str(tt.result_type(tt.zeros(2, dtype=DT[a][0]), s)) == str(
+            torch.result_type(torch.zeros(2, dtype=DT[a][1]), s))
+    assert str(tt.result_type(tt.zeros(2, dtype=DT[a][0]), tt.tensor(1, dtype=DT[b][0]))) == str(
+        torch.result_type(torch.zeros(2, dtype=DT[a][1]), torch.tensor(1, dtype=DT[b][1])))
+    del x, y
+
+
+def test_default_dtype():
+    assert tt.tensor([1.0]).dtype is tt.float32 and tt.tensor([1]).dtype is tt.int64
+    assert tt.tensor([True]).dtype is tt.bool and tt.tensor([1, 2.0]).dtype is tt.float32
+    tt.set_default_dtype(tt.float64)
+    try:
+        assert tt.tensor([1.0]).dtype is tt.float64 and tt.arange(3.0).dtype is tt.float64
+        assert (tt.ones(2, dtype=tt.int64) * 0.5).dtype is tt.float64
+    finally:
+        tt.set_default_dtype(tt.float32)
+    with pytest.raises(TypeError):
+        tt.set_default_dtype(tt.int64)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_low_precision_dtypes(dtype):
+    x, y = pair((3, 4), dtype)
+    assert_close(x * 2 + 1, y * 2 + 1, dtype)
+    assert_close((x @ x.t()), (y @ y.t()), dtype, rtol=2e-2, atol=2e-2)
+    assert_close(x.sum(1), y.sum(1), dtype, rtol=2e-2, atol=2e-2)
+
+
+def test_views_share_storage_and_metadata():
+    x, y = pair((4, 6))
+    for f in (lambda t: t.view(3, 8), lambda t: t.t(), lambda t: t[1:, ::2], lambda t: t.unsqueeze(1),
+              lambda t: t.narrow(1, 2, 3), lambda t: t.permute(1, 0), lambda t: t.diagonal(),
+              lambda t: t.unfold(1, 2, 2), lambda t: t[None, ..., 1], lambda t: t.expand(2, 4, 6)):
+        a, b = f(x), f(y)
+        assert a.untyped_storage() is x.untyped_storage()
+        assert a.stride() == b.stride() and a.storage_offset() == b.storage_offset()
+        assert a.is_contiguous() == b.is_contiguous()
+        assert a.data_ptr() - x.data_ptr() == (b.data_ptr() - y.data_ptr()) // 4 * 4
+        assert_close(a, b)
+
+
+def test_writes_through_views_and_version_counter():
+    x = tt.zeros(3, 4)
+    v = x[1]
+    v0 = x._version if hasattr(x, "_version") else x.untyped_storage()._version[0]
+    v.fill_(2)
+    x[:, 0] = 7
+    x.t()[3].add_(1)
+    y = torch.zeros(3, 4)
+    y[1].fill_(2)
+    y[:, 0] = 7
+    y.t()[3].add_(1)
+    assert_close(x, y)
+    assert x.untyped_storage()._version[0] == v0 + 3
+
+
+def test_setitem_advanced_and_masks():
+    x, y = pair((4, 5))
+    for t in (x, y):
+        t[t > 1] = 0.0
+        t[[0, 2], [1, 3]] = -5.0
+        t[1:3, [0, 4]] = t[0, :2]
+        t[..., -1] += 1
+    assert_close(x, y)
+
+
+def test_contiguous_reshape_and_view_errors():
+    x = tt.arange(12).view(3, 4).t()
+    assert not x.is_contiguous()
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        x.view(12)
+    r = x.reshape(12)
+    assert r.is_contiguous() and r.tolist() == torch.arange(12).view(3, 4).t().reshape(12).tolist()
+    assert x.contiguous().stride() == (3, 1)
+
+
+def test_inplace_on_saved_tensor_raises():
+    a = tt.randn(3, requires_grad=True)
+    b = a.exp()
+    c = b * 2
+    b.add_(1)  # exp saved its output
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        c.sum().backward()
+        b.sum().backward()
+    w = tt.randn(3, requires_grad=True)
+    h = w * 1
+    out = (h * h).sum()
+    h.mul_(2)
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0"):
+        out.backward()
+
+
+def test_leaf_inplace_error_and_inplace_autograd():
+    w = tt.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        w.add_(1)
+    with tt.no_grad():
+        w.add_(1)
+    x, y = pair((3, 4), requires_grad=True)
+    outs = []
+    for t in (x, y):
+        h = t * 2
+        h[:, 1] = t[:, 0] * 3  # write into a view of a non-leaf: gradient flows to both
+        h.relu_()
+        outs.append(h)
+    (outs[0] * outs[0]).sum().backward()
+    (outs[1] * outs[1]).sum().backward()
+    assert_close(outs[0], outs[1])
+    assert_close(x.grad, y.grad)
+
+
+def test_creation_and_conversion():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = tt.from_numpy(a)
+    a[0, 0] = 42
+    assert t[0, 0].item() == 42  # shares memory
+    t[1, 1] = -1
+    assert a[1, 1] == -1
+    assert tt.as_tensor(a).data_ptr() == t.data_ptr()
+    assert tt.from_numpy(a.T).stride() == (1, 3)
+    assert tt.tensor(a).data_ptr() != t.data_ptr()
+    assert tt.zeros(2, 3).tolist() == [[0.0] * 3] * 2
+    assert tt.full((2,), 3).dtype is tt.int64 and tt.full((2,), 1.5).dtype is tt.float32
+    assert_close(tt.arange(0, 1, 0.25), torch.arange(0, 1, 0.25))
+    assert_close(tt.arange(10, 0, -3), torch.arange(10, 0, -3))
+    assert_close(tt.linspace(-1, 1, 5), torch.linspace(-1, 1, 5))
+    assert_close(tt.eye(3, 4), torch.eye(3, 4))
+    assert_close(tt.zeros_like(tt.ones(2, dtype=tt.int32)), torch.zeros_like(torch.ones(2, dtype=torch.int32)))
+    x = tt.tensor([1.5, -2.0])
+    assert x.to(tt.int64).tolist() == [1, -2] and x.long().dtype is tt.int64 and x.double().dtype is tt.float64
+    assert x.to(tt.zeros(1, dtype=tt.float16)).dtype is tt.float16
+    assert x.item() if x.numel() == 1 else True
+    assert tt.tensor(3.5).item() == 3.5 and isinstance(tt.tensor(3).item(), int)
+    with pytest.raises(RuntimeError, match="cannot be converted to Scalar"):
+        x.item()
+    with pytest.raises(RuntimeError, match="requires grad"):
+        tt.ones(2, requires_grad=True).numpy()
+
+
+def test_random_reproducible_with_seed_and_generator():
+    tt.manual_seed(0)
+    a = tt.rand(5)
+    tt.manual_seed(0)
+    assert tt.equal(a, tt.rand(5))
+    g = tt.Generator().manual_seed(1)
+    b = tt.randn(3, 3, generator=g)
+    assert tt.equal(b, tt.randn(3, 3, generator=tt.Generator().manual_seed(1)))
+    assert sorted(tt.randperm(10).tolist()) == list(range(10))
+    r = tt.randint(3, 7, (1000,))
+    assert r.min().item() >= 3 and r.max().item() <= 6 and r.dtype is tt.int64
+    n = tt.normal(2.0, 0.5, (20000,))
+    assert abs(n.mean().item() - 2.0) < 0.02 and abs(n.std().item() - 0.5) < 0.02
+    p = tt.bernoulli(tt.full((20000,), 0.3))
+    assert abs(p.mean().item() - 0.3) < 0.02
+    m = tt.multinomial(tt.tensor([0.0, 1.0, 3.0]), 4000, replacement=True)
+    assert (m == 0).sum().item() == 0 and abs((m == 2).float().mean().item() - 0.75) < 0.03
+    assert sorted(tt.multinomial(tt.ones(5), 5).tolist()) == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("data", [[1.0, 2.5, -3.0], [[1, 2], [3, 4]], [True, False], [1e-5, 1.0, 1e5], 3.25,
+                                  [[0.1234567, 100.0]], [float("nan"), float("inf"), 1.0]])
+def test_repr_matches_torch(data):
+    assert repr(tt.tensor(data)) == repr(torch.tensor(data))
+    assert repr(tt.tensor(data, dtype=tt.float64)) == repr(torch.tensor(data, dtype=torch.float64))
+
+
+def test_repr_autograd_fields():
+    x = tt.ones(2, requires_grad=True)
+    assert repr(x) == "tensor([1., 1.], requires_grad=True)"
+    assert repr(x * 2) == "tensor([2., 2.], grad_fn=<MulBackward0>)"
+    assert repr(tt.zeros(2, 3).shape) == "torch.Size([2, 3])"
+
+
+shapes = st.lists(st.integers(1, 4), min_size=0, max_size=4).map(tuple)
+
+
+@settings(max_examples=60, deadline=None)
+@given(shapes, shapes)
+def test_broadcasting_property(s1, s2):
+    """Broadcast results agree with NumPy and torch, or all three refuse."""
+    a, b = np.ones(s1, np.float32), np.ones(s2, np.float32) * 2
+    try:
+        expected = np.broadcast_shapes(s1, s2)
+    except ValueError:
+        with pytest.raises(RuntimeError, match="must match the size"):
+            tt.tensor(a) + tt.tensor(b)
+        return
+    out = tt.tensor(a) + tt.tensor(b)
+    assert tuple(out.shape) == expected == tuple((torch.tensor(a) + torch.tensor(b)).shape)
+    assert (out == 3).all().item()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 5), min_size=1, max_size=4), st.data())
+def test_strided_view_property(shape, data):
+    """Random chains of view ops: values equal NumPy's, memory stays shared, strides equal torch's."""
+    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    x, y, z = tt.tensor(a), torch.tensor(a), a
+    for _ in range(3):
+        kind = data.draw(st.sampled_from(["t", "slice", "unsqueeze", "flip_dims", "select"]))
+        n = x.ndim
+        if kind == "t" and n >= 2:
+            d0, d1 = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, n - 1))
+            x, y, z = x.transpose(d0, d1), y.transpose(d0, d1), np.swapaxes(z, d0, d1)
+        elif kind == "slice" and n >= 1:
+            d = data.draw(st.integers(0, n - 1))
+            step = data.draw(st.integers(1, 3))
+            start = data.draw(st.integers(0, max(x.shape[d] - 1, 0)))
+            idx = (slice(None),) * d + (slice(start, None, step),)
+            x, y, z = x[idx], y[idx], z[idx]
+        elif kind == "unsqueeze":
+            d = data.draw(st.integers(0, n))
+            x, y, z = x.unsqueeze(d), y.unsqueeze(d), np.expand_dims(z, d)
+        elif kind == "flip_dims" and n >= 2:
+            p = list(range(n))[::-1]
+            x, y, z = x.permute(p), y.permute(p), z.transpose(p)
+        elif kind == "select" and n >= 2:
+            d = data.draw(st.integers(0, n - 1))
+            i = data.draw(st.integers(0, x.shape[d] - 1))
+            x, y, z = x.select(d, i), y.select(d, i), np.take(z, i, axis=d)
+    assert x.stride() == y.stride() and x.storage_offset() == y.storage_offset()
+    np.testing.assert_array_equal(x.numpy(), z)
+    np.testing.assert_array_equal(x.reshape(-1).numpy(), y.reshape(-1).numpy())
