@@ -1,6 +1,6 @@
 """Train a LeNet-style CNN (or an MLP) on the full MNIST data set with tinytorch.
 
-    python examples/mnist.py                 # CNN, 2 epochs, Adam
+    python examples/mnist.py                 # CNN, 3 epochs, Adam
     python examples/mnist.py --model mlp     # 784-256-128-10 MLP
 
 The script is plain PyTorch code: ``--torch`` runs the very same code under real PyTorch.
@@ -31,7 +31,7 @@ def build(nn, kind):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", choices=["cnn", "lenet", "mlp"], default="cnn")
-    p.add_argument("--epochs", type=int, default=None, help="default: 2 (cnn) / 5 (mlp)")
+    p.add_argument("--epochs", type=int, default=None, help="default: 3 (cnn, lenet) / 5 (mlp)")
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--seed", type=int, default=0)
@@ -41,7 +41,7 @@ def main(argv=None):
     p.add_argument("--limit", type=int, default=0, help="use only the first N training images (quick runs)")
     p.add_argument("--torch", action="store_true", help="run the same code with real PyTorch")
     args = p.parse_args(argv)
-    epochs = args.epochs or (2 if args.model == "cnn" else 5)
+    epochs = args.epochs or (5 if args.model == "mlp" else 3)
 
     if args.torch:
         import torch
@@ -77,8 +77,8 @@ def main(argv=None):
         model.train()
         t0 = time.time()
         total, n = 0.0, 0
-        bar = tqdm(train_loader, desc=f"epoch {epoch}/{epochs}", leave=False, mininterval=1.0)
-        for x, y in bar:
+        bar = tqdm(train_loader, desc=f"epoch {epoch}/{epochs}", leave=False, mininterval=2.0)
+        for step, (x, y) in enumerate(bar):
             x, y = x.to(args.device), y.to(args.device)
             loss = F.cross_entropy(model(x), y)
             opt.zero_grad()
@@ -87,7 +87,8 @@ def main(argv=None):
             sched.step()
             total += loss.item() * len(y)
             n += len(y)
-            bar.set_postfix(loss=f"{total / n:.4f}")
+            if step % 50 == 0:
+                bar.set_postfix(loss=f"{total / n:.4f}", refresh=False)
         train_time = time.time() - t0
         model.eval()
         correct = 0

@@ -1,0 +1,151 @@
+"""Autograd engine: backward/grad API, accumulation, hooks, custom Functions, grad modes, deep graphs, memory."""
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import tinytorch as tt
+from conftest import assert_close, pair, torch
+
+
+def test_accumulation_and_shared_use():
+    x, y = pair((3,), requires_grad=True)
+    for t in (x, y):
+        (t * t + t).sum().backward()
+        (t * 3).sum().backward()  # accumulates into .grad
+    assert_close(x.grad, y.grad)
+
+
+def test_retain_graph_and_second_backward_error():
+    x = tt.randn(3, requires_grad=True)
+    out = (x.exp() * 2).sum()
+    out.backward(retain_graph=True)
+    out.backward()
+    assert_close(x.grad, torch.tensor(x.detach().numpy()).exp() * 4)
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        out.backward()
+
+
+def test_backward_requires_scalar_or_gradient():
+    x = tt.randn(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="implicitly created only for scalar outputs"):
+        (x * 2).backward()
+    (x * 2).backward(tt.tensor([1.0, 2.0, 3.0]))
+    assert x.grad.tolist() == [2.0, 4.0, 6.0]
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        tt.ones(2).sum().backward()
+
+
+def test_autograd_grad_create_graph_and_allow_unused():
+    x, y = pair((4,), "float64", requires_grad=True)
+    gx, = tt.autograd.grad((x ** 3).sum(), x, create_graph=True)
+    gy, = torch.autograd.grad((y ** 3).sum(), y, create_graph=True)
+    assert_close(gx, gy, "float64")
+    ggx, = tt.autograd.grad(gx.sum(), x)
+    ggy, = torch.autograd.grad(gy.sum(), y)
+    assert_close(ggx, ggy, "float64")
+    assert x.grad is None  # grad() leaves .grad alone
+    z = tt.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="not have been used in the graph"):
+        tt.autograd.grad(x.sum(), [x, z])
+    assert tt.autograd.grad(x.sum(), [x, z], allow_unused=True)[1] is None
+
+
+def test_hooks_and_retain_grad():
+    x, y = pair((3,), requires_grad=True)
+    seen = []
+    for t in (x, y):
+        h = t * 2
+        h.retain_grad()
+        h.register_hook(lambda g: g * 10)
+        t.register_hook(lambda g: seen.append(g.sum().item()))
+        (h * h).sum().backward()
+    assert_close(x.grad, y.grad)
+    assert seen[0] == pytest.approx(seen[1], rel=1e-5)
+
+
+def test_custom_function():
+    class Cube(tt.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            ctx.save_for_backward(x)
+            ctx.k = k
+            return x ** 3 * k
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            assert ctx.needs_input_grad == (True, False)
+            return g * 3 * x ** 2 * ctx.k, None
+
+    x = tt.tensor([1.0, 2.0], requires_grad=True)
+    y = Cube.apply(x, 2.0)
+    assert y.grad_fn.name() == "CubeBackward"
+    y.sum().backward()
+    assert x.grad.tolist() == [6.0, 24.0]
+
+
+def test_grad_modes():
+    x = tt.ones(2, requires_grad=True)
+    with tt.no_grad():
+        assert not (x * 2).requires_grad
+        with tt.enable_grad():
+            assert (x * 2).requires_grad
+    with tt.inference_mode():
+        assert not (x * 2).requires_grad
+    tt.set_grad_enabled(False)
+    assert not (x * 2).requires_grad
+    tt.set_grad_enabled(True)
+
+    @tt.no_grad()
+    def f(t):
+        return t * 2
+    assert not f(x).requires_grad
+    assert (x * 2).requires_grad
+    d = (x * 2).detach()
+    assert not d.requires_grad and d.grad_fn is None
+
+
+def test_deep_graph_is_iterative():
+    x = tt.ones(1, requires_grad=True)
+    y = x
+    for _ in range(20000):  # deeper than Python's recursion limit
+        y = y * 1.0
+    y.sum().backward()
+    assert x.grad.item() == 1.0
+
+
+def test_graph_is_freed_after_backward():
+    x = tt.randn(10, requires_grad=True)
+    refs = []
+    for _ in range(50):
+        out = (x.exp() * x).sum()
+        refs.append(weakref.ref(out.grad_fn))
+        out.backward()
+        del out
+    gc.collect()
+    assert sum(r() is not None for r in refs) == 0
+
+
+def test_gradcheck_catches_wrong_gradient():
+    class Wrong(tt.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g  # should be 2x g
+
+    x = tt.randn(3, dtype=tt.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="Jacobian mismatch"):
+        tt.autograd.gradcheck(Wrong.apply, (x,))
+
+
+def test_jacobian_hessian():
+    x = tt.tensor([1.0, 2.0], dtype=tt.float64)
+    J = tt.autograd.functional.jacobian(lambda t: t ** 2, x)
+    assert J.tolist() == [[2.0, 0.0], [0.0, 4.0]]
+    H = tt.autograd.functional.hessian(lambda t: (t ** 3).sum(), x)
+    assert H.tolist() == [[6.0, 0.0], [0.0, 12.0]]

@@ -1,0 +1,166 @@
+"""nn modules against torch modules with the same weights: outputs, gradients, state_dict keys and a short
+training trajectory; Module bookkeeping."""
+import numpy as np
+import pytest
+
+import tinytorch as tt
+import tinytorch.nn as nn
+from conftest import assert_close, torch
+
+
+def copy_weights(src_torch, dst_tt):
+    sd = {k: tt.tensor(v.detach().numpy()) for k, v in src_torch.state_dict().items()}
+    dst_tt.load_state_dict(sd)
+
+
+def same_module(make):
+    m_th = make(torch.nn)
+    m_tt = make(nn)
+    assert list(m_th.state_dict().keys()) == list(m_tt.state_dict().keys())
+    for (k, a), (_, b) in zip(m_th.state_dict().items(), m_tt.state_dict().items()):
+        assert tuple(a.shape) == tuple(b.shape), k
+    copy_weights(m_th, m_tt)
+    return m_th, m_tt
+
+
+MODULES = [
+    ("linear", lambda n: n.Linear(5, 3), (4, 5)),
+    ("mlp", lambda n: n.Sequential(n.Linear(6, 8), n.ReLU(), n.Dropout(0.0), n.Linear(8, 2)), (5, 6)),
+    ("conv", lambda n: n.Sequential(n.Conv2d(3, 4, 3, padding=1), n.BatchNorm2d(4), n.ReLU(), n.MaxPool2d(2),
+                                    n.Conv2d(4, 2, 2, stride=2, bias=False), n.AdaptiveAvgPool2d(1), n.Flatten()),
+     (2, 3, 8, 8)),
+    ("conv1d", lambda n: n.Sequential(n.Conv1d(2, 3, 3, padding="same"), n.BatchNorm1d(3), n.GELU(), n.Identity()),
+     (2, 2, 7)),
+    ("layernorm", lambda n: n.Sequential(n.Linear(4, 6), n.LayerNorm(6), n.Tanh()), (3, 4)),
+    ("activations", lambda n: n.Sequential(n.ELU(), n.LeakyReLU(0.2), n.SiLU(), n.Softplus(), n.Hardswish(),
+                                           n.Mish(), n.SELU(), n.ReLU6(), n.Hardtanh(), n.Sigmoid(),
+                                           n.LogSoftmax(dim=1)), (3, 5)),
+    ("bn1d", lambda n: n.BatchNorm1d(4, momentum=0.3), (6, 4)),
+    ("groups", lambda n: n.Conv2d(4, 6, 3, groups=2, dilation=2), (1, 4, 7, 7)),
+]
+
+
+@pytest.mark.parametrize("name,make,shape", MODULES, ids=[m[0] for m in MODULES])
+def test_module_matches_torch(name, make, shape):
+    m_th, m_tt = same_module(make)
+    a = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    x_tt, x_th = tt.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    out_tt, out_th = m_tt(x_tt), m_th(x_th)
+    assert_close(out_tt, out_th, rtol=1e-4, atol=1e-5)
+    w = np.random.default_rng(1).standard_normal(tuple(out_th.shape)).astype(np.float32)
+    (out_tt * tt.tensor(w)).sum().backward()
+    (out_th * torch.tensor(w)).sum().backward()
+    assert_close(x_tt.grad, x_th.grad, rtol=1e-4, atol=1e-5)
+    for (k, p_th), (_, p_tt) in zip(m_th.named_parameters(), m_tt.named_parameters()):
+        assert_close(p_tt.grad, p_th.grad, rtol=1e-4, atol=1e-5, msg=k)
+    for (k, b_th), (_, b_tt) in zip(m_th.named_buffers(), m_tt.named_buffers()):
+        assert_close(b_tt, b_th, rtol=1e-5, atol=1e-6, msg=k)  # running stats updated the same way
+    m_th.eval()
+    m_tt.eval()
+    assert_close(m_tt(x_tt), m_th(x_th), rtol=1e-4, atol=1e-5)
+
+
+def test_embedding_and_losses_match_torch():
+    m_th, m_tt = same_module(lambda n: n.Embedding(10, 4, padding_idx=0))
+    idx = np.array([[0, 3, 9], [1, 0, 2]])
+    out_tt, out_th = m_tt(tt.tensor(idx)), m_th(torch.tensor(idx))
+    assert_close(out_tt, out_th)
+    out_tt.sum().backward()
+    out_th.sum().backward()
+    assert_close(m_tt.weight.grad, m_th.weight.grad)
+    x = np.random.default_rng(0).standard_normal((6, 5)).astype(np.float32)
+    t = np.array([0, 4, 2, 2, 1, 3])
+    for make in (lambda n: n.CrossEntropyLoss(label_smoothing=0.1), lambda n: n.CrossEntropyLoss(ignore_index=2),
+                 lambda n: n.NLLLoss(reduction="sum")):
+        l_tt = make(nn)(tt.tensor(x).log_softmax(1), tt.tensor(t))
+        l_th = make(torch.nn)(torch.tensor(x).log_softmax(1), torch.tensor(t))
+        assert_close(l_tt, l_th)
+    p = 1 / (1 + np.exp(-x))
+    for a, b in ((nn.MSELoss(), torch.nn.MSELoss()), (nn.L1Loss(), torch.nn.L1Loss()),
+                 (nn.BCELoss(), torch.nn.BCELoss()), (nn.BCEWithLogitsLoss(), torch.nn.BCEWithLogitsLoss())):
+        assert_close(a(tt.tensor(p), tt.tensor(p[::-1].copy())), b(torch.tensor(p), torch.tensor(p[::-1].copy())))
+
+
+@pytest.mark.parametrize("opt", ["sgd", "adam"])
+def test_training_trajectory_matches_torch(opt):
+    make = lambda n: n.Sequential(n.Conv2d(1, 3, 3), n.ReLU(), n.Flatten(), n.Linear(3 * 4 * 4, 3))
+    m_th, m_tt = same_module(make)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((8, 1, 6, 6)).astype(np.float32)
+    y = rng.integers(0, 3, 8)
+    if opt == "sgd":
+        o_th = torch.optim.SGD(m_th.parameters(), lr=0.1, momentum=0.9, nesterov=True, weight_decay=1e-3)
+        o_tt = tt.optim.SGD(m_tt.parameters(), lr=0.1, momentum=0.9, nesterov=True, weight_decay=1e-3)
+    else:
+        o_th = torch.optim.Adam(m_th.parameters(), lr=0.01, amsgrad=True)
+        o_tt = tt.optim.Adam(m_tt.parameters(), lr=0.01, amsgrad=True)
+    for _ in range(5):
+        for m, o, lib in ((m_th, o_th, torch), (m_tt, o_tt, tt)):
+            loss = lib.nn.functional.cross_entropy(m(lib.tensor(x)), lib.tensor(y))
+            o.zero_grad()
+            loss.backward()
+            o.step()
+        assert_close(tt.tensor(loss.item()), torch.tensor(loss.item()))
+    for (k, a), (_, b) in zip(m_th.state_dict().items(), m_tt.state_dict().items()):
+        assert_close(b, a, rtol=1e-4, atol=1e-5, msg=k)
+
+
+def test_module_bookkeeping():
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(2, 3)
+            self.blocks = nn.ModuleList([nn.Linear(3, 3), nn.ReLU()])
+            self.heads = nn.ModuleDict({"a": nn.Linear(3, 1)})
+            self.scale = nn.Parameter(tt.ones(1))
+            self.register_buffer("steps", tt.zeros(1))
+            self.register_buffer("cache", tt.zeros(1), persistent=False)
+
+        def forward(self, x):
+            return self.heads["a"](self.blocks[1](self.blocks[0](self.fc(x)))) * self.scale
+
+    net = Net()
+    assert list(net.state_dict()) == ["scale", "steps", "fc.weight", "fc.bias", "blocks.0.weight", "blocks.0.bias",
+                                      "heads.a.weight", "heads.a.bias"]
+    assert len(list(net.parameters())) == 7 and len(list(net.buffers())) == 2
+    assert [n for n, _ in net.named_children()] == ["fc", "blocks", "heads"]
+    assert len(list(net.modules())) == 7
+    calls = []
+    h = net.fc.register_forward_hook(lambda m, i, o: calls.append(o.shape))
+    net.fc.register_forward_pre_hook(lambda m, i: calls.append("pre"))
+    net(tt.ones(4, 2)).sum().backward()
+    assert calls == ["pre", tt.Size([4, 3])]
+    h.remove()
+    net.zero_grad()
+    assert net.fc.weight.grad is None
+    net.eval()
+    assert not net.blocks[0].training
+    with pytest.raises(RuntimeError, match="Missing key"):
+        net.load_state_dict({"scale": tt.ones(1)})
+    res = net.load_state_dict({"scale": tt.ones(1) * 2}, strict=False)
+    assert "fc.weight" in res.missing_keys and net.scale.item() == 2
+    with pytest.raises(RuntimeError, match="size mismatch"):
+        net.load_state_dict({**net.state_dict(), "fc.weight": tt.ones(5, 5)})
+    with pytest.raises(TypeError):
+        net.fc = "not a module"
+    net.double()
+    assert net.fc.weight.dtype is tt.float64 and net.steps.dtype is tt.float64
+    assert repr(nn.Sequential(nn.Linear(2, 3), nn.ReLU())) == repr(torch.nn.Sequential(torch.nn.Linear(2, 3),
+                                                                                       torch.nn.ReLU()))
+    assert repr(nn.Conv2d(1, 2, 3, padding=1)) == repr(torch.nn.Conv2d(1, 2, 3, padding=1))
+
+
+def test_init_statistics_and_clip_grad_norm():
+    w = tt.empty(400, 300)
+    nn.init.kaiming_uniform_(w, a=5 ** 0.5)
+    bound = 1 / 300 ** 0.5
+    assert w.abs().max().item() <= bound and w.abs().max().item() > 0.95 * bound
+    nn.init.xavier_normal_(w)
+    assert abs(w.std().item() - (2 / 700) ** 0.5) < 0.002
+    ps = [nn.Parameter(tt.ones(3)), nn.Parameter(tt.ones(4))]
+    for p in ps:
+        p.grad = tt.full((p.numel(),), 2.0)
+    n = nn.utils.clip_grad_norm_(ps, 1.0)
+    assert n.item() == pytest.approx(2 * 7 ** 0.5, rel=1e-5)
+    total = sum((p.grad ** 2).sum().item() for p in ps) ** 0.5
+    assert total == pytest.approx(1.0, rel=1e-4)
