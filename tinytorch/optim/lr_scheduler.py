@@ -134,11 +134,14 @@ class OneCycleLR(LRScheduler):
         self.anneal = (lambda s, e, p: e + (s - e) / 2 * (math.cos(math.pi * p) + 1)) if anneal_strategy == "cos" \
             else (lambda s, e, p: (e - s) * p + s)
         end1 = float(pct_start * total_steps) - 1
+        # (phase end step, lr from, lr to, momentum from, momentum to), as PyTorch's _schedule_phases
         if three_phase:
-            self.phases = [(end1, "initial_lr", "max_lr"), (2 * end1, "max_lr", "initial_lr"),
-                           (total_steps - 1, "initial_lr", "min_lr")]
+            self.phases = [(end1, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                           (2 * end1, "max_lr", "initial_lr", "base_momentum", "max_momentum"),
+                           (total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
         else:
-            self.phases = [(end1, "initial_lr", "max_lr"), (total_steps - 1, "max_lr", "min_lr")]
+            self.phases = [(end1, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                           (total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
         self.cycle_momentum = cycle_momentum and "betas" in optimizer.defaults or (
             cycle_momentum and "momentum" in optimizer.defaults)
         self.use_beta = "betas" in optimizer.defaults
@@ -158,13 +161,11 @@ class OneCycleLR(LRScheduler):
         lrs = []
         for g in self.optimizer.param_groups:
             start = 0
-            for i, (end, a, b) in enumerate(self.phases):
+            for i, (end, a, b, ma, mb) in enumerate(self.phases):
                 if step <= end or i == len(self.phases) - 1:
                     pct = (step - start) / (end - start)
                     lr = self.anneal(g[a], g[b], pct)
                     if self.cycle_momentum:
-                        ma, mb = ("max_momentum", "base_momentum") if a == "initial_lr" else ("base_momentum",
-                                                                                              "max_momentum")
                         mom = self.anneal(g[ma], g[mb], pct)
                         if self.use_beta:
                             g["betas"] = (mom, *g["betas"][1:])

@@ -1,0 +1,170 @@
+"""Optimizers' and schedulers' trajectories against torch; DataLoader, datasets, save/load."""
+import io
+import os
+
+import numpy as np
+import pytest
+
+import tinytorch as tt
+from conftest import assert_close, torch
+
+OPTS = [
+    ("SGD", dict(lr=0.1)), ("SGD", dict(lr=0.1, momentum=0.9, dampening=0.1, weight_decay=0.01)),
+    ("SGD", dict(lr=0.05, momentum=0.8, nesterov=True, maximize=True)),
+    ("Adam", dict(lr=0.01)), ("Adam", dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.1, amsgrad=True)),
+    ("AdamW", dict(lr=0.01)), ("AdamW", dict(lr=0.02, weight_decay=0.5, amsgrad=True)),
+]
+
+
+@pytest.mark.parametrize("name,kw", OPTS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(OPTS)])
+def test_optimizer_trajectory(name, kw):
+    a = np.random.default_rng(0).standard_normal((3, 4))
+    target = np.random.default_rng(1).standard_normal((3, 4))
+    p_tt, p_th = tt.nn.Parameter(tt.tensor(a)), torch.nn.Parameter(torch.tensor(a))
+    o_tt, o_th = getattr(tt.optim, name)([p_tt], **kw), getattr(torch.optim, name)([p_th], **kw)
+    for _ in range(6):
+        for p, o, lib in ((p_tt, o_tt, tt), (p_th, o_th, torch)):
+            o.zero_grad()
+            ((p - lib.tensor(target)) ** 4).sum().backward()
+            o.step()
+        assert_close(p_tt.detach(), p_th.detach(), "float64", 1e-9, 1e-11)
+    sd = o_tt.state_dict()
+    assert sd["param_groups"][0]["params"] == [0]
+    assert set(sd["state"].get(0, {})) == set(o_th.state_dict()["state"].get(0, {}))
+
+
+def test_optimizer_groups_state_dict_roundtrip():
+    w, b = tt.nn.Parameter(tt.ones(2)), tt.nn.Parameter(tt.zeros(2))
+    opt = tt.optim.SGD([{"params": [w]}, {"params": b, "lr": 0.5}], lr=0.1, momentum=0.9)
+    assert [g["lr"] for g in opt.param_groups] == [0.1, 0.5]
+    (w.sum() + b.sum()).backward()
+    opt.step()
+    sd = opt.state_dict()
+    opt2 = tt.optim.SGD([{"params": [w]}, {"params": b, "lr": 0.5}], lr=0.1, momentum=0.9)
+    opt2.load_state_dict(sd)
+    assert tt.equal(opt2.state[w]["momentum_buffer"], opt.state[w]["momentum_buffer"])
+    opt.zero_grad(set_to_none=False)
+    assert w.grad.tolist() == [0.0, 0.0]
+    with pytest.raises(ValueError, match="more than one parameter group"):
+        opt.add_param_group({"params": [w]})
+    with pytest.raises(ValueError, match="empty parameter list"):
+        tt.optim.Adam([])
+
+
+SCHEDS = [
+    ("StepLR", dict(step_size=3, gamma=0.5)), ("MultiStepLR", dict(milestones=[2, 5], gamma=0.1)),
+    ("ExponentialLR", dict(gamma=0.9)), ("CosineAnnealingLR", dict(T_max=7, eta_min=0.01)),
+    ("LinearLR", dict(start_factor=0.2, total_iters=4)), ("ConstantLR", dict(factor=0.5, total_iters=3)),
+    ("OneCycleLR", dict(max_lr=1.0, total_steps=12)),
+    ("OneCycleLR", dict(max_lr=0.5, total_steps=10, anneal_strategy="linear", three_phase=True)),
+]
+
+
+@pytest.mark.parametrize("name,kw", SCHEDS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(SCHEDS)])
+def test_scheduler_sequence(name, kw):
+    seqs = []
+    for lib in (tt, torch):
+        p = lib.nn.Parameter(lib.zeros(1))
+        opt = lib.optim.SGD([p], lr=0.1, momentum=0.9)
+        sch = getattr(lib.optim.lr_scheduler, name)(opt, **kw)
+        seq = []
+        for _ in range(10):
+            opt.step()
+            sch.step()
+            seq.append((opt.param_groups[0]["lr"], opt.param_groups[0]["momentum"]))
+        seqs.append(seq)
+    np.testing.assert_allclose(seqs[0], seqs[1], rtol=1e-12, atol=1e-15)
+
+
+def test_lambda_lr():
+    p = tt.nn.Parameter(tt.zeros(1))
+    opt = tt.optim.Adam([p], lr=1.0)
+    sch = tt.optim.lr_scheduler.LambdaLR(opt, lambda e: 1 / (e + 1))
+    lrs = []
+    for _ in range(3):
+        lrs.append(sch.get_last_lr()[0])
+        opt.step()
+        sch.step()
+    assert lrs == [1.0, 0.5, 1 / 3]
+
+
+def test_dataloader_batches_shuffle_and_collate():
+    from tinytorch.utils.data import DataLoader, Dataset, TensorDataset, random_split, Subset
+    x = tt.arange(10).float().unsqueeze(1)
+    y = tt.arange(10)
+    ds = TensorDataset(x, y)
+    batches = list(DataLoader(ds, batch_size=4))
+    assert [b[0].shape[0] for b in batches] == [4, 4, 2] and batches[1][1].tolist() == [4, 5, 6, 7]
+    assert len(DataLoader(ds, batch_size=4, drop_last=True)) == 2
+    order1 = [b[1].tolist() for b in DataLoader(ds, 3, shuffle=True, generator=tt.Generator().manual_seed(5))]
+    order2 = [b[1].tolist() for b in DataLoader(ds, 3, shuffle=True, generator=tt.Generator().manual_seed(5))]
+    assert order1 == order2 and sorted(sum(order1, [])) == list(range(10)) and sum(order1, []) != list(range(10))
+
+    class Dicts(Dataset):
+        def __len__(self):
+            return 5
+
+        def __getitem__(self, i):
+            return {"x": tt.ones(2) * i, "n": i, "f": 0.5, "pair": (i, tt.tensor(i))}
+
+    b = next(iter(DataLoader(Dicts(), batch_size=5)))
+    assert b["x"].shape == (5, 2) and b["n"].tolist() == [0, 1, 2, 3, 4] and b["f"].dtype is tt.float32
+    assert b["pair"][1].tolist() == [0, 1, 2, 3, 4]
+    a, c = random_split(ds, [7, 3], generator=tt.Generator().manual_seed(0))
+    assert len(a) == 7 and len(c) == 3 and not set(a.indices) & set(c.indices)
+    assert len(random_split(ds, [0.5, 0.5])[0]) == 5
+    assert Subset(ds, [2, 3])[1][1].item() == 3
+    with pytest.raises(ValueError, match="Sum of input lengths"):
+        random_split(ds, [3, 3])
+
+
+DATA = os.path.join(os.path.dirname(__file__), "..", "data", "mnist")
+
+
+def test_mnist_dataset_reads_and_verifies(tmp_path):
+    ds = tt.datasets.MNIST(DATA, train=False)
+    assert len(ds) == 10000 and ds.data.shape == (10000, 28, 28) and ds.data.dtype is tt.uint8
+    img, label = ds[0]
+    assert img.shape == (1, 28, 28) and label == 7 and 0 <= img.min().item() <= img.max().item() <= 1
+    x, y = next(iter(tt.utils.data.DataLoader(ds, batch_size=32)))
+    assert x.shape == (32, 1, 28, 28) and y.tolist()[:3] == [7, 2, 1]
+    with pytest.raises(tt.datasets.DatasetFileError, match="t10k-images-idx3-ubyte.gz not found"):
+        tt.datasets.MNIST(str(tmp_path), train=False)
+    for name in ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"):
+        data = open(os.path.join(DATA, name), "rb").read()
+        (tmp_path / name).write_bytes(data if "labels" in name else data[:-10] + b"0" * 10)
+    with pytest.raises(tt.datasets.DatasetFileError, match="corrupt: md5"):
+        tt.datasets.MNIST(str(tmp_path), train=False)
+
+
+def test_save_load_roundtrip(tmp_path):
+    m = tt.nn.Sequential(tt.nn.Linear(3, 2), tt.nn.BatchNorm1d(2))
+    obj = {"model": m.state_dict(), "step": 7, "lr": 1e-3, "names": ["a", "b"], "t": (1, None),
+           "bf": tt.ones(2, dtype=tt.bfloat16), "i": tt.arange(4).view(2, 2).t()}
+    path = tmp_path / "ckpt.pt"
+    tt.save(obj, path)
+    back = tt.load(path)
+    assert list(back["model"]) == list(m.state_dict()) and back["step"] == 7 and back["t"] == (1, None)
+    assert tt.equal(back["model"]["0.weight"], m.state_dict()["0.weight"])
+    assert back["bf"].dtype is tt.bfloat16 and back["i"].tolist() == [[0, 2], [1, 3]]
+    m2 = tt.nn.Sequential(tt.nn.Linear(3, 2), tt.nn.BatchNorm1d(2))
+    m2.load_state_dict(back["model"])
+    buf = io.BytesIO()
+    tt.save(tt.ones(3), buf)
+    buf.seek(0)
+    assert tt.load(buf).tolist() == [1.0, 1.0, 1.0]
+    assert sorted(os.listdir(tmp_path)) == ["ckpt.pt"]  # no temporary file left behind
+
+
+def test_save_is_atomic_and_load_refuses_pickles(tmp_path):
+    path = tmp_path / "x.pt"
+    tt.save({"a": tt.ones(2)}, path)
+    with pytest.raises(TypeError, match="cannot serialize"):
+        tt.save({"a": object()}, path)
+    assert tt.load(path)["a"].tolist() == [1.0, 1.0]  # the failed save left the old file intact
+    assert sorted(os.listdir(tmp_path)) == ["x.pt"]
+    import pickle
+    evil = tmp_path / "evil.pt"
+    evil.write_bytes(pickle.dumps(os.system))
+    with pytest.raises(RuntimeError, match="not a tinytorch checkpoint"):
+        tt.load(evil)
