@@ -168,7 +168,7 @@ def _index_put_method(self, indices, values, accumulate=False):
 # ---- gather / scatter ------------------------------------------------------------------------------------
 def _check_index(name, input, dim, index, src=None):
     if index.dtype is not _dt.int64:
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index, got {index.dtype}")
     if index.ndim != input.ndim and not (index.ndim <= 1 and input.ndim <= 1):
         raise RuntimeError(f"Index tensor must have the same number of dimensions as input tensor")
     for d in range(index.ndim):
@@ -275,8 +275,8 @@ def _check_1d_index(name, input, dim, index):
     if index.numel():
         lo, hi = int(index.min().item()), int(index.max().item())
         if lo < 0 or hi >= size:
-            raise IndexError(f"{name}(): index out of range in self: index {hi if hi >= size else lo} for "
-                             f"dimension {dim} with size {size}")
+            raise RuntimeError(f"{name}(): index out of range in self: index {hi if hi >= size else lo} for "
+                               f"dimension {dim} with size {size}")
 
 
 @method("index_select")

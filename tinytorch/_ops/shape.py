@@ -49,7 +49,7 @@ def cat(tensors, dim=0, *, out=None):
     """Concatenate tensors along existing dim ``dim`` (dtypes promote). RuntimeError on size mismatch."""
     tensors = tuple(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")

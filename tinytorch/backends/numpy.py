@@ -248,7 +248,13 @@ def _clamp(a, lo, hi):
 def _pow(a, b):
     with _quiet():
         if np.issubdtype(np.result_type(a, b), np.integer) and np.any(np.asarray(b) < 0):
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
+            if np.ndim(b) == 0:
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+            # PyTorch: x ** -n is 1 for x == 1, +-1 for x == -1, 0 otherwise
+            neg = b < 0
+            safe = np.power(a, np.where(neg, 0, b))
+            sign_one = np.where(np.asarray(b) % 2 == 0, 1, -1)
+            return np.where(neg, np.where(a == 1, 1, np.where(a == -1, sign_one, 0)), safe).astype(safe.dtype)
         return np.power(a, b)
 
 
