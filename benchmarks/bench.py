@@ -1,0 +1,96 @@
+"""tinytorch vs PyTorch (CPU, same thread count), side by side in one process.
+
+    python benchmarks/bench.py [--quick]
+
+Prints steps/s (or GFLOP/s, or microseconds) for each workload and the ratio tinytorch / torch
+(> 1 means tinytorch is faster; for the per-op time, < 1 means tinytorch is faster).
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
+
+
+def timeit(fn, min_time, warmup=3):
+    for _ in range(warmup):
+        fn()
+    n, t0 = 0, time.perf_counter()
+    while True:
+        fn()
+        n += 1
+        dt = time.perf_counter() - t0
+        if dt >= min_time and n >= 3:
+            return n / dt
+
+
+def mlp(nn):
+    return nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10))
+
+
+def lenet(nn):
+    from mnist import build
+    return build(nn, "lenet")
+
+
+def train_step(lib, make, opt_name, shape, classes, seed=0):
+    model = make(lib.nn)
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9) if opt_name == "sgd" else \
+        lib.optim.Adam(model.parameters(), lr=1e-3)
+    rng = np.random.default_rng(seed)
+    x = lib.tensor(rng.standard_normal(shape).astype(np.float32))
+    y = lib.tensor(rng.integers(0, classes, shape[0]))
+
+    def step():
+        loss = lib.nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return step
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--quick", action="store_true", help="shorter timing windows")
+    p.add_argument("--threads", type=int, default=2)
+    args = p.parse_args()
+    import torch
+    import tinytorch as tt
+    torch.set_num_threads(args.threads)
+    t = 0.5 if args.quick else 2.0
+    libs = {"tinytorch": tt, "torch": torch}
+    rows = []
+
+    for name, make, opt, shape in (("MLP 784-256-128-10 SGD, batch 128", mlp, "sgd", (128, 784)),
+                                   ("MLP 784-256-128-10 Adam, batch 128", mlp, "adam", (128, 784)),
+                                   ("LeNet-5 CNN Adam, batch 64", lenet, "adam", (64, 1, 28, 28))):
+        r = {k: timeit(train_step(lib, make, opt, shape, 10), t) for k, lib in libs.items()}
+        rows.append((name, "steps/s", r["tinytorch"], r["torch"], r["tinytorch"] / r["torch"]))
+
+    n = 1024
+    a = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
+    r = {}
+    for k, lib in libs.items():
+        x, y = lib.tensor(a), lib.tensor(a)
+        r[k] = timeit(lambda: x @ y, t) * 2 * n ** 3 / 1e9
+    rows.append(("matmul 1024^3 float32", "GFLOP/s", r["tinytorch"], r["torch"], r["tinytorch"] / r["torch"]))
+
+    r = {}
+    for k, lib in libs.items():
+        x, y = lib.ones(4), lib.ones(4)
+        calls = 2000
+        rate = timeit(lambda: [x + y for _ in range(calls)], t)
+        r[k] = 1e6 / (rate * calls)
+    rows.append(("small op a + b (4 floats)", "us/op", r["tinytorch"], r["torch"], r["tinytorch"] / r["torch"]))
+
+    print(f"tinytorch {tt.__version__} vs torch {torch.__version__}, {args.threads} threads, NumPy {np.__version__}")
+    print(f"{'workload':40s} {'unit':8s} {'tinytorch':>10s} {'torch':>10s} {'ratio':>7s}")
+    for name, unit, a_, b_, ratio in rows:
+        print(f"{name:40s} {unit:8s} {a_:10.1f} {b_:10.1f} {ratio:7.2f}")
+
+
+if __name__ == "__main__":
+    main()
