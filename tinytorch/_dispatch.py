@@ -18,6 +18,7 @@ from .autograd.grad_mode import _state
 from .device import get_backend
 
 OPS = {}
+_EMPTY = {}
 Tensor = None  # set by _tensor.py (import cycle)
 
 
@@ -181,11 +182,21 @@ def device_of(args, op_name):
 def dispatch(op, args, kw=None):
     """Run ``op`` on positional ``args`` (tensors and scalars) and keyword attributes ``kw``."""
     if kw is None:
-        kw = {}
+        kw = _EMPTY
     T = Tensor
-    dev = device_of(args, op.name)
+    dev = backend = None
+    for a in args:
+        if isinstance(a, T):
+            st = a._storage
+            if dev is None:
+                dev, backend = st.device, st.backend
+            elif st.device is not dev:
+                dev = device_of(args, op.name)
+                backend = get_backend(dev)
+                break
+    if dev is None:
+        backend = _cpu_backend()
     outs, casts = op.meta(*args, **kw)
-    backend = get_backend(dev) if dev is not None else _cpu_backend()
     kern = backend.kernels.get(op.name)
     if kern is None:
         if op.decomp is None:
@@ -203,7 +214,7 @@ def dispatch(op, args, kw=None):
     natives = []
     for a, c in zip(args, casts):
         if isinstance(a, T):
-            if a._storage.device != dev:  # a 0-dim cpu tensor joining another device's op
+            if a._storage.device is not dev:  # a 0-dim cpu tensor joining another device's op
                 natives.append(a.item())
                 continue
             nat = a._native()

@@ -2,8 +2,21 @@
 import builtins
 
 
+_CONTIG = {}
+
+
 def contiguous_strides(shape):
-    """Row-major strides (in elements) for ``shape``."""
+    """Row-major strides (in elements) for ``shape`` (memoised: shapes repeat across training steps)."""
+    r = _CONTIG.get(shape)
+    if r is not None:
+        return r
+    r = _contiguous_strides(shape)
+    if len(_CONTIG) < 4096:
+        _CONTIG[shape] = r
+    return r
+
+
+def _contiguous_strides(shape):
     strides = [1] * len(shape)
     acc = 1
     for i in range(len(shape) - 1, -1, -1):

@@ -50,14 +50,7 @@ def _new(storage, shape, stride, offset, dtype, nat=None, cls=None):
     t.dtype = dtype
     t._nat = nat
     t.requires_grad = False
-    t._grad = None
     t.grad_fn = None
-    t._output_nr = 0
-    t._base = None
-    t._hooks = None
-    t._retains_grad = False
-    t._grad_acc = None
-    t._from_user = False
     return t
 
 
@@ -68,10 +61,17 @@ class Tensor:
     prefer ``tinytorch.tensor``.
     """
 
-    __slots__ = ("_storage", "_shape", "_stride", "_offset", "dtype", "_nat", "requires_grad", "_grad", "grad_fn",
-                 "_output_nr", "_base", "_hooks", "_retains_grad", "_grad_acc", "_from_user", "__weakref__",
-                 "__dict__")
+    __slots__ = ("_storage", "_shape", "_stride", "_offset", "dtype", "_nat", "requires_grad", "grad_fn",
+                 "__weakref__", "__dict__")
     __hash__ = object.__hash__
+    # rarely set fields: class-level defaults keep tensor creation cheap (instances override in __dict__)
+    _grad = None
+    _output_nr = 0
+    _base = None
+    _hooks = None
+    _retains_grad = False
+    _grad_acc = None
+    _from_user = False
     __array_priority__ = 1000
 
     def __new__(cls, *args, **kwargs):

@@ -15,11 +15,23 @@ class device:
     """
 
     __slots__ = ("type", "index")
+    _interned = {}
 
-    def __init__(self, type, index=None):
-        if isinstance(type, device):
-            self.type, self.index = type.type, type.index
-            return
+    def __new__(cls, type, index=None):
+        # devices are interned, so the dispatcher's same-device check is an identity test
+        if isinstance(type, device) and index is None:
+            return type
+        key = (type, index)
+        d = cls._interned.get(key) if isinstance(type, str) else None
+        if d is None:
+            d = object.__new__(cls)
+            d._init(type, index)
+            d = cls._interned.setdefault((d.type, d.index), d)
+            if isinstance(type, str):
+                cls._interned[key] = d
+        return d
+
+    def _init(self, type, index):
         if not isinstance(type, str):
             raise TypeError(f"device(): argument 'type' must be str, not {builtins_type(type).__name__}")
         if ":" in type:
@@ -37,7 +49,12 @@ class device:
         self.type = type
         self.index = index
 
+    def __reduce__(self):
+        return (device, (str(self),))
+
     def __eq__(self, other):
+        if other is self:
+            return True
         if isinstance(other, str):
             other = device(other)
         return isinstance(other, device) and self.type == other.type and self.index == other.index

@@ -354,7 +354,7 @@ class NumpyBackend(Backend):
         a = native
         if type(a) is not np.ndarray:
             a = np.asarray(a)
-        if a.dtype != dtype.np:
+        if a.dtype is not dtype.np and a.dtype != dtype.np:
             a = a.astype(dtype.np)
         if not a.flags.c_contiguous:
             a = np.ascontiguousarray(a)
