@@ -76,8 +76,15 @@ class OpNode(Node):
         self.outs = outs
         self.released = False
         T = Tensor
-        self.shapes = [a._shape if type(a) is T or isinstance(a, T) else None for a in args]
-        self.dtypes = [a.dtype if isinstance(a, T) else None for a in args]
+        shapes, dtypes = [], []
+        for a in args:
+            if isinstance(a, T):
+                shapes.append(a._shape)
+                dtypes.append(a.dtype)
+            else:
+                shapes.append(None)
+                dtypes.append(None)
+        self.shapes, self.dtypes = shapes, dtypes
         if op.save_inputs:
             self._inputs = args
             self._versions = [a._storage._version[0] if isinstance(a, T) else 0 for a in args]
@@ -240,13 +247,19 @@ def _record(op, args, kw, result, outs):
     """Attach an OpNode to ``result`` when an input requires grad (grad mode is known to be on)."""
     T = Tensor
     first = result[0] if isinstance(result, tuple) else result
+    if not first.dtype.is_floating_point:
+        return result
+    needed = False
+    edges = []
     for a in args:
         if isinstance(a, T) and a.requires_grad:
-            if first.dtype.is_floating_point:
-                edges = tuple(edge_of(a) if isinstance(a, T) else None for a in args)
-                first.grad_fn = OpNode(op, args, kw, result, outs, edges)
-                first.requires_grad = True
-            break
+            needed = True
+            edges.append((a.grad_fn, a._output_nr) if a.grad_fn is not None else edge_of(a))
+        else:
+            edges.append(None)
+    if needed:
+        first.grad_fn = OpNode(op, args, kw, result, outs, tuple(edges))
+        first.requires_grad = True
     return result
 
 

@@ -18,10 +18,19 @@ def _matmul_meta(a, b):
     return [(batch + (a._shape[-2], b._shape[-1]), a.dtype)], [None, None]
 
 
+def _transposed(t):
+    """True when ``t`` is the transpose of a contiguous matrix (e.g. ``weight.t()`` in ``linear``)."""
+    return t.ndim == 2 and t._stride[0] == 1 and t._stride[1] == t._shape[0] and t._shape[0] > 1
+
+
 def _matmul_bw(c, g):
     a, b = c.inputs
-    ga = matmul(g, b.mT) if c.next_edges[0] is not None else None
-    gb = matmul(a.mT, g) if c.next_edges[1] is not None else None
+    ga = gb = None
+    if c.next_edges[0] is not None:
+        # give the gradient the input's layout, so its .grad is contiguous without a copy (as PyTorch's mm does)
+        ga = matmul(b, g.mT).mT if _transposed(a) else matmul(g, b.mT)
+    if c.next_edges[1] is not None:
+        gb = matmul(g.mT, a).mT if _transposed(b) and g.ndim == 2 and a.ndim == 2 else matmul(a.mT, g)
     return ga, gb
 
 

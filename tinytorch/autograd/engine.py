@@ -6,6 +6,7 @@ require grad end in an ``AccumulateGrad`` node. ``run_backward`` counts dependen
 explicit stack (no recursion, so graphs of any depth work), then runs each node once all the
 gradients flowing into it have been summed.
 """
+import heapq
 import weakref
 
 from .grad_mode import _state
@@ -131,11 +132,11 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
             buf[nr] = g if buf[nr] is None else buf[nr] + g
         root_nodes = list(buffers)
         deps = _collect(root_nodes)
-        ready = [n for n in root_nodes if deps.get(n, 0) == 0]
+        # a heap on -sequence number: the most recently created ready node runs first, as in PyTorch
+        ready = [(-n._seq, n) for n in root_nodes if deps.get(n, 0) == 0]
+        heapq.heapify(ready)
         while ready:
-            # run the most recently created node first, as PyTorch does, so hooks fire in its order
-            ready.sort(key=lambda n: n._seq)
-            node = ready.pop()
+            node = heapq.heappop(ready)[1]
             grads = buffers.pop(node, None)
             if grads is None:
                 grads = [None] * node.n_outputs
@@ -173,6 +174,6 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0:
-                    ready.append(nxt)
+                    heapq.heappush(ready, (-nxt._seq, nxt))
     finally:
         _state["enabled"] = prev
