@@ -331,6 +331,17 @@ KERNELS = {
 KERNELS = {k: v for k, v in KERNELS.items() if v is not None}
 
 
+def _dense(shape, strides, isz):
+    expected = isz
+    for n, st in sorted(zip(shape, strides), key=lambda p: p[1]):
+        if n == 1:
+            continue
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
 class NumpyBackend(Backend):
     """NumPy on the host: the default ``cpu`` device."""
 
@@ -356,8 +367,14 @@ class NumpyBackend(Backend):
             a = np.asarray(a)
         if a.dtype is not dtype.np and a.dtype != dtype.np:
             a = a.astype(dtype.np)
-        if not a.flags.c_contiguous:
-            a = np.ascontiguousarray(a)
+        if a.flags.c_contiguous:
+            return a, a.reshape(-1), _contig(a.shape), 0
+        isz = a.itemsize
+        if a.size and all(s > 0 for s in a.strides) and _dense(a.shape, a.strides, isz):
+            # a dense permuted layout (NumPy keeps its inputs' memory order): keep it, as PyTorch's
+            # TensorIterator does, instead of copying to row-major
+            return a, a.ravel(order="K"), tuple(s // isz for s in a.strides), 0
+        a = np.ascontiguousarray(a)
         return a, a.reshape(-1), _contig(a.shape), 0
 
     def cast(self, native, dtype):
