@@ -6,6 +6,10 @@ import tinytorch as tt
 
 torch = pytest.importorskip("torch", reason="differential tests need PyTorch: pip install -e '.[test]'")
 
+import mydevice  # noqa: E402  (a third-party device built on the public backend API)
+
+mydevice.register()
+
 DT = {"float32": (tt.float32, torch.float32), "float64": (tt.float64, torch.float64),
       "float16": (tt.float16, torch.float16), "bfloat16": (tt.bfloat16, torch.bfloat16),
       "int64": (tt.int64, torch.int64), "int32": (tt.int32, torch.int32), "int16": (tt.int16, torch.int16),

@@ -6,7 +6,7 @@ import tinytorch as tt
 from conftest import DT, assert_close, np_data, torch
 from op_db import OPS
 
-DEVICES = ["cpu"]
+DEVICES = ["cpu", "mydev"]
 
 
 def make_inputs(op, shapes, dtype, noncontig, requires_grad, seed=0):
@@ -61,7 +61,10 @@ def test_forward(op, device):
 def test_backward(op, device):
     for dtype in [d for d in op.dtypes if d in ("float32", "float64")]:
         for shapes in op.shapes:
-            xs, ys = make_inputs(op, shapes, dtype, noncontig=True, requires_grad=True)
+            xs, ys = make_inputs(op, shapes, dtype, noncontig=True, requires_grad=False)
+            xs = [x.to(device).requires_grad_(x.is_floating_point() and i not in op.int_inputs)
+                  for i, x in enumerate(xs)]
+            ys = [y.requires_grad_(y.is_floating_point() and i not in op.int_inputs) for i, y in enumerate(ys)]
             try:
                 expected = op.fn(torch, *ys)
             except RuntimeError:  # torch has no derivative for some argument (e.g. a loss weight): nothing to compare
@@ -70,14 +73,15 @@ def test_backward(op, device):
             if not expected.requires_grad:
                 continue
             w = np.random.default_rng(7).standard_normal(tuple(expected.shape))
-            (got * tt.tensor(w).to(got.dtype)).sum().backward()
+            (got * tt.tensor(w).to(got.dtype).to(device)).sum().backward()
             (expected * torch.tensor(w).to(expected.dtype)).sum().backward()
             for i, (x, y) in enumerate(zip(xs, ys)):
                 if y.grad is None:
                     assert x.grad is None or i in op.int_inputs, f"{op.name}: unexpected grad for input {i}"
                     continue
                 assert x.grad is not None, f"{op.name}: missing grad for input {i}"
-                assert_close(x.grad, y.grad, dtype, op.rtol, op.atol, msg=f"{op.name} grad {i} {dtype} {shapes}")
+                assert x.grad.device == x.device
+                assert_close(x.grad.cpu(), y.grad, dtype, op.rtol, op.atol, msg=f"{op.name} grad {i} {dtype} {shapes}")
 
 
 @pytest.mark.parametrize("op", [o for o in OPS if o.grad and o.gradcheck and "float64" in o.dtypes],

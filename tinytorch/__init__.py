@@ -8,10 +8,13 @@ import builtins as _builtins
 from . import _dtype as _dtype_mod
 from ._dtype import (bfloat16, bool, double, dtype, finfo, float, float16, float32, float64, get_default_dtype, half,
                     iinfo, int, int8, int16, int32, int64, long, promote_types, set_default_dtype, short, uint8)
-from .device import device, register_backend
+from .device import device, register_backend, is_registered as device_module_registered
 from .backends.numpy import NumpyBackend as _NumpyBackend
 
+from .backends.meta import MetaBackend as _MetaBackend
+
 register_backend("cpu", _NumpyBackend())
+register_backend("meta", _MetaBackend())
 
 from ._tensor import Size, Tensor  # noqa: E402
 from ._storage import Storage  # noqa: E402

@@ -204,6 +204,8 @@ def dispatch(op, args, kw=None):
     if dev is None:
         backend = _cpu_backend()
     outs, casts = op.meta(*args, **kw)
+    if backend.shape_only:
+        return _shape_only(op, args, kw, outs, backend, dev)
     kern = backend.kernels.get(op.name)
     if kern is None:
         if op.decomp is None:
@@ -241,6 +243,23 @@ def dispatch(op, args, kw=None):
     if _state["enabled"] and op.backward is not None:
         _record(op, args, kw, result if results is None else results, outs)
     return result if results is None else results
+
+
+def _shape_only(op, args, kw, outs, backend, dev):
+    """Outputs of ``op`` on a device without data (meta): built from the meta function alone."""
+    from ._storage import Storage
+    from ._tensor import _new
+    res = []
+    for shape, dtype in outs:
+        if shape is None:
+            raise NotImplementedError(f"{op.name}: the output shape depends on the data, which a '{dev}' tensor "
+                                      "does not have")
+        nat, buf = backend.empty(shape, dtype)
+        res.append(_new(Storage(buf, dtype, dev, buf.size, backend), shape, nat.strides, 0, dtype, nat))
+    result = res[0] if len(res) == 1 else tuple(res)
+    if _state["enabled"] and op.backward is not None:
+        _record(op, args, kw, result, outs)
+    return result
 
 
 def _record(op, args, kw, result, outs):

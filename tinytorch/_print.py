@@ -27,6 +27,9 @@ def _special(v):
 
 
 def tensor_repr(t):
+    if t._storage.backend.shape_only:
+        extra = f", dtype={t.dtype}" if t.dtype not in (_dt.get_default_dtype(), _dt.int64, _dt.bool) else ""
+        return f"tensor(..., device='{t.device}', size={tuple(t._shape)}{extra})"
     a = t.detach().numpy(force=True)
     if t.dtype is _dt.bfloat16 or t.dtype is _dt.float16:
         a = a.astype(np.float32)

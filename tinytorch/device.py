@@ -93,13 +93,24 @@ def register_backend(name, backend):
 
 
 def get_backend(dev):
-    """The backend object for a device (or device string)."""
-    t = dev.type if isinstance(dev, device) else device(dev).type
-    b = _BACKENDS.get(t)
+    """The backend object for a device (or device string).
+
+    RuntimeError when no backend is registered for the device type, or the device index is out of range.
+    """
+    d = dev if isinstance(dev, device) else device(dev)
+    b = _BACKENDS.get(d.type)
     if b is None:
-        raise RuntimeError(f"device type '{t}' is not available in tinytorch: no backend is registered for it "
+        raise RuntimeError(f"device type '{d.type}' is not available in tinytorch: no backend is registered for it "
                            f"(registered: {', '.join(sorted(_BACKENDS))})")
+    if d.index is not None and d.index >= b.device_count():
+        raise RuntimeError(f"{d.type} device index {d.index} is out of range: {b.device_count()} {d.type} "
+                           f"device(s) available")
     return b
+
+
+def is_registered(name):
+    """True when a backend is registered for device type ``name``."""
+    return name in _BACKENDS
 
 
 def as_device(d):

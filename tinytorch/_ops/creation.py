@@ -18,10 +18,26 @@ from ._util import method
 _CPU = _device("cpu")
 
 
+def _meta_tensor(shape, dtype, dev, backend, requires_grad=False):
+    nat, buf = backend.empty(shape, dtype)
+    t = _new(Storage(buf, dtype, dev, buf.size, backend), shape, nat.strides, 0, dtype, nat)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def _shape_only_device(device):
+    dev = as_device(device)
+    if dev is None or dev.type == "cpu":
+        return None
+    b = get_backend(dev)
+    return (dev, b) if b.shape_only else None
+
+
 def _from_host(arr, dtype, device=None, requires_grad=False):
     """A tensor on ``device`` holding a copy (or, on cpu, the memory) of C-contiguous host ``arr``."""
     dev = as_device(device) or _CPU
     backend = get_backend(dev)
+    if backend.shape_only:
+        return _meta_tensor(tuple(arr.shape), dtype, dev, backend, requires_grad)
     if arr.dtype != dtype.np:
         arr = arr.astype(dtype.np)
     if not arr.flags.c_contiguous:
@@ -160,6 +176,9 @@ def _factory(fill):
              memory_format=None):
         shape = _size(size)
         d = dtype or _dt.get_default_dtype()
+        so = _shape_only_device(device)
+        if so:  # no host data for a device without data (nn.Linear(10**5, 10**5, device="meta"))
+            return _meta_tensor(shape, d, so[0], so[1], requires_grad)
         t = _from_host(fill(shape, d), d, device, requires_grad)
         return t if out is None else out._write(t)
     return make
@@ -254,8 +273,23 @@ _to_dtype_op = defop("to_dtype", _to_dtype_meta, lambda c, g: g, save_inputs=Fal
 
 def _to_device(x, dev):
     src_backend = x._storage.backend
-    host = src_backend.to_numpy(x._native())
-    t = _from_host(np.ascontiguousarray(host), x.dtype, dev)
+    if src_backend.shape_only or get_backend(dev).shape_only:
+        t = _meta_tensor(x._shape, x.dtype, dev, get_backend(dev)) if get_backend(dev).shape_only else None
+        if t is None:
+            raise NotImplementedError(f"Cannot copy out of meta tensor; no data! (to {dev})")
+    else:
+        # keep a dense tensor's memory order across the copy (PyTorch's preserve_format)
+        order = sorted(range(x.ndim), key=lambda d: -x._stride[d])
+        dense = x.ndim > 1 and order != list(range(x.ndim)) and \
+            _strides.is_contiguous(tuple(x._shape[d] for d in order), tuple(x._stride[d] for d in order))
+        src = x.permute(order) if dense else x
+        host = np.asarray(src_backend.to_numpy(src._native()), order="C")
+        t = _from_host(host, x.dtype, dev)
+        if dense:
+            inv = [0] * len(order)
+            for i, d in enumerate(order):
+                inv[d] = i
+            t = t.permute(inv)
     if _state["enabled"] and x.requires_grad:
         t.grad_fn = OpNode(_to_device_op, (x,), {"device": x.device}, t, None, (edge_of(x),))
         t.requires_grad = True
@@ -455,6 +489,9 @@ def _float_dtype(dtype, op):
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None):
     """Uniform samples on [0, 1) of shape ``size`` (``torch.rand``)."""
     d = _float_dtype(dtype, "check_uniform_bounds")
+    so = _shape_only_device(device)
+    if so:
+        return _meta_tensor(_size(size), d, so[0], so[1], requires_grad)
     arr = _rng(generator).random(_size(size), dtype=np.float64 if d is _dt.float64 else np.float32)
     return _from_host(arr, d, device, requires_grad)
 
@@ -462,6 +499,9 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None):
     """Standard normal samples of shape ``size`` (``torch.randn``)."""
     d = _float_dtype(dtype, "normal_kernel_cpu")
+    so = _shape_only_device(device)
+    if so:
+        return _meta_tensor(_size(size), d, so[0], so[1], requires_grad)
     arr = _rng(generator).standard_normal(_size(size), dtype=np.float64 if d is _dt.float64 else np.float32)
     return _from_host(arr, d, device, requires_grad)
 
@@ -551,6 +591,8 @@ method("bernoulli")(lambda self, p=None, *, generator=None: bernoulli(self, p, g
 
 def _rand_fill(name, sample):
     def f(self, *args, generator=None, **kw):
+        if self._storage.backend.shape_only:
+            return self
         with_nograd = _state["enabled"]
         arr = sample(_rng(generator), self._shape, *args, **kw)
         _state["enabled"] = False

@@ -12,6 +12,10 @@ class Backend:
 
     name = None
     kernels = None
+    shape_only = False  # True for the meta device: outputs come from the meta functions, no kernels run
+
+    def device_count(self):
+        return 1
 
     # -- allocator --
     def alloc(self, numel, dtype):
