@@ -404,8 +404,32 @@ class Tensor:
             # the op's node may save its input, which this write changes: give it a copy (PyTorch's original_self)
             out = fn(self.clone(), *args, **kw)
         else:
+            st = self._storage
+            ik = st.backend.inplace_kernels.get(fn.__name__) if "rounding_mode" not in kw else None
+            if ik is not None and self._inplace_direct(ik, fn.__name__, args, kw):
+                return self
             out = fn(self, *args, **kw)
         return self._write(out, fn.__name__ + "_")
+
+    def _inplace_direct(self, kernel, name, args, kw):
+        """Write ``op(self, *args)`` straight into ``self`` with a backend in-place kernel, when the result has
+        self's shape and dtype and every tensor argument is on self's device (one pass instead of two)."""
+        op = _dispatch.OPS[name]
+        dev = self._storage.device
+        natives = []
+        for a in args:
+            if isinstance(a, Tensor):
+                if a._storage.device is not dev:
+                    return False
+                natives.append(a._native())
+            else:
+                natives.append(a)
+        outs, _ = op.meta(self, *args, **kw)
+        if len(outs) != 1 or outs[0][0] != self._shape or outs[0][1] is not self.dtype or _overlaps_itself(self):
+            return False
+        kernel(self._native(), *natives, **kw)
+        self._storage._version[0] += 1
+        return True
 
     def _write(self, src, op="copy_"):
         """Write tensor ``src`` into ``self``'s memory, bump the version and splice the autograd graph."""

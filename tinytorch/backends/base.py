@@ -13,6 +13,8 @@ class Backend:
     name = None
     kernels = None
     shape_only = False  # True for the meta device: outputs come from the meta functions, no kernels run
+    # optional: {op name: fn(dst, *args)} writing op(dst, *args) into dst, used by in-place ops outside autograd
+    inplace_kernels = {}
 
     def device_count(self):
         return 1

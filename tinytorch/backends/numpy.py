@@ -342,11 +342,25 @@ def _dense(shape, strides, isz):
     return True
 
 
+def _ufunc_inplace(uf):
+    def k(dst, other, alpha=1, rounding_mode=None):
+        if rounding_mode is not None:
+            raise NotImplementedError  # not reached: div_ with rounding_mode has no in-place kernel
+        with _quiet():
+            uf(dst, other if alpha == 1 else np.multiply(other, alpha), out=dst, casting="unsafe")
+    return k
+
+
+INPLACE_KERNELS = {"add": _ufunc_inplace(np.add), "sub": _ufunc_inplace(np.subtract),
+                   "mul": _ufunc_inplace(np.multiply), "div": _ufunc_inplace(np.true_divide)}
+
+
 class NumpyBackend(Backend):
     """NumPy on the host: the default ``cpu`` device."""
 
     def __init__(self):
         self.kernels = dict(KERNELS)
+        self.inplace_kernels = dict(INPLACE_KERNELS)
 
     def alloc(self, numel, dtype):
         return np.empty(numel, dtype=dtype.np)

@@ -54,16 +54,17 @@ class Adam(Optimizer):
                     else:
                         grad = grad + p * wd
                 m, v = st["exp_avg"], st["exp_avg_sq"]
-                m.lerp_(grad, 1 - b1)
-                v.mul_(b2).addcmul_(grad, grad, value=1 - b2)
+                # written with basic in-place ops, which the cpu backend runs in one pass each
+                m.mul_(b1).add_(grad, alpha=1 - b1)
+                v.mul_(b2).add_(grad * grad, alpha=1 - b2)
                 bc1 = 1 - b1 ** t
                 bc2 = 1 - b2 ** t
                 if g["amsgrad"]:
                     mx = st["max_exp_avg_sq"]
                     mx.copy_(maximum(mx, v))
                     v = mx
-                denom = (v.sqrt() / math.sqrt(bc2)).add_(eps)
-                p.addcdiv_(m, denom, value=-lr / bc1)
+                denom = v.sqrt().div_(math.sqrt(bc2)).add_(eps)
+                p.add_(m / denom, alpha=-lr / bc1)
         return loss
 
 
