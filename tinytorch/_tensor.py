@@ -471,6 +471,17 @@ class Tensor:
         return self
 
 
+def reset_grads(params, set_to_none=True):
+    """Clear ``.grad`` of every tensor in ``params``: to None, or zeroed in place (``zero_grad``'s two modes)."""
+    for p in params:
+        if p._grad is not None:
+            if set_to_none:
+                p._grad = None
+            else:
+                p._grad = p._grad.detach()
+                p._grad.zero_()
+
+
 def _can_cast(frm, to):
     return frm.category <= to.category
 

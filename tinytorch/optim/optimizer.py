@@ -51,14 +51,8 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Reset gradients: to None (default) or to zeros in place."""
-        for g in self.param_groups:
-            for p in g["params"]:
-                if p._grad is not None:
-                    if set_to_none:
-                        p._grad = None
-                    else:
-                        p._grad = p._grad.detach()
-                        p._grad.zero_()
+        from .._tensor import reset_grads
+        reset_grads((p for g in self.param_groups for p in g["params"]), set_to_none)
 
     def state_dict(self):
         """{'state': {index: state}, 'param_groups': [options + 'params': indices]} as PyTorch."""

@@ -267,13 +267,8 @@ class Module:
 
     def zero_grad(self, set_to_none=True):
         """Reset the gradients of all parameters (to None by default)."""
-        for p in self.parameters():
-            if p._grad is not None:
-                if set_to_none:
-                    p._grad = None
-                else:
-                    p._grad = p._grad.detach()
-                    p._grad.zero_()
+        from ..._tensor import reset_grads
+        reset_grads(self.parameters(), set_to_none)
 
     def apply(self, fn):
         """Call ``fn`` on every submodule (children first) and on ``self``."""
