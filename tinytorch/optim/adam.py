@@ -33,12 +33,7 @@ class Adam(Optimizer):
         loss = self._closure(closure)
         for g in self.param_groups:
             lr, (b1, b2), eps, wd = g["lr"], g["betas"], g["eps"], g["weight_decay"]
-            for p in g["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                if g["maximize"]:
-                    grad = -grad
+            for p, grad in self._grads(g):
                 st = self.state[p]
                 if not st:
                     st["step"] = 0

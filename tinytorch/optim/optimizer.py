@@ -94,6 +94,14 @@ class Optimizer:
     def step(self, closure=None):
         raise NotImplementedError
 
+    @staticmethod
+    def _grads(group):
+        """(param, gradient) for the params of ``group`` that have one; negated when the group maximizes."""
+        for p in group["params"]:
+            grad = p._grad
+            if grad is not None:
+                yield p, (-grad if group.get("maximize") else grad)
+
     def _closure(self, closure):
         if closure is None:
             return None

@@ -24,12 +24,7 @@ class SGD(Optimizer):
         loss = self._closure(closure)
         for g in self.param_groups:
             lr, mu, damp, wd = g["lr"], g["momentum"], g["dampening"], g["weight_decay"]
-            for p in g["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                if g["maximize"]:
-                    grad = -grad
+            for p, grad in self._grads(g):
                 if wd:
                     grad = grad + p * wd
                 if mu:
