@@ -36,19 +36,23 @@ def lenet(nn):
     return build(nn, "lenet")
 
 
-def train_step(lib, make, opt_name, shape, classes, seed=0):
+def train_step(lib, make, opt_name, shape, classes, seed=0, device=None):
     model = make(lib.nn)
+    if device is not None:
+        model.to(device)
     opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9) if opt_name == "sgd" else \
         lib.optim.Adam(model.parameters(), lr=1e-3)
     rng = np.random.default_rng(seed)
-    x = lib.tensor(rng.standard_normal(shape).astype(np.float32))
-    y = lib.tensor(rng.integers(0, classes, shape[0]))
+    x = lib.tensor(rng.standard_normal(shape).astype(np.float32), device=device)
+    y = lib.tensor(rng.integers(0, classes, shape[0]), device=device)
 
     def step():
         loss = lib.nn.functional.cross_entropy(model(x), y)
         opt.zero_grad()
         loss.backward()
         opt.step()
+        if device is not None:
+            lib.opencl.synchronize()  # count the queued kernels' time, not just their launch
     return step
 
 
@@ -56,6 +60,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--quick", action="store_true", help="shorter timing windows")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--no-opencl", action="store_true", help="skip the OpenCL rows")
     args = p.parse_args()
     import torch
     import tinytorch as tt
@@ -89,10 +94,28 @@ def main():
         r[k] = 1e6 / (rate * calls)
     rows.append(("small op a + b (4 floats)", "us/op", r["tinytorch"], r["torch"], r["tinytorch"] / r["torch"]))
 
+    if tt.opencl.is_available() and not args.no_opencl:
+        # the OpenCL backend next to the NumPy backend (ratio: opencl / numpy)
+        name = tt.opencl.get_device_name()
+        for label, make, opt, shape in (("MLP SGD", mlp, "sgd", (128, 784)), ("LeNet-5 Adam", lenet, "adam", (64, 1, 28, 28))):
+            r_cl = timeit(train_step(tt, make, opt, shape, 10, device="opencl"), t)
+            r_np = timeit(train_step(tt, make, opt, shape, 10), t)
+            rows.append((f"opencl {label} (vs numpy backend)", "steps/s", r_cl, r_np, r_cl / r_np))
+        x = tt.tensor(a, device="opencl")
+
+        def mm():
+            x @ x
+            tt.opencl.synchronize()
+        g_cl = timeit(mm, t, warmup=1) * 2 * n ** 3 / 1e9
+        x = tt.tensor(a)
+        g_np = timeit(lambda: x @ x, t) * 2 * n ** 3 / 1e9
+        rows.append(("opencl matmul 1024^3 (vs numpy backend)", "GFLOP/s", g_cl, g_np, g_cl / g_np))
+        print(f"opencl device: {name}")
+
     print(f"tinytorch {tt.__version__} vs torch {torch.__version__}, {args.threads} threads, NumPy {np.__version__}")
-    print(f"{'workload':40s} {'unit':8s} {'tinytorch':>10s} {'torch':>10s} {'ratio':>7s}")
+    print(f"{'workload':44s} {'unit':8s} {'tinytorch':>10s} {'torch':>10s} {'ratio':>7s}")
     for name, unit, a_, b_, ratio in rows:
-        print(f"{name:40s} {unit:8s} {a_:10.1f} {b_:10.1f} {ratio:7.2f}")
+        print(f"{name:44s} {unit:8s} {a_:10.1f} {b_:10.1f} {ratio:7.2f}")
 
 
 if __name__ == "__main__":

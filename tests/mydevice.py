@@ -60,7 +60,7 @@ class MyDevBackend(Backend):
         self.allocated += numel * dtype.itemsize
         return DevBuffer(np.zeros(numel, dtype.np))
 
-    def from_numpy(self, arr):
+    def from_numpy(self, arr, device=None):
         return DevBuffer(np.array(arr, copy=True))
 
     def to_numpy(self, native):

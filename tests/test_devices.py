@@ -96,3 +96,11 @@ def test_transfers_and_mixed_device_errors():
         tt.device("nodev")
     with pytest.raises(RuntimeError, match="'cuda' is not available"):
         tt.ones(2, device="cuda")
+
+
+def test_opencl_without_a_platform_says_why(monkeypatch):
+    from tinytorch.backends import opencl as ocl
+    monkeypatch.setattr(ocl, "_DEVICES", [])
+    with pytest.raises(RuntimeError, match="opencl device is not available: (no OpenCL platform|pyopencl is not)"):
+        tt.zeros(2, device="opencl")
+    assert tt.opencl.is_available() is False and tt.opencl.device_count() == 0

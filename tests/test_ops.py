@@ -6,7 +6,8 @@ import tinytorch as tt
 from conftest import DT, assert_close, np_data, torch
 from op_db import OPS
 
-DEVICES = ["cpu", "mydev"]
+# opencl joins when a platform exists (CI installs PoCL); tests/test_opencl.py reports when it does not
+DEVICES = ["cpu", "mydev"] + (["opencl"] if tt.opencl.is_available() else [])
 
 
 def make_inputs(op, shapes, dtype, noncontig, requires_grad, seed=0):

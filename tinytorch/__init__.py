@@ -15,6 +15,8 @@ from .backends.meta import MetaBackend as _MetaBackend
 
 register_backend("cpu", _NumpyBackend())
 register_backend("meta", _MetaBackend())
+from .backends.opencl import OpenCLBackend as _OpenCLBackend  # noqa: E402
+register_backend("opencl", _OpenCLBackend())  # always registered; using it without a platform says why
 
 from ._tensor import Size, Tensor  # noqa: E402
 from ._storage import Storage  # noqa: E402
@@ -33,7 +35,7 @@ from ._ops.linalg import *  # noqa: E402,F401,F403
 from ._ops.nn import *  # noqa: E402,F401,F403
 from . import autograd  # noqa: E402
 from .serialization import load, save  # noqa: E402
-from . import nn, optim, utils, datasets  # noqa: E402
+from . import nn, optim, utils, datasets, opencl  # noqa: E402
 from ._dtype import result_type_of as _result_type_of  # noqa: E402
 
 __version__ = "0.1.0"

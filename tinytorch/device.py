@@ -102,6 +102,8 @@ def get_backend(dev):
     if b is None:
         raise RuntimeError(f"device type '{d.type}' is not available in tinytorch: no backend is registered for it "
                            f"(registered: {', '.join(sorted(_BACKENDS))})")
+    if not b.is_available():
+        raise RuntimeError(f"{d.type} device is not available: {b.unavailable_reason()}")
     if d.index is not None and d.index >= b.device_count():
         raise RuntimeError(f"{d.type} device index {d.index} is out of range: {b.device_count()} {d.type} "
                            f"device(s) available")
@@ -114,8 +116,14 @@ def is_registered(name):
 
 
 def as_device(d):
-    if d is None or isinstance(d, device):
+    """``d`` as a device; an accelerator without an index means index 0 (``"opencl"`` -> ``opencl:0``), as in
+    PyTorch, so tensors created with and without the index are on the same device."""
+    if d is None:
         return d
-    if isinstance(d, int):
-        raise RuntimeError("tinytorch has no default accelerator; pass a device string such as 'cpu'")
-    return device(d)
+    if not isinstance(d, device):
+        if isinstance(d, int):
+            raise RuntimeError("tinytorch has no default accelerator; pass a device string such as 'cpu'")
+        d = device(d)
+    if d.index is None and d.type not in ("cpu", "meta"):
+        d = device(d.type, 0)
+    return d

@@ -43,7 +43,7 @@ def _from_host(arr, dtype, device=None, requires_grad=False):
     if not arr.flags.c_contiguous:
         arr = np.ascontiguousarray(arr)
     shape = tuple(arr.shape)
-    buf = backend.from_numpy(arr.reshape(-1))
+    buf = backend.from_numpy(arr.reshape(-1), dev)
     t = _new(Storage(buf, dtype, dev, arr.size, backend), shape, _strides.contiguous_strides(shape), 0, dtype,
              arr if dev.type == "cpu" else None)
     if requires_grad:

@@ -75,7 +75,8 @@ def _parse_index(self, idx):
                         raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
                 dim += 1
             spec.append(("t", len(tensors)))
-            tensors.append(it)
+            # cpu index tensors may index any device's tensor, as in PyTorch
+            tensors.append(it if it._storage.device == self._storage.device else it.to(self.device))
         else:
             spec.append(it)
             if it is not None:

@@ -24,8 +24,15 @@ class Backend:
         """A new, uninitialised flat buffer of ``numel`` elements."""
         raise NotImplementedError
 
-    def from_numpy(self, arr):
-        """A buffer holding a copy of the flat, C-contiguous host array ``arr``."""
+    def is_available(self):
+        """False when the device cannot be used here (no driver, no platform); ``unavailable_reason`` says why."""
+        return True
+
+    def unavailable_reason(self):
+        return None
+
+    def from_numpy(self, arr, device=None):
+        """A buffer on ``device`` (a ``tinytorch.device``) holding a copy of the flat, C-contiguous host array."""
         raise NotImplementedError
 
     def to_numpy(self, native):

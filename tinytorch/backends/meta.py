@@ -37,7 +37,7 @@ class MetaBackend(Backend):
     def alloc(self, n, dtype):
         return MetaArray(n)
 
-    def from_numpy(self, arr):
+    def from_numpy(self, arr, device=None):
         return MetaArray(arr.size)
 
     def to_numpy(self, native):

@@ -365,7 +365,7 @@ class NumpyBackend(Backend):
     def alloc(self, numel, dtype):
         return np.empty(numel, dtype=dtype.np)
 
-    def from_numpy(self, arr):
+    def from_numpy(self, arr, device=None):
         return arr
 
     def to_numpy(self, native):

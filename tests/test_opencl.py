@@ -1,0 +1,168 @@
+"""The OpenCL device: semantics, allocator, dtype capability errors and training on it.
+
+The op database runs on ``opencl`` from tests/test_ops.py (values and gradients against torch). This module is
+skipped, with one line saying why, where no OpenCL platform exists; CI installs PoCL so it runs there.
+"""
+import numpy as np
+import pytest
+
+import tinytorch as tt
+from tinytorch.backends import opencl as ocl
+
+if not tt.opencl.is_available():
+    pytest.skip(f"OpenCL suite skipped: {ocl.unavailable_reason()}", allow_module_level=True)
+
+from conftest import assert_close, torch  # noqa: E402
+
+DEV = tt.device("opencl:0")
+
+
+def test_device_semantics():
+    x = tt.ones(2, 3, device="opencl")
+    assert x.device == DEV and str(x.device) == "opencl:0"
+    assert tt.opencl.device_count() >= 1 and isinstance(tt.opencl.get_device_name(), str)
+    y = tt.zeros(2, 3, device="opencl:0")
+    assert (x + y).device == DEV  # "opencl" and "opencl:0" are one device
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        x + tt.ones(2, 3)
+    # a 0-dim cpu tensor joins an opencl op, as in PyTorch
+    assert_close((x * tt.tensor(2.0)).cpu(), torch.full((2, 3), 2.0))
+    n = tt.opencl.device_count()
+    with pytest.raises(RuntimeError, match=f"opencl device index {n} is out of range"):
+        tt.zeros(1, device=f"opencl:{n}")
+
+
+def test_non_contiguous_transfers_round_trip():
+    a = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    x = tt.tensor(a)
+    for v, ref in ((x.permute(2, 0, 1), a.transpose(2, 0, 1)), (x[:, ::2, 1:], a[:, ::2, 1:]),
+                   (x.transpose(0, 1)[1], a.transpose(1, 0, 2)[1]), (x.expand(2, 3, 4, 5), np.broadcast_to(a, (2, 3, 4, 5)))):
+        d = v.to("opencl")
+        assert d.shape == v.shape
+        np.testing.assert_array_equal(d.cpu().numpy(), ref)
+        # views of an opencl tensor read through their strides in kernels (no copy to contiguous first)
+        np.testing.assert_array_equal((x.to("opencl").permute(2, 0, 1) * 1).cpu().numpy(), a.transpose(2, 0, 1))
+    dense_permuted = tt.randn(4, 5).t().to("opencl")
+    assert dense_permuted.stride() == (1, 5)  # the dense layout survives the copy (preserve_format)
+
+
+def test_in_place_writes_through_views():
+    x = tt.zeros(4, 5, device="opencl")
+    x[1:3, ::2] = tt.tensor([1.0, 2.0, 3.0])
+    x.t()[0].add_(10)
+    x[x > 2] = -1.0
+    ref = torch.zeros(4, 5)
+    ref[1:3, ::2] = torch.tensor([1.0, 2.0, 3.0])
+    ref.t()[0].add_(10)
+    ref[ref > 2] = -1.0
+    assert_close(x.cpu(), ref)
+    y = tt.arange(10.0, device="opencl")
+    y[1:] = y[:-1].clone()
+    y[2:] = y[:-2]  # overlapping source and destination in one storage
+    z = torch.arange(10.0)
+    z[1:] = z[:-1].clone()
+    z[2:] = z[:-2].clone()
+    assert_close(y.cpu(), z)
+
+
+@pytest.mark.parametrize("name", ["float16", "float64", "bfloat16"])
+def test_dtype_capabilities(name):
+    dt = getattr(tt, name)
+    dev = tt.device("opencl").type and ocl._devices()[0].get()
+    supported = {"float16": dev.fp16, "float64": dev.fp64, "bfloat16": False}[name]
+    if supported:
+        x = tt.ones(3, dtype=dt, device="opencl")
+        assert_close((x + x).cpu(), torch.full((3,), 2.0, dtype=getattr(torch, name)), name)
+        return
+    with pytest.raises(TypeError, match=f"does not support {name}|{name} is not supported"):
+        tt.ones(3, dtype=dt, device="opencl")
+    with pytest.raises(TypeError, match=name):
+        tt.ones(3, device="opencl").to(dt)
+
+
+def test_kernel_build_failure_names_the_kernel_and_shows_the_log():
+    dev = ocl._devices()[0].get()
+    with pytest.raises(RuntimeError, match=r"building kernel 'broken_kernel' failed(.|\n)*error"):
+        dev.kernel(("broken_kernel",), lambda: "__kernel void k(__global float* o) { o[0] = undefined_name; }")
+
+
+def _mlp(nn):
+    return nn.Sequential(nn.Linear(20, 16), nn.ReLU(), nn.Linear(16, 4))
+
+
+def test_mlp_trains_identically_on_opencl_and_memory_returns_to_baseline():
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((32, 20)).astype(np.float32), rng.integers(0, 4, 32)
+    tt.manual_seed(0)
+    cpu = _mlp(tt.nn)
+    dev = _mlp(tt.nn)
+    dev.load_state_dict(cpu.state_dict())
+    dev.to("opencl")
+    assert all(p.device == DEV for p in dev.parameters())
+    losses = {}
+    for name, m, d in (("cpu", cpu, "cpu"), ("opencl", dev, "opencl")):
+        opt = tt.optim.Adam(m.parameters(), lr=0.01)
+        xs, ys = tt.tensor(x, device=d), tt.tensor(y, device=d)
+        losses[name] = []
+        for step in range(6):
+            loss = tt.nn.functional.cross_entropy(m(xs), ys)
+            opt.zero_grad()
+            loss.backward()
+            tt.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
+            opt.step()
+            losses[name].append(loss.item())
+            if name == "opencl" and step == 1:
+                baseline = tt.opencl.memory_allocated()
+                reserved = tt.opencl.memory_reserved()
+        if name == "opencl":
+            del loss
+            # steady state: every step frees what it allocated, and freed blocks are reused, not re-reserved
+            assert tt.opencl.memory_allocated() <= baseline
+            assert tt.opencl.memory_reserved() == reserved
+            assert tt.opencl.max_memory_allocated() >= tt.opencl.memory_allocated() > 0
+    np.testing.assert_allclose(losses["cpu"], losses["opencl"], rtol=1e-5)
+    assert losses["opencl"][-1] < losses["opencl"][0]
+
+
+def test_freed_tensors_return_to_the_caching_allocator():
+    tt.opencl.synchronize()
+    before = tt.opencl.memory_allocated()
+    x = tt.randn(1000, 100, device="opencl")
+    assert tt.opencl.memory_allocated() >= before + 400000
+    reserved = tt.opencl.memory_reserved()
+    del x
+    assert tt.opencl.memory_allocated() == before
+    y = tt.randn(1000, 100, device="opencl")  # same size: the cached block is reused
+    assert tt.opencl.memory_reserved() == reserved
+    del y
+    tt.opencl.empty_cache()
+    assert tt.opencl.memory_reserved() < reserved
+
+
+def test_conv_net_step_matches_cpu():
+    tt.manual_seed(1)
+    nn = tt.nn
+    net = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(4 * 4 * 4, 3))
+    x = tt.randn(5, 1, 8, 8)
+    y = tt.tensor([0, 1, 2, 1, 0])
+    grads = {}
+    for d in ("cpu", "opencl"):
+        net.to(d)
+        net.zero_grad()
+        loss = nn.functional.cross_entropy(net(x.to(d)), y.to(d))
+        loss.backward()
+        grads[d] = [p.grad.cpu().numpy() for p in net.parameters()] + [loss.item()]
+    for a, b in zip(grads["cpu"], grads["opencl"]):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_matmul_against_numpy_for_tile_edges():
+    rng = np.random.default_rng(0)
+    for m, k, n in ((1, 1, 1), (33, 17, 65), (64, 64, 64), (5, 100, 3), (70, 1, 40)):
+        a, b = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
+        got = (tt.tensor(a, device="opencl") @ tt.tensor(b, device="opencl")).cpu().numpy()
+        np.testing.assert_allclose(got, a @ b, rtol=1e-4, atol=1e-4)
+    a = rng.standard_normal((2, 1, 7, 9)).astype(np.float32)
+    b = rng.standard_normal((3, 9, 4)).astype(np.float32)
+    got = (tt.tensor(a).to("opencl") @ tt.tensor(b).to("opencl").transpose(-1, -2).transpose(-1, -2)).cpu().numpy()
+    np.testing.assert_allclose(got, a @ b, rtol=1e-4, atol=1e-4)
