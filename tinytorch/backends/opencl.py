@@ -130,22 +130,45 @@ class _Device:
         self.pool.clear()
 
     # -- program cache --
-    def kernel(self, key, source_fn, name="k"):
+    def _build(self, src, what):
+        header = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if self.fp64 else ""
+        if self.fp16:
+            header += "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+        try:
+            return cl.Program(self.ctx, header + src).build()
+        except cl.RuntimeError as e:
+            raise RuntimeError(f"opencl: building kernel '{what}' failed on {self.name}:\n{e}\n"
+                               f"--- source ---\n{src}") from None
+
+    def kernel(self, key, source_fn, name="k", family=None):
+        """The compiled kernel for ``key`` (built from ``source_fn()`` on first use).
+
+        ``family()`` lists (key, source) of sibling kernels; they are compiled in the same program, because
+        building a program costs far more than adding kernels to it (each kernel's own code generation then
+        happens on its first launch, and only for kernels that run)."""
         k = self.kernels.get(key)
-        if k is None:
-            src = source_fn()
-            prg = self.programs.get(src)
-            if prg is None:
-                header = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if self.fp64 else ""
-                if self.fp16:
-                    header += "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
-                try:
-                    prg = cl.Program(self.ctx, header + src).build()
-                except cl.RuntimeError as e:
-                    raise RuntimeError(f"opencl: building kernel '{key[0]}' failed on {self.name}:\n{e}\n"
-                                       f"--- source ---\n{src}") from None
-                self.programs[src] = prg
-            k = self.kernels[key] = cl.Kernel(prg, name)
+        if k is not None:
+            return k
+        if family is not None:
+            specs = [(key, source_fn())] + [(kk, ss) for kk, ss in family() if kk != key and kk not in self.kernels]
+            srcs = []
+            for i, (kk, ss) in enumerate(specs):
+                # helpers (names ending in '_') and the kernel get per-kernel names inside the shared program
+                ss = re.sub(r"\b([a-z]+_)\(", lambda mt: f"{mt.group(1)}{i}(", ss)
+                srcs.append(ss.replace("KNAME", f"k{i}"))
+            try:
+                prg = self._build("".join(srcs), key[0])
+            except RuntimeError:
+                prg = None  # a sibling that does not compile must not cost the kernel asked for
+            if prg is not None:
+                for i, (kk, _) in enumerate(specs):
+                    self.kernels[kk] = cl.Kernel(prg, f"k{i}")
+                return self.kernels[key]
+        src = source_fn()
+        prg = self.programs.get(src)
+        if prg is None:
+            prg = self.programs[src] = self._build(src.replace("KNAME", name), key[0])
+        k = self.kernels[key] = cl.Kernel(prg, name)
         return k
 
 
@@ -258,6 +281,29 @@ def _meta(shape, strides_list, offsets, m):
 
 def _struct(n):
     return f"typedef struct {{ long v[{n}]; }} Params;\n"
+
+
+def _ew_spec(name, expr, out_t, in_types, sc_types, ptr=(), m=MAXD, coords=(), ct=None, helpers=""):
+    """(cache key, OpenCL source) of an elementwise kernel; the kernel function is named ``KNAME`` and its
+    typedefs are macros, so several kernels can share one program."""
+    ct = ct or _CTYPE[in_types[0] if in_types else out_t]
+    key = (name, expr, out_t, in_types, sc_types, tuple(ptr), m, coords, ct)
+    nops = 1 + len(in_types)
+    idx, _ = _index_code(nops, m, [f"c{d}" for d in coords] if coords else [])
+    params = ["__global OT* out"]
+    body = []
+    for k, t in enumerate(in_types):
+        params.append(f"__global const {_CTYPE[t]}* A{k}")
+        if k not in ptr:
+            body.append(f"{_CTYPE[t]} x{k} = A{k}[p{k + 1}];")
+    nparams = 2 + m + nops * (m + 1)
+    params.append(f"Params{nparams} P")
+    params += [f"{_CTYPE[t]} s{j}" for j, t in enumerate(sc_types)]
+    src = (f"#ifndef PARAMS{nparams}\n#define PARAMS{nparams}\ntypedef struct {{ long v[{nparams}]; }} Params{nparams};\n#endif\n"
+           f"#define CT {ct}\n#define OT {_CTYPE[out_t]}\n" + helpers +
+           f"__kernel void KNAME({', '.join(params)}) {{\n long gid = get_global_id(0);\n if (gid >= P.v[1]) return;\n"
+           + idx + "\n" + "\n".join(body) + f"\n out[p0] = (OT)({expr});\n}}\n#undef CT\n#undef OT\n")
+    return key, src
 
 
 _UNARY_FLOAT = {
@@ -383,6 +429,33 @@ def _binary_expr(name, dt, kw):
     if name == "bitwise_right_shift":
         return "(x1 >= (CT)(8 * sizeof(CT)) || x1 < 0) ? (x0 < 0 ? (CT)-1 : (CT)0) : (CT)(x0 >> x1)"
     raise KeyError(name)
+
+
+def _unary_spec(name, dt, kw):
+    """(expr, out dtype, scalar dtype names, helpers) of a unary kernel."""
+    out_dt = _dt.bool if name in ("isnan", "isinf", "isfinite", "logical_not") else dt
+    sc = (dt.name,) * 3 if name == "nan_to_num" else ()
+    return _unary_expr(name, dt, kw), out_dt, sc, (_ERFINV if name == "erfinv" else "")
+
+
+_CMP_OUT = ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor")
+
+
+def _binary_spec(name, dt, kw, pattern):
+    """(expr, out dtype, input dtype names, scalar dtype names, helpers) of a binary kernel; ``pattern`` says
+    which of (a, b) are tensors. Tensors become loads x{j}, Python scalars arguments s{j} (s0 is alpha)."""
+    names, n_in, n_sc = [], 0, 1
+    for is_t in pattern:
+        if is_t:
+            names.append(f"x{n_in}")
+            n_in += 1
+        else:
+            names.append(f"s{n_sc}")
+            n_sc += 1
+    expr = re.sub(r"\bx([01])\b", lambda mt: names[int(mt.group(1))], _binary_expr(name, dt, kw))
+    out_dt = _dt.bool if name in _CMP_OUT else dt
+    helpers = _HELPERS if _isf(dt) else (_IPOW if name == "pow" else "")
+    return expr, out_dt, (dt.name,) * n_in, (dt.name,) * n_sc, helpers
 
 
 _HELPERS = """
@@ -535,9 +608,10 @@ class OpenCLBackend(Backend):
         return a.view(shape, st)
 
     def _ew(self, name, expr, inputs, scalars, out_dtype, shape, out=None, ptr=(), collapse=True, coords=(),
-            helpers="", ct=None):
+            helpers="", ct=None, family=None):
         """Run ``out[i] = expr`` over ``shape``: inputs are ``x{k}`` (loaded at their strided offset) or, for
-        k in ``ptr``, raw pointers ``A{k}`` with offset ``p{k}``; scalars are ``s{j}`` of the given dtypes."""
+        k in ``ptr``, raw pointers ``A{k}`` with offset ``p{k + 1}``; scalars are ``s{j}`` of the given dtypes.
+        ``family()`` may list sibling kernels (same operand signature) to compile in the same program."""
         shape = tuple(shape)
         n = math.prod(shape)
         dev = (out.buf.dev if out is not None else inputs[0].buf.dev) if (out is not None or inputs) else self._dev()
@@ -553,31 +627,15 @@ class OpenCLBackend(Backend):
                 cshape, cst = [1], [[0] for _ in ops]
         else:
             cshape, cst = list(reversed(shape)) or [1], [list(reversed(s)) or [0] for s in strides]
-        nd = len(cshape)
-        ct = ct or (_ct(inputs[0].dtype) if inputs else _ct(out_dtype))
+        m = max(MAXD, len(cshape))
         in_types = tuple(a.dtype.name for a in inputs)
         sc_types = tuple(dt.name for _, dt in scalars)
-        m = max(MAXD, nd)
-        key = (name, expr, out_dtype.name, in_types, sc_types, tuple(ptr), m, coords, ct)
-
-        def source():
-            idx, _ = _index_code(len(ops), nd, [f"c{d}" for d in coords] if coords else [])
-            params = [f"__global OT* out"]
-            body = []
-            for k, a in enumerate(inputs, 1):
-                params.append(f"__global const {_ct(a.dtype)}* A{k - 1}")
-                if (k - 1) not in ptr:
-                    body.append(f"{_ct(a.dtype)} x{k - 1} = A{k - 1}[p{k}];")
-            params.append("Params P")
-            params += [f"{_CTYPE[t]} s{j}" for j, t in enumerate(sc_types)]
-            # operands are p0 (out), p1.. (inputs); a ptr input k is read by the expression as A{k}[p{k + 1} ...]
-            e = expr
-            return (_struct(len(_meta(cshape, cst, [0] * len(ops), m))) +
-                    f"typedef {ct} CT;\ntypedef {_ct(out_dtype)} OT;\n" + helpers +
-                    f"__kernel void k({', '.join(params)}) {{\n long gid = get_global_id(0);\n if (gid >= P.v[1]) return;\n"
-                    + idx + "\n" + "\n".join(body) + f"\n out[p0] = (OT)({e});\n}}\n")
-
-        k = dev.kernel(key, source)
+        key, src = _ew_spec(name, expr, out_dtype.name, in_types, sc_types, tuple(ptr), m, coords, ct, helpers)
+        fam = None
+        if family is not None:
+            def fam():
+                return [_ew_spec(*(f[:6] + (m,) + f[7:])) for f in family()]
+        k = dev.kernel(key, lambda: src, family=fam)
         meta = _meta(cshape, cst, [o.offset for o in ops], m)
         args = [out.buf.mem] + [a.buf.mem for a in inputs] + [meta]
         for v, dt in scalars:
@@ -597,41 +655,49 @@ class OpenCLBackend(Backend):
         return arrs, dt, shape
 
     def _unary(self, name):
-        helpers = _ERFINV if name == "erfinv" else ""
-
         def k(a, **kw):
             dt = a.dtype
-            out_dt = _dt.bool if name in ("isnan", "isinf", "isfinite", "logical_not") else dt
-            expr = _unary_expr(name, dt, kw)
+            expr, out_dt, sc_dts, helpers = _unary_spec(name, dt, kw)
             scalars = []
             if name == "nan_to_num":
                 scalars = [(kw["nan"], dt), (kw["posinf"], dt), (kw["neginf"], dt)]
-            return self._ew(name, expr, [a], scalars, out_dt, a.shape, helpers=helpers)
+
+            def family():  # every unary op of this dtype, compiled in one program
+                out = []
+                for n2 in _UNARY_NAMES:
+                    if n2 == "nan_to_num" or (n2 in _UNARY_FLOAT and not _isf(dt)) or (n2 == "bitwise_not" and _isf(dt)):
+                        continue
+                    e2, o2, s2, h2 = _unary_spec(n2, dt, {})
+                    out.append((n2, e2, o2.name, (dt.name,), s2, (), MAXD, (), None, h2))
+                return out
+            return self._ew(name, expr, [a], scalars, out_dt, a.shape, helpers=helpers,
+                            family=family if name != "nan_to_num" else None)
         return k
 
     def _binary(self, name):
         def k(a, b, **kw):
             arrs = [x for x in (a, b) if _is_arr(x)]
             dt = arrs[0].dtype
-            cmp_out = name in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor")
-            out_dt = _dt.bool if cmp_out else dt
             if name == "div" and kw.get("rounding_mode") is not None and not _isf(dt) or \
                     name in ("remainder", "fmod") and not _isf(dt):
                 self._zero_div_check(b)
             if name == "pow" and not _isf(dt) and not _is_arr(b) and b < 0:
                 raise RuntimeError("Integers to negative integer powers are not allowed.")
-            inputs, scalars, names = [], [(kw.get("alpha", 1), dt)], []
-            for x in (a, b):  # tensors become loads x{j}, Python scalars kernel arguments s{j} (s0 is alpha)
-                if _is_arr(x):
-                    names.append(f"x{len(inputs)}")
-                    inputs.append(x)
-                else:
-                    names.append(f"s{len(scalars)}")
-                    scalars.append((x, dt))
-            expr = re.sub(r"\bx([01])\b", lambda mt: names[int(mt.group(1))], _binary_expr(name, dt, kw))
+            pattern = (_is_arr(a), _is_arr(b))
+            expr, out_dt, in_dts, sc_dts, helpers = _binary_spec(name, dt, kw, pattern)
+            inputs = [x for x in (a, b) if _is_arr(x)]
+            scalars = [(kw.get("alpha", 1), dt)] + [(x, dt) for x in (a, b) if not _is_arr(x)]
             shape = _bshape([x.shape for x in inputs])
-            helpers = _HELPERS if _isf(dt) else (_IPOW if name == "pow" else "")
-            return self._ew(name, expr, inputs, scalars, out_dt, shape, helpers=helpers)
+
+            def family():  # every binary op of this dtype and operand pattern, compiled in one program
+                out = []
+                for n2 in _BINARY_NAMES:
+                    if _isf(dt) and n2.startswith("bitwise") or not _isf(dt) and n2 == "atan2":
+                        continue
+                    e2, o2, i2, s2, h2 = _binary_spec(n2, dt, {}, pattern)
+                    out.append((n2, e2, o2.name, i2, s2, (), MAXD, (), None, h2))
+                return out
+            return self._ew(name, expr, inputs, scalars, out_dt, shape, helpers=helpers, family=family)
         return k
 
     def _zero_div_check(self, b):

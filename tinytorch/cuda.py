@@ -1,0 +1,25 @@
+"""``tinytorch.cuda``: tinytorch has no CUDA backend, so scripts that ask get an honest "no".
+
+``is_available()`` is False and ``device_count()`` 0, so the common
+``device = "cuda" if torch.cuda.is_available() else "cpu"`` picks the cpu. GPUs without CUDA are reached
+through ``tinytorch.opencl``.
+"""
+
+
+def is_available():
+    return False
+
+
+def device_count():
+    return 0
+
+
+def manual_seed(seed):
+    """No CUDA generator exists; accepted (as PyTorch does when CUDA is absent) and ignored."""
+
+
+manual_seed_all = manual_seed
+
+
+def synchronize(device=None):
+    raise RuntimeError("tinytorch has no CUDA backend (use device='opencl' for a GPU without CUDA)")
