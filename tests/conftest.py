@@ -63,3 +63,12 @@ def assert_close(x, y, dtype="float32", rtol=None, atol=None, msg=""):
     r, a = TOL.get(dtype, (0, 0))
     np.testing.assert_allclose(to_np(x), to_np(y), rtol=rtol if rtol is not None else r,
                                atol=atol if atol is not None else a, equal_nan=True, err_msg=msg)
+
+
+def pytest_report_header(config):
+    from tinytorch.backends import opencl
+    reason = opencl.unavailable_reason()
+    if reason is None:
+        import tinytorch
+        return f"opencl: {tinytorch.opencl.get_device_name()} (the op database also runs on opencl)"
+    return f"opencl: not available, OpenCL tests skipped: {reason}"

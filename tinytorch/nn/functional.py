@@ -664,3 +664,42 @@ def pixel_shuffle(input, upscale_factor):
 
 
 pad = _pad
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """softmax(query @ key^T * scale + bias) @ value (Vaswani et al. 2017, "Attention Is All You Need").
+
+    query (..., L, E), key (..., S, E), value (..., S, Ev) -> (..., L, Ev). ``scale`` defaults to 1/sqrt(E).
+    ``attn_mask``: bool (True = attend) or float (added), broadcastable to (..., L, S). ``is_causal`` masks
+    key positions after the query position (the top-left aligned lower triangle, as PyTorch). ``dropout_p``
+    drops attention weights (always applied, as in PyTorch: pass 0.0 in eval). ``enable_gqa`` lets key/value
+    have fewer heads (dim -3) than query, repeated to match.
+
+    RuntimeError when both ``attn_mask`` and ``is_causal`` are given or shapes do not match.
+    Source: torch.nn.functional.scaled_dot_product_attention (PyTorch 2.x docs, reference implementation).
+    """
+    if attn_mask is not None and is_causal:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    if query._shape[-1] != key._shape[-1]:
+        raise RuntimeError(f"scaled_dot_product_attention: query and key must have the same embedding size, got "
+                           f"{query._shape[-1]} and {key._shape[-1]}")
+    if enable_gqa and query.ndim >= 3 and key._shape[-3] != query._shape[-3]:
+        rep = query._shape[-3] // key._shape[-3]
+        key = key.repeat_interleave(rep, dim=-3)
+        value = value.repeat_interleave(rep, dim=-3)
+    L, S = query._shape[-2], key._shape[-2]
+    s = 1.0 / math.sqrt(query._shape[-1]) if scale is None else scale
+    scores = (query @ key.transpose(-2, -1)) * s
+    if is_causal:
+        causal = ones(L, S, dtype=_dt.bool, device=query.device).tril()
+        scores = scores.masked_fill(causal.logical_not(), float("-inf"))
+    elif attn_mask is not None:
+        if attn_mask.dtype is _dt.bool:
+            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
+        else:
+            scores = scores + attn_mask
+    attn = softmax(scores, -1)
+    if dropout_p > 0.0:
+        attn = dropout(attn, dropout_p, True)
+    return attn @ value

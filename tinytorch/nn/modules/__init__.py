@@ -4,3 +4,4 @@ from .conv import Conv1d, Conv2d
 from .layers import *  # noqa: F401,F403
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from .loss import *  # noqa: F401,F403
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell

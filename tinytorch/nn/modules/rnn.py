@@ -1,0 +1,259 @@
+"""Recurrent layers: RNN, LSTM, GRU and their single-step cells (PyTorch's ``torch.nn.modules.rnn``).
+
+Parameter names, shapes, gate order (LSTM: i, f, g, o; GRU: r, z, n) and initialisation (uniform in
++-1/sqrt(hidden_size)) follow PyTorch, so a ``state_dict`` moves between the two. The time loop is written
+in tinytorch ops, so autograd, every device and double backward come for free.
+Sources: Hochreiter & Schmidhuber 1997 (LSTM); Cho et al. 2014 (GRU); the PyTorch docs for the exact equations.
+"""
+import math
+
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+from ..._ops.creation import empty, zeros
+from ..._ops.shape import stack, cat
+
+
+def _rnn_cell(x, h, w_ih, w_hh, b_ih, b_hh, nonlinearity):
+    pre = F.linear(x, w_ih, b_ih) + F.linear(h, w_hh, b_hh)
+    return pre.tanh() if nonlinearity == "tanh" else pre.relu()
+
+
+def _lstm_cell(x, h, c, w_ih, w_hh, b_ih, b_hh):
+    gates = F.linear(x, w_ih, b_ih) + F.linear(h, w_hh, b_hh)
+    i, f, g, o = gates.chunk(4, -1)
+    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+    return o.sigmoid() * c.tanh(), c
+
+
+def _gru_cell(x, h, w_ih, w_hh, b_ih, b_hh):
+    gi = F.linear(x, w_ih, b_ih)
+    gh = F.linear(h, w_hh, b_hh)
+    ir, iz, in_ = gi.chunk(3, -1)
+    hr, hz, hn = gh.chunk(3, -1)
+    r = (ir + hr).sigmoid()
+    z = (iz + hz).sigmoid()
+    n = (in_ + r * hn).tanh()
+    return (1 - z) * n + z * h
+
+
+class RNNBase(Module):
+    """Shared bookkeeping of RNN / LSTM / GRU: parameters ``weight_ih_l{k}[_reverse]`` etc."""
+
+    _gates = 1
+
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None, nonlinearity="tanh"):
+        super().__init__()
+        if not 0 <= dropout <= 1:
+            raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
+                             "element being zeroed")
+        if hidden_size <= 0 or num_layers <= 0:
+            raise ValueError("hidden_size and num_layers must be greater than zero")
+        if proj_size:
+            raise NotImplementedError("LSTM proj_size is not supported by tinytorch")
+        self.mode = mode
+        self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
+        self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
+        self.bidirectional, self.proj_size, self.nonlinearity = bidirectional, proj_size, nonlinearity
+        ndir = 2 if bidirectional else 1
+        g = self._gates * hidden_size
+        self._flat_weights_names = []
+        for layer in range(num_layers):
+            for d in range(ndir):
+                suffix = f"_l{layer}" + ("_reverse" if d else "")
+                in_size = input_size if layer == 0 else hidden_size * ndir
+                names = [("weight_ih", (g, in_size)), ("weight_hh", (g, hidden_size))]
+                if bias:
+                    names += [("bias_ih", (g,)), ("bias_hh", (g,))]
+                for n, shape in names:
+                    setattr(self, n + suffix, Parameter(empty(shape, device=device, dtype=dtype)))
+                    self._flat_weights_names.append(n + suffix)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        k = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for p in self.parameters():
+            init.uniform_(p, -k, k)
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if not self.bias:
+            s += ", bias=False"
+        if self.batch_first:
+            s += ", batch_first=True"
+        if self.dropout:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional:
+            s += ", bidirectional=True"
+        return s
+
+    def _weights(self, layer, d):
+        suffix = f"_l{layer}" + ("_reverse" if d else "")
+        get = lambda n: getattr(self, n + suffix, None)  # noqa: E731
+        return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
+
+    def _step(self, x, state, w):
+        raise NotImplementedError
+
+    def forward(self, input, hx=None):
+        """input (L, N, H_in) ((N, L, H_in) with batch_first, or unbatched (L, H_in)) -> (output, h_n) for RNN/GRU,
+        (output, (h_n, c_n)) for LSTM. output is (L, N, D * hidden_size); h_n is (D * num_layers, N, hidden)."""
+        if input.ndim not in (2, 3):
+            raise ValueError(f"{self.mode}: Expected input to be 2D or 3D, got {input.ndim}D instead")
+        batched = input.ndim == 3
+        x = input if batched else input.unsqueeze(1)
+        if batched and self.batch_first:
+            x = x.transpose(0, 1)
+        if x.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {x.shape[-1]}")
+        L, N = x.shape[0], x.shape[1]
+        ndir = 2 if self.bidirectional else 1
+        is_lstm = self.mode == "LSTM"
+        if hx is None:
+            h0 = zeros(self.num_layers * ndir, N, self.hidden_size, dtype=x.dtype, device=x.device)
+            hx = (h0, h0) if is_lstm else h0
+        elif not batched:
+            hx = tuple(h.unsqueeze(1) for h in hx) if is_lstm else hx.unsqueeze(1)
+        expect = (self.num_layers * ndir, N, self.hidden_size)
+        for h in (hx if is_lstm else (hx,)):
+            if tuple(h.shape) != expect:
+                raise RuntimeError(f"Expected hidden size {expect}, got {list(h.shape)}")
+        h_n, c_n = [], []
+        layer_in = x
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(ndir):
+                w = self._weights(layer, d)
+                i = layer * ndir + d
+                state = (hx[0][i], hx[1][i]) if is_lstm else hx[i]
+                seq = [None] * L
+                steps = range(L - 1, -1, -1) if d else range(L)
+                for t in steps:
+                    state = self._step(layer_in[t], state, w)
+                    seq[t] = state[0] if is_lstm else state
+                outs.append(stack(seq) if L else zeros(0, N, self.hidden_size, dtype=x.dtype, device=x.device))
+                h_n.append(state[0] if is_lstm else state)
+                if is_lstm:
+                    c_n.append(state[1])
+            layer_in = outs[0] if ndir == 1 else cat(outs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_in = F.dropout(layer_in, self.dropout, True)
+        out = layer_in
+        if batched and self.batch_first:
+            out = out.transpose(0, 1)
+        hn = stack(h_n)
+        if not batched:
+            out, hn = out.squeeze(1), hn.squeeze(1)
+        if is_lstm:
+            cn = stack(c_n)
+            return out, (hn, cn if batched else cn.squeeze(1))
+        return out, hn
+
+
+class RNN(RNNBase):
+    """Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu), as ``torch.nn.RNN``."""
+
+    def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
+                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
+        super().__init__("RNN", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         device=device, dtype=dtype, nonlinearity=nonlinearity)
+
+    def _step(self, x, h, w):
+        return _rnn_cell(x, h, *w, self.nonlinearity)
+
+
+class LSTM(RNNBase):
+    """Long short-term memory, as ``torch.nn.LSTM`` (gates i, f, g, o)."""
+
+    _gates = 4
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         proj_size, device, dtype)
+
+    def _step(self, x, state, w):
+        return _lstm_cell(x, state[0], state[1], *w)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit, as ``torch.nn.GRU`` (gates r, z, n)."""
+
+    _gates = 3
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, device=None, dtype=None):
+        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         device=device, dtype=dtype)
+
+    def _step(self, x, h, w):
+        return _gru_cell(x, h, *w)
+
+
+class RNNCellBase(Module):
+    _gates = 1
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        g = self._gates * hidden_size
+        self.weight_ih = Parameter(empty((g, input_size), device=device, dtype=dtype))
+        self.weight_hh = Parameter(empty((g, hidden_size), device=device, dtype=dtype))
+        if bias:
+            self.bias_ih = Parameter(empty((g,), device=device, dtype=dtype))
+            self.bias_hh = Parameter(empty((g,), device=device, dtype=dtype))
+        else:
+            self.bias_ih = self.bias_hh = None
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        k = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for p in self.parameters():
+            init.uniform_(p, -k, k)
+
+    def extra_repr(self):
+        return f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
+
+    def _zeros(self, x):
+        shape = (x.shape[0], self.hidden_size) if x.ndim == 2 else (self.hidden_size,)
+        return zeros(shape, dtype=x.dtype, device=x.device)
+
+    def _w(self):
+        return self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh
+
+
+class RNNCell(RNNCellBase):
+    """One step of :class:`RNN`: input (N, H_in) or (H_in,), hx (N, H) -> h' (N, H)."""
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
+        self.nonlinearity = nonlinearity
+        super().__init__(input_size, hidden_size, bias, device, dtype)
+
+    def forward(self, input, hx=None):
+        return _rnn_cell(input, self._zeros(input) if hx is None else hx, *self._w(), self.nonlinearity)
+
+
+class LSTMCell(RNNCellBase):
+    """One step of :class:`LSTM`: (input, (h, c)) -> (h', c')."""
+
+    _gates = 4
+
+    def forward(self, input, hx=None):
+        h, c = (self._zeros(input), self._zeros(input)) if hx is None else hx
+        return _lstm_cell(input, h, c, *self._w())
+
+
+class GRUCell(RNNCellBase):
+    """One step of :class:`GRU`: (input, h) -> h'."""
+
+    _gates = 3
+
+    def forward(self, input, hx=None):
+        return _gru_cell(input, self._zeros(input) if hx is None else hx, *self._w())
