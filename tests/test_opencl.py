@@ -158,11 +158,13 @@ def test_conv_net_step_matches_cpu():
 
 def test_matmul_against_numpy_for_tile_edges():
     rng = np.random.default_rng(0)
-    for m, k, n in ((1, 1, 1), (33, 17, 65), (64, 64, 64), (5, 100, 3), (70, 1, 40)):
+    # both kernels: the tiled one (any N) and the vector one (N % 16 == 0), with ragged M
+    for m, k, n in ((1, 1, 1), (33, 17, 65), (64, 64, 64), (5, 100, 3), (70, 1, 40), (33, 17, 64), (3, 9, 16)):
         a, b = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
         got = (tt.tensor(a, device="opencl") @ tt.tensor(b, device="opencl")).cpu().numpy()
         np.testing.assert_allclose(got, a @ b, rtol=1e-4, atol=1e-4)
     a = rng.standard_normal((2, 1, 7, 9)).astype(np.float32)
-    b = rng.standard_normal((3, 9, 4)).astype(np.float32)
-    got = (tt.tensor(a).to("opencl") @ tt.tensor(b).to("opencl").transpose(-1, -2).transpose(-1, -2)).cpu().numpy()
-    np.testing.assert_allclose(got, a @ b, rtol=1e-4, atol=1e-4)
+    for n in (4, 32):
+        b = rng.standard_normal((3, n, 9)).astype(np.float32).transpose(0, 2, 1)  # batched, broadcast, strided B
+        got = (tt.tensor(a).to("opencl") @ tt.tensor(b.transpose(0, 2, 1)).to("opencl").transpose(-1, -2)).cpu()
+        np.testing.assert_allclose(got.numpy(), a @ b, rtol=1e-4, atol=1e-4)

@@ -938,6 +938,9 @@ class OpenCLBackend(Backend):
             return out
         if K == 0:
             return self._ew("fill", "(OT)0", [], [], dt, out.shape, out=out)
+        fast = _isf(dt) and N % _VN == 0
+        if fast and (b.strides[-1] != 1 or b.strides[-2] != N):
+            b = self._copy(b)  # O(K*N) to give the O(M*K*N) kernel rows of B it can load as vectors
         ab = self._expand(a.view(a.shape[:-2], a.strides[:-2]), batch)
         bb = self._expand(b.view(b.shape[:-2], b.strides[:-2]), batch)
         nb = math.prod(batch)
@@ -949,6 +952,11 @@ class OpenCLBackend(Backend):
         meta[8:8 + len(bshape)] = bshape
         for j, st in enumerate(bst):
             meta[8 + (j + 1) * mb: 8 + (j + 1) * mb + len(st)] = st
+        bidx = "".join(f"if (P.v[0] > {d}) {{ long c = r % P.v[{8 + d}]; r /= P.v[{8 + d}]; "
+                       f"pa += c * P.v[{8 + 2 * mb + d}]; pb += c * P.v[{8 + 3 * mb + d}]; "
+                       f"po += c * P.v[{8 + mb + d}]; }}\n" for d in range(mb))
+        if fast:
+            return self._matmul_vec(out, a, b, ab, bb, meta, mb, bidx, nb, M, N)
         TS, WPT = 32, 4  # 32x32 output tile per work-group, 4 outputs per work-item (along rows)
         key = ("matmul", dt.name, mb)
 
@@ -981,6 +989,37 @@ class OpenCLBackend(Backend):
         gx = (N + TS - 1) // TS * TS
         gy = (M + TS - 1) // TS * (TS // WPT)
         cl.enqueue_nd_range_kernel(dev.queue, k, (gx, gy, nb), (TS, TS // WPT, 1))
+        return out
+
+    def _matmul_vec(self, out, a, b, ab, bb, meta, mb, bidx, nb, M, N):
+        """GEMM for N % 16 == 0 with row-major B: each work-item computes a 4 x 16 block of C with 16-wide vector
+        accumulators over B's rows (register blocking; no local memory, which CPU drivers emulate slowly)."""
+        dt = a.dtype
+        dev = a.buf.dev
+        RM, VN, LX, LY = 4, _VN, 4, 8
+        key = ("matmul_vec", dt.name, mb)
+
+        def source():
+            accs = " ".join(f"V acc{r} = 0;" for r in range(RM))
+            # rows past M are clamped for loads and skipped for stores, so M needs no padding
+            rows = " ".join(f"long ra{r} = pa + min(row0 + {r}, M - 1) * sam;" for r in range(RM))
+            upd = " ".join(f"acc{r} += A[ra{r} + k * sak] * bv;" for r in range(RM))
+            st = " ".join(f"if (row0 + {r} < M) vstore{VN}(acc{r}, 0, out + po * M * N + (row0 + {r}) * N + col0);"
+                          for r in range(RM))
+            return (_struct(len(meta)) + f"typedef {_ct(dt)} T;\ntypedef {_ct(dt)}{VN} V;\n"
+                    f"__kernel void k(__global T* out, __global const T* A, __global const T* B, Params P, long oa, long ob) {{\n"
+                    f" const long col0 = get_global_id(0) * {VN}, row0 = get_global_id(1) * {RM};\n"
+                    f" long r = get_global_id(2), pa = oa, pb = ob, po = 0;\n{bidx}"
+                    f" const long M = P.v[1], N = P.v[2], K = P.v[3], sam = P.v[4], sak = P.v[5];\n"
+                    f" if (col0 >= N || row0 >= M) return;\n"
+                    f" {accs} {rows}\n"
+                    f" for (long k = 0; k < K; ++k) {{ V bv = vload{VN}(0, B + pb + k * N + col0); {upd} }}\n"
+                    f" {st}\n}}\n")
+        k = dev.kernel(key, source)
+        k.set_args(out.buf.mem, a.buf.mem, b.buf.mem, meta, np.int64(ab.offset), np.int64(bb.offset))
+        gx = -(-(N // VN) // LX) * LX
+        gy = -(-(-(-M // RM)) // LY) * LY
+        cl.enqueue_nd_range_kernel(dev.queue, k, (gx, gy, nb), (LX, LY, 1))
         return out
 
     def _einsum(self, *ops, equation):
@@ -1213,6 +1252,7 @@ class OpenCLBackend(Backend):
 # One fixed work-group size per kernel: drivers that compile per work-group size (PoCL does) then build each
 # kernel once instead of once per tensor shape.
 _LOCAL = 64
+_VN = 16  # vector width of the register-blocked GEMM
 
 
 def _round_up(n):
