@@ -56,6 +56,24 @@ def train_step(lib, make, opt_name, shape, classes, seed=0, device=None):
     return step
 
 
+def gpt_step(lib):
+    """One training step of examples/gpt.py's default model (4 layers, 4 heads, 128-dim, context 64), batch 32."""
+    from gpt import build
+    lib.manual_seed(0)
+    model = build(lib)(65, 64, 4, 4, 128, 0.0)
+    opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
+    rng = np.random.default_rng(0)
+    x = lib.tensor(rng.integers(0, 65, (32, 64)))
+    y = lib.tensor(rng.integers(0, 65, (32, 64)))
+
+    def step():
+        _, loss = model(x, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return step
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--quick", action="store_true", help="shorter timing windows")
@@ -74,6 +92,9 @@ def main():
                                    ("LeNet-5 CNN Adam, batch 64", lenet, "adam", (64, 1, 28, 28))):
         r = {k: timeit(train_step(lib, make, opt, shape, 10), t) for k, lib in libs.items()}
         rows.append((name, "steps/s", r["tinytorch"], r["torch"], r["tinytorch"] / r["torch"]))
+
+    r = {k: timeit(gpt_step(lib), t, warmup=2) for k, lib in libs.items()}
+    rows.append(("GPT 4x128, ctx 64, batch 32 AdamW", "steps/s", r["tinytorch"], r["torch"], r["tinytorch"] / r["torch"]))
 
     n = 1024
     a = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
