@@ -38,6 +38,13 @@ def _gru_cell(x, h, w_ih, w_hh, b_ih, b_hh):
     return (1 - z) * n + z * h
 
 
+def _reset_uniform(m):
+    """PyTorch's init for recurrent weights and biases: U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
+    k = 1.0 / math.sqrt(m.hidden_size) if m.hidden_size > 0 else 0
+    for p in m.parameters():
+        init.uniform_(p, -k, k)
+
+
 class RNNBase(Module):
     """Shared bookkeeping of RNN / LSTM / GRU: parameters ``weight_ih_l{k}[_reverse]`` etc."""
 
@@ -73,9 +80,7 @@ class RNNBase(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        k = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for p in self.parameters():
-            init.uniform_(p, -k, k)
+        _reset_uniform(self)
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
@@ -214,9 +219,7 @@ class RNNCellBase(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        k = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for p in self.parameters():
-            init.uniform_(p, -k, k)
+        _reset_uniform(self)
 
     def extra_repr(self):
         return f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
