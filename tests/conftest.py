@@ -72,3 +72,35 @@ def pytest_report_header(config):
         import tinytorch
         return f"opencl: {tinytorch.opencl.get_device_name()} (the op database also runs on opencl)"
     return f"opencl: not available, OpenCL tests skipped: {reason}"
+
+
+def mlp_losses_cpu_and(device, steps=5, on_step=None):
+    """Train the same small MLP (same initial weights, data, Adam + clipping) on cpu and on ``device``.
+
+    Returns (cpu losses, device losses); ``on_step(step)`` runs after each step on ``device``.
+    """
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((32, 20)).astype(np.float32), rng.integers(0, 4, 32)
+    tt.manual_seed(0)
+    make = lambda: tt.nn.Sequential(tt.nn.Linear(20, 16), tt.nn.ReLU(), tt.nn.Linear(16, 4))  # noqa: E731
+    cpu, dev = make(), make()
+    dev.load_state_dict(cpu.state_dict())
+    dev.to(device)
+    assert all(p.device.type == tt.device(device).type for p in dev.parameters())
+    out = []
+    for m, d in ((cpu, "cpu"), (dev, device)):
+        opt = tt.optim.Adam(m.parameters(), lr=0.01)
+        xs, ys = tt.tensor(x, device=d), tt.tensor(y, device=d)
+        losses = []
+        for step in range(steps):
+            loss = tt.nn.functional.cross_entropy(m(xs), ys)
+            opt.zero_grad()
+            loss.backward()
+            tt.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
+            opt.step()
+            losses.append(loss.item())
+            del loss
+            if d != "cpu" and on_step is not None:
+                on_step(step)
+        out.append(losses)
+    return tuple(out)

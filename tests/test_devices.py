@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tinytorch as tt
-from conftest import assert_close, torch
+from conftest import assert_close, mlp_losses_cpu_and, torch
 
 
 def test_meta_device_is_shape_only():
@@ -29,33 +29,10 @@ def test_meta_device_is_shape_only():
         tt.ones(2, device="meta") + tt.ones(3, device="meta")
 
 
-def make_mlp(nn):
-    return nn.Sequential(nn.Linear(20, 16), nn.ReLU(), nn.Linear(16, 4))
-
-
 def test_mlp_trains_identically_on_third_party_device():
-    rng = np.random.default_rng(0)
-    x, y = rng.standard_normal((32, 20)).astype(np.float32), rng.integers(0, 4, 32)
-    tt.manual_seed(0)
-    cpu = make_mlp(tt.nn)
-    dev = make_mlp(tt.nn)
-    dev.load_state_dict(cpu.state_dict())
-    dev.to("mydev")
-    assert all(p.device.type == "mydev" for p in dev.parameters())
-    losses = {}
-    for name, m, d in (("cpu", cpu, "cpu"), ("mydev", dev, "mydev")):
-        opt = tt.optim.Adam(m.parameters(), lr=0.01)
-        xs, ys = tt.tensor(x, device=d), tt.tensor(y, device=d)
-        losses[name] = []
-        for _ in range(5):
-            loss = tt.nn.functional.cross_entropy(m(xs), ys)
-            opt.zero_grad()
-            loss.backward()
-            tt.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
-            opt.step()
-            losses[name].append(loss.item())
-    np.testing.assert_allclose(losses["cpu"], losses["mydev"], rtol=1e-6)
-    assert losses["mydev"][-1] < losses["mydev"][0]
+    cpu, dev = mlp_losses_cpu_and("mydev")
+    np.testing.assert_allclose(cpu, dev, rtol=1e-6)
+    assert dev[-1] < dev[0]
 
 
 def test_conv_net_on_third_party_device_uses_decompositions():

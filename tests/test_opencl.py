@@ -12,7 +12,7 @@ from tinytorch.backends import opencl as ocl
 if not tt.opencl.is_available():
     pytest.skip(f"OpenCL suite skipped: {ocl.unavailable_reason()}", allow_module_level=True)
 
-from conftest import assert_close, torch  # noqa: E402
+from conftest import assert_close, mlp_losses_cpu_and, torch  # noqa: E402
 
 DEV = tt.device("opencl:0")
 
@@ -86,42 +86,22 @@ def test_kernel_build_failure_names_the_kernel_and_shows_the_log():
         dev.kernel(("broken_kernel",), lambda: "__kernel void k(__global float* o) { o[0] = undefined_name; }")
 
 
-def _mlp(nn):
-    return nn.Sequential(nn.Linear(20, 16), nn.ReLU(), nn.Linear(16, 4))
-
-
 def test_mlp_trains_identically_on_opencl_and_memory_returns_to_baseline():
-    rng = np.random.default_rng(0)
-    x, y = rng.standard_normal((32, 20)).astype(np.float32), rng.integers(0, 4, 32)
-    tt.manual_seed(0)
-    cpu = _mlp(tt.nn)
-    dev = _mlp(tt.nn)
-    dev.load_state_dict(cpu.state_dict())
-    dev.to("opencl")
-    assert all(p.device == DEV for p in dev.parameters())
-    losses = {}
-    for name, m, d in (("cpu", cpu, "cpu"), ("opencl", dev, "opencl")):
-        opt = tt.optim.Adam(m.parameters(), lr=0.01)
-        xs, ys = tt.tensor(x, device=d), tt.tensor(y, device=d)
-        losses[name] = []
-        for step in range(6):
-            loss = tt.nn.functional.cross_entropy(m(xs), ys)
-            opt.zero_grad()
-            loss.backward()
-            tt.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
-            opt.step()
-            losses[name].append(loss.item())
-            if name == "opencl" and step == 1:
-                baseline = tt.opencl.memory_allocated()
-                reserved = tt.opencl.memory_reserved()
-        if name == "opencl":
-            del loss
+    seen = {}
+
+    def on_step(step):
+        if step == 1:
+            seen["allocated"], seen["reserved"] = tt.opencl.memory_allocated(), tt.opencl.memory_reserved()
+        elif step > 1:
             # steady state: every step frees what it allocated, and freed blocks are reused, not re-reserved
-            assert tt.opencl.memory_allocated() <= baseline
-            assert tt.opencl.memory_reserved() == reserved
-            assert tt.opencl.max_memory_allocated() >= tt.opencl.memory_allocated() > 0
-    np.testing.assert_allclose(losses["cpu"], losses["opencl"], rtol=1e-5)
-    assert losses["opencl"][-1] < losses["opencl"][0]
+            assert tt.opencl.memory_allocated() <= seen["allocated"]
+            assert tt.opencl.memory_reserved() == seen["reserved"]
+    before = tt.opencl.memory_allocated()
+    cpu, dev = mlp_losses_cpu_and("opencl", steps=6, on_step=on_step)
+    # the model and optimizer state are gone with the helper's frame: all their memory is back in the cache
+    assert tt.opencl.memory_allocated() == before and tt.opencl.max_memory_allocated() > before
+    np.testing.assert_allclose(cpu, dev, rtol=1e-5)
+    assert dev[-1] < dev[0]
 
 
 def test_freed_tensors_return_to_the_caching_allocator():
