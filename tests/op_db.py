@@ -98,6 +98,9 @@ OPS = [
     OpInfo("logsigmoid", lambda m, x: m.nn.functional.logsigmoid(x), [[(3, 4)]]),
     OpInfo("softmax", lambda m, x: m.softmax(x, 1), [[(3, 4)], [(2, 3, 5)]]),
     OpInfo("log_softmax", lambda m, x: m.log_softmax(x, -1), [[(3, 4)], [(2, 3, 5)]]),
+    # a weighted output: the incoming gradient depends on v, so double backward reaches the grad-of-grad formulas
+    OpInfo("softmax_weighted", lambda m, x, v: (m.softmax(x, 1) * v).sum(1), [[(3, 4), (3, 4)]]),
+    OpInfo("log_softmax_weighted", lambda m, x, v: (m.log_softmax(x, 0) * v).sum(0), [[(3, 4), (3, 4)]]),
     # reductions
     OpInfo("sum", lambda m, x: m.sum(x), [[(3, 4)], [(0, 3)]], ALL_NUM + ("bool",)),
     OpInfo("sum_dim", lambda m, x: x.sum((0, 2), keepdim=True), [[(2, 3, 4)]], ALL_NUM),
@@ -225,7 +228,9 @@ OPS = [
     OpInfo("layer_norm", lambda m, x, w, b: m.nn.functional.layer_norm(x, (4,), w, b), [[(3, 4), (4,), (4,)]]),
     OpInfo("batch_norm_train", lambda m, x, w, b: m.nn.functional.batch_norm(x, None, None, w, b, training=True),
            [[(5, 3, 2, 2), (3,), (3,)]]),
-    OpInfo("linear", lambda m, x, w, b: m.nn.functional.linear(x, w, b), [[(2, 3, 4), (5, 4), (5,)]]),
+    OpInfo("linear", lambda m, x, w, b: m.nn.functional.linear(x, w, b),
+           [[(2, 3, 4), (5, 4), (5,)], [(3, 4), (5, 4), (5,)], [(4,), (5, 4), (5,)], [(0, 4), (5, 4), (5,)]]),
+    OpInfo("linear_nobias", lambda m, x, w: m.nn.functional.linear(x, w), [[(3, 4), (5, 4)], [(2, 3, 4), (5, 4)]]),
     OpInfo("embedding", lambda m, i, w: m.nn.functional.embedding(i, w), [[(3, 4), (6, 5)]], int_inputs={0: 6}),
     OpInfo("embedding_pad", lambda m, i, w: m.nn.functional.embedding(i, w, padding_idx=0), [[(4, 5), (6, 5)]],
            int_inputs={0: 6}, gradcheck=False),
@@ -247,16 +252,21 @@ OPS = [
            [[(5, 4), (5,)]], int_inputs={1: 4}),
     OpInfo("cross_entropy_ignore", lambda m, x, t: m.nn.functional.cross_entropy(
         x, m.where(t == 0, -100, t), ignore_index=-100), [[(6, 4), (6,)]], int_inputs={1: 4}),
-    OpInfo("cross_entropy_weight_smooth", lambda m, x, t, w: m.nn.functional.cross_entropy(
-        x, t, weight=w.abs(), label_smoothing=0.1), [[(5, 4), (5,), (4,)]], int_inputs={1: 4}),
+    # class weights are not differentiable in PyTorch: a constant here
+    OpInfo("cross_entropy_weight_smooth", lambda m, x, t: m.nn.functional.cross_entropy(
+        x, t, weight=m.tensor([0.5, 1.0, 2.0, 1.5], dtype=x.dtype, device=x.device), label_smoothing=0.1),
+        [[(5, 4), (5,)]], int_inputs={1: 4}),
     OpInfo("cross_entropy_nd", lambda m, x, t: m.nn.functional.cross_entropy(x, t, reduction="sum"),
            [[(2, 4, 3, 2), (2, 3, 2)]], int_inputs={1: 4}),
     OpInfo("cross_entropy_probs", lambda m, x, p: m.nn.functional.cross_entropy(x, p.softmax(1)),
            [[(5, 4), (5, 4)]]),
     OpInfo("nll_loss", lambda m, x, t: m.nn.functional.nll_loss(x, t, reduction="none"), [[(5, 4), (5,)]],
            int_inputs={1: 4}),
-    OpInfo("nll_loss_weight", lambda m, x, t, w: m.nn.functional.nll_loss(x, t, weight=w.abs()),
-           [[(5, 4), (5,), (4,)]], int_inputs={1: 4}),
+    OpInfo("nll_loss_weighted", lambda m, x, t, v: m.nn.functional.nll_loss(x, t, reduction="none") * v,
+           [[(5, 4), (5,), (5,)]], int_inputs={1: 4}),
+    OpInfo("nll_loss_weight", lambda m, x, t: m.nn.functional.nll_loss(
+        x, t, weight=m.tensor([0.5, 1.0, 2.0, 1.5], dtype=x.dtype, device=x.device)), [[(5, 4), (5,)]],
+        int_inputs={1: 4}),
     OpInfo("bce", lambda m, x, y: m.nn.functional.binary_cross_entropy(x.sigmoid(), y.sigmoid()),
            [[(3, 4), (3, 4)]]),
     OpInfo("bce_logits", lambda m, x, y, pw: m.nn.functional.binary_cross_entropy_with_logits(

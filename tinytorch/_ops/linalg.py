@@ -64,6 +64,50 @@ Tensor.__matmul__ = matmul
 Tensor.__rmatmul__ = lambda self, other: matmul(other, self)
 
 
+def _linear_meta(x, w, b):
+    if x.dtype is not w.dtype or (b is not None and b.dtype is not x.dtype):
+        other = w.dtype if x.dtype is not w.dtype else b.dtype
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {x.dtype} != {other}")
+    if w.ndim != 2 or x.ndim == 0 or x._shape[-1] != w._shape[1]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_strides.numel(x._shape[:-1])}x"
+                           f"{x._shape[-1] if x.ndim else 1} and {w._shape[-1]}x{w._shape[0]})")
+    shape = x._shape[:-1] + (w._shape[0],)
+    if b is not None:
+        _strides.broadcast_shapes(shape, b._shape)
+    return [(shape, x.dtype)], [None, None, None]
+
+
+def _linear_bw(c, g):
+    x, w, b = c.inputs
+    gx = gw = gb = None
+    if c.next_edges[0] is not None:
+        gx = matmul(g, w)
+    if c.next_edges[1] is not None:
+        g2 = g.reshape(-1, g._shape[-1]) if g.ndim != 2 else g
+        x2 = x.reshape(-1, x._shape[-1]) if x.ndim != 2 else x
+        gw = matmul(g2.mT, x2)
+    if b is not None and c.next_edges[2] is not None:
+        gb = g  # summed to the bias shape by the node
+    return gx, gw, gb
+
+
+def _linear_decomp(x, w, b):
+    out = matmul(x, w.t())
+    return out + b if b is not None else out
+
+
+_linear_op = defop("linear", _linear_meta, _linear_bw, decomp=_linear_decomp)
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``: input (*, in), weight (out, in), bias (out,) or None -> (*, out).
+
+    One op (a fused kernel where the backend has one). RuntimeError on shape or dtype mismatch
+    (``torch.nn.functional.linear``).
+    """
+    return dispatch(_linear_op, (input, weight, bias))
+
+
 @method("mm")
 def mm(input, mat2):
     """2-D matrix product (RuntimeError unless both are matrices)."""

@@ -24,12 +24,42 @@ def _softmax_decomp(x, dim):
     return e / e.sum(dim, keepdim=True)
 
 
-_log_softmax_op = defop("log_softmax", _softmax_meta,
-                        lambda c, g: g - c.out.exp() * g.sum(c.kw["dim"], keepdim=True),
-                        decomp=_log_softmax_decomp, save_inputs=False, save_output=True)
-_softmax_op = defop("softmax", _softmax_meta,
-                    lambda c, g: c.out * (g - (g * c.out).sum(c.kw["dim"], keepdim=True)),
-                    decomp=_softmax_decomp, save_inputs=False, save_output=True)
+def _log_softmax_bw(c, g):
+    return dispatch(_log_softmax_backward_op, (g, c.out), c.kw)
+
+
+def _softmax_bw(c, g):
+    return dispatch(_softmax_backward_op, (g, c.out), c.kw)
+
+
+def _log_softmax_bw_bw(c, gg):
+    g, out = c.inputs
+    d = c.kw["dim"]
+    p = out.exp()
+    return gg - (gg * p).sum(d, keepdim=True), -gg * p * g.sum(d, keepdim=True)
+
+
+def _softmax_bw_bw(c, gg):
+    g, out = c.inputs
+    d = c.kw["dim"]
+    # the Jacobian of softmax is symmetric, so the gradient w.r.t. g is softmax_backward(gg)
+    return dispatch(_softmax_backward_op, (gg, out), c.kw), \
+        gg * (g - (g * out).sum(d, keepdim=True)) - g * (gg * out).sum(d, keepdim=True)
+
+
+def _grad_meta(g, out, dim):
+    return [(out._shape, out.dtype)], [out.dtype, None]
+
+
+_log_softmax_op = defop("log_softmax", _softmax_meta, _log_softmax_bw, decomp=_log_softmax_decomp,
+                        save_inputs=False, save_output=True)
+_softmax_op = defop("softmax", _softmax_meta, _softmax_bw, decomp=_softmax_decomp, save_inputs=False,
+                    save_output=True)
+# the gradients are ops too (one fused kernel where a backend has one), with their own backward for double grad
+_log_softmax_backward_op = defop("log_softmax_backward", _grad_meta, _log_softmax_bw_bw,
+                                 decomp=lambda g, out, dim: g - out.exp() * g.sum(dim, keepdim=True))
+_softmax_backward_op = defop("softmax_backward", _grad_meta, _softmax_bw_bw,
+                             decomp=lambda g, out, dim: out * (g - (g * out).sum(dim, keepdim=True)))
 
 
 def _prep(input, dim, dtype):
@@ -145,3 +175,72 @@ def unfold2d(input, kernel_size, dilation=(1, 1), padding=(0, 0), stride=(1, 1))
 def fold2d(input, output_size, kernel_size, dilation=(1, 1), padding=(0, 0), stride=(1, 1)):
     """(N, C*kh*kw, L) -> (N, C, H, W), as ``torch.nn.functional.fold``."""
     return col2im(input.transpose(0, 1), output_size, kernel_size, dilation, padding, stride)
+
+
+# ---- nll_loss: a fused primitive pair (forward and its gradient), each with a decomposition --------------
+def _nll_meta(input, target, weight, ignore_index, reduction):
+    if target.dtype is not _dt.int64:
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype.name.capitalize()}")
+    return [((input._shape[0],) if reduction == "none" else (), input.dtype)], \
+        [None, None, input.dtype if weight is not None else None]
+
+
+def _nll_weights(input, target, weight, ignore_index):
+    """(safe target, per-sample weight): ignored samples weigh 0 and index class 0; targets are range-checked."""
+    from .pointwise import where
+    valid = target != ignore_index
+    safe = where(valid, target, 0)
+    c = input._shape[1]
+    if target.numel():
+        lo, hi = int(safe.min().item()), int(safe.max().item())
+        if lo < 0 or hi >= c:
+            raise IndexError(f"Target {hi if hi >= c else lo} is out of bounds.")
+    w = valid.to(input.dtype)
+    if weight is not None:
+        w = w * weight.index_select(0, safe)
+    return safe, w
+
+
+def _nll_decomp(input, target, weight, ignore_index, reduction):
+    safe, w = _nll_weights(input, target, weight, ignore_index)
+    loss = -input.gather(1, safe.unsqueeze(1)).squeeze(1) * w
+    if reduction == "none":
+        return loss
+    return loss.sum() / w.sum() if reduction == "mean" else loss.sum()
+
+
+def _nll_bw_meta(grad, target, weight, num_classes, ignore_index, reduction):
+    return [((target._shape[0], num_classes), grad.dtype)], [None, None, grad.dtype if weight is not None else None]
+
+
+def _nll_bw_decomp(grad, target, weight, num_classes, ignore_index, reduction):
+    from .creation import zeros
+    probe = zeros((target._shape[0], num_classes), dtype=grad.dtype, device=grad.device)
+    safe, w = _nll_weights(probe, target, weight, ignore_index)
+    vals = -w * (grad / w.sum() if reduction == "mean" else grad)
+    return probe.scatter(1, safe.unsqueeze(1), vals.unsqueeze(1))
+
+
+def _nll_bw(c, g):
+    input, target, weight = c.inputs
+    return dispatch(_nll_backward_op, (g, target, weight), dict(num_classes=input._shape[1], **c.kw)), None, None
+
+
+def _nll_bw_bw(c, gg):
+    # nll_loss_backward is linear in grad: its vector-Jacobian product is nll_loss of the incoming gradient
+    _, target, weight = c.inputs
+    kw = {k: v for k, v in c.kw.items() if k != "num_classes"}
+    return dispatch(_nll_op, (gg, target, weight), kw), None, None
+
+
+_nll_op = defop("nll_loss", _nll_meta, _nll_bw, decomp=_nll_decomp)
+_nll_backward_op = defop("nll_loss_backward", _nll_bw_meta, _nll_bw_bw, decomp=_nll_bw_decomp)
+
+
+def nll_loss2d(input, target, weight, ignore_index, reduction):
+    """Negative log-likelihood of log-probabilities ``input`` (N, C) at class indices ``target`` (N,) int64.
+
+    ``weight`` (C,) or None; ignored targets count 0; 'mean' divides by the summed weights of the counted
+    targets. Returns (N,) for reduction 'none', else a scalar. IndexError for a target outside [0, C).
+    """
+    return dispatch(_nll_op, (input, target, weight), {"ignore_index": ignore_index, "reduction": reduction})

@@ -211,6 +211,51 @@ def _softmax(x, dim):
         return e / np.sum(e, axis=dim, keepdims=True)
 
 
+def _linear(x, w, b):
+    out = np.matmul(x, w.T)
+    if b is not None:
+        out += b
+    return out
+
+
+def _log_softmax_backward(g, out, dim):
+    return g - np.exp(out) * np.sum(g, axis=dim, keepdims=True)
+
+
+def _softmax_backward(g, out, dim):
+    go = g * out
+    go -= out * np.sum(go, axis=dim, keepdims=True)
+    return go
+
+
+def _nll_weights(t, w, c, ignore_index, dtype):
+    valid = t != ignore_index
+    safe = np.where(valid, t, 0)
+    if safe.size:
+        lo, hi = safe.min(), safe.max()
+        if lo < 0 or hi >= c:
+            raise IndexError(f"Target {hi if hi >= c else lo} is out of bounds.")
+    ww = valid.astype(dtype) if w is None else np.where(valid, w[safe], 0).astype(dtype)
+    return safe, ww
+
+
+def _nll_loss(x, t, w, ignore_index, reduction):
+    safe, ww = _nll_weights(t, w, x.shape[1], ignore_index, x.dtype)
+    loss = x[np.arange(len(safe)), safe] * -ww
+    if reduction == "none":
+        return loss
+    with _quiet():
+        return np.asarray(loss.sum() / ww.sum() if reduction == "mean" else loss.sum(), dtype=x.dtype)
+
+
+def _nll_loss_backward(g, t, w, num_classes, ignore_index, reduction):
+    safe, ww = _nll_weights(t, w, num_classes, ignore_index, g.dtype)
+    out = np.zeros((len(safe), num_classes), g.dtype)
+    with _quiet():
+        out[np.arange(len(safe)), safe] = -ww * (g / ww.sum() if reduction == "mean" else g)
+    return out
+
+
 def _np_dt(dtype, a):
     if dtype is not None:
         return dtype.np
@@ -316,7 +361,7 @@ KERNELS = {
     "cumsum": _cumop(np.cumsum), "cumprod": _cumop(np.cumprod),
     "sort": _sort, "topk": _topk,
     # linear algebra
-    "matmul": np.matmul, "einsum": _einsum,
+    "matmul": np.matmul, "einsum": _einsum, "linear": _linear,
     # copies, indexing, shape
     "clone": lambda a: a.copy(), "to_dtype": lambda a, dtype: a.astype(dtype.np), "flip": lambda a, dims: np.flip(a, dims).copy(),
     "cat": lambda *ts, dim: np.concatenate(ts, axis=dim),
@@ -327,6 +372,8 @@ KERNELS = {
     "tril": lambda a, diagonal: np.tril(a, diagonal), "triu": lambda a, diagonal: np.triu(a, diagonal),
     # nn
     "im2col": _im2col, "col2im": _col2im, "log_softmax": _log_softmax, "softmax": _softmax,
+    "log_softmax_backward": _log_softmax_backward, "softmax_backward": _softmax_backward,
+    "nll_loss": _nll_loss, "nll_loss_backward": _nll_loss_backward,
 }
 KERNELS = {k: v for k, v in KERNELS.items() if v is not None}
 

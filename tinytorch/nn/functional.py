@@ -11,6 +11,7 @@ from .._ops.creation import bernoulli, empty, ones, zeros
 from .._ops.nn import fold2d, im2col, log_softmax, softmax, unfold2d
 from .._ops.shape import pad as _pad
 from .._tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
 
 relu = _pw.relu
 sigmoid = _pw.sigmoid
@@ -125,13 +126,7 @@ def softmin(input, dim=None, dtype=None):
 
 
 # ---- linear, dropout, embedding ------------------------------------------------------------------------------
-def linear(input, weight, bias=None):
-    """``input @ weight.T + bias``: input (*, in), weight (out, in), bias (out,) -> (*, out)."""
-    if input._shape[-1:] != weight._shape[-1:]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({math.prod(input._shape[:-1])}x"
-                           f"{input._shape[-1] if input.ndim else 1} and {weight._shape[-1]}x{weight._shape[0]})")
-    out = input.matmul(weight.t())
-    return out + bias if bias is not None else out
+from .._ops.linalg import linear  # noqa: E402  (one op: a fused kernel where the backend has one)
 
 
 def bilinear(input1, input2, weight, bias=None):
@@ -547,20 +542,14 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if input.ndim > 2:  # (N, C, d1, ...) -> (N*d..., C)
         input = input.movedim(1, -1).reshape(-1, c)
         target = target.reshape(-1)
-    valid = target != ignore_index
-    safe_t = _pw.where(valid, target, 0)
-    if target.numel():
-        lo, hi = int(safe_t.min().item()), int(safe_t.max().item())
-        if lo < 0 or hi >= c:
-            raise IndexError(f"Target {hi if hi >= c else lo} is out of bounds.")
-    picked = -input.gather(1, safe_t.unsqueeze(1)).squeeze(1)
-    w = valid.to(input.dtype)
-    if weight is not None:
-        w = w * weight.index_select(0, safe_t)
-    loss = picked * w
-    if reduction == "mean":
-        return loss.sum() / w.sum()
-    return _reduce(loss, reduction)
+    if weight is not None and (weight.ndim != 1 or weight._shape[0] != c):
+        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
+                           f"weight tensor of shape: {list(weight._shape)}")
+    if weight is not None and weight.requires_grad and _grad_enabled():
+        raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. "
+                           "This input cannot have requires_grad True.")
+    from .._ops.nn import nll_loss2d
+    return nll_loss2d(input, target, weight, ignore_index, reduction)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
