@@ -164,3 +164,19 @@ def test_init_statistics_and_clip_grad_norm():
     assert n.item() == pytest.approx(2 * 7 ** 0.5, rel=1e-5)
     total = sum((p.grad ** 2).sum().item() for p in ps) ** 0.5
     assert total == pytest.approx(1.0, rel=1e-4)
+
+
+@pytest.mark.parametrize("device", ["cpu", "mydev"])
+def test_max_pool_nan_and_ties_match_torch(device):
+    """NaN takes its window and ties pick PyTorch's element, on the fused kernel and on the decomposition."""
+    import mydevice  # noqa: F401  (registers mydev: no max_pool kernel, so the decomposition runs)
+    x = np.array([[[[1, 1, 2, 0], [1, 1, 2, 2], [np.nan, 0, 5, 5], [3, np.nan, 5, np.nan]]]], np.float32)
+    xt = torch.tensor(x, requires_grad=True)
+    ours = tt.tensor(x, device=device, requires_grad=True)
+    v_th, i_th = torch.nn.functional.max_pool2d(xt, 2, return_indices=True)
+    v, i = tt.nn.functional.max_pool2d(ours, 2, return_indices=True)
+    assert_close(v.cpu(), v_th, "float32")
+    assert i.cpu().tolist() == i_th.tolist()
+    v.sum().backward()
+    v_th.sum().backward()
+    assert_close(ours.grad.cpu(), xt.grad, "float32")

@@ -11,23 +11,25 @@ from conftest import assert_close, torch
 OPTS = [
     ("SGD", dict(lr=0.1)), ("SGD", dict(lr=0.1, momentum=0.9, dampening=0.1, weight_decay=0.01)),
     ("SGD", dict(lr=0.05, momentum=0.8, nesterov=True, maximize=True)),
+    ("SGD", dict(lr=0.05, momentum=0.9, weight_decay=0.1)),
     ("Adam", dict(lr=0.01)), ("Adam", dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.1, amsgrad=True)),
     ("AdamW", dict(lr=0.01)), ("AdamW", dict(lr=0.02, weight_decay=0.5, amsgrad=True)),
 ]
 
 
+@pytest.mark.parametrize("device", ["cpu", "mydev"])  # cpu runs the fused updates, mydev the in-place ops
 @pytest.mark.parametrize("name,kw", OPTS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(OPTS)])
-def test_optimizer_trajectory(name, kw):
+def test_optimizer_trajectory(name, kw, device):
     a = np.random.default_rng(0).standard_normal((3, 4))
     target = np.random.default_rng(1).standard_normal((3, 4))
-    p_tt, p_th = tt.nn.Parameter(tt.tensor(a)), torch.nn.Parameter(torch.tensor(a))
+    p_tt, p_th = tt.nn.Parameter(tt.tensor(a, device=device)), torch.nn.Parameter(torch.tensor(a))
     o_tt, o_th = getattr(tt.optim, name)([p_tt], **kw), getattr(torch.optim, name)([p_th], **kw)
     for _ in range(6):
         for p, o, lib in ((p_tt, o_tt, tt), (p_th, o_th, torch)):
             o.zero_grad()
-            ((p - lib.tensor(target)) ** 4).sum().backward()
+            ((p - lib.tensor(target, device=p.device)) ** 4).sum().backward()
             o.step()
-        assert_close(p_tt.detach(), p_th.detach(), "float64", 1e-9, 1e-11)
+        assert_close(p_tt.detach().cpu(), p_th.detach(), "float64", 1e-9, 1e-11)
     sd = o_tt.state_dict()
     assert sd["param_groups"][0]["params"] == [0]
     assert set(sd["state"].get(0, {})) == set(o_th.state_dict()["state"].get(0, {}))

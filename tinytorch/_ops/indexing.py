@@ -184,7 +184,7 @@ def _check_index(name, input, dim, index, src=None):
     if index.numel():
         size = input._shape[dim] if input.ndim else 1
         lo, hi = int(index.min().item()), int(index.max().item())
-        if lo < -size or hi >= size:
+        if lo < 0 or hi >= size:  # PyTorch's gather/scatter take no negative indices
             raise RuntimeError(f"index {hi if hi >= size else lo} is out of bounds for dimension {dim} with size "
                                f"{size}")
 

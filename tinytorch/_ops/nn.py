@@ -244,3 +244,79 @@ def nll_loss2d(input, target, weight, ignore_index, reduction):
     targets. Returns (N,) for reduction 'none', else a scalar. IndexError for a target outside [0, C).
     """
     return dispatch(_nll_op, (input, target, weight), {"ignore_index": ignore_index, "reduction": reduction})
+
+
+# ---- max pooling: values and flat indices in one op; the gradient is a scatter_add of those indices ---------
+def pool_out_size(size, k, s, p, d, ceil_mode):
+    """Output length of a pooling window sweep (PyTorch's pooling_output_shape)."""
+    span = size + 2 * p - d * (k - 1) - 1
+    out = (span + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1  # the last window must start inside the input or the left padding
+    return out
+
+
+def _max_pool_meta(x, kernel_size, stride, padding, dilation, ceil_mode):
+    if x.ndim != 4:
+        raise RuntimeError(f"max_pool2d: expected a 4-D (N, C, H, W) input, got {x.ndim}-D")
+    if not (x.dtype.is_floating_point or x.dtype in (_dt.int64, _dt.int32, _dt.int16, _dt.int8, _dt.uint8)):
+        raise RuntimeError(f"\"max_pool2d\" not implemented for '{x.dtype.name.capitalize()}'")
+    n, c, h, w = x._shape
+    k, s, p, d = kernel_size, stride, padding, dilation
+    if min(k) <= 0 or min(s) <= 0 or min(d) <= 0:
+        raise RuntimeError(f"max_pool2d: kernel_size, stride and dilation must be positive, got kernel_size={k}, "
+                           f"stride={s}, dilation={d}")
+    if p[0] * 2 > k[0] or p[1] * 2 > k[1]:
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[0]}, kernel_size="
+                           f"{k[0]} and dilation={d[0]}")
+    oh = pool_out_size(h, k[0], s[0], p[0], d[0], ceil_mode)
+    ow = pool_out_size(w, k[1], s[1], p[1], d[1], ceil_mode)
+    if oh <= 0 or ow <= 0:
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). Output size "
+                           "is too small")
+    return [((n, c, oh, ow), x.dtype), ((n, c, oh, ow), _dt.int64)], [None]
+
+
+def _max_pool_decomp(x, kernel_size, stride, padding, dilation, ceil_mode):
+    from .creation import arange
+    from .shape import pad
+    n, c, h, w = x._shape
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel_size, stride, padding, dilation
+    oh = pool_out_size(h, kh, sh, ph, dh, ceil_mode)
+    ow = pool_out_size(w, kw, sw, pw, dw, ceil_mode)
+    # pad with the dtype's lowest value so padding never wins; extra bottom/right padding for ceil_mode
+    eh = max(0, (oh - 1) * sh + dh * (kh - 1) + 1 - (h + 2 * ph))
+    ew = max(0, (ow - 1) * sw + dw * (kw - 1) + 1 - (w + 2 * pw))
+    low = float("-inf") if x.dtype.is_floating_point else _dt.iinfo(x.dtype).min
+    xp = pad(x, (pw, pw + ew, ph, ph + eh), value=low) if ph or pw or eh or ew else x
+    cols = im2col(xp.reshape(n * c, 1, xp._shape[2], xp._shape[3]), (kh, kw), (dh, dw), (0, 0), (sh, sw))
+    win = cols.reshape(kh * kw, n, c, oh, ow)
+    values, arg = win.max(0)  # ties: the first maximum, as PyTorch
+    if x.dtype.is_floating_point:
+        from .pointwise import where
+        # PyTorch's kernel lets a later NaN take the window over an earlier one
+        arg = where(values.isnan(), kh * kw - 1 - win.flip(0).max(0)[1], arg)
+    row = arange(oh, device=x.device).reshape(oh, 1) * sh - ph + (arg // kw) * dh
+    col = arange(ow, device=x.device) * sw - pw + (arg % kw) * dw
+    return values, row * w + col
+
+
+def _max_pool_bw(c, g):
+    from .creation import zeros
+    n, ch, h, w = c.shapes[0]
+    idx = c.out[1]
+    gi = zeros((n, ch, h * w), dtype=g.dtype, device=g.device)
+    return gi.scatter_add(2, idx.reshape(n, ch, -1), g.reshape(n, ch, -1)).reshape(n, ch, h, w)
+
+
+_max_pool_op = defop("max_pool2d_with_indices", _max_pool_meta, _max_pool_bw, decomp=_max_pool_decomp,
+                     save_inputs=False, save_output=True)
+
+
+def max_pool2d_with_indices(x, kernel_size, stride, padding, dilation, ceil_mode):
+    """Max over windows of an (N, C, H, W) tensor -> (values, indices), both (N, C, oh, ow); indices are flat
+    offsets ``h * W + w`` into each input plane, as ``torch.nn.functional.max_pool2d(return_indices=True)``.
+    Arguments are int pairs. RuntimeError on a non-positive window or an empty output."""
+    return dispatch(_max_pool_op, (x,), {"kernel_size": tuple(kernel_size), "stride": tuple(stride),
+                                         "padding": tuple(padding), "dilation": tuple(dilation),
+                                         "ceil_mode": bool(ceil_mode)})

@@ -120,6 +120,15 @@ def _scatter(a, index, src, dim, reduce=None):
     if reduce is None and index.shape == a.shape:
         np.put_along_axis(out, index, src, dim)
         return out
+    if reduce == "add" and out.dtype.kind == "f" and index.size:
+        # bincount over flat offsets is several times faster than np.add.at; it sums in float64
+        offs = index * out.strides[dim] // out.itemsize
+        for d, n in enumerate(index.shape):
+            if d != dim:
+                offs = offs + (np.arange(n) * (out.strides[d] // out.itemsize)).reshape((-1,) + (1,) * (index.ndim - d - 1))
+        flat = out.reshape(-1)
+        flat += np.bincount(offs.reshape(-1), np.asarray(src, np.float64).reshape(-1), out.size).astype(out.dtype)
+        return out
     idx = list(np.indices(index.shape, sparse=True))
     idx[dim] = index
     idx = tuple(idx)
@@ -209,6 +218,43 @@ def _softmax(x, dim):
     with _quiet():
         e = np.exp(x - m)
         return e / np.sum(e, axis=dim, keepdims=True)
+
+
+def _max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
+    from .._ops.nn import pool_out_size
+    n, c, h, w = x.shape
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel_size, stride, padding, dilation
+    oh = pool_out_size(h, kh, sh, ph, dh, ceil_mode)
+    ow = pool_out_size(w, kw, sw, pw, dw, ceil_mode)
+    eh = max(0, (oh - 1) * sh + dh * (kh - 1) + 1 - (h + 2 * ph))
+    ew = max(0, (ow - 1) * sw + dw * (kw - 1) + 1 - (w + 2 * pw))
+    floating = x.dtype.kind == "f"
+    if ph or pw or eh or ew:
+        low = -np.inf if floating else np.iinfo(x.dtype).min
+        x = np.pad(x, ((0, 0), (0, 0), (ph, ph + eh), (pw, pw + ew)), constant_values=low)
+    # one pass per window offset over strided views (kh*kw vectorized compares, no window copy); ``code``
+    # records which offset won, so the index is computed once at the end
+    best = code = None
+    offsets = []
+    nan_rule = floating and bool(np.isnan(x).any())
+    for i in range(kh):
+        for j in range(kw):
+            sl = x[:, :, i * dh: i * dh + sh * (oh - 1) + 1: sh, j * dw: j * dw + sw * (ow - 1) + 1: sw]
+            t = len(offsets)
+            offsets.append(i * dh * w + j * dw)
+            if best is None:
+                best = sl.copy()
+                code = np.zeros(best.shape, np.int16)
+                continue
+            better = sl > best
+            if nan_rule:
+                better |= np.isnan(sl)  # PyTorch: a NaN takes the window (the last NaN wins)
+                np.copyto(best, sl, where=better)
+            else:
+                np.maximum(best, sl, out=best)
+            code += better * np.int16(t) - better * code
+    base = (np.arange(oh).reshape(oh, 1) * sh - ph) * w + np.arange(ow) * sw - pw
+    return best, base + np.asarray(offsets, np.int64)[code]
 
 
 def _linear(x, w, b):
@@ -361,7 +407,7 @@ KERNELS = {
     "cumsum": _cumop(np.cumsum), "cumprod": _cumop(np.cumprod),
     "sort": _sort, "topk": _topk,
     # linear algebra
-    "matmul": np.matmul, "einsum": _einsum, "linear": _linear,
+    "matmul": np.matmul, "einsum": _einsum, "linear": _linear, "max_pool2d_with_indices": _max_pool2d,
     # copies, indexing, shape
     "clone": lambda a: a.copy(), "to_dtype": lambda a, dtype: a.astype(dtype.np), "flip": lambda a, dims: np.flip(a, dims).copy(),
     "cat": lambda *ts, dim: np.concatenate(ts, axis=dim),
@@ -398,8 +444,44 @@ def _ufunc_inplace(uf):
     return k
 
 
+def _adam_step(p, g, m, v, vmax, lr, beta1, beta2, eps, step, weight_decay, decoupled):
+    # the update of tinytorch.optim.Adam/AdamW written with out= so it makes two temporaries, not ten
+    if weight_decay:
+        if decoupled:
+            p *= 1 - lr * weight_decay
+        else:
+            g = g + p * weight_decay
+    tmp = np.multiply(g, 1 - beta1)
+    m *= beta1
+    m += tmp
+    np.multiply(g, g, out=tmp)
+    tmp *= 1 - beta2
+    v *= beta2
+    v += tmp
+    if vmax is not None:
+        np.maximum(vmax, v, out=vmax)
+        v = vmax
+    denom = np.sqrt(v)
+    denom /= math.sqrt(1 - beta2 ** step)
+    denom += eps
+    np.divide(m, denom, out=tmp)
+    tmp *= -lr / (1 - beta1 ** step)
+    p += tmp
+
+
+def _sgd_momentum_step(p, g, buf, lr, momentum, weight_decay):
+    # tinytorch.optim.SGD with momentum, no dampening, no Nesterov, after the first step
+    if weight_decay:
+        g = g + p * weight_decay
+    buf *= momentum
+    buf += g
+    p -= buf * lr if lr != 1 else buf
+
+
 INPLACE_KERNELS = {"add": _ufunc_inplace(np.add), "sub": _ufunc_inplace(np.subtract),
-                   "mul": _ufunc_inplace(np.multiply), "div": _ufunc_inplace(np.true_divide)}
+                   "mul": _ufunc_inplace(np.multiply), "div": _ufunc_inplace(np.true_divide),
+                   # optional fused optimizer updates (tinytorch.optim falls back to in-place ops without them)
+                   "adam_step": _adam_step, "sgd_momentum_step": _sgd_momentum_step}
 
 
 class NumpyBackend(Backend):

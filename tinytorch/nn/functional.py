@@ -331,21 +331,27 @@ def _batched(fn, input, nd):
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """2-D max pooling over (N, C, H, W) or (C, H, W) (``torch.nn.functional.max_pool2d``).
 
-    The gradient goes to the first maximum of each window, as in PyTorch.
+    Returns the pooled tensor, and with ``return_indices`` also the flat ``h * W + w`` index of each maximum.
+    The gradient goes to the element that won each window (a NaN wins), as in PyTorch.
     """
-    if ceil_mode:
-        raise NotImplementedError("max_pool2d(ceil_mode=True) is not supported by tinytorch")
-    if return_indices:
-        raise NotImplementedError("max_pool2d(return_indices=True) is not supported by tinytorch")
-    return _batched(lambda x: _pool_windows(x, kernel_size, stride, padding, dilation, -math.inf).max(-1).values,
-                    input, 2)
+    from .._ops.nn import max_pool2d_with_indices
+    k = _pair(kernel_size)
+    s = _pair(stride if stride is not None and stride != [] else kernel_size)
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"max_pool2d: Expected 3D or 4D tensor, but got {list(input._shape)}")
+    x = input.unsqueeze(0) if input.ndim == 3 else input
+    out, idx = max_pool2d_with_indices(x, k, s, _pair(padding), _pair(dilation), ceil_mode)
+    if input.ndim == 3:
+        out, idx = out.squeeze(0), idx.squeeze(0)
+    return (out, idx) if return_indices else out
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    st = stride if stride is not None else kernel_size
-    return _batched(lambda x: max_pool2d(x.unsqueeze(2), (1, _pair(kernel_size, 1)[0]), (1, _pair(st, 1)[0]),
-                                         (0, _pair(padding, 1)[0]), (1, _pair(dilation, 1)[0]), ceil_mode).squeeze(2),
-                    input, 1)
+    """1-D max pooling over (N, C, L) or (C, L) (``torch.nn.functional.max_pool1d``)."""
+    st = stride if stride is not None and stride != [] else kernel_size
+    r = max_pool2d(input.unsqueeze(-2), (1, _pair(kernel_size, 1)[0]), (1, _pair(st, 1)[0]),
+                   (0, _pair(padding, 1)[0]), (1, _pair(dilation, 1)[0]), ceil_mode, return_indices)
+    return (r[0].squeeze(-2), r[1].squeeze(-2)) if return_indices else r.squeeze(-2)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,

@@ -43,6 +43,10 @@ class Adam(Optimizer):
                         st["max_exp_avg_sq"] = zeros_like(p)
                 st["step"] += 1
                 t = st["step"]
+                if self._fused("adam_step", (p, grad, st["exp_avg"], st["exp_avg_sq"], st.get("max_exp_avg_sq")),
+                               lr=lr, beta1=b1, beta2=b2, eps=eps, step=t, weight_decay=wd,
+                               decoupled=self._decoupled):
+                    continue
                 if wd:
                     if self._decoupled:
                         p.mul_(1 - lr * wd)

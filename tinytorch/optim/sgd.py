@@ -25,6 +25,12 @@ class SGD(Optimizer):
         for g in self.param_groups:
             lr, mu, damp, wd = g["lr"], g["momentum"], g["dampening"], g["weight_decay"]
             for p, grad in self._grads(g):
+                if mu and not g["nesterov"] and not damp:
+                    st = self.state[p]
+                    buf = st.get("momentum_buffer")
+                    if buf is not None and self._fused("sgd_momentum_step", (p, grad, buf), lr=lr, momentum=mu,
+                                                       weight_decay=wd):
+                        continue
                 if wd:
                     grad = grad + p * wd
                 if mu:
