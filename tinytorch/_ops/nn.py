@@ -320,3 +320,67 @@ def max_pool2d_with_indices(x, kernel_size, stride, padding, dilation, ceil_mode
     return dispatch(_max_pool_op, (x,), {"kernel_size": tuple(kernel_size), "stride": tuple(stride),
                                          "padding": tuple(padding), "dilation": tuple(dilation),
                                          "ceil_mode": bool(ceil_mode)})
+
+
+# ---- GELU: one op and its gradient op (fused kernels where the backend has them) ---------------------------
+_SQRT1_2 = 0.7071067811865476
+_SQRT2_PI = 0.7978845608028654  # sqrt(2 / pi)
+_INV_SQRT_2PI = 0.3989422804014327
+
+
+def _gelu_meta(x, approximate):
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"\"GeluKernelImpl\" not implemented for '{x.dtype.name.capitalize()}'")
+    return [(x._shape, x.dtype)], [None]
+
+
+def _gelu_decomp(x, approximate):
+    from .pointwise import erf, tanh
+    if approximate == "tanh":
+        return x * 0.5 * (1 + tanh((x + x * x * x * 0.044715) * _SQRT2_PI))
+    return x * 0.5 * (1 + erf(x * _SQRT1_2))
+
+
+def _gelu_backward_decomp(g, x, approximate):
+    from .pointwise import erf, exp, tanh
+    if approximate == "tanh":
+        t = tanh((x + x * x * x * 0.044715) * _SQRT2_PI)
+        return g * (0.5 * (1 + t) + x * 0.5 * (1 - t * t) * _SQRT2_PI * (1 + x * x * 0.134145))
+    return g * (0.5 * (1 + erf(x * _SQRT1_2)) + x * exp(x * x * -0.5) * _INV_SQRT_2PI)
+
+
+def _gelu_bw(c, g):
+    return dispatch(_gelu_backward_op, (g, c.inputs[0]), c.kw)
+
+
+def _gelu_bw_bw(c, gg):
+    # d/dg is gelu'(x); d/dx is g * gelu''(x), written in ops
+    from .pointwise import exp, tanh
+    g, x = c.inputs
+    approximate = c.kw["approximate"]
+    if approximate == "tanh":
+        u = (x + x * x * x * 0.044715) * _SQRT2_PI
+        du = (1 + x * x * 0.134145) * _SQRT2_PI
+        t = tanh(u)
+        s = 1 - t * t
+        second = s * du - x * t * s * du * du + x * 0.5 * s * _SQRT2_PI * x * 0.26829
+    else:
+        pdf = exp(x * x * -0.5) * _INV_SQRT_2PI
+        second = pdf * (2 - x * x)
+    return dispatch(_gelu_backward_op, (gg, x), c.kw), gg * g * second
+
+
+def _gelu_bw_meta(g, x, approximate):
+    return [(x._shape, x.dtype)], [x.dtype, None]
+
+
+_gelu_op = defop("gelu", _gelu_meta, _gelu_bw, decomp=_gelu_decomp)
+_gelu_backward_op = defop("gelu_backward", _gelu_bw_meta, _gelu_bw_bw, decomp=_gelu_backward_decomp)
+
+
+def gelu(input, approximate="none"):
+    """Gaussian error linear unit (Hendrycks & Gimpel 2016, arXiv:1606.08415): ``x * Phi(x)`` exactly (erf) or
+    with ``approximate='tanh'``. Any shape, floating dtype; same shape out (``torch.nn.functional.gelu``)."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return dispatch(_gelu_op, (input,), {"approximate": approximate})

@@ -11,12 +11,12 @@ import numpy as np
 from .._strides import contiguous_strides as _contig
 from .base import Backend
 
-try:  # scipy's erf is fast; math.erf per element is exact but slow
-    from scipy.special import erf as _erf, erfinv as _erfinv
+try:  # scipy's erf (float64 path) is exact and vectorized; math.erf per element is exact but slow
+    from scipy.special import erf as _erf_exact, erfinv as _erfinv
 except ImportError:  # pragma: no cover - depends on the environment
     _erf_py = np.frompyfunc(math.erf, 1, 1)
 
-    def _erf(x):
+    def _erf_exact(x):
         return _erf_py(x).astype(x.dtype)
 
     _erfinv = None
@@ -257,6 +257,46 @@ def _max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
     return best, base + np.asarray(offsets, np.int64)[code]
 
 
+def _phi(x):
+    """The standard normal CDF as PyTorch computes it, 0.5 * (1 + erf(x / sqrt 2)) (rounding included)."""
+    out = np.asarray(_erf_exact(x * np.asarray(0.7071067811865476, x.dtype)), x.dtype)
+    out += 1
+    out *= np.asarray(0.5, x.dtype)
+    return out
+
+
+def _gelu(x, approximate):
+    if approximate == "tanh":
+        inner = x * x
+        inner *= 0.044715
+        inner += 1
+        inner *= x
+        inner *= 0.7978845608028654
+        out = np.tanh(inner)
+        out += 1
+        out *= 0.5
+    else:
+        out = _phi(x)
+    out *= x
+    return out
+
+
+def _gelu_backward(g, x, approximate):
+    if approximate == "tanh":
+        x2 = x * x
+        t = np.tanh((x2 * 0.044715 + 1) * x * 0.7978845608028654)
+        d = (1 - t * t) * (x2 * 0.134145 + 1)
+        d *= x * (0.5 * 0.7978845608028654)
+        d += 0.5 * (1 + t)
+    else:
+        d = np.exp(x * x * np.asarray(-0.5, x.dtype))
+        d *= x
+        d *= np.asarray(0.3989422804014327, x.dtype)
+        d += _phi(x)
+    d *= g
+    return d
+
+
 def _linear(x, w, b):
     out = np.matmul(x, w.T)
     if b is not None:
@@ -376,7 +416,7 @@ KERNELS = {
     "sin": _f(np.sin), "cos": _f(np.cos), "tan": _f(np.tan), "asin": _f(np.arcsin), "acos": _f(np.arccos),
     "atan": _f(np.arctan), "sinh": _f(np.sinh), "cosh": _f(np.cosh), "tanh": _f(np.tanh),
     "sigmoid": _f(lambda a: 1 / (1 + np.exp(-a))), "reciprocal": _f(np.reciprocal),
-    "erf": _f(lambda a: np.asarray(_erf(a), dtype=a.dtype)),
+    "erf": _f(lambda a: np.asarray(_erf_exact(a), dtype=a.dtype)),
     "erfinv": None if _erfinv is None else _f(lambda a: np.asarray(_erfinv(a), dtype=a.dtype)),
     # pointwise, dtype-preserving
     "neg": np.negative, "abs": np.abs, "sign": _f(np.sign), "floor": np.floor, "ceil": np.ceil,
@@ -419,7 +459,7 @@ KERNELS = {
     # nn
     "im2col": _im2col, "col2im": _col2im, "log_softmax": _log_softmax, "softmax": _softmax,
     "log_softmax_backward": _log_softmax_backward, "softmax_backward": _softmax_backward,
-    "nll_loss": _nll_loss, "nll_loss_backward": _nll_loss_backward,
+    "gelu": _gelu, "gelu_backward": _gelu_backward, "nll_loss": _nll_loss, "nll_loss_backward": _nll_loss_backward,
 }
 KERNELS = {k: v for k, v in KERNELS.items() if v is not None}
 

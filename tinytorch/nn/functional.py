@@ -55,13 +55,7 @@ def celu(input, alpha=1.0, inplace=False):
     return _inplace_result(input, _pw.where(input > 0, input, _pw.expm1(input / alpha) * alpha), inplace)
 
 
-def gelu(input, approximate="none"):
-    """Gaussian error linear unit (Hendrycks & Gimpel 2016): exact (erf) or ``approximate='tanh'``."""
-    if approximate == "tanh":
-        return input * 0.5 * (1 + _pw.tanh((input + input * input * input * 0.044715) * math.sqrt(2 / math.pi)))
-    if approximate != "none":
-        raise RuntimeError(f"approximate argument must be either none or tanh.")
-    return input * 0.5 * (1 + _pw.erf(input * (1 / math.sqrt(2))))
+from .._ops.nn import gelu  # noqa: E402  (an op with a fused kernel and a decomposition)
 
 
 def silu(input, inplace=False):
