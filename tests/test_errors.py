@@ -78,6 +78,9 @@ CASES = [
     ("grad_shape", lambda m: setattr(m.ones(2, requires_grad=True), "grad", m.ones(3)), "different size"),
     ("numpy_grad", lambda m: m.ones(2, requires_grad=True).numpy(), "requires grad"),
     ("optimizer_lr", lambda m: m.optim.SGD([m.nn.Parameter(m.ones(1))], lr=-1), "Invalid learning rate"),
+    ("rmsprop_alpha", lambda m: m.optim.RMSprop([m.nn.Parameter(m.ones(1))], alpha=-1), "Invalid alpha value"),
+    ("radam_beta", lambda m: m.optim.RAdam([m.nn.Parameter(m.ones(1))], betas=(1.0, 0.9)), "beta parameter at index 0"),
+    ("adadelta_rho", lambda m: m.optim.Adadelta([m.nn.Parameter(m.ones(1))], rho=2), "Invalid rho value"),
     ("load_state_dict", lambda m: m.nn.Linear(2, 2).load_state_dict({"weight": m.ones(2, 2)}), "Missing key"),
     ("unflatten", lambda m: m.ones(6).unflatten(0, (4, -1)), "invalid"),
 ]

@@ -14,6 +14,14 @@ OPTS = [
     ("SGD", dict(lr=0.05, momentum=0.9, weight_decay=0.1)),
     ("Adam", dict(lr=0.01)), ("Adam", dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.1, amsgrad=True)),
     ("AdamW", dict(lr=0.01)), ("AdamW", dict(lr=0.02, weight_decay=0.5, amsgrad=True)),
+    ("RMSprop", dict(lr=0.01)), ("RMSprop", dict(lr=0.01, alpha=0.9, weight_decay=0.1, momentum=0.5, centered=True)),
+    ("Adagrad", dict(lr=0.1)), ("Adagrad", dict(lr=0.1, lr_decay=0.1, weight_decay=0.1, initial_accumulator_value=0.5)),
+    ("Adadelta", dict()), ("Adadelta", dict(lr=0.5, rho=0.8, weight_decay=0.1, maximize=True)),
+    ("Adamax", dict(lr=0.01)), ("Adamax", dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.1)),
+    ("NAdam", dict(lr=0.01)), ("NAdam", dict(lr=0.01, weight_decay=0.1, momentum_decay=0.01)),
+    ("NAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+    ("RAdam", dict(lr=0.01)), ("RAdam", dict(lr=0.01, betas=(0.5, 0.6), weight_decay=0.1)),
+    ("RAdam", dict(lr=0.01, betas=(0.5, 0.6), weight_decay=0.1, decoupled_weight_decay=True)),
 ]
 
 

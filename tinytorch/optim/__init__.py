@@ -1,5 +1,12 @@
-"""``tinytorch.optim``: Optimizer, SGD, Adam, AdamW and ``lr_scheduler``."""
+"""``tinytorch.optim``: Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam and
+``lr_scheduler``."""
 from .optimizer import Optimizer
 from .sgd import SGD
 from .adam import Adam, AdamW
+from .rmsprop import RMSprop
+from .adagrad import Adagrad
+from .adadelta import Adadelta
+from .adamax import Adamax
+from .nadam import NAdam
+from .radam import RAdam
 from . import lr_scheduler

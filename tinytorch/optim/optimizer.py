@@ -13,6 +13,23 @@ class _Required:
 required = _Required()
 
 
+def check_range(**values):
+    """PyTorch's argument checks: each named hyperparameter must be >= 0 (ValueError naming it otherwise)."""
+    names = {"lr": "learning rate", "eps": "epsilon value", "weight_decay": "weight_decay value",
+             "momentum": "momentum value", "alpha": "alpha value", "lr_decay": "lr_decay value",
+             "initial_accumulator_value": "initial_accumulator_value value",
+             "momentum_decay": "momentum_decay value"}
+    for k, v in values.items():
+        if not v >= 0.0:
+            raise ValueError(f"Invalid {names.get(k, k)}: {v}")
+
+
+def check_betas(betas):
+    for i, b in enumerate(betas):
+        if not 0.0 <= b < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {b}")
+
+
 class Optimizer:
     """Base class: ``params`` is an iterable of tensors or of dicts (parameter groups with their own options)."""
 

@@ -1,0 +1,34 @@
+"""Adagrad (Duchi et al. 2011; ``torch.optim.Adagrad``)."""
+from ..autograd.grad_mode import no_grad
+from .._ops.creation import full_like
+from .optimizer import Optimizer, check_range
+
+
+class Adagrad(Optimizer):
+    """``s += g^2``; ``p -= lr / (1 + (t - 1) lr_decay) * g / (sqrt(s) + eps)``. The accumulator starts at
+    ``initial_accumulator_value`` (state is created at construction, as PyTorch does)."""
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        check_range(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                    initial_accumulator_value=initial_accumulator_value, eps=eps)
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value, maximize=maximize))
+        for g in self.param_groups:
+            for p in g["params"]:
+                self.state[p]["step"] = 0
+                self.state[p]["sum"] = full_like(p, g["initial_accumulator_value"])
+
+    @no_grad()
+    def step(self, closure=None):
+        loss = self._closure(closure)
+        for g in self.param_groups:
+            for p, grad in self._grads(g):
+                st = self.state[p]
+                st["step"] += 1
+                if g["weight_decay"]:
+                    grad = grad + p * g["weight_decay"]
+                clr = g["lr"] / (1 + (st["step"] - 1) * g["lr_decay"])
+                st["sum"].add_(grad * grad)
+                p.add_(grad / st["sum"].sqrt().add_(g["eps"]), alpha=-clr)
+        return loss
