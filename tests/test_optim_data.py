@@ -67,6 +67,11 @@ SCHEDS = [
     ("LinearLR", dict(start_factor=0.2, total_iters=4)), ("ConstantLR", dict(factor=0.5, total_iters=3)),
     ("OneCycleLR", dict(max_lr=1.0, total_steps=12)),
     ("OneCycleLR", dict(max_lr=0.5, total_steps=10, anneal_strategy="linear", three_phase=True)),
+    ("PolynomialLR", dict(total_iters=6, power=2.0)),
+    ("CosineAnnealingWarmRestarts", dict(T_0=2, T_mult=2, eta_min=0.01)),
+    ("CosineAnnealingWarmRestarts", dict(T_0=3)),
+    ("CyclicLR", dict(base_lr=0.01, max_lr=0.1, step_size_up=3, mode="triangular2")),
+    ("CyclicLR", dict(base_lr=0.01, max_lr=0.1, step_size_up=2, step_size_down=3, mode="exp_range", gamma=0.9)),
 ]
 
 
@@ -84,6 +89,37 @@ def test_scheduler_sequence(name, kw):
             seq.append((opt.param_groups[0]["lr"], opt.param_groups[0]["momentum"]))
         seqs.append(seq)
     np.testing.assert_allclose(seqs[0], seqs[1], rtol=1e-12, atol=1e-15)
+
+
+def _lr_sequence(lib, make, metrics=None):
+    p = lib.nn.Parameter(lib.zeros(1))
+    opt = lib.optim.SGD([p], lr=0.1, momentum=0.9)
+    sch = make(lib.optim.lr_scheduler, opt)
+    seq = []
+    for i in range(14):
+        opt.step()
+        sch.step(metrics[i]) if metrics else sch.step()
+        seq.append(opt.param_groups[0]["lr"])
+    return seq
+
+
+@pytest.mark.parametrize("make", [
+    lambda S, o: S.SequentialLR(o, [S.LinearLR(o, 0.1, total_iters=3), S.ExponentialLR(o, 0.8)], milestones=[4]),
+    lambda S, o: S.SequentialLR(o, [S.ConstantLR(o, 0.5, total_iters=2), S.StepLR(o, 2, 0.5),
+                                    S.CosineAnnealingLR(o, 5)], milestones=[3, 8]),
+    lambda S, o: S.ChainedScheduler([S.LinearLR(o, 0.2, total_iters=4), S.ExponentialLR(o, 0.9)]),
+    lambda S, o: S.ChainedScheduler([S.StepLR(o, 3, 0.5), S.PolynomialLR(o, 10, 1.5), S.CosineAnnealingLR(o, 20)]),
+], ids=["sequential-warmup", "sequential-3", "chained", "chained-3"])
+def test_composed_schedulers_match_torch(make):
+    np.testing.assert_allclose(_lr_sequence(tt, make), _lr_sequence(torch, make), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("kw", [dict(patience=2), dict(mode="max", factor=0.5, patience=1, cooldown=2, min_lr=0.02),
+                                dict(threshold=0.1, threshold_mode="abs", patience=0)])
+def test_reduce_lr_on_plateau_matches_torch(kw):
+    metrics = [1.0, 0.9, 0.95, 0.92, 0.91, 0.99, 0.85, 0.86, 0.86, 0.87, 0.2, 0.3, 0.3, 0.3]
+    make = lambda S, o: S.ReduceLROnPlateau(o, **kw)  # noqa: E731
+    np.testing.assert_allclose(_lr_sequence(tt, make, metrics), _lr_sequence(torch, make, metrics), rtol=1e-12)
 
 
 def test_lambda_lr():
