@@ -5,3 +5,5 @@ from .layers import *  # noqa: F401,F403
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from .loss import *  # noqa: F401,F403
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
+from .transformer import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
+                          TransformerEncoder, TransformerEncoderLayer)

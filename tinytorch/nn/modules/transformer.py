@@ -1,0 +1,331 @@
+"""Attention and Transformer layers: MultiheadAttention, TransformerEncoderLayer / TransformerEncoder,
+TransformerDecoderLayer / TransformerDecoder and Transformer (Vaswani et al. 2017, "Attention Is All You Need";
+``torch.nn.MultiheadAttention``, ``torch.nn.Transformer*``). Parameter names, shapes, initialisation and
+state_dict keys are PyTorch's, so weights load both ways."""
+import copy
+import math
+
+from ..._ops.creation import empty, zeros
+from ..._ops.shape import cat
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .container import ModuleList
+from .layers import Dropout, LayerNorm
+from .linear import Linear
+from .module import Module
+
+
+def _float_mask(mask, dtype, name):
+    """A bool mask (True = masked out) as an additive float mask (-inf where True); float masks as they are."""
+    if mask is None:
+        return None
+    if mask.dtype.is_floating_point:
+        return mask.to(dtype)
+    if mask.dtype.name != "bool":
+        raise AssertionError(f"only bool and floating types of {name} are supported")
+    return zeros(mask._shape, dtype=dtype, device=mask.device).masked_fill(mask, float("-inf"))
+
+
+class MultiheadAttention(Module):
+    """Multi-head attention: ``out_proj(concat_h softmax(q_h k_h^T / sqrt(d) + mask) v_h)``.
+
+    forward(query (L, N, E) or (N, L, E) with ``batch_first``, or unbatched (L, E); key/value (S, N, kdim/vdim)):
+    returns (output like query, weights (N, L, S) averaged over heads or (N, H, L, S), or None when
+    ``need_weights=False``). ``key_padding_mask`` (N, S) and ``attn_mask`` (L, S) or (N*H, L, S): bool
+    (True = not allowed to attend) or float (added to the scores).
+    """
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
+                 kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
+        super().__init__()
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
+                             f"num_heads={num_heads} instead")
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads, self.dropout, self.batch_first = num_heads, dropout, batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        fk = dict(device=device, dtype=dtype)
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = Parameter(empty((3 * embed_dim, embed_dim), **fk))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        else:
+            self.q_proj_weight = Parameter(empty((embed_dim, embed_dim), **fk))
+            self.k_proj_weight = Parameter(empty((embed_dim, self.kdim), **fk))
+            self.v_proj_weight = Parameter(empty((embed_dim, self.vdim), **fk))
+            self.register_parameter("in_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(empty(3 * embed_dim, **fk))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, **fk)
+        if add_bias_kv:
+            self.bias_k = Parameter(empty((1, 1, embed_dim), **fk))
+            self.bias_v = Parameter(empty((1, 1, embed_dim), **fk))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+                average_attn_weights=True, is_causal=False):
+        if is_causal and attn_mask is None:
+            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer "
+                               "module method `generate_square_subsequent_mask` to create this mask.")
+        unbatched = query.ndim == 2
+        if query.ndim not in (2, 3):
+            raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D "
+                                 "query tensor")
+        if unbatched:
+            query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+            if key_padding_mask is not None:
+                key_padding_mask = key_padding_mask.unsqueeze(0)
+        elif self.batch_first:
+            query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
+        tgt_len, bsz, e = query._shape
+        if e != self.embed_dim:
+            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {e}")
+        h, hd = self.num_heads, self.head_dim
+        if self._qkv_same_embed_dim:
+            wq, wk, wv = self.in_proj_weight.chunk(3)
+        else:
+            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
+        bq = bk = bv = None
+        if self.in_proj_bias is not None:
+            bq, bk, bv = self.in_proj_bias.chunk(3)
+        q, k, v = F.linear(query, wq, bq), F.linear(key, wk, bk), F.linear(value, wv, bv)
+        attn_mask = _float_mask(attn_mask, q.dtype, "attn_mask")
+        key_padding_mask = _float_mask(key_padding_mask, q.dtype, "key_padding_mask")
+        if attn_mask is not None and attn_mask.ndim == 2:
+            attn_mask = attn_mask.unsqueeze(0)
+        if self.bias_k is not None:
+            k = cat([k, self.bias_k.expand(1, bsz, e)])
+            v = cat([v, self.bias_v.expand(1, bsz, e)])
+            attn_mask = F.pad(attn_mask, (0, 1)) if attn_mask is not None else None
+            key_padding_mask = F.pad(key_padding_mask, (0, 1)) if key_padding_mask is not None else None
+        q = q.reshape(tgt_len, bsz * h, hd).transpose(0, 1)
+        k = k.reshape(k._shape[0], bsz * h, hd).transpose(0, 1)
+        v = v.reshape(v._shape[0], bsz * h, hd).transpose(0, 1)
+        if self.add_zero_attn:
+            k = cat([k, zeros((bsz * h, 1, hd), dtype=k.dtype, device=k.device)], dim=1)
+            v = cat([v, zeros((bsz * h, 1, hd), dtype=v.dtype, device=v.device)], dim=1)
+            attn_mask = F.pad(attn_mask, (0, 1)) if attn_mask is not None else None
+            key_padding_mask = F.pad(key_padding_mask, (0, 1)) if key_padding_mask is not None else None
+        src_len = k._shape[1]
+        if key_padding_mask is not None:
+            if tuple(key_padding_mask._shape) != (bsz, src_len):
+                raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
+                                     f"{tuple(key_padding_mask._shape)}")
+            kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(bsz, h, 1, src_len).reshape(bsz * h, 1, src_len)
+            attn_mask = kpm if attn_mask is None else attn_mask + kpm
+        scores = (q * (1.0 / math.sqrt(hd))).matmul(k.transpose(1, 2))
+        if attn_mask is not None:
+            scores = scores + attn_mask
+        weights = scores.softmax(-1)
+        if self.dropout > 0.0 and self.training:
+            weights = F.dropout(weights, self.dropout)
+        out = weights.matmul(v).transpose(0, 1).reshape(tgt_len * bsz, e)
+        out = self.out_proj(out).reshape(tgt_len, bsz, e)
+        if unbatched:
+            out = out.squeeze(1)
+        elif self.batch_first:
+            out = out.transpose(0, 1)
+        if not need_weights:
+            return out, None
+        weights = weights.reshape(bsz, h, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(1)
+        return out, (weights.squeeze(0) if unbatched else weights)
+
+
+def _activation(activation):
+    if callable(activation):
+        return activation
+    if activation == "relu":
+        return F.relu
+    if activation == "gelu":
+        return F.gelu
+    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+
+class TransformerEncoderLayer(Module):
+    """Self-attention + feed-forward block with residuals; post-norm, or pre-norm with ``norm_first``.
+    forward(src (S, N, E) or (N, S, E) with ``batch_first``, src_mask, src_key_padding_mask) -> like src."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__()
+        fk = dict(device=device, dtype=dtype)
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
+                                            **fk)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **fk)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **fk)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def _sa_block(self, x, mask, kpm, is_causal):
+        return self.dropout1(self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=kpm, need_weights=False,
+                                            is_causal=is_causal)[0])
+
+    def _ff_block(self, x):
+        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            return x + self._ff_block(self.norm2(x))
+        x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+        return self.norm2(x + self._ff_block(x))
+
+
+class TransformerDecoderLayer(Module):
+    """Self-attention, attention over ``memory`` and feed-forward, with residuals and post- or pre-norm.
+    forward(tgt (T, N, E), memory (S, N, E), masks ...) -> like tgt."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__()
+        fk = dict(device=device, dtype=dtype)
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
+                                            **fk)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                 batch_first=batch_first, **fk)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **fk)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **fk)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def _sa_block(self, x, mask, kpm, is_causal):
+        return self.dropout1(self.self_attn(x, x, x, attn_mask=mask, key_padding_mask=kpm, need_weights=False,
+                                            is_causal=is_causal)[0])
+
+    def _mha_block(self, x, mem, mask, kpm, is_causal):
+        return self.dropout2(self.multihead_attn(x, mem, mem, attn_mask=mask, key_padding_mask=kpm,
+                                                 need_weights=False, is_causal=is_causal)[0])
+
+    def _ff_block(self, x):
+        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+        x = tgt
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
+            x = x + self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask, memory_is_causal)
+            return x + self._ff_block(self.norm3(x))
+        x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
+        x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal))
+        return self.norm3(x + self._ff_block(x))
+
+
+class TransformerEncoder(Module):
+    """``num_layers`` deep copies of ``encoder_layer`` applied in turn, then the optional ``norm``."""
+
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers, self.norm = num_layers, norm
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        x = src
+        for layer in self.layers:
+            x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
+        return self.norm(x) if self.norm is not None else x
+
+
+class TransformerDecoder(Module):
+    """``num_layers`` deep copies of ``decoder_layer`` applied in turn, then the optional ``norm``."""
+
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.num_layers, self.norm = num_layers, norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+        x = tgt
+        for layer in self.layers:
+            x = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask, tgt_key_padding_mask=tgt_key_padding_mask,
+                      memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=bool(tgt_is_causal),
+                      memory_is_causal=memory_is_causal)
+        return self.norm(x) if self.norm is not None else x
+
+
+class Transformer(Module):
+    """Encoder-decoder Transformer: ``decoder(tgt, encoder(src))``; weights (dim > 1) Xavier-uniform initialised.
+    forward(src (S, N, E), tgt (T, N, E), masks ...) -> (T, N, E) (batch first with ``batch_first``)."""
+
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,
+                 dropout=0.1, activation="relu", custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__()
+        fk = dict(device=device, dtype=dtype)
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                                            batch_first, norm_first, bias, **fk)
+            self.encoder = TransformerEncoder(layer, num_encoder_layers,
+                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk))
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                                            batch_first, norm_first, bias, **fk)
+            self.decoder = TransformerDecoder(layer, num_decoder_layers,
+                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk))
+        for p in self.parameters():
+            if p.ndim > 1:
+                init.xavier_uniform_(p)
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
+                tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+                memory_is_causal=False):
+        if src._shape[-1] != self.d_model or tgt._shape[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal,
+                            memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz, device=None, dtype=None):
+        """An (sz, sz) float mask: -inf above the diagonal, 0 elsewhere."""
+        from ..._ops.creation import full
+        return full((sz, sz), float("-inf"), dtype=dtype, device=device).triu(1)
