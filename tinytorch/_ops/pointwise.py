@@ -91,7 +91,9 @@ def _binary(name, kind, backward=None, save_inputs=True, doc=None):
 
 
 def _zero_grad(ctx, g):
-    return None
+    # PyTorch gives piecewise-constant ops (sign, floor, round ...) a zero gradient, not an absent one
+    from .creation import zeros
+    return zeros(g._shape, dtype=g.dtype, device=g.device)
 
 
 # ---- float unary ops ----------------------------------------------------------------------------
@@ -378,6 +380,10 @@ def where(condition, input=None, other=None):
     if input is None and other is None:
         from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor) and isinstance(condition, Tensor):
+        # two scalars: the kernel needs one tensor operand to carry the result dtype
+        from .creation import full
+        input = full((), input, dtype=_dt.result_type_of([], [input, other]), device=condition.device)
     return dispatch(_where_op, (condition, input, other))
 
 

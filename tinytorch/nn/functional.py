@@ -7,7 +7,7 @@ import math
 
 from .. import _dtype as _dt
 from .._ops import pointwise as _pw
-from .._ops.creation import bernoulli, empty, ones, zeros
+from .._ops.creation import bernoulli, empty, full_like, ones, zeros
 from .._ops.nn import fold2d, im2col, log_softmax, softmax, unfold2d
 from .._ops.shape import pad as _pad
 from .._tensor import Tensor
@@ -631,6 +631,73 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     loss = _pw.exp(target) * (target - input) if log_target else _pw.xlogy(target, target) - target * input
     if reduction == "batchmean":
         return loss.sum() / input._shape[0]
+    return _reduce(loss, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    """``max(0, -target * (input1 - input2) + margin)``; inputs and target (+1 / -1) broadcast together."""
+    return _reduce(_pw.clamp(-target * (input1 - input2) + margin, min=0), reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with the p-norm pairwise distance (Balntas et al. 2016);
+    ``swap`` uses min(d(a, n), d(p, n)). Inputs (N, D) or (D,)."""
+    if not (anchor.ndim == positive.ndim == negative.ndim):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+                           f"{negative.ndim}D inputs")
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = _pw.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce(_pw.clamp(d_pos - d_neg + margin, min=0), reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    """``1 - cos(x1, x2)`` where target is 1, ``max(0, cos(x1, x2) - margin)`` where it is -1.
+    Inputs (N, D) or (D,), target (N,) or ()."""
+    d = 1 if input1.ndim == 2 else 0
+    dot = (input1 * input2).sum(d)
+    m1 = (input1 * input1).sum(d) + 1e-12
+    m2 = (input2 * input2).sum(d) + 1e-12
+    cos = dot / (m1 * m2).sqrt()
+    zero = zeros((), dtype=cos.dtype, device=cos.device)
+    loss = _pw.where(target == 1, 1 - cos, zero) + _pw.where(target == -1, _pw.clamp(cos - margin, min=0), zero)
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    """Poisson negative log-likelihood: ``exp(input) - target * input`` (``log_input``) or
+    ``input - target * log(input + eps)``; ``full`` adds Stirling's term where target > 1."""
+    loss = _pw.exp(input) - target * input if log_input else input - target * _pw.log(input + eps)
+    if full:
+        st = target * _pw.log(target) - target + 0.5 * _pw.log(2 * math.pi * target)
+        loss = loss + st.masked_fill(target <= 1, 0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """Gaussian negative log-likelihood ``0.5 * (log(var) + (input - target)^2 / var)`` (+ 0.5 log(2 pi) with
+    ``full``); ``var`` has input's shape, or one fewer trailing dim, or a trailing 1 (one variance per sample),
+    and is clamped to ``eps`` (the gradient passes the clamp unchanged, as in PyTorch). ValueError for a wrong
+    var size or negative variances."""
+    if isinstance(var, (int, float)):
+        var = full_like(input, var)
+    if var._shape != input._shape:
+        if input._shape[:-1] == var._shape:
+            var = var.unsqueeze(-1)
+        elif not (input._shape[:-1] == var._shape[:-1] and var._shape[-1:] == (1,)):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    if bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    var = var + (_pw.clamp(var, min=eps) - var).detach()
+    loss = 0.5 * (_pw.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduce(loss, reduction)
 
 

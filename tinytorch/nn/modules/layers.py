@@ -319,3 +319,41 @@ LogSoftmax = _act("LogSoftmax", F.log_softmax, (("dim", None),))
 Softmin = _act("Softmin", F.softmin, (("dim", None),))
 GLU = _act("GLU", F.glu, (("dim", -1),))
 Threshold = _act("Threshold", F.threshold, (("threshold", 0.0), ("value", 0.0)), inplace=True)
+
+
+# ---- rearrangement ------------------------------------------------------------------------------------------
+class PixelShuffle(Module):
+    """(*, C r^2, H, W) -> (*, C, H r, W r) (Shi et al. 2016, sub-pixel convolution)."""
+
+    def __init__(self, upscale_factor):
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, input):
+        return F.pixel_shuffle(input, self.upscale_factor)
+
+    def extra_repr(self):
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class Unfold(Module):
+    """Sliding local blocks: (N, C, H, W) -> (N, C kh kw, L) (``torch.nn.Unfold``)."""
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
+
+    def forward(self, input):
+        return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+
+class Fold(Module):
+    """The adjoint of Unfold: (N, C kh kw, L) -> (N, C, H, W), overlapping values summed (``torch.nn.Fold``)."""
+
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.output_size, self.kernel_size = output_size, kernel_size
+        self.dilation, self.padding, self.stride = dilation, padding, stride
+
+    def forward(self, input):
+        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
