@@ -256,6 +256,17 @@ def pool_out_size(size, k, s, p, d, ceil_mode):
     return out
 
 
+def pool_geometry(h, w, kernel_size, stride, padding, dilation, ceil_mode):
+    """(oh, ow, extra bottom padding, extra right padding) of a 2-D pooling sweep; the extra padding lets the
+    last ceil_mode window be read as a full window."""
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel_size, stride, padding, dilation
+    oh = pool_out_size(h, kh, sh, ph, dh, ceil_mode)
+    ow = pool_out_size(w, kw, sw, pw, dw, ceil_mode)
+    eh = max(0, (oh - 1) * sh + dh * (kh - 1) + 1 - (h + 2 * ph))
+    ew = max(0, (ow - 1) * sw + dw * (kw - 1) + 1 - (w + 2 * pw))
+    return oh, ow, eh, ew
+
+
 def _max_pool_meta(x, kernel_size, stride, padding, dilation, ceil_mode):
     if x.ndim != 4:
         raise RuntimeError(f"max_pool2d: expected a 4-D (N, C, H, W) input, got {x.ndim}-D")
@@ -282,11 +293,8 @@ def _max_pool_decomp(x, kernel_size, stride, padding, dilation, ceil_mode):
     from .shape import pad
     n, c, h, w = x._shape
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel_size, stride, padding, dilation
-    oh = pool_out_size(h, kh, sh, ph, dh, ceil_mode)
-    ow = pool_out_size(w, kw, sw, pw, dw, ceil_mode)
     # pad with the dtype's lowest value so padding never wins; extra bottom/right padding for ceil_mode
-    eh = max(0, (oh - 1) * sh + dh * (kh - 1) + 1 - (h + 2 * ph))
-    ew = max(0, (ow - 1) * sw + dw * (kw - 1) + 1 - (w + 2 * pw))
+    oh, ow, eh, ew = pool_geometry(h, w, kernel_size, stride, padding, dilation, ceil_mode)
     low = float("-inf") if x.dtype.is_floating_point else _dt.iinfo(x.dtype).min
     xp = pad(x, (pw, pw + ew, ph, ph + eh), value=low) if ph or pw or eh or ew else x
     cols = im2col(xp.reshape(n * c, 1, xp._shape[2], xp._shape[3]), (kh, kw), (dh, dw), (0, 0), (sh, sw))

@@ -221,13 +221,10 @@ def _softmax(x, dim):
 
 
 def _max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
-    from .._ops.nn import pool_out_size
+    from .._ops.nn import pool_geometry
     n, c, h, w = x.shape
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel_size, stride, padding, dilation
-    oh = pool_out_size(h, kh, sh, ph, dh, ceil_mode)
-    ow = pool_out_size(w, kw, sw, pw, dw, ceil_mode)
-    eh = max(0, (oh - 1) * sh + dh * (kh - 1) + 1 - (h + 2 * ph))
-    ew = max(0, (ow - 1) * sw + dw * (kw - 1) + 1 - (w + 2 * pw))
+    oh, ow, eh, ew = pool_geometry(h, w, kernel_size, stride, padding, dilation, ceil_mode)
     floating = x.dtype.kind == "f"
     if ph or pw or eh or ew:
         low = -np.inf if floating else np.iinfo(x.dtype).min

@@ -47,11 +47,7 @@ class Adam(Optimizer):
                                lr=lr, beta1=b1, beta2=b2, eps=eps, step=t, weight_decay=wd,
                                decoupled=self._decoupled):
                     continue
-                if wd:
-                    if self._decoupled:
-                        p.mul_(1 - lr * wd)
-                    else:
-                        grad = grad + p * wd
+                grad = self._weight_decay(p, grad, lr, wd, self._decoupled)
                 m, v = st["exp_avg"], st["exp_avg_sq"]
                 # written with basic in-place ops, which the cpu backend runs in one pass each
                 m.mul_(b1).add_(grad, alpha=1 - b1)

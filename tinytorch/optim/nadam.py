@@ -32,11 +32,7 @@ class NAdam(Optimizer):
                     st["exp_avg_sq"] = zeros_like(p)
                 st["step"] += 1
                 t = st["step"]
-                if wd:
-                    if g["decoupled_weight_decay"]:
-                        p.mul_(1 - lr * wd)
-                    else:
-                        grad = grad + p * wd
+                grad = self._weight_decay(p, grad, lr, wd, g["decoupled_weight_decay"])
                 mu = b1 * (1 - 0.5 * 0.96 ** (t * md))
                 mu_next = b1 * (1 - 0.5 * 0.96 ** ((t + 1) * md))
                 st["mu_product"].mul_(mu)

@@ -120,6 +120,16 @@ class Optimizer:
                 yield p, (-grad if group.get("maximize") else grad)
 
     @staticmethod
+    def _weight_decay(p, grad, lr, weight_decay, decoupled):
+        """L2 penalty added to the gradient, or decoupled decay of the parameter (AdamW, Loshchilov & Hutter)."""
+        if weight_decay:
+            if decoupled:
+                p.mul_(1 - lr * weight_decay)
+            else:
+                grad = grad + p * weight_decay
+        return grad
+
+    @staticmethod
     def _fused(name, tensors, **kw):
         """Run the backend's optional fused in-place update ``name`` (e.g. ``adam_step``) on ``tensors``
         (param first; None allowed) and return True, or return False when the backend has none so the caller

@@ -30,11 +30,7 @@ class RAdam(Optimizer):
                     st["exp_avg_sq"] = zeros_like(p)
                 st["step"] += 1
                 t = st["step"]
-                if wd:
-                    if g["decoupled_weight_decay"]:
-                        p.mul_(1 - lr * wd)
-                    else:
-                        grad = grad + p * wd
+                grad = self._weight_decay(p, grad, lr, wd, g["decoupled_weight_decay"])
                 m, v = st["exp_avg"], st["exp_avg_sq"]
                 m.lerp_(grad, 1 - b1)
                 v.mul_(b2).add_(grad * grad, alpha=1 - b2)
