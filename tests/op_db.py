@@ -35,6 +35,8 @@ def _b(name, dtypes=FLOATS, low=-2.0, high=2.0, grad=True, **kw):
     return OpInfo(name, lambda m, x, y: getattr(m, name)(x, y), BCAST, dtypes, low, high, grad, **kw)
 
 
+SQ = [[(3, 3)], [(2, 3, 3)]]
+
 OPS = [
     # unary floating
     _u("exp"), _u("exp2"), _u("expm1"), _u("log", 0.1, 3), _u("log2", 0.1, 3), _u("log10", 0.1, 3),
@@ -306,4 +308,50 @@ OPS = [
         x * 3, y.sigmoid(), pos_weight=pw.abs()), [[(3, 4), (3, 4), (4,)]]),
     OpInfo("kl_div", lambda m, x, y: m.nn.functional.kl_div(x.log_softmax(1), y.softmax(1), reduction="batchmean"),
            [[(3, 4), (3, 4)]]),
+    # linear algebra (LAPACK ops): inputs made well-conditioned, outputs combined so that they do not depend on
+    # the sign convention of eigen- and singular vectors
+    OpInfo("linalg_inv", lambda m, x: m.linalg.inv(_wc(m, x)), SQ),
+    OpInfo("linalg_det", lambda m, x: m.linalg.det(_wc(m, x)), SQ),
+    OpInfo("linalg_slogdet", lambda m, x: m.linalg.slogdet(_wc(m, x) - 4.5 * _eye(m, x))[1], SQ),
+    OpInfo("linalg_solve", lambda m, a, b: m.linalg.solve(_wc(m, a), b), [[(3, 3), (3, 2)], [(2, 3, 3), (3, 1)],
+                                                                          [(2, 3, 3), (2, 3)]]),
+    OpInfo("linalg_solve_right", lambda m, a, b: m.linalg.solve(_wc(m, a), b, left=False), [[(3, 3), (2, 3)]]),
+    OpInfo("linalg_cholesky", lambda m, x: m.linalg.cholesky(_spd(m, x)), SQ),
+    OpInfo("linalg_cholesky_upper", lambda m, x: m.linalg.cholesky(_spd(m, x), upper=True), SQ[:1]),
+    OpInfo("linalg_eigh", lambda m, x: (lambda r: r[1] * r[1] * r[0].unsqueeze(-2))(m.linalg.eigh(x + x.mT)), SQ,
+           rtol=1e-3, atol=1e-4),
+    OpInfo("linalg_eigvalsh_upper", lambda m, x: m.linalg.eigvalsh(x + x.mT, UPLO="U"), SQ),
+    OpInfo("linalg_svd", lambda m, x: (lambda r: r.U @ r.Vh * r.S.sum(-1, keepdim=True).unsqueeze(-1))(
+        m.linalg.svd(x, full_matrices=False)), [[(4, 3)], [(3, 4)], [(2, 3, 3)]], rtol=1e-3, atol=1e-4),
+    OpInfo("linalg_svd_full", lambda m, x: (lambda r: r.U @ r.Vh[..., :3, :] + r.S.sum())(m.linalg.svd(x)), [[(3, 4)]],
+           rtol=1e-3, atol=1e-4),
+    OpInfo("linalg_svdvals", lambda m, x: m.linalg.svdvals(x), [[(4, 3)], [(2, 3, 5)]]),
+    OpInfo("linalg_qr", lambda m, x: (lambda r: r.Q * m.arange(1.0, 4.0, dtype=x.dtype, device=x.device) + r.R.sum())(
+        m.linalg.qr(_wc(m, x) if x.shape[-1] == x.shape[-2] else x)), [[(5, 3)], [(2, 3, 3)], [(3, 5)]], rtol=1e-3,
+        atol=1e-4),
+    OpInfo("linalg_qr_r", lambda m, x: m.linalg.qr(x, mode="r")[1], [[(5, 3)]], grad=False),
+    OpInfo("linalg_pinv", lambda m, x: m.linalg.pinv(x), [[(4, 3)], [(2, 3, 5)]], rtol=1e-3, atol=1e-4),
+    OpInfo("linalg_vector_norm", lambda m, x: m.linalg.vector_norm(x, 3.0, dim=-1), [[(3, 4)], [(2, 3, 4)]]),
+    OpInfo("linalg_vector_norm_zero_row", lambda m, x: m.linalg.vector_norm(x * (x[:, :1] > 0), dim=1), [[(5, 4)]],
+           gradcheck=False),
+    OpInfo("linalg_norm_fro", lambda m, x: m.linalg.norm(x), [[(3, 4)], [(2, 3, 4)]]),
+    OpInfo("linalg_matrix_norm_nuc", lambda m, x: m.linalg.matrix_norm(x, "nuc"), [[(3, 4)], [(2, 4, 3)]]),
+    OpInfo("linalg_matrix_norm_2", lambda m, x: m.linalg.matrix_norm(x, 2, keepdim=True), [[(3, 4)]]),
+    OpInfo("linalg_matrix_norm_1", lambda m, x: m.linalg.norm(x, 1, dim=(0, 1)), [[(3, 4)]]),
+    OpInfo("linalg_matrix_norm_inf", lambda m, x: m.linalg.norm(x, float("-inf"), dim=(-1, -2)), [[(2, 3, 4)]]),
+    OpInfo("det_method", lambda m, x: _wc(m, x).det() + _wc(m, x).inverse().sum(), SQ),
 ]
+
+
+
+def _eye(m, x):
+    return m.eye(x.shape[-1], dtype=x.dtype, device=x.device)
+
+
+def _wc(m, x):
+    return x + 4 * _eye(m, x)
+
+
+def _spd(m, x):
+    return x @ x.mT + x.shape[-1] * _eye(m, x)
+

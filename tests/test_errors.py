@@ -113,3 +113,29 @@ def test_no_silent_wrong_dtype_on_inplace_int():
     assert x.dtype is tt.int64 and x.tolist() == [3, 3, 3]
     x.mul_(tt.tensor(2))
     assert x.tolist() == [6, 6, 6]
+
+
+def test_linalg_errors():
+    with pytest.raises(tt.linalg.LinAlgError, match="singular"):
+        tt.linalg.inv(tt.zeros(3, 3))
+    assert issubclass(tt.linalg.LinAlgError, RuntimeError)
+    with pytest.raises(RuntimeError, match="square matrices, but they are 3 by 4"):
+        tt.linalg.inv(tt.zeros(3, 4))
+    with pytest.raises(RuntimeError, match="Expected a floating point"):
+        tt.linalg.det(tt.zeros(3, 3, dtype=tt.int64))
+    with pytest.raises(tt.linalg.LinAlgError, match="positive-definite"):
+        tt.linalg.cholesky(-tt.eye(3))
+    with pytest.raises(RuntimeError, match="Incompatible shapes"):
+        tt.linalg.solve(tt.eye(3), tt.ones(4, 2))
+    a = tt.randn(4, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="mode='r'"):
+        tt.linalg.qr(a, mode="r").R.sum().backward()
+    with pytest.raises(RuntimeError, match="not differentiable when mode='complete'"):
+        tt.linalg.qr(a, mode="complete").R.sum().backward()
+
+
+def test_linalg_on_meta_device():
+    a = tt.empty(2, 5, 3, device="meta")
+    U, S, Vh = tt.linalg.svd(a, full_matrices=False)
+    assert (U.shape, S.shape, Vh.shape) == ((2, 5, 3), (2, 3), (2, 3, 3))
+    assert U.device.type == "meta"

@@ -97,7 +97,8 @@ def test_gradcheck(op):
 DOUBLE = ["exp", "log", "sqrt", "tanh", "sigmoid", "mul", "div", "pow", "matmul", "softmax", "log_softmax", "sum_dim",
           "gelu", "conv2d", "max_pool2d", "layer_norm", "cross_entropy", "nll_loss_weight", "linear",
           "softmax_weighted", "log_softmax_weighted", "nll_loss_weighted",
-          "gelu_tanh", "gelu_weighted", "gelu_tanh_weighted", "getitem_int_tensor", "narrow", "cat"]
+          "gelu_tanh", "gelu_weighted", "gelu_tanh_weighted", "getitem_int_tensor", "narrow", "cat",
+          "linalg_inv", "linalg_det", "linalg_solve", "linalg_cholesky", "linalg_eigh", "linalg_svd", "linalg_qr"]
 
 
 @pytest.mark.parametrize("op", [o for o in OPS if o.name in DOUBLE], ids=lambda o: o.name)

@@ -33,6 +33,8 @@ from ._ops.indexing import *  # noqa: E402,F401,F403
 from ._ops.shape import *  # noqa: E402,F401,F403
 from ._ops.linalg import *  # noqa: E402,F401,F403
 from ._ops.nn import *  # noqa: E402,F401,F403
+from ._ops.lapack import det, inverse, logdet, slogdet  # noqa: E402,F401
+from . import linalg  # noqa: E402
 from . import autograd  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from . import nn, optim, utils, datasets, opencl  # noqa: E402

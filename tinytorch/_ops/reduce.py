@@ -322,7 +322,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
     if p == "fro" or p == 2:
-        return sqrt(sum(input * input, dim, keepdim))
+        return _root(sum(input * input, dim, keepdim), 2, input.requires_grad)
     if p == "nuc":
         raise NotImplementedError("norm(p='nuc') is not supported by tinytorch")
     a = abs(input)
@@ -334,7 +334,17 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         return sum(a != 0, dim, keepdim).to(input.dtype)
     if p == 1:
         return sum(a, dim, keepdim)
-    return sum(a ** p, dim, keepdim) ** (1.0 / p)
+    return _root(sum(a ** p, dim, keepdim), p, input.requires_grad)
+
+
+def _root(s, p, safe):
+    """s ** (1/p); with ``safe``, a zero norm gets gradient 0 (as PyTorch's norm backward) instead of NaN."""
+    from .pointwise import where
+    r = (lambda v: sqrt(v)) if p == 2 else (lambda v: v ** (1.0 / p))
+    if not safe or p < 1:
+        return r(s)
+    zero = s == 0
+    return where(zero, 0.0, r(where(zero, 1.0, s)))
 
 
 def _scan_meta(a, dim, dtype=None):

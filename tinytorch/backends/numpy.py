@@ -461,6 +461,40 @@ KERNELS = {
 KERNELS = {k: v for k, v in KERNELS.items() if v is not None}
 
 
+def _pack(batch, *parts):
+    # multi-output LAPACK ops hand back one flat-packed array (see tinytorch/_ops/lapack.py)
+    return np.concatenate([p.reshape(batch + (-1,)) for p in parts], axis=-1)
+
+
+def _eigh(a, UPLO):
+    w, v = np.linalg.eigh(a, UPLO)
+    return _pack(a.shape[:-2], w, v)
+
+
+def _svd(a, full_matrices):
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    return _pack(a.shape[:-2], u, s, vh)
+
+
+def _qr(a, mode):
+    q, r = np.linalg.qr(a, mode="reduced" if mode == "r" else mode)
+    return _pack(a.shape[:-2], q, r)
+
+
+def _lapack(fn):
+    def k(a):
+        with _quiet():
+            return np.asarray(fn(a), dtype=a.dtype)
+    return k
+
+
+KERNELS.update({
+    "linalg_inv": _lapack(np.linalg.inv), "linalg_det": _lapack(np.linalg.det),
+    "linalg_cholesky": _lapack(np.linalg.cholesky), "linalg_solve": lambda a, b: np.linalg.solve(a, b),
+    "linalg_eigh": _eigh, "linalg_svd": _svd, "linalg_qr": _qr,
+})
+
+
 def _dense(shape, strides, isz):
     expected = isz
     for n, st in sorted(zip(shape, strides), key=lambda p: p[1]):

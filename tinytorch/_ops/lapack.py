@@ -1,0 +1,471 @@
+"""Matrix decompositions and solves (``torch.linalg``): inv, det, slogdet, solve, cholesky, eigh, svd, qr.
+
+Each is one op whose kernel calls LAPACK (NumPy's ``np.linalg`` on ``cpu``). A backend without the kernel
+runs it through the ``cpu`` backend and copies the result back (the op's decomposition), so every device
+gets them; the backward formulas are tinytorch ops and run on the tensor's own device.
+
+Ops with several differentiable outputs (eigh, svd, qr) return one packed tensor, flat in its last dim;
+the public function splits it into views, so the gradients of all the parts reach one backward formula.
+Backward formulas follow PyTorch's ``FunctionsManual.cpp`` (real case) and, for QR, Walter & Lehmann,
+"Algorithmic differentiation of linear algebra functions" (2018).
+"""
+import collections
+import math
+
+from .. import _dtype as _dt
+from .._dispatch import defop, dispatch
+from .._tensor import Tensor
+from ._util import method
+
+
+linalg_eigh = collections.namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
+linalg_svd = collections.namedtuple("linalg_svd", ["U", "S", "Vh"])
+linalg_qr = collections.namedtuple("linalg_qr", ["Q", "R"])
+linalg_slogdet = collections.namedtuple("linalg_slogdet", ["sign", "logabsdet"])
+
+
+class LinAlgError(RuntimeError):
+    """A matrix that the requested decomposition cannot handle (``torch.linalg.LinAlgError``)."""
+
+
+def _check(A, op, square=True, ndim=2):
+    if not isinstance(A, Tensor):
+        raise TypeError(f"{op}(): argument 'A' (position 1) must be Tensor, not {type(A).__name__}")
+    if A.ndim < ndim:
+        raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
+    if not A.dtype.is_floating_point or A.dtype in (_dt.float16, _dt.bfloat16):
+        name = {_dt.float16: "Half", _dt.bfloat16: "BFloat16"}.get(A.dtype, A.type()[:-6].title())
+        raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {name}")
+    if square and A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(f"{op}: A must be batches of square matrices, but they are {A._shape[-2]} by "
+                           f"{A._shape[-1]} matrices")
+
+
+def _on_cpu(name):
+    """Decomposition for backends without a LAPACK kernel: run the op on ``cpu``, copy the result back."""
+    def decomp(*args, **kw):
+        dev = next(a.device for a in args if isinstance(a, Tensor))
+        out = dispatch(OPS[name], tuple(a.cpu() if isinstance(a, Tensor) else a for a in args), kw)
+        return tuple(o.to(dev) for o in out) if isinstance(out, tuple) else out.to(dev)
+    return decomp
+
+
+OPS = {}
+
+
+def _defop(name, meta, backward, save_output=True):
+    op = defop(name, meta, backward, decomp=_on_cpu(name), save_output=save_output)
+    OPS[name] = op
+    return op
+
+
+def _run(op, args, kw=None, what=""):
+    import numpy as np
+    try:
+        return dispatch(op, args, kw)
+    except np.linalg.LinAlgError:
+        raise LinAlgError(what) from None
+
+
+def _mT(x):
+    return x.transpose(-2, -1)
+
+
+# ---- inv, det, slogdet -------------------------------------------------------------------------------------
+def _inv_meta(A):
+    return [(A._shape, A.dtype)], [None]
+
+
+def _inv_bw(c, g):
+    Ai = c.out
+    return -(_mT(Ai) @ g @ _mT(Ai))
+
+
+_inv_op = _defop("linalg_inv", _inv_meta, _inv_bw)
+
+
+def inv(A, *, out=None):
+    """Inverse of square matrices A (*, n, n) -> (*, n, n) (``torch.linalg.inv``).
+
+    RuntimeError for non-square or integer input; LinAlgError for a singular matrix.
+    """
+    _check(A, "linalg.inv")
+    r = _run(_inv_op, (A,), None, "linalg.inv: The diagonal element is zero, the inversion could not be completed "
+                                  "because the input matrix is singular.")
+    return r if out is None else out._write(r)
+
+
+def _det_meta(A):
+    return [(A._shape[:-2], A.dtype)], [None]
+
+
+def _det_bw(c, g):
+    (A,) = c.inputs
+    d = c.out
+    return (g * d).unsqueeze(-1).unsqueeze(-1) * _mT(inv(A))
+
+
+_det_op = _defop("linalg_det", _det_meta, _det_bw)
+
+
+def det(A, *, out=None):
+    """Determinant of square matrices (*, n, n) -> (*) (``torch.linalg.det``). The gradient needs A invertible."""
+    _check(A, "linalg.det")
+    r = dispatch(_det_op, (A,))
+    return r if out is None else out._write(r)
+
+
+def slogdet(A, *, out=None):
+    """(sign, log|det A|) of square matrices (*, n, n), each (*) (``torch.linalg.slogdet``)."""
+    _check(A, "linalg.slogdet")
+    from .pointwise import abs as _abs, log, sign
+    d = det(A)
+    return linalg_slogdet(sign(d).detach(), log(_abs(d)))
+
+
+def logdet(A):
+    """log det A; NaN where det A < 0 (``torch.logdet``)."""
+    from .pointwise import log
+    return log(det(A))
+
+
+# ---- solve -------------------------------------------------------------------------------------------------
+def _solve_meta(A, B):
+    from .. import _strides
+    if A.dtype is not B.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{A.type()[:-6].title()} and B of type {B.type()[:-6].title()} instead")
+    if A._shape[-1] != B._shape[-2]:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                           f"({A._shape[-2]}x{A._shape[-1]} and {B._shape[-2]}x{B._shape[-1]})")
+    batch = _strides.broadcast_shapes(A._shape[:-2], B._shape[:-2])
+    return [(batch + B._shape[-2:], A.dtype)], [None, None]
+
+
+def _solve_bw(c, g):
+    A, B = c.inputs
+    X = c.out
+    gB = _solve(_mT(A), g)
+    gA = -(gB @ _mT(X)) if c.next_edges[0] is not None else None
+    return gA, gB
+
+
+_solve_op = _defop("linalg_solve", _solve_meta, _solve_bw)
+
+
+def _solve(A, B):
+    return _run(_solve_op, (A, B), None, "linalg.solve: The solver failed because the input matrix is singular.")
+
+
+def solve(A, B, *, left=True, out=None):
+    """X with A X = B (``left``) or X A = B, for square A (*, n, n) and B (*, n, k) or (*, n)
+    (``torch.linalg.solve``). Batch dims broadcast. LinAlgError for a singular A."""
+    _check(A, "linalg.solve")
+    if not isinstance(B, Tensor):
+        raise TypeError(f"linalg_solve(): argument 'B' (position 2) must be Tensor, not {type(B).__name__}")
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B._shape == A._shape[:-1])
+    if left:
+        r = _solve(A, B.unsqueeze(-1)).squeeze(-1) if vector else _solve(A, B)
+    else:
+        r = _solve(_mT(A), B.unsqueeze(-1)).squeeze(-1) if vector else _mT(_solve(_mT(A), _mT(B)))
+    return r if out is None else out._write(r)
+
+
+# ---- cholesky ----------------------------------------------------------------------------------------------
+def _chol_bw(c, g):
+    from .shape import tril
+    L = c.out
+    M = tril(_mT(L) @ tril(g))
+    phi = 0.5 * (M + _mT(tril(M, -1)))
+    Li = inv(L)
+    return _mT(Li) @ phi @ Li
+
+
+_chol_op = _defop("linalg_cholesky", _inv_meta, _chol_bw)
+
+
+def cholesky(A, *, upper=False, out=None):
+    """Lower-triangular L with A = L L^T for symmetric positive-definite A (*, n, n) (``torch.linalg.cholesky``).
+
+    Only the lower triangle of A is read. ``upper=True`` returns L^T. LinAlgError if A is not positive-definite.
+    """
+    _check(A, "linalg.cholesky")
+    L = _run(_chol_op, (A,), None, "linalg.cholesky: The factorization could not be completed because the input "
+                                   "is not positive-definite.")
+    r = _mT(L) if upper else L
+    return r if out is None else out._write(r)
+
+
+# ---- eigh --------------------------------------------------------------------------------------------------
+def _eigh_meta(A, UPLO):
+    n = A._shape[-1]
+    return [(A._shape[:-2] + (n + n * n,), A.dtype)], [None]
+
+
+def _eigh_bw(c, g):
+    from .creation import eye
+    P = c.out
+    n = c.shapes[0][-1]
+    L, Q = _eigh_split(P, n)
+    gL, gQ = _eigh_split(g, n)
+    I = eye(n, dtype=P.dtype, device=P.device)
+    QtgQ = _mT(Q) @ gQ
+    QtgQ = 0.5 * (QtgQ - _mT(QtgQ))
+    E = L.unsqueeze(-2) - L.unsqueeze(-1) + I  # E_ij = L_j - L_i, 1 on the diagonal
+    inner = QtgQ / E * (1 - I) + gL.unsqueeze(-2) * I
+    return Q @ inner @ _mT(Q)
+
+
+_eigh_op = _defop("linalg_eigh", _eigh_meta, _eigh_bw)
+
+
+def _eigh_split(P, n):
+    return P[..., :n], P[..., n:].unflatten(-1, (n, n))
+
+
+def eigh(A, UPLO="L", *, out=None):
+    """Eigenvalues (ascending, (*, n)) and orthonormal eigenvectors (columns of (*, n, n)) of symmetric A
+    (``torch.linalg.eigh``). Only the ``UPLO`` triangle of A is read. The gradient needs distinct eigenvalues."""
+    _check(A, "linalg.eigh")
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    P = _run(_eigh_op, (A,), {"UPLO": UPLO}, "linalg.eigh: The algorithm failed to converge.")
+    return linalg_eigh(*_eigh_split(P, A._shape[-1]))
+
+
+def eigvalsh(A, UPLO="L"):
+    """Eigenvalues of symmetric A, ascending (``torch.linalg.eigvalsh``)."""
+    return eigh(A, UPLO)[0]
+
+
+# ---- svd ---------------------------------------------------------------------------------------------------
+def _svd_dims(shape, full_matrices):
+    m, n = shape[-2:]
+    k = min(m, n)
+    return m, n, k, (m if full_matrices else k), (n if full_matrices else k)
+
+
+def _svd_meta(A, full_matrices):
+    m, n, k, mu, nv = _svd_dims(A._shape, full_matrices)
+    return [(A._shape[:-2] + (m * mu + k + nv * n,), A.dtype)], [None]
+
+
+def _svd_split(P, m, n, k, mu, nv):
+    U = P[..., :m * mu].unflatten(-1, (m, mu))
+    S = P[..., m * mu:m * mu + k]
+    Vh = P[..., m * mu + k:].unflatten(-1, (nv, n))
+    return U, S, Vh
+
+
+def _svd_bw(c, g):
+    from .creation import eye
+    m, n, k, mu, nv = _svd_dims(c.shapes[0], c.kw["full_matrices"])
+    U, S, Vh = _svd_split(c.out, m, n, k, mu, nv)
+    gU, gS, gVh = _svd_split(g, m, n, k, mu, nv)
+    # the columns beyond k of full U / Vh are arbitrary: only the first k enter the gradient (as in PyTorch)
+    U, gU, Vh, gVh = U[..., :k], gU[..., :k], Vh[..., :k, :], gVh[..., :k, :]
+    V, gV = _mT(Vh), _mT(gVh)
+    I = eye(k, dtype=S.dtype, device=S.device)
+    UtgU = _mT(U) @ gU
+    VtgV = _mT(V) @ gV
+    UtgU = UtgU - _mT(UtgU)
+    VtgV = VtgV - _mT(VtgV)
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + I  # E_jk = S_k^2 - S_j^2, 1 on the diagonal
+    gA = (UtgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VtgV) / E * (1 - I) + gS.unsqueeze(-2) * I
+    if m > k:
+        gUS = gU / S.unsqueeze(-2)
+        gA = (U @ gA + gUS - U @ (_mT(U) @ gUS)) @ Vh
+    elif n > k:
+        gVS = gV / S.unsqueeze(-2)
+        gA = U @ (gA @ Vh + _mT(gVS - V @ (_mT(V) @ gVS)))
+    else:
+        gA = U @ gA @ Vh
+    return gA
+
+
+_svd_op = _defop("linalg_svd", _svd_meta, _svd_bw)
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    """Singular value decomposition A = U diag(S) Vh of A (*, m, n) (``torch.linalg.svd``).
+
+    Returns U (*, m, m) or (*, m, k), S (*, k) descending, Vh (*, n, n) or (*, k, n), k = min(m, n).
+    The gradient needs distinct nonzero singular values; singular vectors are defined up to sign.
+    """
+    _check(A, "linalg.svd", square=False)
+    P = _run(_svd_op, (A,), {"full_matrices": bool(full_matrices)}, "linalg.svd: The algorithm failed to converge.")
+    return linalg_svd(*_svd_split(P, *_svd_dims(A._shape, full_matrices)))
+
+
+def svdvals(A):
+    """Singular values of A (*, m, n) -> (*, min(m, n)), descending (``torch.linalg.svdvals``)."""
+    return svd(A, full_matrices=False)[1]
+
+
+def pinv(A, *, rtol=None, hermitian=False):
+    """Moore-Penrose pseudo-inverse through the SVD (``torch.linalg.pinv``); singular values below
+    ``rtol * max(S)`` (default ``max(m, n) * eps``) count as zero."""
+    from .pointwise import where
+    U, S, Vh = svd(A, full_matrices=False)
+    if rtol is None:
+        rtol = max(A._shape[-2:]) * _dt.finfo(A.dtype).eps
+    keep = S > S.amax(-1, keepdim=True) * rtol
+    Sinv = where(keep, 1 / where(keep, S, 1.0), 0.0)
+    return _mT(Vh) @ (Sinv.unsqueeze(-1) * _mT(U))
+
+
+# ---- qr ----------------------------------------------------------------------------------------------------
+def _qr_dims(shape, mode):
+    m, n = shape[-2:]
+    k = min(m, n)
+    mq = m if mode == "complete" else k
+    return m, n, mq
+
+
+def _qr_meta(A, mode):
+    if mode == "r":
+        mode = "reduced"  # Q is computed (and dropped) so that the kernel has one output layout
+    m, n, mq = _qr_dims(A._shape, mode)
+    return [(A._shape[:-2] + (m * mq + mq * n,), A.dtype)], [None]
+
+
+def _qr_split(P, m, n, mq):
+    return P[..., :m * mq].unflatten(-1, (m, mq)), P[..., m * mq:].unflatten(-1, (mq, n))
+
+
+def _qr_grad_tall(Q, R, gQ, gR):
+    # A = QR with m >= n: gA = (gQ + Q copyltu(M)) R^-T, M = R gR^T - gQ^T Q
+    from .shape import tril
+    M = R @ _mT(gR) - _mT(gQ) @ Q
+    M = tril(M) + _mT(tril(M, -1))
+    return _mT(_solve(R, _mT(gQ + Q @ M)))
+
+
+def _qr_bw(c, g):
+    from .shape import cat
+    if c.kw["mode"] == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+                           "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+    m, n, mq = _qr_dims(c.shapes[0], c.kw["mode"])
+    if c.kw["mode"] == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    Q, R = _qr_split(c.out, m, n, mq)
+    gQ, gR = _qr_split(g, m, n, mq)
+    if m >= n:
+        return _qr_grad_tall(Q, R, gQ, gR)
+    # wide A = [X | Y] with X = Q U square: Y = Q V adds Q gV to gX's Q-gradient
+    (A,) = c.inputs
+    Y = A[..., m:]
+    U, gU, gV = R[..., :m], gR[..., :m], gR[..., m:]
+    gX = _qr_grad_tall(Q, U, gQ + Y @ _mT(gV), gU)
+    return cat([gX, Q @ gV], -1)
+
+
+_qr_op = _defop("linalg_qr", _qr_meta, _qr_bw)
+
+
+def qr(A, mode="reduced", *, out=None):
+    """QR decomposition A = Q R of A (*, m, n) (``torch.linalg.qr``).
+
+    mode 'reduced': Q (*, m, k), R (*, k, n), k = min(m, n); 'complete': Q (*, m, m), R (*, m, n);
+    'r': an empty Q and the reduced R.
+    """
+    _check(A, "linalg.qr", square=False)
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+                           "'r', or 'complete'")
+    m, n, mq = _qr_dims(A._shape, "complete" if mode == "complete" else "reduced")
+    P = dispatch(_qr_op, (A,), {"mode": mode})
+    Q, R = _qr_split(P, m, n, mq)
+    if mode == "r":
+        from .creation import empty
+        Q = empty(0, dtype=A.dtype, device=A.device)
+    return linalg_qr(Q, R)
+
+
+# ---- norms -------------------------------------------------------------------------------------------------
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Vector ``ord``-norm of ``x`` over ``dim`` (all elements when None) (``torch.linalg.vector_norm``).
+
+    ord: any real number, inf or -inf. The gradient at a zero vector is 0, as in PyTorch.
+    """
+    from .reduce import norm
+    if not isinstance(x, Tensor):
+        raise TypeError(f"linalg_vector_norm(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{x.type()[:-6].title()}")
+    if isinstance(ord, str):
+        raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
+    r = norm(x, ord, dim, keepdim, dtype=dtype)
+    return r if out is None else out._write(r)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    """Matrix norm of A over the two dims ``dim`` (``torch.linalg.matrix_norm``).
+
+    ord: 'fro', 'nuc', inf, -inf, 1, -1, 2, -2 (2 and 'nuc' through the singular values).
+    """
+    from .. import _strides
+    from .reduce import amax, amin, sum as _sum
+    from .pointwise import abs as _abs
+    if dtype is not None:
+        A = A.to(dtype)
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    d0, d1 = (_strides.wrap_dim(d, A.ndim) for d in dim)
+    if ord == "fro":
+        r = vector_norm(A, 2, (d0, d1), keepdim)
+    elif ord in ("nuc", 2, -2):
+        s = svdvals(A.movedim((d0, d1), (-2, -1)))
+        r = s.sum(-1) if ord == "nuc" else (s.amax(-1) if ord == 2 else s.amin(-1))
+        if keepdim:
+            r = r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+    elif ord in (1, -1, math.inf, -math.inf):
+        # 1: max column sum (sum over rows d0); inf: max row sum
+        sum_dim, red_dim = (d0, d1) if ord in (1, -1) else (d1, d0)
+        s = _sum(_abs(A), sum_dim, keepdim=True)
+        r = (amax if ord > 0 else amin)(s, red_dim, keepdim=True)
+        if not keepdim:
+            r = r.squeeze((d0, d1))
+    else:
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    return r if out is None else out._write(r)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    """``torch.linalg.norm``: a vector norm when ``dim`` is an int or A is 1-D (or ord is None and dim is None,
+    over all elements), a matrix norm when ``dim`` is a pair or A is 2-D."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None and len(dim) == 2 or (dim is None and ord is not None and A.ndim == 2):
+        r = matrix_norm(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+    else:
+        if ord is not None and dim is None and A.ndim != 1:
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                               f"{A.ndim}D.")
+        r = vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+    return r if out is None else out._write(r)
+
+
+# ---- tensor methods and torch.* aliases --------------------------------------------------------------------
+@method("inverse")
+def inverse(input):
+    """``torch.inverse``: ``linalg.inv``."""
+    return inv(input)
+
+
+method("det")(det)
+method("logdet")(logdet)
+method("slogdet")(slogdet)
+
+
+@method("cholesky")
+def _tensor_cholesky(input, upper=False):
+    return cholesky(input, upper=upper)
+
+
+def linalg_det(A):
+    return det(A)

@@ -1,0 +1,11 @@
+"""``tinytorch.linalg``: decompositions, solves and norms, as ``torch.linalg``.
+
+The ops live in ``tinytorch/_ops/lapack.py`` (kernels: NumPy's LAPACK on ``cpu``); ``matmul`` and friends in
+``tinytorch/_ops/linalg.py``.
+"""
+from ._ops.lapack import (LinAlgError, cholesky, det, eigh, eigvalsh, inv, matrix_norm, norm, pinv, qr, slogdet,
+                          solve, svd, svdvals, vector_norm)
+from ._ops.linalg import matmul
+
+__all__ = ["LinAlgError", "cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_norm", "matmul", "norm", "pinv",
+           "qr", "slogdet", "solve", "svd", "svdvals", "vector_norm"]
