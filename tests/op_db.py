@@ -340,8 +340,59 @@ OPS = [
     OpInfo("linalg_matrix_norm_1", lambda m, x: m.linalg.norm(x, 1, dim=(0, 1)), [[(3, 4)]]),
     OpInfo("linalg_matrix_norm_inf", lambda m, x: m.linalg.norm(x, float("-inf"), dim=(-1, -2)), [[(2, 3, 4)]]),
     OpInfo("det_method", lambda m, x: _wc(m, x).det() + _wc(m, x).inverse().sum(), SQ),
+    # convolution, pooling and resampling breadth
+    OpInfo("conv3d", lambda m, x, w, b: m.nn.functional.conv3d(x, w, b, stride=(1, 2, 1), padding=(1, 0, 1),
+                                                                dilation=(2, 1, 1)),
+           [[(2, 3, 5, 4, 4), (4, 3, 2, 2, 3), (4,)]], atol=1e-5),
+    OpInfo("conv3d_same_groups", lambda m, x, w: m.nn.functional.conv3d(x, w, padding="same", groups=2),
+           [[(1, 4, 4, 3, 4), (2, 2, 2, 3, 2)]]),
+    OpInfo("conv_transpose2d", lambda m, x, w, b: m.nn.functional.conv_transpose2d(x, w, b, stride=2, padding=1,
+                                                                                   output_padding=1),
+           [[(2, 3, 4, 3), (3, 4, 3, 3), (4,)]]),
+    OpInfo("conv_transpose2d_groups", lambda m, x, w: m.nn.functional.conv_transpose2d(
+        x, w, stride=(2, 1), padding=(0, 1), groups=2, dilation=2, output_padding=(1, 1)),
+        [[(2, 4, 3, 4), (4, 2, 2, 3)]]),
+    OpInfo("conv_transpose1d", lambda m, x, w, b: m.nn.functional.conv_transpose1d(x, w, b, stride=3, padding=1,
+                                                                                   output_padding=2),
+           [[(2, 3, 5), (3, 2, 3), (2,)], [(3, 5), (3, 2, 3), (2,)]]),
+    OpInfo("max_pool3d", lambda m, x: m.nn.functional.max_pool3d(x, 3, 2, 1), [[(2, 2, 5, 4, 5)], [(2, 4, 4, 3)]]),
+    OpInfo("max_pool3d_indices", lambda m, x: m.nn.functional.max_pool3d(
+        x, (2, 3, 2), (2, 1, 2), (1, 1, 0), dilation=(2, 1, 1), ceil_mode=True, return_indices=True)[1],
+        [[(2, 2, 5, 4, 5)]], grad=False),
+    OpInfo("max_pool2d_pad_all_inf", lambda m, x: m.nn.functional.max_pool2d(
+        m.where(x > 0, x, float("-inf")), 3, 2, 1, return_indices=True)[1], [[(2, 2, 5, 6)]], grad=False),
+    OpInfo("interpolate_nearest", lambda m, x: m.nn.functional.interpolate(x, size=(5, 3)), [[(2, 3, 4, 5)]]),
+    OpInfo("interpolate_nearest_exact", lambda m, x: m.nn.functional.interpolate(x, scale_factor=1.5,
+                                                                                 mode="nearest-exact"),
+           [[(2, 3, 4, 5)], [(2, 3, 4)]]),
+    OpInfo("interpolate_bilinear", lambda m, x: m.nn.functional.interpolate(x, scale_factor=(1.7, 0.6),
+                                                                            mode="bilinear"), [[(2, 3, 4, 5)]]),
+    OpInfo("interpolate_bilinear_ac", lambda m, x: m.nn.functional.interpolate(x, size=(6, 7), mode="bilinear",
+                                                                               align_corners=True),
+           [[(2, 3, 4, 5)]]),
+    OpInfo("interpolate_bicubic", lambda m, x: m.nn.functional.interpolate(x, size=(7, 3), mode="bicubic"),
+           [[(1, 2, 4, 5)]]),
+    OpInfo("interpolate_linear", lambda m, x: m.nn.functional.interpolate(x, scale_factor=2.5, mode="linear",
+                                                                          recompute_scale_factor=True),
+           [[(2, 3, 4)]]),
+    OpInfo("interpolate_trilinear", lambda m, x: m.nn.functional.interpolate(x, scale_factor=(2, 1.5, 0.5),
+                                                                             mode="trilinear"),
+           [[(1, 2, 3, 2, 4)]]),
+    OpInfo("interpolate_area", lambda m, x: m.nn.functional.interpolate(x, size=(2, 3), mode="area"),
+           [[(2, 3, 4, 6)]]),
+    OpInfo("instance_norm", lambda m, x, w, b: m.nn.functional.instance_norm(x, weight=w, bias=b),
+           [[(2, 3, 4, 5), (3,), (3,)], [(2, 3, 7), (3,), (3,)]]),
+    OpInfo("embedding_bag_mean", lambda m, w, i: m.nn.functional.embedding_bag(i, w), [[(6, 3), (4, 5)]],
+           int_inputs={1: 6}),
+    OpInfo("embedding_bag_sum_psw", lambda m, w, i, p: m.nn.functional.embedding_bag(
+        i, w, mode="sum", per_sample_weights=p, padding_idx=2), [[(6, 3), (4, 5), (4, 5)]], int_inputs={1: 6}),
+    OpInfo("embedding_bag_max_offsets", lambda m, w, i: m.nn.functional.embedding_bag(
+        i, w, m.tensor([0, 3, 3, 7], device=i.device), mode="max", padding_idx=1), [[(6, 3), (10,)]],
+        int_inputs={1: 6}),
+    OpInfo("embedding_bag_mean_last_offset", lambda m, w, i: m.nn.functional.embedding_bag(
+        i, w, m.tensor([0, 2, 2, 9, 10], device=i.device), include_last_offset=True, padding_idx=0),
+        [[(6, 3), (10,)]], int_inputs={1: 6}),
 ]
-
 
 
 def _eye(m, x):

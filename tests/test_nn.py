@@ -37,6 +37,20 @@ MODULES = [
                                            n.LogSoftmax(dim=1)), (3, 5)),
     ("bn1d", lambda n: n.BatchNorm1d(4, momentum=0.3), (6, 4)),
     ("groups", lambda n: n.Conv2d(4, 6, 3, groups=2, dilation=2), (1, 4, 7, 7)),
+    ("conv3d", lambda n: n.Sequential(n.Conv3d(2, 4, (2, 3, 3), stride=(1, 2, 1), padding=1), n.MaxPool3d(2),
+                                      n.InstanceNorm3d(4, affine=True, track_running_stats=True)), (2, 2, 5, 6, 6)),
+    ("autoencoder", lambda n: n.Sequential(n.Conv2d(2, 4, 3, stride=2, padding=1), n.ReLU(),
+                                           n.ConvTranspose2d(4, 3, 3, stride=2, padding=1, output_padding=1),
+                                           n.ReLU(), n.InstanceNorm2d(3), n.Upsample(scale_factor=1.5, mode="bilinear")),
+     (2, 2, 6, 6)),
+    ("conv_transpose1d", lambda n: n.Sequential(n.ConvTranspose1d(4, 6, 3, stride=2, groups=2, dilation=2),
+                                                n.InstanceNorm1d(6, momentum=0.3, track_running_stats=True),
+                                                n.Upsample(size=20)), (2, 4, 7)),
+    ("padding_modes", lambda n: n.Sequential(n.Conv2d(2, 3, 3, padding=1, padding_mode="reflect"),
+                                             n.Conv2d(3, 3, (3, 2), padding="same", padding_mode="circular"),
+                                             n.Conv2d(3, 2, 3, padding=(2, 1), padding_mode="replicate"),
+                                             n.UpsamplingNearest2d(scale_factor=2), n.UpsamplingBilinear2d((5, 5))),
+     (2, 2, 5, 6)),
 ]
 
 
@@ -180,3 +194,31 @@ def test_max_pool_nan_and_ties_match_torch(device):
     v.sum().backward()
     v_th.sum().backward()
     assert_close(ours.grad.cpu(), xt.grad, "float32")
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_module_matches_torch(mode):
+    m_th, m_tt = same_module(lambda n: n.EmbeddingBag(10, 4, mode=mode, padding_idx=3))
+    idx = np.random.default_rng(0).integers(0, 10, 12)
+    offsets = [0, 5, 5, 9]
+    out_tt = m_tt(tt.tensor(idx), tt.tensor(offsets))
+    out_th = m_th(torch.tensor(idx), torch.tensor(offsets))
+    assert_close(out_tt, out_th, rtol=1e-5, atol=1e-6)
+    out_tt.pow(2).sum().backward()
+    out_th.pow(2).sum().backward()
+    assert_close(m_tt.weight.grad, m_th.weight.grad, rtol=1e-5, atol=1e-6)
+    bag = nn.EmbeddingBag.from_pretrained(tt.ones(3, 2), mode="sum")
+    assert not bag.weight.requires_grad
+    assert bag(tt.tensor([[0, 2], [1, 1]])).tolist() == [[2.0, 2.0], [2.0, 2.0]]
+
+
+def test_conv_transpose_output_size_matches_torch():
+    m_th, m_tt = same_module(lambda n: n.ConvTranspose2d(3, 2, 3, stride=3, padding=1))
+    a = np.random.default_rng(0).standard_normal((1, 3, 4, 4)).astype(np.float32)
+    for size in [(10, 10), (11, 12), [1, 2, 12, 10]]:
+        assert_close(m_tt(tt.tensor(a), output_size=size), m_th(torch.tensor(a), output_size=size), rtol=1e-5,
+                     atol=1e-6)
+    with pytest.raises(ValueError, match="valid sizes range from 10 to 12"):
+        m_tt(tt.tensor(a), output_size=(13, 10))
+    with pytest.raises(ValueError):
+        torch.nn.ConvTranspose2d(3, 2, 3, stride=3, padding=1)(torch.tensor(a), output_size=(13, 10))

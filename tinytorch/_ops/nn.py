@@ -267,6 +267,19 @@ def pool_geometry(h, w, kernel_size, stride, padding, dilation, ceil_mode):
     return oh, ow, eh, ew
 
 
+def first_valid_tap(oh, ow, h, w, stride, padding, dilation):
+    """Flat h*W+w index of the first in-bounds element of each pooling window, (oh, ow) int64 (NumPy).
+
+    PyTorch's kernel starts each window's argmax there, so a window of only -inf (or only padding) reports
+    a real element, never a padding position."""
+    def first(n_out, s, p, d):
+        start = np.arange(n_out) * s - p
+        tap = np.where(start < 0, -(start // d), 0)  # ceil(-start / d) for negative starts
+        return start + tap * d
+    return (first(oh, stride[0], padding[0], dilation[0]).reshape(oh, 1) * w
+            + first(ow, stride[1], padding[1], dilation[1])).astype(np.int64)
+
+
 def _max_pool_meta(x, kernel_size, stride, padding, dilation, ceil_mode):
     if x.ndim != 4:
         raise RuntimeError(f"max_pool2d: expected a 4-D (N, C, H, W) input, got {x.ndim}-D")
@@ -306,7 +319,13 @@ def _max_pool_decomp(x, kernel_size, stride, padding, dilation, ceil_mode):
         arg = where(values.isnan(), kh * kw - 1 - win.flip(0).max(0)[1], arg)
     row = arange(oh, device=x.device).reshape(oh, 1) * sh - ph + (arg // kw) * dh
     col = arange(ow, device=x.device) * sw - pw + (arg % kw) * dw
-    return values, row * w + col
+    idx = row * w + col
+    if ph or pw or eh or ew:
+        from .creation import _from_host
+        from .pointwise import where
+        first = _from_host(first_valid_tap(oh, ow, h, w, stride, padding, dilation), _dt.int64, x.device)
+        idx = where(values == low, first, idx)
+    return values, idx
 
 
 def _max_pool_bw(c, g):

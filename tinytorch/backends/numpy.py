@@ -251,7 +251,13 @@ def _max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
                 np.maximum(best, sl, out=best)
             code += better * np.int16(t) - better * code
     base = (np.arange(oh).reshape(oh, 1) * sh - ph) * w + np.arange(ow) * sw - pw
-    return best, base + np.asarray(offsets, np.int64)[code]
+    idx = base + np.asarray(offsets, np.int64)[code]
+    if ph or pw or eh or ew:
+        from .._ops.nn import first_valid_tap
+        # a window holding nothing above the padding value reports its first real element, as PyTorch
+        np.copyto(idx, np.broadcast_to(first_valid_tap(oh, ow, h, w, stride, padding, dilation), idx.shape),
+                  where=best == low)
+    return best, idx
 
 
 def _phi(x):

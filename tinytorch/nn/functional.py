@@ -277,6 +277,106 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return out.squeeze(0) if unbatched else out
 
 
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution: input (N, C_in, D, H, W) or unbatched, weight (C_out, C_in/groups, kd, kh, kw)
+    -> (N, C_out, D_out, H_out, W_out) (``torch.nn.functional.conv3d``).
+
+    Written as a sum over the kd depth taps of 2-D convolutions of strided depth slices, so its gradient
+    comes from conv2d's.
+    """
+    unbatched = input.ndim == 4
+    if unbatched:
+        input = input.unsqueeze(0)
+    if input.ndim != 5:
+        raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: "
+                           f"{list(input._shape)}")
+    stride, dilation = _pair(stride, 3), _pair(dilation, 3)
+    cout, cin_g, kd, kh, kw = weight._shape
+    pad, extra = _conv_padding(padding, (kd, kh, kw), dilation, stride, 3)
+    if extra:
+        input = _pad(input, (0, extra[2], 0, extra[1], 0, extra[0]))
+    if input._shape[1] != cin_g * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight._shape)}, expected input"
+                           f"{list(input._shape)} to have {cin_g * groups} channels, but got {input._shape[1]} "
+                           "channels instead")
+    if pad[0]:
+        input = _pad(input, (0, 0, 0, 0, pad[0], pad[0]))
+    n, cin, d = input._shape[:3]
+    od = (d - dilation[0] * (kd - 1) - 1) // stride[0] + 1
+    if od <= 0:
+        raise RuntimeError(f"Calculated output size is too small: input depth {d} (padded), kernel {kd}")
+    out = None
+    for i in range(kd):
+        start = i * dilation[0]
+        xs = input[:, :, start:start + stride[0] * (od - 1) + 1:stride[0]]  # (N, C, od, H, W)
+        xs = xs.transpose(1, 2).reshape((n * od, cin) + input._shape[3:])
+        y = conv2d(xs, weight[:, :, i], None, stride[1:], pad[1:], dilation[1:], groups)
+        out = y if out is None else out + y
+    out = out.reshape((n, od) + out._shape[1:]).transpose(1, 2)
+    if bias is not None:
+        out = out + bias.reshape(1, cout, 1, 1, 1)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Transposed 2-D convolution (the gradient of conv2d with respect to its input) as matmul + col2im.
+
+    input (N, C_in, H, W) or unbatched; weight (C_in, C_out/groups, kh, kw); returns (N, C_out, H_out, W_out)
+    with H_out = (H - 1) * stride - 2 * padding + dilation * (kh - 1) + output_padding + 1
+    (``torch.nn.functional.conv_transpose2d``).
+    """
+    from .._ops.nn import col2im
+    unbatched = input.ndim == 3
+    if unbatched:
+        input = input.unsqueeze(0)
+    if input.ndim != 4:
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of "
+                           f"size: {list(input._shape)}")
+    stride, padding, dilation = _pair(stride), _pair(padding), _pair(dilation)
+    output_padding = _pair(output_padding)
+    cin, cout_g, kh, kw = weight._shape
+    n, c, h, w = input._shape
+    if c != cin:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight._shape)}, expected input"
+                           f"{list(input._shape)} to have {cin} channels, but got {c} channels instead")
+    if cin % groups:
+        raise RuntimeError("in_channels must be divisible by groups")
+    for op_, s_, d_ in zip(output_padding, stride, dilation):
+        if op_ >= s_ and op_ >= d_:
+            raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
+                               f"output_padding_height: {output_padding[0]} output_padding_width: "
+                               f"{output_padding[1]} stride_height: {stride[0]} stride_width: {stride[1]} "
+                               f"dilation_height: {dilation[0]} dilation_width: {dilation[1]}")
+    cout = cout_g * groups
+    x = input.transpose(0, 1).reshape(groups, cin // groups, n * h * w)
+    cols = weight.reshape(groups, cin // groups, cout_g * kh * kw).mT.matmul(x)  # (g, C_out/g*kh*kw, N*H*W)
+    fh = (h - 1) * stride[0] + dilation[0] * (kh - 1) + 1  # the uncropped output
+    fw = (w - 1) * stride[1] + dilation[1] * (kw - 1) + 1
+    if fh - 2 * padding[0] + output_padding[0] <= 0 or fw - 2 * padding[1] + output_padding[1] <= 0:
+        raise RuntimeError(f"conv_transpose2d: calculated output size "
+                           f"({fh - 2 * padding[0] + output_padding[0]}x{fw - 2 * padding[1] + output_padding[1]}) "
+                           "is too small")
+    out = col2im(cols.reshape(cout * kh * kw, n, h * w), (fh, fw), (kh, kw), dilation, (0, 0), stride)
+    # padding crops both sides; output_padding gives back rows/columns at the end (zeros past the full size)
+    crop = (-padding[1], output_padding[1] - padding[1], -padding[0], output_padding[0] - padding[0])
+    if any(crop):
+        out = _pad(out, crop)
+    if bias is not None:
+        out = out + bias.reshape(1, cout, 1, 1)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Transposed 1-D convolution: input (N, C_in, L), weight (C_in, C_out/groups, k) -> (N, C_out, L_out)."""
+    unbatched = input.ndim == 2
+    if unbatched:
+        input = input.unsqueeze(0)
+    out = conv_transpose2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1, _pair(stride, 1)[0]),
+                           (0, _pair(padding, 1)[0]), (0, _pair(output_padding, 1)[0]), groups,
+                           (1, _pair(dilation, 1)[0])).squeeze(2)
+    return out.squeeze(0) if unbatched else out
+
+
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """im2col: (N, C, H, W) -> (N, C*kh*kw, L)."""
     return unfold2d(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
@@ -346,6 +446,52 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     r = max_pool2d(input.unsqueeze(-2), (1, _pair(kernel_size, 1)[0]), (1, _pair(st, 1)[0]),
                    (0, _pair(padding, 1)[0]), (1, _pair(dilation, 1)[0]), ceil_mode, return_indices)
     return (r[0].squeeze(-2), r[1].squeeze(-2)) if return_indices else r.squeeze(-2)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """3-D max pooling over (N, C, D, H, W) or (C, D, H, W) (``torch.nn.functional.max_pool3d``).
+
+    The max over each depth tap is a 2-D max pool; the taps are then compared and the winner gathered, so the
+    gradient goes to one element per window and ``return_indices`` gives PyTorch's flat d*H*W + h*W + w index.
+    """
+    from .._ops.creation import arange
+    from .._ops.nn import max_pool2d_with_indices, pool_out_size
+    from .._ops.shape import stack
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"max_pool3d: Expected 4D or 5D tensor, but got {list(input._shape)}")
+    x = input.unsqueeze(0) if input.ndim == 4 else input
+    k = _pair(kernel_size, 3)
+    s = _pair(stride if stride is not None and stride != [] else kernel_size, 3)
+    p, d = _pair(padding, 3), _pair(dilation, 3)
+    if any(pi * 2 > ki for pi, ki in zip(p, k)):
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[0]}, kernel_size="
+                           f"{k[0]} and dilation={d[0]}")
+    n, c, dd, h, w = x._shape
+    od = pool_out_size(dd, k[0], s[0], p[0], d[0], ceil_mode)
+    if od <= 0:
+        raise RuntimeError(f"Given input size: ({c}x{dd}x{h}x{w}). Calculated output size is too small")
+    need = (od - 1) * s[0] + d[0] * (k[0] - 1) + 1
+    hi = max(0, need - dd - p[0])
+    if p[0] or hi:
+        x = _pad(x, (0, 0, 0, 0, p[0], hi), value=-math.inf)
+    vals, idxs = [], []
+    for i in range(k[0]):
+        xs = x[:, :, i * d[0]:i * d[0] + s[0] * (od - 1) + 1:s[0]].reshape(n, c * od, h, w)
+        v, ix = max_pool2d_with_indices(xs, k[1:], s[1:], p[1:], d[1:], ceil_mode)
+        depth = arange(od, device=x.device) * s[0] + (i * d[0] - p[0])
+        vals.append(v)
+        idxs.append(ix.reshape((n, c, od) + ix._shape[2:]) + depth.reshape(od, 1, 1) * (h * w))
+    v = stack(vals, 0)
+    win = v.argmax(0, keepdim=True)
+    out = v.gather(0, win).squeeze(0)
+    out = out.reshape((n, c, od) + out._shape[2:])
+    if input.ndim == 4:
+        out = out.squeeze(0)
+    if not return_indices:
+        return out
+    idx = stack(idxs, 0).reshape(v._shape).gather(0, win).squeeze(0).reshape(out._shape if input.ndim == 5 else
+                                                                              (n,) + out._shape)
+    return out, (idx.squeeze(0) if input.ndim == 4 else idx)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
@@ -476,9 +622,247 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     return out
 
 
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Instance normalization (Ulyanov et al. 2016) over (N, C, *): statistics per sample and channel
+    (``torch.nn.functional.instance_norm``).
+
+    With ``use_input_stats`` the running statistics, if given, move towards the batch average of the
+    per-instance mean and unbiased variance; otherwise they normalize the input.
+    """
+    if input.ndim < 3:
+        raise ValueError(f"expected 3D or more input (got {input.ndim}D input)")
+    shape = (1, -1) + (1,) * (input.ndim - 2)
+    if use_input_stats:
+        dims = tuple(range(2, input.ndim))
+        m = 1
+        for d in dims:
+            m *= input._shape[d]
+        if m <= 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                             f"{list(input._shape)}")
+        mean = input.mean(dims, keepdim=True)
+        var = input.var(dims, keepdim=True, correction=0)
+        if running_mean is not None:
+            from ..autograd.grad_mode import no_grad
+            with no_grad():
+                running_mean.mul_(1 - momentum).add_(mean.detach().mean(0).reshape(-1) * momentum)
+                running_var.mul_(1 - momentum).add_(var.detach().mean(0).reshape(-1) * (momentum * m / (m - 1)))
+    else:
+        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
+    out = (input - mean) * _pw.rsqrt(var + eps)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
 def normalize(input, p=2.0, dim=1, eps=1e-12):
     """``input / max(||input||_p over dim, eps)``."""
     return input / _pw.clamp(input.norm(p, dim, keepdim=True), min=eps)
+
+
+# ---- resampling --------------------------------------------------------------------------------------------
+_INTERP_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+
+
+def _source_taps(n_in, n_out, scale, mode, align_corners):
+    """Source indices (taps, n_out) int64 and weights (taps, n_out) float64 of one resampled dim,
+    with PyTorch's coordinate mapping (``area_pixel_compute_source_index``)."""
+    import numpy as np
+    dst = np.arange(n_out, dtype=np.float64)
+    if mode == "nearest":
+        return np.minimum(np.floor(dst * scale), n_in - 1).astype(np.int64)[None], np.ones((1, n_out))
+    if mode == "nearest-exact":
+        return np.minimum(np.floor((dst + 0.5) * scale), n_in - 1).astype(np.int64)[None], np.ones((1, n_out))
+    if align_corners:
+        src = dst * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+    else:
+        src = (dst + 0.5) * scale - 0.5
+        if mode != "bicubic":
+            src = np.maximum(src, 0.0)
+    i0 = np.floor(src)
+    t = src - i0
+    i0 = i0.astype(np.int64)
+    if mode == "bicubic":
+        a = -0.75  # Keys' cubic convolution kernel, as PyTorch
+
+        def near(x):
+            return ((a + 2) * x - (a + 3)) * x * x + 1
+
+        def far(x):
+            return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+        w = np.stack([far(t + 1), near(t), near(1 - t), far(2 - t)])
+        idx = np.clip(np.stack([i0 - 1, i0, i0 + 1, i0 + 2]), 0, n_in - 1)
+        return idx, w
+    return np.stack([i0, np.minimum(i0 + 1, n_in - 1)]), np.stack([1 - t, t])
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resample the spatial dims of (N, C, *spatial) to ``size`` or ``scale_factor`` times their size
+    (``torch.nn.functional.interpolate``).
+
+    mode: 'nearest', 'nearest-exact', 'linear' (3-D input), 'bilinear' / 'bicubic' (4-D), 'trilinear' (5-D),
+    'area' (adaptive average pooling). Separable: each dim is a weighted sum of ``index_select`` taps, so the
+    gradient comes from index_select's. ValueError / NotImplementedError as PyTorch for bad combinations.
+    """
+    from .._ops.creation import _from_host
+    import numpy as np
+    nd = input.ndim - 2
+    if nd < 1 or nd > 3:
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
+                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                                  f"nearest-exact (got {mode})")
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif mode in _INTERP_DIMS:
+        if _INTERP_DIMS[mode] != nd:
+            raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {_INTERP_DIMS[mode] + 2}D "
+                                      "input")
+        align_corners = bool(align_corners)
+    else:
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
+                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                                  f"nearest-exact (got {mode})")
+    if antialias:
+        raise NotImplementedError("interpolate(antialias=True) is not supported by tinytorch")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined" if size is not None
+                         else "either size or scale_factor should be defined")
+    in_sizes = input._shape[2:]
+    if size is not None:
+        out_sizes = _pair(size, nd)
+        if len(out_sizes) != nd:
+            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input "
+                             f"with spatial dimensions of {list(in_sizes)} and output size of {list(out_sizes)}. "
+                             "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
+                             "(o1, o2, ...,oK) format.")
+        scales = [i / o for i, o in zip(in_sizes, out_sizes)]
+    else:
+        factors = _pair(scale_factor, nd)
+        if len(factors) != nd:
+            raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got "
+                             f"input with spatial dimensions of {list(in_sizes)} and scale_factor of shape "
+                             f"{list(factors)}.")
+        out_sizes = tuple(int(math.floor(i * f)) for i, f in zip(in_sizes, factors))
+        scales = ([i / o for i, o in zip(in_sizes, out_sizes)] if recompute_scale_factor
+                  else [1.0 / f for f in factors])
+    if mode == "area":
+        from .._ops.shape import stack  # noqa: F401
+        if nd == 1:
+            return adaptive_avg_pool1d(input, out_sizes[0])
+        if nd == 2:
+            return adaptive_avg_pool2d(input, out_sizes)
+        raise NotImplementedError("interpolate(mode='area') on 5-D input is not supported by tinytorch")
+    out = input
+    for k in range(nd):
+        d = 2 + k
+        idx, w = _source_taps(in_sizes[k], out_sizes[k], scales[k], mode, align_corners)
+        shape = [1] * input.ndim
+        shape[d] = out_sizes[k]
+        acc = None
+        for tap in range(idx.shape[0]):
+            part = out.index_select(d, _from_host(np.ascontiguousarray(idx[tap]), _dt.int64, input.device))
+            if mode not in ("nearest", "nearest-exact"):
+                wt = _from_host(np.ascontiguousarray(w[tap], dtype=input.dtype.np), input.dtype, input.device)
+                part = part * wt.reshape(shape)
+            acc = part if acc is None else acc + part
+        out = acc
+    return out
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated alias of ``interpolate``."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """Sums, means or maxima of bags of embedding rows, without building the (bags, length, dim) tensor
+    when the bags differ in length (``torch.nn.functional.embedding_bag``).
+
+    input: (B, L) int (each row a bag, ``offsets`` None) or 1-D int with ``offsets`` (B,) int, the start of
+    each bag (B + 1 entries with ``include_last_offset``). weight (num_embeddings, dim). Returns (B, dim);
+    an empty bag gives zeros. Entries equal to ``padding_idx`` are left out of their bag.
+    ``per_sample_weights`` (input's shape) scales each row, only with mode='sum'.
+    """
+    from .._ops.creation import _from_host
+    from .._ops.shape import stack
+    import numpy as np
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"mode has to be one of sum, mean or max, but got {mode}")
+    if input.dtype.is_floating_point:
+        raise RuntimeError(f"embedding_bag: expected indices to have an integer type, but got {input.type()}")
+    if per_sample_weights is not None:
+        if mode != "sum":
+            raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                      f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
+                                      "on GitHub.")
+        if per_sample_weights._shape != input._shape:
+            raise ValueError(f"embedding_bag: If per_sample_weights ({list(per_sample_weights._shape)}) is not None, "
+                             f"then it must have the same shape as the input ({list(input._shape)})")
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             "fixed length sequences.")
+        b, length = input._shape
+        starts = np.arange(b + 1, dtype=np.int64) * length
+        flat = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        starts = offsets.detach().numpy(force=True).astype(np.int64)
+        if not include_last_offset:
+            starts = np.append(starts, input._shape[0])
+        if len(starts) and (starts[0] != 0 or np.any(np.diff(starts) < 0) or starts[-1] > input._shape[0]):
+            raise RuntimeError(f"embedding_bag: offsets must start at 0 and be non-decreasing, and the last offset "
+                               f"must not exceed the input size {input._shape[0]}, got {starts.tolist()}")
+        flat = input
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+    nbags = len(starts) - 1
+    emb = embedding(flat, weight, None, max_norm, norm_type)  # (M, dim)
+    dev = weight.device
+    seg = np.repeat(np.arange(nbags, dtype=np.int64), np.diff(starts))
+    keep = np.ones(len(seg), bool)
+    if padding_idx is not None:
+        pidx = padding_idx if padding_idx >= 0 else weight._shape[0] + padding_idx
+        keep = flat.detach().numpy(force=True) != pidx
+    if mode == "max":
+        rows = []
+        for i in range(nbags):
+            sel = np.nonzero(keep[starts[i]:starts[i + 1]])[0] + starts[i]
+            if len(sel):
+                rows.append(emb.index_select(0, _from_host(sel, _dt.int64, dev)).max(0)[0])
+            else:
+                rows.append(zeros(weight._shape[1], dtype=weight.dtype, device=dev))
+        return stack(rows, 0) if rows else zeros((0, weight._shape[1]), dtype=weight.dtype, device=dev)
+    if per_sample_weights is not None:
+        emb = emb * per_sample_weights.unsqueeze(1)
+    if not keep.all():
+        emb = emb * _from_host(keep.astype(weight.dtype.np).reshape(-1, 1), weight.dtype, dev)
+    out = zeros((nbags, weight._shape[1]), dtype=weight.dtype, device=dev).index_add(
+        0, _from_host(seg, _dt.int64, dev), emb)
+    if mode == "mean":
+        count = np.maximum(np.bincount(seg[keep], minlength=nbags), 1).astype(weight.dtype.np)
+        out = out / _from_host(count.reshape(-1, 1), weight.dtype, dev)
+    return out
 
 
 # ---- losses ------------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Conv1d and Conv2d."""
+"""Conv1d/2d/3d and ConvTranspose1d/2d."""
 import math
 
 from ..._ops.creation import empty
@@ -14,6 +14,7 @@ def _tuple(x, n):
 
 class _ConvNd(Module):
     _n = 2
+    transposed = False
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
                  padding_mode="zeros", device=None, dtype=None):
@@ -30,8 +31,11 @@ class _ConvNd(Module):
                 raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
             if padding == "same" and any(s != 1 for s in _tuple(stride, n)):
                 raise ValueError("padding='same' is not supported for strided convolutions")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"padding_mode='{padding_mode}' is not supported by tinytorch")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError(f"padding_mode must be one of ['zeros', 'reflect', 'replicate', 'circular'], but got "
+                             f"padding_mode='{padding_mode}'")
+        if padding_mode != "zeros" and self.transposed:
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = _tuple(kernel_size, n)
         self.stride = _tuple(stride, n)
@@ -39,10 +43,9 @@ class _ConvNd(Module):
         self.dilation = _tuple(dilation, n)
         self.groups = groups
         self.padding_mode = padding_mode
-        self.transposed = False
         self.output_padding = (0,) * n
-        self.weight = Parameter(empty((out_channels, in_channels // groups) + self.kernel_size, device=device,
-                                      dtype=dtype))
+        shape = ((in_channels, out_channels // groups) if self.transposed else (out_channels, in_channels // groups))
+        self.weight = Parameter(empty(shape + self.kernel_size, device=device, dtype=dtype))
         self.bias = Parameter(empty(out_channels, device=device, dtype=dtype)) if bias else None
         self.reset_parameters()
 
@@ -62,9 +65,27 @@ class _ConvNd(Module):
             s += f", dilation={self.dilation}"
         if self.groups != 1:
             s += f", groups={self.groups}"
+        if any(self.output_padding):
+            s += f", output_padding={self.output_padding}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
+
+    def _padded(self, input):
+        """(input, padding for the conv call): non-zero padding modes pad explicitly, as PyTorch does."""
+        if self.padding_mode == "zeros":
+            return input, self.padding
+        if self.padding == "valid":
+            return input, 0
+        if self.padding == "same":
+            total = [d * (k - 1) for d, k in zip(self.dilation, self.kernel_size)]
+            pairs = [(t // 2, t - t // 2) for t in total]
+        else:
+            pairs = [(p, p) for p in self.padding]
+        flat = tuple(v for pair in reversed(pairs) for v in pair)
+        return F.pad(input, flat, mode=self.padding_mode), 0
 
 
 class Conv2d(_ConvNd):
@@ -72,7 +93,8 @@ class Conv2d(_ConvNd):
     _n = 2
 
     def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        x, pad = self._padded(input)
+        return F.conv2d(x, self.weight, self.bias, self.stride, pad, self.dilation, self.groups)
 
 
 class Conv1d(_ConvNd):
@@ -80,4 +102,64 @@ class Conv1d(_ConvNd):
     _n = 1
 
     def forward(self, input):
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        x, pad = self._padded(input)
+        return F.conv1d(x, self.weight, self.bias, self.stride, pad, self.dilation, self.groups)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C_in, D, H, W): weight (C_out, C_in/groups, kd, kh, kw). See ``F.conv3d``."""
+    _n = 3
+
+    def forward(self, input):
+        x, pad = self._padded(input)
+        return F.conv3d(x, self.weight, self.bias, self.stride, pad, self.dilation, self.groups)
+
+
+class _ConvTransposeNd(_ConvNd):
+    transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        if isinstance(padding, str):
+            raise ValueError(f"padding='{padding}' is not supported by {type(self).__name__}")
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, device, dtype)
+        self.output_padding = _tuple(output_padding, self._n)
+
+    def _output_padding(self, input, output_size):
+        """output_padding that makes the output ``output_size`` (the trailing spatial sizes), as PyTorch."""
+        if output_size is None:
+            return self.output_padding
+        n = self._n
+        output_size = tuple(output_size)[-n:]
+        if len(output_size) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.ndim}D input, output_size must have {n} or {n + 2} "
+                             f"elements (got {len(output_size)})")
+        res = []
+        for i in range(n):
+            size = input.shape[input.ndim - n + i]
+            lo = (size - 1) * self.stride[i] - 2 * self.padding[i] + self.dilation[i] * (self.kernel_size[i] - 1) + 1
+            hi = lo + self.stride[i] - 1
+            if not lo <= output_size[i] <= hi:
+                raise ValueError(f"requested an output size of {list(output_size)}, but valid sizes range from "
+                                 f"{lo} to {hi} (for an input of {list(input.shape[2:])})")
+            res.append(output_size[i] - lo)
+        return tuple(res)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """Transposed 2-D convolution: weight (C_in, C_out/groups, kh, kw). See ``F.conv_transpose2d``."""
+    _n = 2
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups, self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """Transposed 1-D convolution: weight (C_in, C_out/groups, k). See ``F.conv_transpose1d``."""
+    _n = 1
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups, self.dilation)

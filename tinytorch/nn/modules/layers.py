@@ -35,6 +35,14 @@ class MaxPool1d(_Pool):
                             self.return_indices)
 
 
+class MaxPool3d(_Pool):
+    """Max over kd x kh x kw windows of (N, C, D, H, W). See ``F.max_pool3d``."""
+
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                            self.return_indices)
+
+
 class AvgPool2d(Module):
     """Mean over kh x kw windows of (N, C, H, W)."""
 
@@ -182,6 +190,79 @@ class GroupNorm(Module):
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+
+class _InstanceNorm(_BatchNorm):
+    """Instance normalization (``F.instance_norm``); no affine parameters and no running statistics by default."""
+    _expected = (3,)
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
+                 dtype=None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+
+    def forward(self, input):
+        batched = self._expected[0]
+        if input.ndim not in (batched - 1, batched):
+            raise ValueError(f"expected {batched - 1}D or {batched}D input (got {input.ndim}D input)")
+        x = input.unsqueeze(0) if input.ndim == batched - 1 else input
+        if x.shape[1] != self.num_features and self.affine:
+            raise ValueError(f"expected input's size at dim=1 to match num_features ({self.num_features}), but got: "
+                             f"{x.shape[1]}.")
+        use_input_stats = self.training or not self.track_running_stats
+        out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias, use_input_stats,
+                              self.momentum if self.momentum is not None else 0.1, self.eps)
+        return out.squeeze(0) if input.ndim == batched - 1 else out
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalization over (N, C, L) or (C, L)."""
+    _expected = (3,)
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalization over (N, C, H, W) or (C, H, W)."""
+    _expected = (4,)
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalization over (N, C, D, H, W) or (C, D, H, W)."""
+    _expected = (5,)
+
+
+# ---- resampling -------------------------------------------------------------------------------------------
+class Upsample(Module):
+    """Resampling by ``F.interpolate`` to ``size`` or by ``scale_factor``."""
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None):
+        super().__init__()
+        self.name = type(self).__name__
+        self.size = size
+        self.scale_factor = float(scale_factor) if isinstance(scale_factor, (int, float)) else scale_factor
+        self.mode, self.align_corners = mode, align_corners
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def forward(self, input):
+        return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+                             recompute_scale_factor=self.recompute_scale_factor)
+
+    def extra_repr(self):
+        info = f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None else f"size={self.size!r}"
+        return info + f", mode={self.mode!r}"
+
+
+class UpsamplingNearest2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
 
 
 # ---- dropout, embedding ----------------------------------------------------------------------------------
@@ -357,3 +438,56 @@ class Fold(Module):
 
     def forward(self, input):
         return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+
+
+class EmbeddingBag(Module):
+    """Sums, means or maxima of bags of embeddings (``F.embedding_bag``); weight (num_embeddings, dim) ~ N(0, 1)."""
+
+    def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+                 mode="mean", sparse=False, _weight=None, include_last_offset=False, padding_idx=None, device=None,
+                 dtype=None):
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.max_norm, self.norm_type, self.scale_grad_by_freq = max_norm, norm_type, scale_grad_by_freq
+        if padding_idx is not None:
+            if padding_idx < 0:
+                padding_idx += num_embeddings
+            if not 0 <= padding_idx < num_embeddings:
+                raise AssertionError("padding_idx must be within num_embeddings")
+        self.mode, self.sparse, self.include_last_offset, self.padding_idx = mode, sparse, include_last_offset, \
+            padding_idx
+        if _weight is None:
+            self.weight = Parameter(empty((num_embeddings, embedding_dim), device=device, dtype=dtype))
+            self.reset_parameters()
+        else:
+            self.weight = Parameter(_weight)
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            from ...autograd.grad_mode import no_grad
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input, offsets=None, per_sample_weights=None):
+        return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,
+                               self.mode, self.sparse, per_sample_weights, self.include_last_offset,
+                               self.padding_idx)
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+                        mode="mean", sparse=False, include_last_offset=False, padding_idx=None):
+        r, c = embeddings.shape
+        bag = cls(r, c, max_norm, norm_type, scale_grad_by_freq, mode, sparse, embeddings.detach().clone(),
+                  include_last_offset, padding_idx)
+        bag.weight.requires_grad = not freeze
+        return bag
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        s += f", mode='{self.mode}'"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        return s
