@@ -392,6 +392,28 @@ OPS = [
     OpInfo("embedding_bag_mean_last_offset", lambda m, w, i: m.nn.functional.embedding_bag(
         i, w, m.tensor([0, 2, 2, 9, 10], device=i.device), include_last_offset=True, padding_idx=0),
         [[(6, 3), (10,)]], int_inputs={1: 6}),
+    # matrix helpers and counting
+    OpInfo("diag_1d", lambda m, x: m.diag(x, 1) + m.diag(x, -2).sum(), [[(3,)]], ("float32", "float64", "int64")),
+    OpInfo("diag_2d", lambda m, x: m.diag(x, -1), [[(3, 4)]], ("float32", "float64", "int64")),
+    OpInfo("diag_embed", lambda m, x: m.diag_embed(x, -1, 0, 2), [[(2, 3)], [(2, 3, 2)]]),
+    OpInfo("trace", lambda m, x: m.trace(x), [[(3, 4)], [(4, 3)]], ("float32", "float64", "int64")),
+    # torch's kron fails on some non-contiguous inputs (a view error), hence the contiguous() calls
+    OpInfo("kron", lambda m, x, y: m.kron(x.contiguous(), y.contiguous()), [[(2, 3), (3, 2)], [(3,), (2, 2, 2)]], ("float32", "float64", "int64")),
+    OpInfo("cdist", lambda m, x, y: m.cdist(x, y), [[(4, 3), (5, 3)], [(2, 4, 3), (2, 2, 3)]]),
+    OpInfo("cdist_p1_self", lambda m, x: m.cdist(x, x, p=1.0), [[(4, 3)]], gradcheck=False),
+    OpInfo("cdist_pinf", lambda m, x, y: m.cdist(x, y, p=float("inf")), [[(4, 3), (5, 3)]]),
+    OpInfo("cdist_p3", lambda m, x, y: m.cdist(x, y, p=3), [[(4, 3), (5, 3)]]),
+    OpInfo("unique", lambda m, x: m.cat([r.reshape(-1).double() for r in m.unique((x * 2).round(),
+                                                                                  return_inverse=True,
+                                                                                  return_counts=True)]),
+           [[(3, 4)]], ("float32", "int64"), grad=False),
+    OpInfo("unique_dim", lambda m, x: m.unique((x > 0).long(), dim=1), [[(2, 6)]], grad=False),
+    OpInfo("bincount", lambda m, x: m.bincount(x.reshape(-1), minlength=7), [[(3, 4)]], ("int64",), 0, 5,
+           grad=False),
+    OpInfo("bincount_weights", lambda m, x, w: m.bincount(x, w.abs()), [[(8,), (8,)]], int_inputs={0: 4},
+           grad=False),
+    OpInfo("histc", lambda m, x: m.histc(x, bins=6, min=-1, max=1.5), [[(3, 4)], [(0,)]], grad=False),
+    OpInfo("histc_auto_range", lambda m, x: m.histc(x, bins=5), [[(3, 4)]], grad=False),
 ]
 
 

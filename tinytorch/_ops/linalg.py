@@ -270,3 +270,68 @@ def tensordot(a, b, dims=2):
     am = a.permute(fa + da).reshape(-1, k)
     bm = b.permute(db + fb).reshape(k, -1)
     return matmul(am, bm).reshape([a._shape[d] for d in fa] + [b._shape[d] for d in fb])
+
+
+# ---- matrix helpers: diag, diag_embed, trace, kron, cdist ------------------------------------------------
+@method("diag_embed")
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Matrices whose ``offset`` diagonal (in dims dim1, dim2 of the result) holds the last dim of ``input``
+    (``torch.diag_embed``): (*, n) -> (*, n + |offset|, n + |offset|)."""
+    from .creation import eye
+    from .shape import pad
+    n = input._shape[-1]
+    m = input.unsqueeze(-1) * eye(n, dtype=input.dtype, device=input.device)  # (*, n, n): row i holds x_i at i
+    k = abs(offset)
+    if k:
+        m = pad(m, (k, 0, 0, k) if offset > 0 else (0, k, k, 0))
+    nd = m.ndim
+    d1, d2 = _strides.wrap_dim(dim1, nd), _strides.wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return m.movedim((nd - 2, nd - 1), (d1, d2))
+
+
+@method("diag")
+def diag(input, diagonal=0):
+    """1-D input: the square matrix with ``input`` on its ``diagonal``; 2-D input: a copy of that diagonal
+    (``torch.diag``). RuntimeError for other ranks."""
+    if input.ndim == 1:
+        return diag_embed(input, diagonal)
+    if input.ndim == 2:
+        return input.diagonal(diagonal).clone()
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+
+@method("trace")
+def trace(input):
+    """Sum of the main diagonal of a matrix (``torch.trace``); integer input sums to int64."""
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    return input.diagonal().sum()
+
+
+@method("kron")
+def kron(input, other):
+    """Kronecker product (``torch.kron``): the block tensor whose block i is input[i] * other; shapes are
+    left-padded with ones to a common rank and multiplied dim by dim."""
+    nd = max(input.ndim, other.ndim)
+    a = input.reshape((1,) * (nd - input.ndim) + input._shape)
+    b = other.reshape((1,) * (nd - other.ndim) + other._shape)
+    a = a.reshape(tuple(s for d in a._shape for s in (d, 1)))
+    b = b.reshape(tuple(s for d in b._shape for s in (1, d)))
+    return (a * b).reshape(tuple(x * y for x, y in zip(a._shape[::2], b._shape[1::2])))
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """Pairwise ``p``-norm distances between the rows of x1 (*, P, M) and x2 (*, R, M) -> (*, P, R)
+    (``torch.cdist``). Computed from the differences, so it is exact (PyTorch may use a matmul shortcut for
+    p = 2); the gradient at a zero distance is 0."""
+    from .lapack import vector_norm
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
+    if x1._shape[-1] != x2._shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1._shape[-1]} X2: "
+                           f"{x2._shape[-1]}")
+    if p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values")
+    return vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, -1)

@@ -454,3 +454,74 @@ def median(input, dim=None, keepdim=False):
 @method("count_nonzero")
 def count_nonzero(input, dim=None):
     return sum(input != 0, dim)
+
+
+# ---- counting: unique, bincount, histc (data-dependent output sizes: computed on the host, like nonzero) ----
+@method("unique")
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """Distinct elements (or distinct slices along ``dim``), in ascending order (``torch.unique``).
+
+    Returns the values, plus the inverse indices (input's shape, or (size of dim,)) and the counts when asked.
+    Not differentiable, as in PyTorch.
+    """
+    import numpy as np
+    from .creation import _from_host
+    a = input.detach().numpy(force=True)
+    if dim is None:
+        vals, inv, cnt = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
+        inv = inv.reshape(a.shape)
+    else:
+        d = _strides.wrap_dim(dim, input.ndim)
+        vals, inv, cnt = np.unique(a, return_inverse=True, return_counts=True, axis=d)
+        inv = inv.reshape(-1)
+    out = [_from_host(np.ascontiguousarray(vals), input.dtype, input.device)]
+    if return_inverse:
+        out.append(_from_host(np.ascontiguousarray(inv, dtype=np.int64), _dt.int64, input.device))
+    if return_counts:
+        out.append(_from_host(cnt.astype(np.int64), _dt.int64, input.device))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@method("bincount")
+def bincount(input, weights=None, minlength=0):
+    """Occurrences of each value 0..max(input) in a 1-D non-negative int tensor, or the sums of ``weights``
+    (same length) at them (``torch.bincount``). Returns (max(max(input) + 1, minlength),): int64, or the
+    weights' dtype (float64 for integer weights). RuntimeError for negative or non-1-D input."""
+    from .creation import ones, zeros
+    if input.dtype.is_floating_point or input.dtype is _dt.bool or input.ndim != 1 or (
+            input.numel() and int(input.min().item()) < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is not None and (weights.ndim != 1 or weights._shape[0] != input._shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    n = builtins.max(int(input.max().item()) + 1 if input.numel() else 0, minlength)
+    dtype = _dt.int64 if weights is None else (weights.dtype if weights.dtype.is_floating_point else _dt.float64)
+    src = ones(input._shape, dtype=dtype, device=input.device) if weights is None else weights.detach().to(dtype)
+    return zeros(n, dtype=dtype, device=input.device).index_add(0, input.long(), src)
+
+
+@method("histc")
+def histc(input, bins=100, min=0, max=0):
+    """Histogram of ``input`` with ``bins`` equal-width bins over [min, max] (the data's range when
+    min == max); elements outside are ignored (``torch.histc``). Returns (bins,) in input's dtype."""
+    from .creation import ones, zeros
+    from .indexing import masked_select
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"\"histogram_cpu\" not implemented for '{input.type()[:-6].replace('Tensor', '')}'")
+    if bins <= 0:
+        raise RuntimeError("torch.histc: bins must be > 0")
+    x = input.detach().reshape(-1)
+    lo, hi = float(min), float(max)
+    if lo == hi and x.numel():
+        lo, hi = float(x.min().item()), float(x.max().item())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    if math.isinf(lo) or math.isinf(hi) or math.isnan(lo) or math.isnan(hi):
+        raise RuntimeError(f"torch.histc: range of [{lo}, {hi}] is not finite")
+    x = masked_select(x, (x >= lo) & (x <= hi))
+    b = ((x - lo) * (bins / (hi - lo))).floor().long().clamp(0, bins - 1)
+    return zeros(bins, dtype=input.dtype, device=input.device).index_add(
+        0, b, ones(b._shape, dtype=input.dtype, device=input.device))
