@@ -37,7 +37,7 @@ from ._ops.lapack import det, inverse, logdet, slogdet  # noqa: E402,F401
 from . import linalg  # noqa: E402
 from . import autograd  # noqa: E402
 from .serialization import load, save  # noqa: E402
-from . import nn, optim, utils, datasets, opencl  # noqa: E402
+from . import nn, optim, utils, datasets, opencl, distributions  # noqa: E402
 import importlib as _importlib  # noqa: E402
 cuda = _importlib.import_module(".cuda", __name__)  # the module, not Tensor.cuda's function of the same name
 from ._dtype import result_type_of as _result_type_of  # noqa: E402
