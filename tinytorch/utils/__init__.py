@@ -1,2 +1,2 @@
-"""``tinytorch.utils``: data loading."""
-from . import data
+"""``tinytorch.utils``: data loading and activation checkpointing."""
+from . import checkpoint, data
