@@ -214,3 +214,45 @@ def test_save_is_atomic_and_load_refuses_pickles(tmp_path):
     evil.write_bytes(pickle.dumps(os.system))
     with pytest.raises(RuntimeError, match="not a tinytorch checkpoint"):
         tt.load(evil)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(line_search_fn="strong_wolfe"),
+                                dict(lr=0.5, history_size=3, max_iter=7, line_search_fn="strong_wolfe"),
+                                dict(lr=0.1, max_iter=4)])
+@pytest.mark.parametrize("device", ["cpu", "mydev"])
+def test_lbfgs_trajectory_matches_torch(kw, device):
+    """L-BFGS on the Rosenbrock function plus a least-squares fit, in float64: the iterates follow torch's (up to
+    rounding, which Rosenbrock's curvature amplifies to ~1e-6) with the same numbers of evaluations."""
+    rng = np.random.default_rng(0)
+    A, b = rng.standard_normal((8, 3)), rng.standard_normal(8)
+
+    def run(m, dev):
+        xy = m.tensor([-1.5, 2.0], dtype=m.float64, device=dev, requires_grad=True)
+        w = m.zeros(3, dtype=m.float64, device=dev, requires_grad=True)
+        At, bt = m.tensor(A, device=dev), m.tensor(b, device=dev)
+        opt = m.optim.LBFGS([xy, w], **kw)
+
+        def closure():
+            opt.zero_grad()
+            rosen = (1 - xy[0]) ** 2 + 100 * (xy[1] - xy[0] ** 2) ** 2
+            loss = rosen + ((At @ w - bt) ** 2).sum()
+            loss.backward()
+            return loss
+        traj = []
+        for _ in range(5):
+            traj.append(float(opt.step(closure)))
+        traj += xy.detach().cpu().tolist() + w.detach().cpu().tolist()
+        return traj, opt.state[xy]["func_evals"], opt.state[xy]["n_iter"]
+
+    ours, theirs = run(tt, device), run(torch, "cpu")
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-4, atol=1e-6)
+    assert ours[1:] == theirs[1:]
+
+
+def test_lbfgs_rejects_groups_and_missing_closure():
+    p = tt.zeros(2, requires_grad=True)
+    with pytest.raises(ValueError, match="parameter groups"):
+        tt.optim.LBFGS([{"params": [p]}, {"params": [tt.zeros(1, requires_grad=True)]}])
+    with pytest.raises(RuntimeError, match="only 'strong_wolfe'"):
+        p.grad = tt.ones(2)
+        tt.optim.LBFGS([p], line_search_fn="armijo").step(lambda: (p * p).sum())

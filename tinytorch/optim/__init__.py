@@ -1,4 +1,4 @@
-"""``tinytorch.optim``: Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam and
+"""``tinytorch.optim``: Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, LBFGS and
 ``lr_scheduler``."""
 from .optimizer import Optimizer
 from .sgd import SGD
@@ -9,4 +9,5 @@ from .adadelta import Adadelta
 from .adamax import Adamax
 from .nadam import NAdam
 from .radam import RAdam
+from .lbfgs import LBFGS
 from . import lr_scheduler
