@@ -414,6 +414,21 @@ OPS = [
            grad=False),
     OpInfo("histc", lambda m, x: m.histc(x, bins=6, min=-1, max=1.5), [[(3, 4)], [(0,)]], grad=False),
     OpInfo("histc_auto_range", lambda m, x: m.histc(x, bins=5), [[(3, 4)]], grad=False),
+    # small modules and functions people reach for
+    OpInfo("prelu", lambda m, x, w: m.nn.functional.prelu(x, w), [[(2, 3, 4), (3,)], [(3, 4), (1,)]]),
+    OpInfo("rms_norm", lambda m, x, w: m.nn.functional.rms_norm(x, (4,), w), [[(3, 4), (4,)], [(2, 3, 4), (4,)]]),
+    OpInfo("rms_norm_eps", lambda m, x: m.nn.functional.rms_norm(x, (3, 4), eps=1e-3), [[(2, 3, 4)]]),
+    OpInfo("hardshrink", lambda m, x: m.nn.functional.hardshrink(x, 0.7), [[(3, 4)]]),
+    OpInfo("softshrink", lambda m, x: m.nn.functional.softshrink(x, 0.7), [[(3, 4)]]),
+    OpInfo("pixel_unshuffle", lambda m, x: m.nn.functional.pixel_unshuffle(x, 2), [[(2, 3, 4, 6)], [(3, 2, 4)]]),
+    OpInfo("hinge_embedding_loss", lambda m, x, y: m.nn.functional.hinge_embedding_loss(
+        x, m.where(y > 0, 1.0, -1.0).to(x.dtype), margin=0.5), [[(3, 4), (3, 4)]]),
+    OpInfo("soft_margin_loss", lambda m, x, y: m.nn.functional.soft_margin_loss(x, m.where(y > 0, 1.0, -1.0)
+                                                                                .to(x.dtype)), [[(3, 4), (3, 4)]]),
+    OpInfo("multilabel_soft_margin_loss", lambda m, x, y, w: m.nn.functional.multilabel_soft_margin_loss(
+        x, (y > 0).to(x.dtype), weight=w, reduction="sum"), [[(3, 4), (3, 4), (4,)]]),
+    OpInfo("pdist", lambda m, x: m.nn.functional.pdist(x), [[(4, 3)]]),
+    OpInfo("pdist_p1", lambda m, x: m.nn.functional.pdist(x, p=1), [[(5, 2)]]),
 ]
 
 

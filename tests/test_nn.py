@@ -222,3 +222,37 @@ def test_conv_transpose_output_size_matches_torch():
         m_tt(tt.tensor(a), output_size=(13, 10))
     with pytest.raises(ValueError):
         torch.nn.ConvTranspose2d(3, 2, 3, stride=3, padding=1)(torch.tensor(a), output_size=(13, 10))
+
+
+SMALL = [
+    ("prelu", lambda n: n.Sequential(n.Conv2d(2, 3, 1), n.PReLU(3), n.PReLU()), (2, 2, 3, 3)),
+    ("rmsnorm", lambda n: n.Sequential(n.Linear(4, 6), n.RMSNorm(6), n.RMSNorm([3, 6], elementwise_affine=False)),
+     (2, 3, 4)),
+    ("pads", lambda n: n.Sequential(n.ZeroPad2d((1, 0, 2, 1)), n.ReflectionPad2d(1), n.ReplicationPad2d((0, 1, 1, 0)),
+                                    n.CircularPad2d(1), n.ConstantPad2d(1, 0.5), n.Softmax2d()), (2, 3, 4, 4)),
+    ("pads1d3d", lambda n: n.Sequential(n.ReflectionPad1d(2), n.ZeroPad1d(1), n.ConstantPad1d((1, 2), -1.0)),
+     (2, 3, 5)),
+    ("bn3d", lambda n: n.Sequential(n.BatchNorm3d(2), n.ReplicationPad3d(1), n.Dropout3d(0.0)), (2, 2, 3, 3, 3)),
+    ("shrink_unshuffle", lambda n: n.Sequential(n.Hardshrink(0.3), n.Softshrink(0.2), n.PixelUnshuffle(2)),
+     (2, 1, 4, 4)),
+]
+
+
+@pytest.mark.parametrize("name,make,shape", SMALL, ids=[m[0] for m in SMALL])
+def test_small_modules_match_torch(name, make, shape):
+    test_module_matches_torch(name, make, shape)
+    assert repr(make(nn)) == repr(make(torch.nn))
+
+
+def test_small_losses_match_torch():
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((4, 5)).astype(np.float32), np.sign(rng.standard_normal((4, 5))).astype(np.float32)
+    for make, yy in ((lambda n: n.HingeEmbeddingLoss(margin=0.3), y), (lambda n: n.SoftMarginLoss(), y),
+                     (lambda n: n.MultiLabelSoftMarginLoss(reduction="none"), (y > 0).astype(np.float32))):
+        a = tt.tensor(x, requires_grad=True)
+        b = torch.tensor(x, requires_grad=True)
+        la, lb = make(nn)(a, tt.tensor(yy)), make(torch.nn)(b, torch.tensor(yy))
+        assert_close(la, lb, rtol=1e-5, atol=1e-6)
+        la.sum().backward()
+        lb.sum().backward()
+        assert_close(a.grad, b.grad, rtol=1e-5, atol=1e-6)

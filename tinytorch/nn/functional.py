@@ -1106,6 +1106,91 @@ def pixel_shuffle(input, upscale_factor):
 pad = _pad
 
 
+def pixel_unshuffle(input, downscale_factor):
+    """Inverse of ``pixel_shuffle``: (*, C, H r, W r) -> (*, C r^2, H, W)."""
+    r = downscale_factor
+    *b, c, h, w = input._shape
+    if h % r or w % r:
+        raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by downscale_factor, but "
+                           f"input.size(-2)={h} and input.size(-1)={w} are not divisible by {r}")
+    n = len(b)
+    x = input.reshape(*b, c, h // r, r, w // r, r)
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(*b, c * r * r, h // r, w // r)
+
+
+def prelu(input, weight):
+    """``max(0, x) + weight * min(0, x)`` with one weight, or one per channel (dim 1) (He et al. 2015)."""
+    if weight.numel() != 1:
+        if input.ndim < 2 or input._shape[1] != weight.numel():
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {input._shape[1] if input.ndim > 1 else 1}.")
+        weight = weight.reshape((-1,) + (1,) * (input.ndim - 2))
+    return _pw.where(input > 0, input, weight * input)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """Root-mean-square layer normalization (Zhang & Sennrich 2019): ``x / sqrt(mean(x^2) + eps) * weight`` over
+    the trailing ``normalized_shape`` dims; ``eps`` defaults to the dtype's machine epsilon (as PyTorch)."""
+    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(normalized_shape)
+    if input._shape[input.ndim - k:] != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input._shape)}")
+    if eps is None:
+        eps = _dt.finfo(input.dtype).eps
+    dims = tuple(range(input.ndim - k, input.ndim))
+    out = input * _pw.rsqrt((input * input).mean(dims, keepdim=True) + eps)
+    return out * weight if weight is not None else out
+
+
+def hardshrink(input, lambd=0.5):
+    """``x`` where ``|x| > lambd``, else 0."""
+    return _pw.where(input.abs() > lambd, input, 0.0)
+
+
+def softshrink(input, lambd=0.5):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    return _pw.where(input > lambd, input - lambd, _pw.where(input < -lambd, input + lambd, 0.0))
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """``x`` where target is 1, ``max(0, margin - x)`` where it is -1 (``torch.nn.functional.hinge_embedding_loss``)."""
+    margin_part = _pw.where(target != 1, _pw.clamp(margin - input, min=0), 0.0)
+    self_part = _pw.where(target != -1, input, 0.0)
+    return _reduce(margin_part + self_part, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Two-class logistic loss ``log(1 + exp(-y x))`` for targets y in {1, -1}."""
+    return _reduce(softplus(-target * input), reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """Multi-label one-versus-all logistic loss over classes (dim 1 of (N, C)), averaged over the classes."""
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    loss = loss.sum(-1) / input._shape[-1]
+    return _reduce(loss, reduction)
+
+
+def pdist(input, p=2):
+    """Distances between all pairs of rows i < j of (N, M) -> (N (N - 1) / 2,), row-major (``torch.pdist``)."""
+    import numpy as np
+    from .._ops.creation import _from_host
+    from .._ops.linalg import cdist
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    n = input._shape[0]
+    i, j = np.triu_indices(n, 1)
+    idx = lambda a: _from_host(a.astype(np.int64), _dt.int64, input.device)  # noqa: E731
+    return (input.index_select(0, idx(i)) - input.index_select(0, idx(j))).norm(p, -1) if n > 1 else \
+        cdist(input, input, p).reshape(-1)[:0]
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """softmax(query @ key^T * scale + bias) @ value (Vaswani et al. 2017, "Attention Is All You Need").

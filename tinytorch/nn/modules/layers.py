@@ -97,13 +97,17 @@ class _BatchNorm(Module):
     _expected = (2, 3)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
-                 dtype=None):
+                 dtype=None, *, bias=True):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
+        self._has_bias = affine and bias
         if affine:
             self.weight = Parameter(ones(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(zeros(num_features, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(zeros(num_features, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -126,7 +130,8 @@ class _BatchNorm(Module):
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def forward(self, input):
         if input.ndim not in self._expected:
@@ -145,7 +150,7 @@ class _BatchNorm(Module):
 
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
+                f"bias={self._has_bias}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -156,6 +161,34 @@ class BatchNorm1d(_BatchNorm):
 class BatchNorm2d(_BatchNorm):
     """Batch normalization over (N, C, H, W)."""
     _expected = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization over (N, C, D, H, W)."""
+    _expected = (5,)
+
+
+class RMSNorm(Module):
+    """RMS normalization over the trailing ``normalized_shape`` dims with an elementwise weight (``F.rms_norm``)."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
+        super().__init__()
+        self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(ones(self.normalized_shape, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+
+    def reset_parameters(self):
+        if self.weight is not None:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
 
 
 class LayerNorm(Module):
@@ -197,8 +230,8 @@ class _InstanceNorm(_BatchNorm):
     _expected = (3,)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
-                 dtype=None):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+                 dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def forward(self, input):
         batched = self._expected[0]
@@ -212,10 +245,6 @@ class _InstanceNorm(_BatchNorm):
         out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias, use_input_stats,
                               self.momentum if self.momentum is not None else 0.1, self.eps)
         return out.squeeze(0) if input.ndim == batched - 1 else out
-
-    def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
 
 
 class InstanceNorm1d(_InstanceNorm):
@@ -290,6 +319,11 @@ class Dropout1d(Dropout):
 class Dropout2d(Dropout):
     def forward(self, input):
         return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(Dropout):
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)
 
 
 class Embedding(Module):
@@ -400,6 +434,80 @@ LogSoftmax = _act("LogSoftmax", F.log_softmax, (("dim", None),))
 Softmin = _act("Softmin", F.softmin, (("dim", None),))
 GLU = _act("GLU", F.glu, (("dim", -1),))
 Threshold = _act("Threshold", F.threshold, (("threshold", 0.0), ("value", 0.0)), inplace=True)
+Hardshrink = _act("Hardshrink", F.hardshrink, (("lambd", 0.5),))
+Softshrink = _act("Softshrink", F.softshrink, (("lambd", 0.5),))
+Hardshrink.extra_repr = Softshrink.extra_repr = lambda self: f"{self.lambd}"
+
+
+class Softmax2d(Module):
+    """Softmax over the channels (dim -3) of (N, C, H, W) or (C, H, W)."""
+
+    def forward(self, input):
+        if input.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead")
+        return F.softmax(input, -3)
+
+
+class PReLU(Module):
+    """``max(0, x) + a * min(0, x)`` with a learned slope ``a`` (one, or one per channel), initialised to ``init``."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters, self.init = num_parameters, init
+        self.weight = Parameter(empty(num_parameters, device=device, dtype=dtype).fill_(init))
+
+    def reset_parameters(self):
+        from ...autograd.grad_mode import no_grad
+        with no_grad():
+            self.weight.fill_(self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
+# ---- padding ------------------------------------------------------------------------------------------------
+class _PadNd(Module):
+    _n, _mode = 1, "constant"
+
+    def __init__(self, padding, value=0.0):
+        super().__init__()
+        self.padding = (padding,) * (2 * self._n) if isinstance(padding, int) else tuple(padding)
+        if len(self.padding) != 2 * self._n:
+            raise ValueError(f"{type(self).__name__}: padding must be an int or a {2 * self._n}-tuple")
+        self.value = value
+
+    def forward(self, input):
+        if self._mode == "constant":
+            return F.pad(input, self.padding, "constant", self.value)
+        return F.pad(input, self.padding, self._mode)
+
+    def extra_repr(self):
+        if self._mode == "constant" and not type(self).__name__.startswith("Zero"):
+            return f"padding={self.padding}, value={self.value}"
+        return f"{self.padding}"
+
+
+def _pad_module(name, n, mode, zero=False):
+    if zero:
+        def __init__(self, padding):
+            _PadNd.__init__(self, padding, 0.0)
+    else:
+        def __init__(self, padding, *args):
+            _PadNd.__init__(self, padding, *args)
+    return type(name, (_PadNd,), {"_n": n, "_mode": mode, "__init__": __init__,
+                                  "__doc__": f"Pads the last {n} dims (``F.pad`` mode '{mode}')."})
+
+
+ZeroPad1d, ZeroPad2d, ZeroPad3d = (_pad_module(f"ZeroPad{n}d", n, "constant", True) for n in (1, 2, 3))
+ConstantPad1d, ConstantPad2d, ConstantPad3d = (_pad_module(f"ConstantPad{n}d", n, "constant") for n in (1, 2, 3))
+ReflectionPad1d, ReflectionPad2d, ReflectionPad3d = (_pad_module(f"ReflectionPad{n}d", n, "reflect")
+                                                     for n in (1, 2, 3))
+ReplicationPad1d, ReplicationPad2d, ReplicationPad3d = (_pad_module(f"ReplicationPad{n}d", n, "replicate")
+                                                        for n in (1, 2, 3))
+CircularPad1d, CircularPad2d, CircularPad3d = (_pad_module(f"CircularPad{n}d", n, "circular") for n in (1, 2, 3))
 
 
 # ---- rearrangement ------------------------------------------------------------------------------------------
@@ -415,6 +523,20 @@ class PixelShuffle(Module):
 
     def extra_repr(self):
         return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    """(*, C, H r, W r) -> (*, C r^2, H, W), the inverse of ``PixelShuffle``."""
+
+    def __init__(self, downscale_factor):
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, input):
+        return F.pixel_unshuffle(input, self.downscale_factor)
+
+    def extra_repr(self):
+        return f"downscale_factor={self.downscale_factor}"
 
 
 class Unfold(Module):
