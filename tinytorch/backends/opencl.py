@@ -11,6 +11,7 @@ offsets on the host from the index values (the indices are read back once, as Py
 boolean mask) and run a gather kernel or a segmented scatter kernel; duplicates accumulate in index
 order, so results are deterministic and equal the cpu backend's.
 """
+import functools
 import math
 import re
 
@@ -267,6 +268,11 @@ def _index_code(nops, nd, names):
 
 
 def _meta(shape, strides_list, offsets, m):
+    return _meta_cached(tuple(shape), tuple(map(tuple, strides_list)), tuple(offsets), m)
+
+
+@functools.lru_cache(maxsize=4096)
+def _meta_cached(shape, strides_list, offsets, m):
     """The int64 parameter block read by ``_index_code``: nd, numel, shape[m], then (offset, strides[m]) each."""
     v = np.zeros(2 + m + len(strides_list) * (m + 1), np.int64)
     v[0] = len(shape)
@@ -283,6 +289,7 @@ def _struct(n):
     return f"typedef struct {{ long v[{n}]; }} Params;\n"
 
 
+@functools.lru_cache(maxsize=4096)  # a training step asks for the same few kernels over and over
 def _ew_spec(name, expr, out_t, in_types, sc_types, ptr=(), m=MAXD, coords=(), ct=None, helpers=""):
     """(cache key, OpenCL source) of an elementwise kernel; the kernel function is named ``KNAME`` and its
     typedefs are macros, so several kernels can share one program."""
