@@ -329,11 +329,32 @@ def _max_pool_decomp(x, kernel_size, stride, padding, dilation, ceil_mode):
 
 
 def _max_pool_bw(c, g):
+    kw = c.kw
+    # each input element lies in at most one window when the stride is at least the dilated kernel extent
+    disjoint = all(s >= d * (k - 1) + 1 for s, d, k in zip(kw["stride"], kw["dilation"], kw["kernel_size"]))
+    return dispatch(_max_pool_backward_op, (g, c.out[1]), {"input_shape": tuple(c.shapes[0]), "disjoint": disjoint})
+
+
+def _max_pool_backward_meta(g, idx, input_shape, disjoint):
+    return [(input_shape, g.dtype)], [None, None]
+
+
+def _max_pool_backward_decomp(g, idx, input_shape, disjoint):
     from .creation import zeros
-    n, ch, h, w = c.shapes[0]
-    idx = c.out[1]
+    n, ch, h, w = input_shape
     gi = zeros((n, ch, h * w), dtype=g.dtype, device=g.device)
     return gi.scatter_add(2, idx.reshape(n, ch, -1), g.reshape(n, ch, -1)).reshape(n, ch, h, w)
+
+
+def _max_pool_backward_bw(c, gg):
+    # the op is linear in g: its adjoint reads gg at the winning positions
+    n, ch = c.kw["input_shape"][:2]
+    g_shape, idx = c.shapes[0], c.inputs[1]
+    return gg.reshape(n, ch, -1).gather(2, idx.reshape(n, ch, -1)).reshape(g_shape), None
+
+
+_max_pool_backward_op = defop("max_pool2d_with_indices_backward", _max_pool_backward_meta, _max_pool_backward_bw,
+                              decomp=_max_pool_backward_decomp)
 
 
 _max_pool_op = defop("max_pool2d_with_indices", _max_pool_meta, _max_pool_bw, decomp=_max_pool_decomp,

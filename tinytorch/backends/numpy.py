@@ -241,15 +241,22 @@ def _max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
             offsets.append(i * dh * w + j * dw)
             if best is None:
                 best = sl.copy()
-                code = np.zeros(best.shape, np.int16)
+                code = np.zeros(best.shape, np.uint8 if kh * kw < 256 else np.int32)
+                better = np.empty(best.shape, bool)
                 continue
-            better = sl > best
+            np.greater(sl, best, out=better)
             if nan_rule:
                 better |= np.isnan(sl)  # PyTorch: a NaN takes the window (the last NaN wins)
                 np.copyto(best, sl, where=better)
             else:
                 np.maximum(best, sl, out=best)
-            code += better * np.int16(t) - better * code
+            # updates come in increasing t, so the last winner is the largest t * better
+            if code.dtype == np.uint8:
+                flags = better.view(np.uint8)
+                flags *= np.uint8(t)
+                np.maximum(code, flags, out=code)
+            else:
+                np.maximum(code, better * np.int32(t), out=code)
     base = (np.arange(oh).reshape(oh, 1) * sh - ph) * w + np.arange(ow) * sw - pw
     idx = base + np.asarray(offsets, np.int64)[code]
     if ph or pw or eh or ew:
@@ -258,6 +265,18 @@ def _max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
         np.copyto(idx, np.broadcast_to(first_valid_tap(oh, ow, h, w, stride, padding, dilation), idx.shape),
                   where=best == low)
     return best, idx
+
+
+def _max_pool2d_backward(g, idx, input_shape, disjoint):
+    # the gradient of each window goes to its winner: a put when windows are disjoint, a sum otherwise
+    n, c, h, w = input_shape
+    flat = idx.reshape(n * c, -1) + (np.arange(n * c, dtype=np.int64) * (h * w))[:, None]
+    out = np.zeros(n * c * h * w, g.dtype)
+    if disjoint:
+        out[flat.reshape(-1)] = g.reshape(-1)
+    else:
+        out += np.bincount(flat.reshape(-1), np.asarray(g, np.float64).reshape(-1), out.size).astype(g.dtype)
+    return out.reshape(input_shape)
 
 
 def _phi(x):
@@ -451,6 +470,7 @@ KERNELS = {
     "sort": _sort, "topk": _topk,
     # linear algebra
     "matmul": np.matmul, "einsum": _einsum, "linear": _linear, "max_pool2d_with_indices": _max_pool2d,
+    "max_pool2d_with_indices_backward": _max_pool2d_backward,
     # copies, indexing, shape
     "clone": lambda a: a.copy(), "to_dtype": lambda a, dtype: a.astype(dtype.np), "flip": lambda a, dims: np.flip(a, dims).copy(),
     "cat": lambda *ts, dim: np.concatenate(ts, axis=dim),
