@@ -6,7 +6,7 @@
 import builtins as _builtins
 
 from . import _dtype as _dtype_mod
-from ._dtype import (bfloat16, bool, double, dtype, finfo, float, float16, float32, float64, get_default_dtype, half,
+from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype, finfo, float, float16, float32, float64, get_default_dtype, half,
                     iinfo, int, int8, int16, int32, int64, long, promote_types, set_default_dtype, short, uint8)
 from .device import device, register_backend, is_registered as device_module_registered
 from .backends.numpy import NumpyBackend as _NumpyBackend
@@ -34,7 +34,9 @@ from ._ops.shape import *  # noqa: E402,F401,F403
 from ._ops.linalg import *  # noqa: E402,F401,F403
 from ._ops.nn import *  # noqa: E402,F401,F403
 from ._ops.lapack import det, inverse, logdet, slogdet  # noqa: E402,F401
+from ._ops.complex import *  # noqa: E402,F401,F403
 from . import linalg  # noqa: E402
+from . import fft  # noqa: E402
 from . import autograd  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from . import nn, optim, utils, datasets, opencl, distributions  # noqa: E402

@@ -144,6 +144,9 @@ class OpNode(Node):
             if gi._shape != shp:
                 gi = gi.sum_to_size(shp)
             if gi.dtype is not dt:
+                if gi.dtype.is_complex and not dt.is_complex:
+                    from ._ops.complex import real
+                    gi = real(gi)  # a real input's gradient is the real part (PyTorch's convention)
                 gi = gi.to(dt)
             out.append(gi)
         return out
@@ -267,11 +270,15 @@ def _record(op, args, kw, result, outs):
     T = Tensor
     first = result[0] if isinstance(result, tuple) else result
     if not first.dtype.is_floating_point:
-        return result
+        if not first.dtype.is_complex:
+            return result
+        _complex_grad_check(op, args)
     needed = False
     edges = []
     for a in args:
         if isinstance(a, T) and a.requires_grad:
+            if a.dtype.is_complex:
+                _complex_grad_check(op, args)
             needed = True
             edges.append((a.grad_fn, a._output_nr) if a.grad_fn is not None else edge_of(a))
         else:
@@ -280,6 +287,20 @@ def _record(op, args, kw, result, outs):
         first.grad_fn = OpNode(op, args, kw, result, outs, tuple(edges))
         first.requires_grad = True
     return result
+
+
+# ops whose backward formula is right for complex tensors (conjugate Wirtinger derivatives, as in PyTorch)
+COMPLEX_GRAD = {"add", "sub", "neg", "mul", "div", "exp", "abs", "sum", "cat", "flip", "tril", "triu", "to_dtype",
+                "to_copy", "clone", "index", "index_select", "gather", "as_strided_scatter", "where"}
+
+
+def _complex_grad_check(op, args):
+    if op.name in COMPLEX_GRAD:
+        return
+    for a in args:
+        if isinstance(a, Tensor) and a.requires_grad:
+            raise NotImplementedError(f"{op.name}: the derivative for complex tensors is not implemented in "
+                                      "tinytorch; compute it on real and imaginary parts instead")
 
 
 _cpu = []

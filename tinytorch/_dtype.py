@@ -1,7 +1,7 @@
 """dtypes and PyTorch's type-promotion rules.
 
 A :class:`dtype` names an element type and maps it onto a NumPy dtype (bfloat16 comes from
-``ml_dtypes``). Promotion follows ``torch.result_type``: categories bool < integer < floating;
+``ml_dtypes``). Promotion follows ``torch.result_type``: categories bool < integer < floating < complex;
 dimensioned tensors outrank 0-dim tensors, which outrank Python scalars, and a lower-priority
 operand only changes the result when it belongs to a higher category.
 """
@@ -10,7 +10,7 @@ import builtins
 import ml_dtypes
 import numpy as np
 
-_BOOL, _INT, _FLOAT = 0, 1, 2
+_BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
 
 
 class dtype:
@@ -25,7 +25,7 @@ class dtype:
         self.category = category
         self.is_floating_point = category == _FLOAT
         self.is_signed = signed
-        self.is_complex = False
+        self.is_complex = category == _COMPLEX
 
     def __repr__(self):
         return "torch." + self.name
@@ -34,7 +34,16 @@ class dtype:
         return (_by_name, (self.name,))
 
     def to_real(self):
-        return self
+        """The real dtype of a complex one's parts (complex64 -> float32); other dtypes are their own."""
+        return _REAL.get(self.name, self)
+
+    def to_complex(self):
+        """The complex dtype with this float dtype's parts (float32 -> complex64)."""
+        if self.is_complex:
+            return self
+        if self.name not in ("float32", "float64", "float16"):
+            raise RuntimeError(f"to_complex is not supported for {self}")
+        return complex128 if self.name == "float64" else complex64
 
     @property
     def is_int(self):
@@ -51,11 +60,15 @@ float16 = dtype("float16", np.float16, _FLOAT, True)
 bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, _FLOAT, True)
 float32 = dtype("float32", np.float32, _FLOAT, True)
 float64 = dtype("float64", np.float64, _FLOAT, True)
+complex64 = dtype("complex64", np.complex64, _COMPLEX, True)
+complex128 = dtype("complex128", np.complex128, _COMPLEX, True)
+_REAL = {"complex64": float32, "complex128": float64}
 
 # PyTorch's aliases
 short, int, long, half, float, double, uint8_ = int16, int32, int64, float16, float32, float64, uint8
+cfloat, cdouble = complex64, complex128
 
-all_dtypes = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+all_dtypes = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)
 _BY_NAME = {d.name: d for d in all_dtypes}
 _BY_NP = {d.np: d for d in all_dtypes}
 
@@ -70,7 +83,7 @@ def from_numpy_dtype(npd):
     if d is None:
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np.dtype(npd).name}. The only supported types are: "
-            "float64, float32, float16, bfloat16, int64, int32, int16, int8, uint8, and bool.")
+            "complex128, complex64, float64, float32, float16, bfloat16, int64, int32, int16, int8, uint8, and bool.")
     return d
 
 
@@ -94,7 +107,12 @@ def promote_types(a, b):
     if a is b:
         return a
     if a.category != b.category:
-        return a if a.category > b.category else b
+        hi, lo = (a, b) if a.category > b.category else (b, a)
+        if hi.is_complex and lo is float64 and hi is complex64:
+            return complex128
+        return hi
+    if a.category == _COMPLEX:
+        return a if a.itemsize > b.itemsize else b
     if a.category == _FLOAT:
         if {a, b} == {float16, bfloat16}:
             return float32
@@ -112,6 +130,8 @@ def scalar_dtype(x):
         return int64
     if isinstance(x, (builtins.float, np.floating)):
         return get_default_dtype()
+    if isinstance(x, (builtins.complex, np.complexfloating)):
+        return get_default_dtype().to_complex()
     raise TypeError(f"unsupported scalar type {type(x).__name__}")
 
 
@@ -134,7 +154,10 @@ def result_type_of(tensors, scalars=()):
         if res is None:
             res = sd
         elif sd.category > res.category:
-            res = get_default_dtype() if sd.category == _FLOAT else (int64 if sd.category == _INT else res)
+            if sd.category == _COMPLEX:
+                res = res.to_complex() if res.category == _FLOAT else get_default_dtype().to_complex()
+            else:
+                res = get_default_dtype() if sd.category == _FLOAT else (int64 if sd.category == _INT else res)
     return res if res is not None else get_default_dtype()
 
 
@@ -146,7 +169,7 @@ class finfo:
     """``torch.finfo``: eps, max, min, tiny, resolution of a floating dtype."""
 
     def __init__(self, type=None):
-        type = type or get_default_dtype()
+        type = (type or get_default_dtype()).to_real()
         f = finfo_np(type)
         self.dtype = type.name
         self.bits = type.itemsize * 8

@@ -10,9 +10,10 @@ def _float_formatter(vals):
         return lambda v: _special(v) or f"{v:.4f}"
     absf = np.abs(finite)
     nz = absf[absf > 0]
-    if np.all(finite == np.round(finite)) and (absf.max() < 1e8 if absf.size else True):
+    int_mode = bool(np.all(finite == np.round(finite)))
+    sci = nz.size and (nz.max() / nz.min() > 1000.0 or nz.max() > 1e8 or (not int_mode and nz.min() < 1e-4))
+    if int_mode and not sci:
         return lambda v: _special(v) or f"{v:.0f}."
-    sci = nz.size and (nz.max() / nz.min() > 1000.0 or nz.max() > 1e8 or nz.min() < 1e-4)
     if sci:
         return lambda v: _special(v) or f"{v:.4e}"
     return lambda v: _special(v) or f"{v:.4f}"
@@ -38,7 +39,7 @@ def tensor_repr(t):
         suffix.append(f"device='{t.device}'")
     if t.numel() == 0 and t.ndim != 1:
         suffix.insert(0, f"size={tuple(t._shape)}")
-    if t.dtype not in (_dt.get_default_dtype(), _dt.int64, _dt.bool):
+    if t.dtype not in (_dt.get_default_dtype(), _dt.get_default_dtype().to_complex(), _dt.int64, _dt.bool):
         suffix.append(f"dtype={t.dtype}")
     if t.grad_fn is not None:
         suffix.append(f"grad_fn=<{t.grad_fn.name()}>")
@@ -48,6 +49,13 @@ def tensor_repr(t):
     if a.dtype.kind == "f":
         sample = a if not summarize else _edge_values(a)
         f = _float_formatter(sample.astype(np.float64).reshape(-1))
+    elif a.dtype.kind == "c":
+        sample = (a if not summarize else _edge_values(a)).reshape(-1)
+        fre = _float_formatter(sample.real.astype(np.float64))
+        fim = _float_formatter(np.abs(sample.imag).astype(np.float64))
+        wre = max(len(fre(v)) for v in sample.real) if sample.size else 1
+        f = lambda v: (fre(v.real).rjust(wre) + ("-" if np.signbit(v.imag) and not np.isnan(v.imag) else "+")
+                       + fim(abs(v.imag)) + "j")
     elif a.dtype.kind == "b":
         f = lambda v: "True" if v else "False"
     else:

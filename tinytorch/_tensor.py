@@ -179,7 +179,7 @@ class Tensor:
         return self.dtype.is_floating_point
 
     def is_complex(self):
-        return False
+        return self.dtype.is_complex
 
     def is_signed(self):
         return self.dtype.is_signed
@@ -333,7 +333,12 @@ class Tensor:
             return builtins.float(v)
         if self.dtype is _dt.bool:
             return builtins.bool(v)
+        if self.dtype.is_complex:
+            return builtins.complex(v)
         return builtins.int(v)
+
+    def __complex__(self):
+        return builtins.complex(self.item())
 
     def __float__(self):
         return builtins.float(self.item())

@@ -67,7 +67,7 @@ def _size(size):
 
 
 def _infer_dtype(data):
-    """PyTorch's dtype inference for Python data: bool < int64 < default float."""
+    """PyTorch's dtype inference for Python data: bool < int64 < default float < default complex."""
     cat = -1
     stack = [data]
     while stack:
@@ -75,16 +75,19 @@ def _infer_dtype(data):
         if isinstance(x, (list, tuple)):
             stack.extend(x)
         elif isinstance(x, Tensor):
-            cat = builtins.max(cat, 3 + x.dtype.category)  # tensors keep their dtype
+            cat = builtins.max(cat, 4 + x.dtype.category)  # tensors keep their dtype
         elif isinstance(x, (bool, np.bool_)):
             cat = builtins.max(cat, 0)
         elif isinstance(x, (int, np.integer)):
             cat = builtins.max(cat, 1)
         elif isinstance(x, (float, np.floating)):
             cat = builtins.max(cat, 2)
+        elif isinstance(x, (complex, np.complexfloating)):
+            cat = builtins.max(cat, 3)
         else:
             raise TypeError(f"Could not infer dtype of {type(x).__name__}")
-    return {-1: _dt.get_default_dtype(), 0: _dt.bool, 1: _dt.int64, 2: _dt.get_default_dtype()}.get(cat)
+    default = _dt.get_default_dtype()
+    return {-1: default, 0: _dt.bool, 1: _dt.int64, 2: default, 3: default.to_complex()}.get(cat)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):

@@ -61,8 +61,8 @@ def _meta(kind):
 _same, _float, _bool, _int, _logical = (_meta(k) for k in ("same", "float", "bool", "int", "logical"))
 
 
-def _unary(name, kind, backward=None, save_output=False, save_inputs=True, doc=None):
-    op = defop(name, _same if kind == "same" else _float if kind == "float" else _bool, backward,
+def _unary(name, kind, backward=None, save_output=False, save_inputs=True, doc=None, meta=None):
+    op = defop(name, meta or (_same if kind == "same" else _float if kind == "float" else _bool), backward,
                save_inputs=save_inputs, save_output=save_output)
 
     def fn(input):
@@ -90,6 +90,23 @@ def _binary(name, kind, backward=None, save_inputs=True, doc=None):
     return fn
 
 
+def _cj(x):
+    """Conjugate of a complex tensor or scalar (complex backward formulas use conjugate derivatives)."""
+    if isinstance(x, Tensor):
+        if x.dtype.is_complex:
+            from .complex import conj
+            return conj(x)
+        return x
+    return x.conjugate() if isinstance(x, builtins.complex) else x
+
+
+def _sgn(x):
+    if x.dtype.is_complex:
+        from .complex import sgn
+        return sgn(x)
+    return sign(x)
+
+
 def _zero_grad(ctx, g):
     # PyTorch gives piecewise-constant ops (sign, floor, round ...) a zero gradient, not an absent one
     from .creation import zeros
@@ -97,7 +114,7 @@ def _zero_grad(ctx, g):
 
 
 # ---- float unary ops ----------------------------------------------------------------------------
-exp = _unary("exp", "float", lambda c, g: g * c.out, save_output=True, save_inputs=False)
+exp = _unary("exp", "float", lambda c, g: g * _cj(c.out), save_output=True, save_inputs=False)
 exp2 = _unary("exp2", "float", lambda c, g: g * c.out * math.log(2.0), save_output=True, save_inputs=False)
 expm1 = _unary("expm1", "float", lambda c, g: g * (c.out + 1), save_output=True, save_inputs=False)
 log = _unary("log", "float", lambda c, g: g / c.inputs[0])
@@ -125,7 +142,15 @@ arcsin, arccos, arctan = asin, acos, atan
 # ---- dtype-preserving unary ops --------------------------------------------------------------------
 neg = _unary("neg", "same", lambda c, g: -g, save_inputs=False)
 negative = neg
-abs = _unary("abs", "same", lambda c, g: g * sign(c.inputs[0]))
+def _abs_meta(a):
+    outs, casts = _same(a)
+    if a.dtype.is_complex:
+        return [(outs[0][0], a.dtype.to_real())], casts
+    return outs, casts
+
+
+abs = _unary("abs", "same", lambda c, g: g * _sgn(c.inputs[0]), meta=_abs_meta,
+             doc="Elementwise absolute value; for complex input the modulus, a float tensor (``torch.abs``).")
 absolute = abs
 sign = _unary("sign", "same", _zero_grad, save_inputs=False)
 floor = _unary("floor", "same", _zero_grad, save_inputs=False)
@@ -213,7 +238,7 @@ method("subtract")(sub)
 
 def _mul_bw(c, g):
     a, b = c.inputs
-    return (g * b if c.next_edges[0] is not None else None), (g * a if c.next_edges[1] is not None else None)
+    return (g * _cj(b) if c.next_edges[0] is not None else None), (g * _cj(a) if c.next_edges[1] is not None else None)
 
 
 mul = _binary("mul", "same", _mul_bw)
@@ -224,7 +249,7 @@ method("multiply")(mul)
 def _div_bw(c, g):
     if c.kw.get("rounding_mode") is not None:
         return None, None
-    a, b = c.inputs
+    a, b = _cj(c.inputs[0]), _cj(c.inputs[1])
     ga = g / b if c.next_edges[0] is not None else None
     gb = -g * a / (b * b) if c.next_edges[1] is not None else None
     return ga, gb

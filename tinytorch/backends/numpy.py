@@ -514,7 +514,27 @@ def _lapack(fn):
     return k
 
 
+def _fft_c2c(a, dims, norm, forward):
+    return (np.fft.fftn if forward else np.fft.ifftn)(a, axes=dims, norm=norm).astype(a.dtype, copy=False)
+
+
+def _fft_r2c(a, dims, norm, onesided):
+    out = (np.fft.rfftn if onesided else np.fft.fftn)(a, axes=dims, norm=norm)
+    return out.astype(np.complex64 if a.dtype == np.float32 else np.complex128, copy=False)
+
+
+def _fft_c2r(a, dims, norm, last_dim_size):
+    s = [a.shape[d] for d in dims[:-1]] + [last_dim_size]
+    out = np.fft.irfftn(a, s=s, axes=dims, norm=norm)
+    return out.astype(np.float32 if a.dtype == np.complex64 else np.float64, copy=False)
+
+
 KERNELS.update({
+    "real": lambda a: np.ascontiguousarray(a.real), "imag": lambda a: np.ascontiguousarray(a.imag),
+    "conj": np.conjugate, "view_as_real": lambda a: np.stack([a.real, a.imag], -1),
+    "view_as_complex": lambda a: (a[..., 0] + 1j * a[..., 1]).astype(
+        np.complex128 if a.dtype == np.float64 else np.complex64),
+    "fft_c2c": _fft_c2c, "fft_r2c": _fft_r2c, "fft_c2r": _fft_c2r,
     "linalg_inv": _lapack(np.linalg.inv), "linalg_det": _lapack(np.linalg.det),
     "linalg_cholesky": _lapack(np.linalg.cholesky), "linalg_solve": lambda a, b: np.linalg.solve(a, b),
     "linalg_eigh": _eigh, "linalg_svd": _svd, "linalg_qr": _qr,

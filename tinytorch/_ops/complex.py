@@ -1,0 +1,186 @@
+"""Complex tensors: real/imaginary parts, conj, angle, sgn, polar, view_as_real / view_as_complex.
+
+Autograd follows PyTorch's convention for complex numbers (the conjugate Wirtinger derivative): the
+gradient of a real loss L with respect to z = x + iy is dL/dx + i dL/dy, so a holomorphic op's
+backward multiplies by the *conjugate* derivative, and the gradient reaching a real input is the real
+part of what flows back. Only ops listed in ``_dispatch.COMPLEX_GRAD`` differentiate complex tensors;
+others raise NotImplementedError instead of returning a wrong gradient.
+
+Unlike PyTorch, ``real``, ``imag``, ``conj`` and ``view_as_real`` return new tensors, not views: the
+parts of a complex element are not addressable by strides of a real dtype in every backend's storage.
+The kernels exist on ``cpu``; other backends run them through ``cpu`` (their decomposition).
+"""
+import math
+
+from .. import _dispatch
+from .. import _dtype as _dt
+from .._dispatch import defop, dispatch
+from .._tensor import Tensor
+from ._util import method
+
+
+def _on_cpu(name):
+    def decomp(*args, **kw):
+        dev = next(a.device for a in args if isinstance(a, Tensor))
+        out = dispatch(_OPS[name], tuple(a.cpu() if isinstance(a, Tensor) else a for a in args), kw)
+        return out.to(dev)
+    return decomp
+
+
+_OPS = {}
+
+
+def _defop(name, meta, backward, **kw):
+    op = defop(name, meta, backward, decomp=_on_cpu(name), **kw)
+    _OPS[name] = op
+    _dispatch.COMPLEX_GRAD.add(name)
+    return op
+
+
+def _to_real_meta(a):
+    return [(a._shape, a.dtype.to_real()), ], [None]
+
+
+def _check_complex(a, op):
+    if not isinstance(a, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
+    if not a.dtype.is_complex:
+        raise RuntimeError(f"{op} is not implemented for tensors with non-complex dtypes.")
+
+
+_real_op = _defop("real", _to_real_meta, lambda c, g: g, save_inputs=False)
+_imag_op = _defop("imag", _to_real_meta, lambda c, g: g * 1j, save_inputs=False)
+_conj_op = _defop("conj", lambda a: ([(a._shape, a.dtype)], [None]), lambda c, g: conj(g), save_inputs=False)
+
+
+def real(input):
+    """Real part of a complex tensor (same shape, float dtype); a real tensor is returned as is (``torch.real``)."""
+    if not input.dtype.is_complex:
+        return input
+    return dispatch(_real_op, (input,))
+
+
+def imag(input):
+    """Imaginary part of a complex tensor (same shape, float dtype) (``torch.imag``).
+
+    RuntimeError for a real tensor, as in PyTorch.
+    """
+    _check_complex(input, "imag")
+    return dispatch(_imag_op, (input,))
+
+
+Tensor.real = property(real)
+Tensor.imag = property(imag)
+
+
+@method("conj")
+def conj(input):
+    """Complex conjugate (a new tensor; real tensors are returned as is) (``torch.conj``)."""
+    if not input.dtype.is_complex:
+        return input
+    return dispatch(_conj_op, (input,))
+
+
+conj_physical = conj
+method("conj_physical")(conj)
+method("resolve_conj")(lambda self: self)
+method("resolve_neg")(lambda self: self)
+
+
+def resolve_conj(input):
+    """Identity: tinytorch materialises conjugates, so there is no lazy conjugate bit to resolve."""
+    return input
+
+
+resolve_neg = resolve_conj
+
+
+@method("is_conj")
+def is_conj(input):
+    """Always False: conj() returns a materialised tensor, never a lazily conjugated view."""
+    return False
+
+
+def _var_meta(a):
+    if not a.dtype.is_complex:
+        raise RuntimeError(f"view_as_real is only supported for complex tensors")
+    return [(a._shape + (2,), a.dtype.to_real())], [None]
+
+
+def _vac_meta(a):
+    if a.dtype is _dt.float16:
+        raise RuntimeError("view_as_complex: complex32 (ComplexHalf) is not supported by tinytorch")
+    if a.dtype not in (_dt.float32, _dt.float64):
+        raise RuntimeError(f"view_as_complex is only supported for float, double and half tensors, but got a "
+                           f"tensor of scalar type: {a.dtype.name.capitalize()}")
+    if not a._shape or a._shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    return [(a._shape[:-1], a.dtype.to_complex())], [None]
+
+
+_var_op = _defop("view_as_real", _var_meta, lambda c, g: view_as_complex(g), save_inputs=False)
+_vac_op = _defop("view_as_complex", _vac_meta, lambda c, g: view_as_real(g), save_inputs=False)
+
+
+def view_as_real(input):
+    """Complex (*) -> real (*, 2) holding (real, imag) pairs (``torch.view_as_real``; a copy here, not a view)."""
+    return dispatch(_var_op, (input,))
+
+
+def view_as_complex(input):
+    """Real (*, 2) -> complex (*) (``torch.view_as_complex``; a copy here, not a view).
+
+    RuntimeError unless the last dim has size 2 and the dtype is float16/32/64.
+    """
+    return dispatch(_vac_op, (input,))
+
+
+def complex(real, imag, *, out=None):
+    """``real + i*imag`` from two float tensors of one dtype (``torch.complex``)."""
+    if real.dtype is not imag.dtype:
+        raise RuntimeError(f"Expected object of scalar type {real.dtype.name.capitalize()} but got scalar type "
+                           f"{imag.dtype.name.capitalize()} for second argument")
+    if not real.dtype.is_floating_point or real.dtype is _dt.bfloat16:
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{real.dtype.name.capitalize()} and {imag.dtype.name.capitalize()}")
+    from .shape import stack
+    from .. import broadcast_tensors
+    r = view_as_complex(stack(broadcast_tensors(real, imag), -1))
+    return r if out is None else out._write(r)
+
+
+def polar(abs, angle, *, out=None):
+    """``abs * (cos(angle) + i*sin(angle))`` (``torch.polar``)."""
+    from .pointwise import cos, sin
+    r = complex(abs * cos(angle), abs * sin(angle))
+    return r if out is None else out._write(r)
+
+
+@method("angle")
+def angle(input):
+    """Argument of complex numbers, atan2(imag, real), in radians; for real input pi where negative, else 0
+    (``torch.angle``). Integer input gives the default float dtype."""
+    from .pointwise import atan2, where
+    if input.dtype.is_complex:
+        return atan2(imag(input), real(input))
+    x = input if input.dtype.is_floating_point else input.to(_dt.get_default_dtype())
+    return where(x < 0, math.pi, 0.0).to(x.dtype) + x * 0  # NaN propagates, gradient is 0
+
+
+@method("sgn")
+def sgn(input):
+    """``z / |z|`` for complex z (0 at 0); ``sign`` for real input (``torch.sgn``)."""
+    from .pointwise import abs as _abs, sign, where
+    if not input.dtype.is_complex:
+        return sign(input)
+    a = _abs(input)
+    return where(a == 0, 0.0, input / where(a == 0, 1.0, a))
+
+
+def is_complex(input):
+    """True when the tensor's dtype is complex64 or complex128 (``torch.is_complex``)."""
+    return input.dtype.is_complex
+
+
+__all__ = ["real", "imag", "conj", "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "view_as_real",
+           "view_as_complex", "complex", "polar", "angle", "sgn", "is_complex"]
