@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import tinytorch as tt
-from conftest import DT, assert_close, np_data, torch
+from conftest import DT, assert_close, np_data, pair, torch
 from op_db import OPS
 
 # opencl joins when a platform exists (CI installs PoCL); tests/test_opencl.py reports when it does not
@@ -123,3 +123,22 @@ def test_double_backward(op):
         if b is None:
             continue
         assert_close(a, b, "float64", 1e-8, 1e-10, msg=f"{op.name} double backward")
+
+
+@pytest.mark.parametrize("device", ["cpu", "mydev"])  # the fused kernel (cpu) and the decomposition (mydev)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_layer_norm_half_precision(device, dtype):
+    """Half-precision layer_norm accumulates its statistics in float32, as PyTorch does: values and gradients."""
+    xs, ys = [], []
+    for shape, seed in (((3, 8), 0), ((8,), 1), ((8,), 2)):
+        x, y = pair(shape, dtype, seed=seed)
+        xs.append(x.to(device).requires_grad_())
+        ys.append(y.requires_grad_())
+    got = tt.nn.functional.layer_norm(xs[0], (8,), xs[1], xs[2])
+    expected = torch.nn.functional.layer_norm(ys[0], (8,), ys[1], ys[2])
+    assert_close(got.cpu(), expected, dtype)
+    w = np.random.default_rng(3).standard_normal((3, 8))
+    (got * tt.tensor(w, device=device).to(got.dtype)).sum().backward()
+    (expected * torch.tensor(w).to(expected.dtype)).sum().backward()
+    for a, b in zip(xs, ys):
+        assert_close(a.grad.cpu(), b.grad, dtype, rtol=3e-2, atol=3e-2)

@@ -36,9 +36,19 @@ def _geometry_backward(meta_fn):
     def bw(c, g):
         shp = c.shapes[0]
         size, stride, off = meta_fn(shp, _strides.contiguous_strides(shp), 0, **c.kw)
-        from .creation import zeros
-        return as_strided_scatter(zeros(shp, dtype=g.dtype, device=g.device), g, size, stride, off)
+        return _into_zeros(shp, g, size, stride, off)
     return bw
+
+
+def _into_zeros(shape, g, size, stride, offset):
+    """Zeros of ``shape`` with ``g`` written at the geometry: ``as_strided_scatter`` on fresh zeros, which
+    needs no copy of the zeros when no graph is being built (the usual backward)."""
+    from .creation import zeros
+    out = zeros(shape, dtype=g.dtype, device=g.device)
+    if _state["enabled"] and g.requires_grad:
+        return as_strided_scatter(out, g, size, stride, offset)
+    as_strided(out, size, stride, offset)._write(g)
+    return out
 
 
 # ---- as_strided and its scatter -------------------------------------------------------------------
@@ -47,10 +57,7 @@ def _as_strided_meta(shape, stride, offset, size, stride_, storage_offset):
 
 
 def _as_strided_bw(c, g):
-    from .creation import zeros
-    shp = c.shapes[0]
-    return as_strided_scatter(zeros(shp, dtype=g.dtype, device=g.device), g, c.kw["size"], c.kw["stride"],
-                              c.kw["rel_offset"])
+    return _into_zeros(c.shapes[0], g, c.kw["size"], c.kw["stride"], c.kw["rel_offset"])
 
 
 _as_strided_op = _view_op("as_strided", _as_strided_bw)

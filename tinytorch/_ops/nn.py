@@ -432,3 +432,97 @@ def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     return dispatch(_gelu_op, (input,), {"approximate": approximate})
+
+
+# ---- layer_norm: one op returning (out, mean, rstd), as ATen's native_layer_norm ------------------------
+def _ln_dims(x, normalized_ndim):
+    return tuple(range(x.ndim - normalized_ndim, x.ndim))
+
+
+def _layer_norm_meta(x, weight, bias, normalized_ndim, eps):
+    stat = x._shape[:x.ndim - normalized_ndim] + (1,) * normalized_ndim
+    return [(x._shape, x.dtype), (stat, x.dtype), (stat, x.dtype)], [None, x.dtype, x.dtype]
+
+
+def _up(*ts):
+    """float16/bfloat16 tensors as float32 (statistics accumulate in float32, as in PyTorch)."""
+    return tuple(t.float() if t is not None and t.dtype.itemsize < 4 else t for t in ts)
+
+
+def _layer_norm_decomp(x, weight, bias, normalized_ndim, eps):
+    from .pointwise import rsqrt
+    if x.dtype.itemsize < 4:
+        return tuple(t.to(x.dtype) for t in _layer_norm_decomp(*_up(x, weight, bias), normalized_ndim, eps))
+    dims = _ln_dims(x, normalized_ndim)
+    mean = x.mean(dims, keepdim=True)
+    xc = x - mean
+    rstd = rsqrt((xc * xc).mean(dims, keepdim=True) + eps)
+    out = xc * rstd
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out, mean, rstd
+
+
+def _layer_norm_backward_formula(g, x, mean, rstd, weight, normalized_ndim, need):
+    """(grad_input, grad_weight, grad_bias) in ops; differentiable, so double backward works."""
+    dims = _ln_dims(x, normalized_ndim)
+    lead = tuple(range(x.ndim - normalized_ndim))
+    xhat = (x - mean) * rstd
+    gx = gw = gb = None
+    if need[0]:
+        gxhat = g * weight if weight is not None else g
+        gx = rstd * (gxhat - gxhat.mean(dims, keepdim=True) - xhat * (gxhat * xhat).mean(dims, keepdim=True))
+    if need[1]:
+        gw = (g * xhat).sum(lead) if lead else g * xhat
+    if need[2]:
+        gb = g.sum(lead) if lead else g
+    return gx, gw, gb
+
+
+def _layer_norm_bw(c, g):
+    from ..autograd.grad_mode import _state
+    x, weight, bias = c.inputs
+    out, mean, rstd = c.out
+    need = tuple(e is not None for e in c.next_edges)
+    n = c.kw["normalized_ndim"]
+    if _state["enabled"]:  # building a graph (create_graph=True): the formula in ops, statistics recomputed from x
+        _, mean, rstd = _layer_norm_decomp(x, None, None, n, c.kw["eps"])
+        return _layer_norm_backward_formula(g, x, mean, rstd, weight, n, need)
+    res = dispatch(_layer_norm_backward_op, (g, x, mean, rstd, weight),
+                   {"normalized_ndim": n, "need": need})
+    return tuple(r if k else None for r, k in zip(res, need))
+
+
+def _layer_norm_backward_meta(g, x, mean, rstd, weight, normalized_ndim, need):
+    wshape = x._shape[x.ndim - normalized_ndim:]
+    return [(x._shape, x.dtype), (wshape, x.dtype), (wshape, x.dtype)], [x.dtype, None, None, None, None]
+
+
+def _layer_norm_backward_decomp(g, x, mean, rstd, weight, normalized_ndim, need):
+    from .creation import zeros
+    if x.dtype.itemsize < 4:
+        res = _layer_norm_backward_decomp(*_up(g, x, mean, rstd, weight), normalized_ndim, need)
+        return tuple(t.to(x.dtype) for t in res)
+    gx, gw, gb = _layer_norm_backward_formula(g, x, mean, rstd, weight, normalized_ndim, (True,) + need[1:])
+    wshape = x._shape[x.ndim - normalized_ndim:]
+    z = None
+    if gw is None or gb is None:
+        z = zeros(wshape, dtype=x.dtype, device=x.device)
+    return gx, (gw if gw is not None else z), (gb if gb is not None else z)
+
+
+# mean and rstd are outputs for the backward; like PyTorch, gradients flow only through ``out``
+_layer_norm_op = defop("native_layer_norm", _layer_norm_meta, _layer_norm_bw, decomp=_layer_norm_decomp,
+                       save_output=True)
+_layer_norm_backward_op = defop("native_layer_norm_backward", _layer_norm_backward_meta, None,
+                                decomp=_layer_norm_backward_decomp)
+
+
+def native_layer_norm(x, weight, bias, normalized_ndim, eps):
+    """(out, mean, rstd) of layer normalization over the last ``normalized_ndim`` dims (``torch.native_layer_norm``).
+
+    One op, so a backend may fuse it; its decomposition and backward are written in ops.
+    """
+    return dispatch(_layer_norm_op, (x, weight, bias), {"normalized_ndim": normalized_ndim, "eps": eps})

@@ -511,6 +511,7 @@ class OpenCLBackend(Backend):
             "index_put": self._index_put, "scatter": self._scatter, "index_add": self._index_add,
             "softmax": lambda a, dim: self._softmax(a, dim, False),
             "log_softmax": lambda a, dim: self._softmax(a, dim, True),
+            "native_layer_norm": self._layer_norm,
         })
 
     # ---- devices ----
@@ -1254,6 +1255,45 @@ class OpenCLBackend(Backend):
         for i, p in enumerate(perm):
             inv[p] = i
         return out.permute(inv)
+
+    def _layer_norm(self, a, w, b, normalized_ndim, eps):
+        """(out, mean, rstd) in one kernel: one work-group per row of the normalized dims (mean, variance, write)."""
+        dev = a.buf.dev
+        if not a.is_contiguous():
+            a = self._copy(a)
+        n = math.prod(a.shape[a.ndim - normalized_ndim:])
+        rows = math.prod(a.shape[:a.ndim - normalized_ndim])
+        stat_shape = a.shape[:a.ndim - normalized_ndim] + (1,) * normalized_ndim
+        out = self._empty(a.shape, a.dtype, dev)
+        mean, rstd = self._empty(stat_shape, a.dtype, dev), self._empty(stat_shape, a.dtype, dev)
+        if rows and n:
+            w = w if w is None or w.is_contiguous() else self._copy(w)
+            b = b if b is None or b.is_contiguous() else self._copy(b)
+            L = _group_size(n, dev)
+
+            def source():
+                red = (f" sh[lid] = acc; barrier(CLK_LOCAL_MEM_FENCE);\n"
+                       f" for (int t = {L} / 2; t > 0; t >>= 1) {{ if (lid < t) sh[lid] += sh[lid + t]; "
+                       f"barrier(CLK_LOCAL_MEM_FENCE); }}\n")
+                return (f"typedef {_ct(a.dtype)} T;\n"
+                        f"__kernel void k(__global T* out, __global T* mo, __global T* ro, __global const T* a, long ao,"
+                        f" __global const T* w, long wo, __global const T* b, long bo, long n, T eps, int flags) {{\n"
+                        f" long o = get_group_id(0); int lid = get_local_id(0); __local T sh[{L}];\n"
+                        f" __global const T* x = a + ao + o * n;\n"
+                        f" T acc = 0; for (long j = lid; j < n; j += {L}) acc += x[j];\n{red}"
+                        f" T mean = sh[0] / n; barrier(CLK_LOCAL_MEM_FENCE);\n"
+                        f" acc = 0; for (long j = lid; j < n; j += {L}) {{ T d = x[j] - mean; acc += d * d; }}\n{red}"
+                        f" T rstd = rsqrt(sh[0] / n + eps);\n"
+                        f" if (lid == 0) {{ mo[o] = mean; ro[o] = rstd; }}\n"
+                        f" for (long j = lid; j < n; j += {L}) {{ T y = (x[j] - mean) * rstd;"
+                        f" if (flags & 1) y *= w[wo + j]; if (flags & 2) y += b[bo + j]; out[o * n + j] = y; }}\n}}\n")
+            k = dev.kernel(("layer_norm", a.dtype.name, L), source)
+            k.set_args(out.buf.mem, mean.buf.mem, rstd.buf.mem, a.buf.mem, np.int64(a.offset),
+                       (w if w is not None else a).buf.mem, np.int64(w.offset if w is not None else 0),
+                       (b if b is not None else a).buf.mem, np.int64(b.offset if b is not None else 0),
+                       np.int64(n), a.dtype.np.type(eps), np.int32((w is not None) | ((b is not None) << 1)))
+            cl.enqueue_nd_range_kernel(dev.queue, k, (rows * L,), (L,))
+        return out, mean, rstd
 
 
 # One fixed work-group size per kernel: drivers that compile per work-group size (PoCL does) then build each

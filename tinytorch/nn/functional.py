@@ -593,16 +593,12 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if input._shape[-k:] != normalized_shape:
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input._shape)}")
-    dims = tuple(range(input.ndim - k, input.ndim))
-    mean = input.mean(dims, keepdim=True)
-    xc = input - mean
-    var = (xc * xc).mean(dims, keepdim=True)
-    out = xc * _pw.rsqrt(var + eps)
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+    from .._ops.nn import native_layer_norm
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and p._shape != normalized_shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{list(p._shape)} and normalized_shape = {list(normalized_shape)}")
+    return native_layer_norm(input, weight, bias, k, eps)[0]
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -1215,15 +1211,15 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         value = value.repeat_interleave(rep, dim=-3)
     L, S = query._shape[-2], key._shape[-2]
     s = 1.0 / math.sqrt(query._shape[-1]) if scale is None else scale
-    scores = (query @ key.transpose(-2, -1)) * s
+    # scaling the (L, E) query costs less than scaling the (L, S) scores
+    scores = (query * s) @ key.transpose(-2, -1)
     if is_causal:
-        causal = ones(L, S, dtype=_dt.bool, device=query.device).tril()
-        scores = scores.masked_fill(causal.logical_not(), float("-inf"))
-    elif attn_mask is not None:
-        if attn_mask.dtype is _dt.bool:
-            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
-        else:
-            scores = scores + attn_mask
+        attn_mask = ones(L, S, dtype=_dt.bool, device=query.device).tril()
+    if attn_mask is not None:
+        if attn_mask.dtype is _dt.bool:  # as PyTorch: a bool mask becomes an additive 0 / -inf bias
+            attn_mask = zeros(attn_mask._shape, dtype=scores.dtype, device=scores.device).masked_fill(
+                attn_mask.logical_not(), float("-inf"))
+        scores = scores + attn_mask
     attn = softmax(scores, -1)
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, True)
