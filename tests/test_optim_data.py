@@ -25,7 +25,8 @@ OPTS = [
 ]
 
 
-@pytest.mark.parametrize("device", ["cpu", "mydev"])  # cpu runs the fused updates, mydev the in-place ops
+# cpu and opencl run their fused updates, mydev the in-place ops
+@pytest.mark.parametrize("device", ["cpu", "mydev"] + (["opencl"] if tt.opencl.is_available() else []))
 @pytest.mark.parametrize("name,kw", OPTS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(OPTS)])
 def test_optimizer_trajectory(name, kw, device):
     a = np.random.default_rng(0).standard_normal((3, 4))

@@ -512,7 +512,10 @@ class OpenCLBackend(Backend):
             "softmax": lambda a, dim: self._softmax(a, dim, False),
             "log_softmax": lambda a, dim: self._softmax(a, dim, True),
             "native_layer_norm": self._layer_norm,
+            "nll_loss": self._nll_loss, "nll_loss_backward": self._nll_loss_backward,
         })
+        self.inplace_kernels = {n: self._inplace_binary(n) for n in ("add", "sub", "mul", "div")}
+        self.inplace_kernels.update({"sgd_momentum_step": self._sgd_momentum_step, "adam_step": self._adam_step})
 
     # ---- devices ----
     def is_available(self):
@@ -683,7 +686,7 @@ class OpenCLBackend(Backend):
         return k
 
     def _binary(self, name):
-        def k(a, b, **kw):
+        def k(a, b, _out=None, **kw):
             arrs = [x for x in (a, b) if _is_arr(x)]
             dt = arrs[0].dtype
             if name == "div" and kw.get("rounding_mode") is not None and not _isf(dt) or \
@@ -705,8 +708,48 @@ class OpenCLBackend(Backend):
                     e2, o2, i2, s2, h2 = _binary_spec(n2, dt, {}, pattern)
                     out.append((n2, e2, o2.name, i2, s2, (), MAXD, (), None, h2))
                 return out
-            return self._ew(name, expr, inputs, scalars, out_dt, shape, helpers=helpers, family=family)
+            return self._ew(name, expr, inputs, scalars, out_dt, shape, helpers=helpers, family=family, out=_out)
         return k
+
+    # ---- in-place kernels: the optimizer's updates in one pass each, no temporary and no copy back ----
+    def _inplace_binary(self, name):
+        k = self._binary(name)
+
+        def ik(dst, other, alpha=1, rounding_mode=None):
+            if _is_arr(other):
+                if other.dtype is not dst.dtype:
+                    other = self.cast(other, dst.dtype)
+                elif other.buf is dst.buf and (other.offset, other.strides, other.shape) != \
+                        (dst.offset, dst.strides, dst.shape):
+                    other = self._copy(other)  # a partly overlapping operand: read it all before writing
+            if alpha != 1:
+                k(dst, other, _out=dst, alpha=alpha)
+            else:
+                k(dst, other, _out=dst)
+        return ik
+
+    def _sgd_momentum_step(self, p, g, buf, lr, momentum, weight_decay):
+        dt = p.dtype
+        if weight_decay:
+            self._ew("sgd_buf_wd", "x0 * s0 + x1 + x2 * s1", [buf, g, p], [(momentum, dt), (weight_decay, dt)], dt,
+                     p.shape, out=buf)
+        else:
+            self._ew("sgd_buf", "x0 * s0 + x1", [buf, g], [(momentum, dt)], dt, p.shape, out=buf)
+        self._ew("sgd_p", "x0 - x1 * s0", [p, buf], [(lr, dt)], dt, p.shape, out=p)
+
+    def _adam_step(self, p, g, m, v, vmax, lr, beta1, beta2, eps, step, weight_decay, decoupled):
+        dt = p.dtype
+        if weight_decay and not decoupled:
+            g = self._ew("adam_wd", "x0 + x1 * s0", [g, p], [(weight_decay, dt)], dt, p.shape)
+        self._ew("adam_m", "x0 * s0 + x1 * s1", [m, g], [(beta1, dt), (1 - beta1, dt)], dt, p.shape, out=m)
+        self._ew("adam_v", "x0 * s0 + x1 * x1 * s1", [v, g], [(beta2, dt), (1 - beta2, dt)], dt, p.shape, out=v)
+        if vmax is not None:
+            self._binary("maximum")(vmax, v, _out=vmax)
+            v = vmax
+        decay = 1 - lr * weight_decay if weight_decay and decoupled else 1.0
+        self._ew("adam_p", "x0 * s0 - x1 / (sqrt(x2) / s1 + s2) * s3", [p, m, v],
+                 [(decay, dt), (math.sqrt(1 - beta2 ** step), dt), (eps, dt), (lr / (1 - beta1 ** step), dt)], dt,
+                 p.shape, out=p)
 
     def _zero_div_check(self, b):
         if _is_arr(b):
@@ -776,7 +819,8 @@ class OpenCLBackend(Backend):
         meta[4 + mk:4 + mk + len(ks)] = kst[0]
         meta[4 + 2 * mk:4 + 2 * mk + len(rs)] = rs
         meta[4 + 2 * mk + mr:4 + 2 * mk + mr + len(rs)] = rst[0]
-        L = _group_size(R, dev)
+        # many outputs: one work-item each and no barriers (CPU drivers emulate work-group barriers slowly)
+        L = 1 if nout >= 64 and R <= 4096 else _group_size(R, dev)
         key = ("reduce", name, a.dtype.name, out_dtype.name, acc_ct, mk, mr, L, arg, val, init, combine)
 
         def source():
@@ -946,7 +990,18 @@ class OpenCLBackend(Backend):
             return out
         if K == 0:
             return self._ew("fill", "(OT)0", [], [], dt, out.shape, out=out)
-        fast = _isf(dt) and N % _VN == 0
+        nt = _isf(dt) and a.strides[-1] == 1 and b.strides[-2] == 1 and b.strides[-1] >= K and K >= 16 \
+            and (N % _VN or b.strides[-1] != 1)
+        if not nt and _isf(dt) and N % _VN and M * K * N >= 4096:
+            # pad N to the vector width: two small copies, then the register-blocked kernel (the local-memory
+            # fallback below is slow on CPU drivers, which emulate local memory)
+            Np = -(-N // _VN) * _VN
+            bp = self._empty(b.shape[:-1] + (Np,), dt, dev)
+            self._ew("fill", "(OT)0", [], [], dt, bp.shape, out=bp)
+            self.copy_(bp.view(b.shape, bp.strides), b)
+            outp = self._matmul(a, bp)
+            return self._copy(outp.view(out.shape, outp.strides))
+        fast = _isf(dt) and N % _VN == 0 and not nt
         if fast and (b.strides[-1] != 1 or b.strides[-2] != N):
             b = self._copy(b)  # O(K*N) to give the O(M*K*N) kernel rows of B it can load as vectors
         ab = self._expand(a.view(a.shape[:-2], a.strides[:-2]), batch)
@@ -965,6 +1020,8 @@ class OpenCLBackend(Backend):
                        f"po += c * P.v[{8 + mb + d}]; }}\n" for d in range(mb))
         if fast:
             return self._matmul_vec(out, a, b, ab, bb, meta, mb, bidx, nb, M, N)
+        if nt:
+            return self._matmul_nt(out, a, b, ab, bb, meta, mb, bidx, nb, M, N)
         TS, WPT = 32, 4  # 32x32 output tile per work-group, 4 outputs per work-item (along rows)
         key = ("matmul", dt.name, mb)
 
@@ -1026,6 +1083,44 @@ class OpenCLBackend(Backend):
         k = dev.kernel(key, source)
         k.set_args(out.buf.mem, a.buf.mem, b.buf.mem, meta, np.int64(ab.offset), np.int64(bb.offset))
         gx = -(-(N // VN) // LX) * LX
+        gy = -(-(-(-M // RM)) // LY) * LY
+        cl.enqueue_nd_range_kernel(dev.queue, k, (gx, gy, nb), (LX, LY, 1))
+        return out
+
+    def _matmul_nt(self, out, a, b, ab, bb, meta, mb, bidx, nb, M, N):
+        """GEMM for A with rows contiguous along K and B stored transposed (B^T row-major, as in ``x @ W.T``):
+        each work-item computes a 4 x 4 block of C as dot products of 8-wide vectors along K, so the
+        transposed operand needs no copy."""
+        dt = a.dtype
+        dev = a.buf.dev
+        RM, RN, VK, LX, LY = 4, 4, 8, 8, 4
+        key = ("matmul_nt", dt.name, mb)
+
+        def source():
+            ii, jj = range(RM), range(RN)
+            rows = " ".join(f"long ra{i} = pa + min(m0 + {i}, M - 1) * sam;" for i in ii)
+            cols = " ".join(f"long rb{j} = pb + min(n0 + {j}, N - 1) * sbn;" for j in jj)
+            accs = " ".join(f"V c{i}{j} = 0;" for i in ii for j in jj)
+            vl = " ".join(f"V a{i} = vload{VK}(0, A + ra{i} + k);" for i in ii) + " " + \
+                " ".join(f"V b{j} = vload{VK}(0, B + rb{j} + k);" for j in jj)
+            upd = " ".join(f"c{i}{j} += a{i} * b{j};" for i in ii for j in jj)
+            hs = " ".join(f"T s{i}{j} = " + " + ".join(f"c{i}{j}.s{q}" for q in range(VK)) + ";" for i in ii for j in jj)
+            tail = " ".join(f"T x{i} = A[ra{i} + k];" for i in ii) + " " + \
+                " ".join(f"T y{j} = B[rb{j} + k];" for j in jj) + " " + \
+                " ".join(f"s{i}{j} += x{i} * y{j};" for i in ii for j in jj)
+            st = " ".join(f"if (m0 + {i} < M && n0 + {j} < N) out[po * M * N + (m0 + {i}) * N + n0 + {j}] = s{i}{j};"
+                          for i in ii for j in jj)
+            return (_struct(len(meta)) + f"typedef {_ct(dt)} T;\ntypedef {_ct(dt)}{VK} V;\n"
+                    f"__kernel void k(__global T* out, __global const T* A, __global const T* B, Params P, long oa, long ob) {{\n"
+                    f" const long n0 = get_global_id(0) * {RN}, m0 = get_global_id(1) * {RM};\n"
+                    f" long r = get_global_id(2), pa = oa, pb = ob, po = 0;\n{bidx}"
+                    f" const long M = P.v[1], N = P.v[2], K = P.v[3], sam = P.v[4], sbn = P.v[7];\n"
+                    f" if (n0 >= N || m0 >= M) return;\n {rows} {cols}\n {accs}\n long k = 0;\n"
+                    f" for (; k + {VK} <= K; k += {VK}) {{ {vl} {upd} }}\n {hs}\n"
+                    f" for (; k < K; ++k) {{ {tail} }}\n {st}\n}}\n")
+        k = dev.kernel(key, source)
+        k.set_args(out.buf.mem, a.buf.mem, b.buf.mem, meta, np.int64(ab.offset), np.int64(bb.offset))
+        gx = -(-(-(-N // RN)) // LX) * LX
         gy = -(-(-(-M // RM)) // LY) * LY
         cl.enqueue_nd_range_kernel(dev.queue, k, (gx, gy, nb), (LX, LY, 1))
         return out
@@ -1294,6 +1389,75 @@ class OpenCLBackend(Backend):
                        np.int64(n), a.dtype.np.type(eps), np.int32((w is not None) | ((b is not None) << 1)))
             cl.enqueue_nd_range_kernel(dev.queue, k, (rows * L,), (L,))
         return out, mean, rstd
+
+    def _nll_source(self, dt, backward):
+        """One work-group does all N samples: per-sample weights (0 for ignore_index, class weight if given),
+        their sum, then the loss (forward) or the gradient (backward, after zero-filling its (N, C) output)."""
+        L = _LOCAL
+        red = (" sh[lid] = acc; barrier(CLK_LOCAL_MEM_FENCE);\n"
+               f" for (int t = {L} / 2; t > 0; t >>= 1) {{ if (lid < t) sh[lid] += sh[lid + t]; barrier(CLK_LOCAL_MEM_FENCE); }}\n")
+        head = (f"typedef {_ct(dt)} T;\n"
+                "inline T wt(long t, long C, long ig, __global const T* w, long wo, int hw) {\n"
+                " return (t == ig || t < 0 || t >= C) ? (T)0 : (hw ? w[wo + t] : (T)1); }\n")
+        if not backward:
+            return head + (
+                "__kernel void k(__global T* out, __global long* bad, __global const T* x, long xo, long sx0, long sx1,"
+                " __global const long* tg, long to, long st, __global const T* w, long wo, int hw, long N, long C,"
+                " long ig, int red) {\n"
+                f" int lid = get_local_id(0); __local T sh[{L}]; __local long shb[{L}];\n"
+                " T acc = 0, ws = 0; long b = -1;\n"
+                f" for (long i = lid; i < N; i += {L}) {{ long t = tg[to + i * st];\n"
+                "  if (t != ig && (t < 0 || t >= C)) b = t;\n"
+                "  T wi = wt(t, C, ig, w, wo, hw); T li = wi == 0 ? (T)0 : -x[xo + i * sx0 + t * sx1] * wi;\n"
+                "  if (red == 0) out[i] = li; acc += li; ws += wi; }\n"
+                " shb[lid] = b;\n" + red + " T total = sh[0]; barrier(CLK_LOCAL_MEM_FENCE); acc = ws;\n" + red +
+                " if (lid == 0) { long bb = -1; for (int j = 0; j < " + str(L) + "; ++j) if (shb[j] != -1) bb = shb[j];\n"
+                "  bad[0] = bb; if (red == 1) out[0] = total / sh[0]; if (red == 2) out[0] = total; }\n}\n")
+        return head + (
+            "__kernel void k(__global T* out, __global const T* g, long go, long sg, __global const long* tg, long to,"
+            " long st, __global const T* w, long wo, int hw, long N, long C, long ig, int red) {\n"
+            f" int lid = get_local_id(0); __local T sh[{L}];\n"
+            f" for (long j = lid; j < N * C; j += {L}) out[j] = 0;\n"
+            " T acc = 0; if (red == 1) { for (long i = lid; i < N; i += " + str(L) + ") acc += wt(tg[to + i * st], C, ig, w, wo, hw);\n"
+            + red + " }\n T ws = red == 1 ? sh[0] : (T)1;\n barrier(CLK_GLOBAL_MEM_FENCE);\n"
+            f" for (long i = lid; i < N; i += {L}) {{ long t = tg[to + i * st]; T wi = wt(t, C, ig, w, wo, hw);\n"
+            "  if (wi != 0) out[i * C + t] = -wi * g[go + i * sg] / ws; }\n}\n")
+
+    def _nll_loss(self, x, t, w, ignore_index, reduction):
+        dev = x.buf.dev
+        n, c = x.shape
+        red = {"none": 0, "mean": 1, "sum": 2}[reduction]
+        out = self._empty((n,) if red == 0 else (), x.dtype, dev)
+        if n == 0:
+            return self._ew("fill", "(OT)NAN" if red == 1 else "(OT)0", [], [], x.dtype, (), out=out) if red else out
+        w = w if w is None or w.is_contiguous() else self._copy(w)
+        bad = self._empty((1,), _dt.int64, dev)
+        k = dev.kernel(("nll_loss", x.dtype.name), lambda: self._nll_source(x.dtype, False))
+        k.set_args(out.buf.mem, bad.buf.mem, x.buf.mem, np.int64(x.offset), np.int64(x.strides[0]),
+                   np.int64(x.strides[1]), t.buf.mem, np.int64(t.offset), np.int64(t.strides[0]),
+                   (w if w is not None else x).buf.mem, np.int64(w.offset if w is not None else 0),
+                   np.int32(w is not None), np.int64(n), np.int64(c), np.int64(ignore_index), np.int32(red))
+        cl.enqueue_nd_range_kernel(dev.queue, k, (_LOCAL,), (_LOCAL,))
+        b = int(self.to_numpy(bad)[0])  # the one host sync: out-of-range targets raise here, as on cpu
+        if b != -1:
+            raise IndexError(f"Target {b} is out of bounds.")
+        return out
+
+    def _nll_loss_backward(self, g, t, w, num_classes, ignore_index, reduction):
+        dev = g.buf.dev
+        n = t.shape[0]
+        out = self._empty((n, num_classes), g.dtype, dev)
+        if out.size == 0:
+            return out
+        w = w if w is None or w.is_contiguous() else self._copy(w)
+        k = dev.kernel(("nll_loss_backward", g.dtype.name), lambda: self._nll_source(g.dtype, True))
+        k.set_args(out.buf.mem, g.buf.mem, np.int64(g.offset), np.int64(g.strides[0] if g.ndim else 0),
+                   t.buf.mem, np.int64(t.offset), np.int64(t.strides[0]),
+                   (w if w is not None else g).buf.mem, np.int64(w.offset if w is not None else 0),
+                   np.int32(w is not None), np.int64(n), np.int64(num_classes), np.int64(ignore_index),
+                   np.int32({"none": 0, "mean": 1, "sum": 2}[reduction]))
+        cl.enqueue_nd_range_kernel(dev.queue, k, (_LOCAL,), (_LOCAL,))
+        return out
 
 
 # One fixed work-group size per kernel: drivers that compile per work-group size (PoCL does) then build each
