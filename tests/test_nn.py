@@ -180,9 +180,10 @@ def test_init_statistics_and_clip_grad_norm():
     assert total == pytest.approx(1.0, rel=1e-4)
 
 
-@pytest.mark.parametrize("device", ["cpu", "mydev"])
+@pytest.mark.parametrize("device", ["cpu", "mydev"] + (["opencl"] if tt.opencl.is_available() else []))
 def test_max_pool_nan_and_ties_match_torch(device):
-    """NaN takes its window and ties pick PyTorch's element, on the fused kernel and on the decomposition."""
+    """NaN takes its window and ties pick PyTorch's element, on the fused kernels (cpu, opencl) and on the
+    decomposition (mydev)."""
     import mydevice  # noqa: F401  (registers mydev: no max_pool kernel, so the decomposition runs)
     x = np.array([[[[1, 1, 2, 0], [1, 1, 2, 2], [np.nan, 0, 5, 5], [3, np.nan, 5, np.nan]]]], np.float32)
     xt = torch.tensor(x, requires_grad=True)

@@ -513,6 +513,8 @@ class OpenCLBackend(Backend):
             "log_softmax": lambda a, dim: self._softmax(a, dim, True),
             "native_layer_norm": self._layer_norm,
             "nll_loss": self._nll_loss, "nll_loss_backward": self._nll_loss_backward,
+            "im2col": self._im2col, "col2im": self._col2im, "max_pool2d_with_indices": self._max_pool2d,
+            "max_pool2d_with_indices_backward": self._max_pool2d_backward,
         })
         self.inplace_kernels = {n: self._inplace_binary(n) for n in ("add", "sub", "mul", "div")}
         self.inplace_kernels.update({"sgd_momentum_step": self._sgd_momentum_step, "adam_step": self._adam_step})
@@ -1457,6 +1459,125 @@ class OpenCLBackend(Backend):
                    np.int32(w is not None), np.int64(n), np.int64(num_classes), np.int64(ignore_index),
                    np.int32({"none": 0, "mean": 1, "sum": 2}[reduction]))
         cl.enqueue_nd_range_kernel(dev.queue, k, (_LOCAL,), (_LOCAL,))
+        return out
+
+    # ---- convolution and pooling primitives: one work-item per output row or element, index math inline ----
+    _GEOM = ("const long N = P.v[0], C = P.v[1], H = P.v[2], W = P.v[3], kh = P.v[4], kw = P.v[5], dh = P.v[6], "
+             "dw = P.v[7], ph = P.v[8], pw = P.v[9], sh = P.v[10], sw = P.v[11], oh = P.v[12], ow = P.v[13];\n")
+
+    def _geom_kernel(self, name, dt, body, extra="", ptr_types=("T", "T")):
+        src = (_struct(20) + f"typedef {_ct(dt)} T;\n"
+               f"__kernel void k(__global {ptr_types[0]}* out, __global const {ptr_types[1]}* X, Params P{extra}) {{\n"
+               f" long g = get_global_id(0);\n" + self._GEOM + body + "}\n")
+        return src
+
+    def _run_geom(self, dev, key, source, args, n):
+        k = dev.kernel(key, source)
+        k.set_args(*args)
+        cl.enqueue_nd_range_kernel(dev.queue, k, (_round_up(n),), (_LOCAL,))
+
+    @staticmethod
+    def _geom_meta(n, c, h, w, kernel_size, dilation, padding, stride, oh, ow, strides=(0, 0, 0, 0), offset=0):
+        meta = np.zeros(20, np.int64)
+        meta[:14] = [n, c, h, w, *kernel_size, *dilation, *padding, *stride, oh, ow]
+        meta[14:18] = strides
+        meta[18] = offset
+        return meta
+
+    def _im2col(self, x, kernel_size, dilation, padding, stride):
+        n, c, h, w = x.shape
+        (kh, kw), (dh, dw), (ph, pw), (sh, sw) = kernel_size, dilation, padding, stride
+        oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+        ow = (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+        dev = x.buf.dev
+        out = self._empty((c * kh * kw, n, oh * ow), x.dtype, dev)
+        rows = c * kh * kw * n * oh
+        if out.size:
+            body = (" if (g >= C * kh * kw * N * oh) return;\n"
+                    " long y = g % oh, t = g / oh; long b = t % N; t /= N; long kj = t % kw; t /= kw;"
+                    " long ki = t % kh, c = t / kh;\n"
+                    " __global T* o = out + g * ow; long iy = y * sh - ph + ki * dh;\n"
+                    " if (iy < 0 || iy >= H) { for (long q = 0; q < ow; ++q) o[q] = 0; return; }\n"
+                    " long base = P.v[18] + b * P.v[14] + c * P.v[15] + iy * P.v[16];\n"
+                    " for (long q = 0; q < ow; ++q) { long ix = q * sw - pw + kj * dw;"
+                    " o[q] = (ix >= 0 && ix < W) ? X[base + ix * P.v[17]] : (T)0; }\n")
+            meta = self._geom_meta(n, c, h, w, kernel_size, dilation, padding, stride, oh, ow, x.strides, x.offset)
+            self._run_geom(dev, ("im2col", x.dtype.name), lambda: self._geom_kernel("im2col", x.dtype, body),
+                           [out.buf.mem, x.buf.mem, meta], rows)
+        return out
+
+    def _col2im(self, cols, output_size, kernel_size, dilation, padding, stride):
+        (kh, kw), (dh, dw), (ph, pw), (sh, sw) = kernel_size, dilation, padding, stride
+        h, w = output_size
+        ckk, n, L = cols.shape
+        c = ckk // (kh * kw)
+        oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+        ow = (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+        dev = cols.buf.dev
+        if not cols.is_contiguous() or cols.offset:
+            cols = self._copy(cols)
+        out = self._empty((n, c, h, w), cols.dtype, dev)
+        if out.size:
+            # a gather over the windows that cover each pixel: no atomics, each output written once
+            body = (" if (g >= N * C * H) return;\n"
+                    " long hh = g % H, t = g / H; long c = t % C, b = t / C;\n"
+                    " for (long ww = 0; ww < W; ++ww) { T acc = 0;\n"
+                    "  for (long ki = 0; ki < kh; ++ki) { long yy = hh + ph - ki * dh;"
+                    " if (yy < 0 || yy % sh) continue; long y = yy / sh; if (y >= oh) continue;\n"
+                    "   for (long kj = 0; kj < kw; ++kj) { long xx = ww + pw - kj * dw;"
+                    " if (xx < 0 || xx % sw) continue; long x = xx / sw; if (x >= ow) continue;\n"
+                    "    acc += X[(((c * kh + ki) * kw + kj) * N + b) * oh * ow + y * ow + x]; } }\n"
+                    "  out[g * W + ww] = acc; }\n")
+            meta = self._geom_meta(n, c, h, w, kernel_size, dilation, padding, stride, oh, ow)
+            self._run_geom(dev, ("col2im", cols.dtype.name), lambda: self._geom_kernel("col2im", cols.dtype, body),
+                           [out.buf.mem, cols.buf.mem, meta], n * c * h)
+        return out
+
+    def _max_pool2d(self, x, kernel_size, stride, padding, dilation, ceil_mode):
+        from .._ops.nn import pool_geometry
+        n, c, h, w = x.shape
+        oh, ow, _, _ = pool_geometry(h, w, kernel_size, stride, padding, dilation, ceil_mode)
+        dev = x.buf.dev
+        out = self._empty((n, c, oh, ow), x.dtype, dev)
+        idx = self._empty((n, c, oh, ow), _dt.int64, dev)
+        if out.size:
+            nan = "isnan(v)" if _isf(x.dtype) else "0"
+            # PyTorch's rule: the first maximum wins, a NaN takes the window (the last NaN), padding never wins
+            body = (" if (g >= N * C * oh * ow) return;\n"
+                    " long ox = g % ow, t = g / ow; long oy = t % oh; t /= oh; long c = t % C, b = t / C;\n"
+                    " long base = P.v[18] + b * P.v[14] + c * P.v[15]; int found = 0; T best = 0; long bi = 0;\n"
+                    " for (long ki = 0; ki < kh; ++ki) { long iy = oy * sh - ph + ki * dh; if (iy < 0 || iy >= H) continue;\n"
+                    "  for (long kj = 0; kj < kw; ++kj) { long ix = ox * sw - pw + kj * dw; if (ix < 0 || ix >= W) continue;\n"
+                    f"   T v = X[base + iy * P.v[16] + ix * P.v[17]]; if (!found || v > best || {nan}) {{"
+                    " best = v; bi = iy * W + ix; found = 1; } } }\n"
+                    " out[g] = best; oi[g] = bi;\n")
+            meta = self._geom_meta(n, c, h, w, kernel_size, dilation, padding, stride, oh, ow, x.strides, x.offset)
+            self._run_geom(dev, ("max_pool2d", x.dtype.name),
+                           lambda: self._geom_kernel("max_pool2d", x.dtype, body, extra=", __global long* oi"),
+                           [out.buf.mem, x.buf.mem, meta, idx.buf.mem], out.size)
+        return out, idx
+
+    def _max_pool2d_backward(self, g, idx, input_shape, disjoint):
+        n, c, h, w = input_shape
+        dev = g.buf.dev
+        out = self._empty(tuple(input_shape), g.dtype, dev)
+        self._ew("fill", "(OT)0", [], [], g.dtype, out.shape, out=out)
+        if g.size == 0:
+            return out
+        g = g if g.is_contiguous() and not g.offset else self._copy(g)
+        idx = idx if idx.is_contiguous() and not idx.offset else self._copy(idx)
+        per = g.size // (n * c)
+        if not disjoint:  # overlapping windows: several winners may share a pixel, so sum by segments
+            flat = self.to_numpy(idx).reshape(n * c, -1) + (np.arange(n * c, dtype=np.int64) * (h * w))[:, None]
+            return self._segmented(out, flat, g, "add")
+        # disjoint windows: each pixel wins at most once, so a plain scatter is exact
+        body = (" if (g >= N * C * oh * ow) return;\n"
+                " long nc = g / (oh * ow); out[nc * H * W + X[g]] = G[g];\n")
+        meta = self._geom_meta(n, c, h, w, (1, 1), (1, 1), (0, 0), (1, 1), 1, per)
+        self._run_geom(dev, ("max_pool2d_backward", g.dtype.name),
+                       lambda: self._geom_kernel("max_pool2d_backward", g.dtype, body, extra=", __global const T* G",
+                                                 ptr_types=("T", "long")),
+                       [out.buf.mem, idx.buf.mem, meta, g.buf.mem], g.size)
         return out
 
 
