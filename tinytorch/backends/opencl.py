@@ -1462,16 +1462,20 @@ class OpenCLBackend(Backend):
         return out
 
     # ---- convolution and pooling primitives: one work-item per output row or element, index math inline ----
-    _GEOM = ("const long N = P.v[0], C = P.v[1], H = P.v[2], W = P.v[3], kh = P.v[4], kw = P.v[5], dh = P.v[6], "
-             "dw = P.v[7], ph = P.v[8], pw = P.v[9], sh = P.v[10], sw = P.v[11], oh = P.v[12], ow = P.v[13];\n")
+    _GEOM = "const long N = P.v[0], C = P.v[1], H = P.v[2], W = P.v[3], oh = P.v[12], ow = P.v[13];\n"
 
-    def _geom_kernel(self, name, dt, body, extra="", ptr_types=("T", "T")):
-        src = (_struct(20) + f"typedef {_ct(dt)} T;\n"
+    def _geom_kernel(self, name, dt, body, meta, extra="", ptr_types=("T", "T")):
+        # the window geometry is compiled in (one build per kernel size / stride / padding / dilation):
+        # constant strides turn the index divisions into shifts and multiplies, which CPU drivers need
+        consts = "".join(f"#define {n} {int(v)}L\n" for n, v in zip(("kh", "kw", "dh", "dw", "ph", "pw", "sh", "sw"),
+                                                                  meta[4:12]))
+        src = (_struct(20) + consts + f"typedef {_ct(dt)} T;\n"
                f"__kernel void k(__global {ptr_types[0]}* out, __global const {ptr_types[1]}* X, Params P{extra}) {{\n"
                f" long g = get_global_id(0);\n" + self._GEOM + body + "}\n")
         return src
 
     def _run_geom(self, dev, key, source, args, n):
+        key = key + tuple(int(v) for v in args[2][4:12])
         k = dev.kernel(key, source)
         k.set_args(*args)
         cl.enqueue_nd_range_kernel(dev.queue, k, (_round_up(n),), (_LOCAL,))
@@ -1502,7 +1506,7 @@ class OpenCLBackend(Backend):
                     " for (long q = 0; q < ow; ++q) { long ix = q * sw - pw + kj * dw;"
                     " o[q] = (ix >= 0 && ix < W) ? X[base + ix * P.v[17]] : (T)0; }\n")
             meta = self._geom_meta(n, c, h, w, kernel_size, dilation, padding, stride, oh, ow, x.strides, x.offset)
-            self._run_geom(dev, ("im2col", x.dtype.name), lambda: self._geom_kernel("im2col", x.dtype, body),
+            self._run_geom(dev, ("im2col", x.dtype.name), lambda: self._geom_kernel("im2col", x.dtype, body, meta),
                            [out.buf.mem, x.buf.mem, meta], rows)
         return out
 
@@ -1529,7 +1533,7 @@ class OpenCLBackend(Backend):
                     "    acc += X[(((c * kh + ki) * kw + kj) * N + b) * oh * ow + y * ow + x]; } }\n"
                     "  out[g * W + ww] = acc; }\n")
             meta = self._geom_meta(n, c, h, w, kernel_size, dilation, padding, stride, oh, ow)
-            self._run_geom(dev, ("col2im", cols.dtype.name), lambda: self._geom_kernel("col2im", cols.dtype, body),
+            self._run_geom(dev, ("col2im", cols.dtype.name), lambda: self._geom_kernel("col2im", cols.dtype, body, meta),
                            [out.buf.mem, cols.buf.mem, meta], n * c * h)
         return out
 
@@ -1553,7 +1557,7 @@ class OpenCLBackend(Backend):
                     " out[g] = best; oi[g] = bi;\n")
             meta = self._geom_meta(n, c, h, w, kernel_size, dilation, padding, stride, oh, ow, x.strides, x.offset)
             self._run_geom(dev, ("max_pool2d", x.dtype.name),
-                           lambda: self._geom_kernel("max_pool2d", x.dtype, body, extra=", __global long* oi"),
+                           lambda: self._geom_kernel("max_pool2d", x.dtype, body, meta, extra=", __global long* oi"),
                            [out.buf.mem, x.buf.mem, meta, idx.buf.mem], out.size)
         return out, idx
 
@@ -1575,7 +1579,7 @@ class OpenCLBackend(Backend):
                 " long nc = g / (oh * ow); out[nc * H * W + X[g]] = G[g];\n")
         meta = self._geom_meta(n, c, h, w, (1, 1), (1, 1), (0, 0), (1, 1), 1, per)
         self._run_geom(dev, ("max_pool2d_backward", g.dtype.name),
-                       lambda: self._geom_kernel("max_pool2d_backward", g.dtype, body, extra=", __global const T* G",
+                       lambda: self._geom_kernel("max_pool2d_backward", g.dtype, body, meta, extra=", __global const T* G",
                                                  ptr_types=("T", "long")),
                        [out.buf.mem, idx.buf.mem, meta, g.buf.mem], g.size)
         return out
