@@ -511,7 +511,7 @@ class OpenCLBackend(Backend):
             "index_put": self._index_put, "scatter": self._scatter, "index_add": self._index_add,
             "softmax": lambda a, dim: self._softmax(a, dim, False),
             "log_softmax": lambda a, dim: self._softmax(a, dim, True),
-            "native_layer_norm": self._layer_norm,
+            "native_layer_norm": self._layer_norm, "linear": self._linear,
             "nll_loss": self._nll_loss, "nll_loss_backward": self._nll_loss_backward,
             "im2col": self._im2col, "col2im": self._col2im, "max_pool2d_with_indices": self._max_pool2d,
             "max_pool2d_with_indices_backward": self._max_pool2d_backward,
@@ -730,8 +730,36 @@ class OpenCLBackend(Backend):
                 k(dst, other, _out=dst)
         return ik
 
+    def _fused_update(self, name, body, arrays, scalars):
+        """One kernel over dense tensors of one shape: ``body`` reads/writes ``a{i}[j]``, scalars ``s{i}``.
+        Returns False when an operand is not contiguous (the caller then runs separate elementwise passes)."""
+        if any(not a.is_contiguous() for a in arrays):
+            return False
+        dt, dev, n = arrays[0].dtype, arrays[0].buf.dev, arrays[0].size
+        if n == 0:
+            return True
+        ct = _ct(dt)
+
+        def source():
+            params = ", ".join(f"__global {ct}* a{i}, long o{i}" for i in range(len(arrays)))
+            scs = "".join(f", {ct} s{i}" for i in range(len(scalars)))
+            ptrs = " ".join(f"a{i} += o{i};" for i in range(len(arrays)))
+            return (f"typedef {ct} T;\n__kernel void k({params}{scs}, long n) {{\n long j = get_global_id(0);"
+                    f" if (j >= n) return; {ptrs}\n {body}\n}}\n")
+        k = dev.kernel(("fused_update", name, dt.name, len(arrays), len(scalars)), source)
+        args = []
+        for a in arrays:
+            args += [a.buf.mem, np.int64(a.offset)]
+        args += [dt.np.type(v) for v in scalars] + [np.int64(n)]
+        k.set_args(*args)
+        cl.enqueue_nd_range_kernel(dev.queue, k, (_round_up(n),), (_LOCAL,))
+        return True
+
     def _sgd_momentum_step(self, p, g, buf, lr, momentum, weight_decay):
         dt = p.dtype
+        if self._fused_update("sgd", "T d = a1[j] + a0[j] * s2; T b = a2[j] * s1 + d; a2[j] = b; a0[j] -= b * s0;",
+                              [p, g, buf], [lr, momentum, weight_decay]):
+            return
         if weight_decay:
             self._ew("sgd_buf_wd", "x0 * s0 + x1 + x2 * s1", [buf, g, p], [(momentum, dt), (weight_decay, dt)], dt,
                      p.shape, out=buf)
@@ -741,6 +769,18 @@ class OpenCLBackend(Backend):
 
     def _adam_step(self, p, g, m, v, vmax, lr, beta1, beta2, eps, step, weight_decay, decoupled):
         dt = p.dtype
+        l2 = weight_decay if weight_decay and not decoupled else 0.0
+        decay = 1 - lr * weight_decay if weight_decay and decoupled else 1.0
+        sc = [beta1, 1 - beta1, beta2, 1 - beta2, l2, decay, math.sqrt(1 - beta2 ** step), eps,
+              lr / (1 - beta1 ** step)]
+        body = ("T gr = a1[j] + a0[j] * s4; T mm = a2[j] * s0 + gr * s1; T vv = a3[j] * s2 + gr * gr * s3;"
+                " a2[j] = mm; a3[j] = vv;")
+        if vmax is not None:
+            body += " T vm = a4[j]; vm = (vm > vv || isnan(vm)) ? vm : vv; a4[j] = vm; vv = vm;"
+        body += " a0[j] = a0[j] * s5 - mm / (sqrt(vv) / s6 + s7) * s8;"
+        if self._fused_update("adam" + ("_amsgrad" if vmax is not None else ""), body,
+                              [p, g, m, v] + ([vmax] if vmax is not None else []), sc):
+            return
         if weight_decay and not decoupled:
             g = self._ew("adam_wd", "x0 + x1 * s0", [g, p], [(weight_decay, dt)], dt, p.shape)
         self._ew("adam_m", "x0 * s0 + x1 * s1", [m, g], [(beta1, dt), (1 - beta1, dt)], dt, p.shape, out=m)
@@ -1089,14 +1129,46 @@ class OpenCLBackend(Backend):
         cl.enqueue_nd_range_kernel(dev.queue, k, (gx, gy, nb), (LX, LY, 1))
         return out
 
-    def _matmul_nt(self, out, a, b, ab, bb, meta, mb, bidx, nb, M, N):
+    def _linear(self, x, w, b):
+        """``x @ w.T + b`` as one NT GEMM with the bias added in the store (rows of x and w contiguous along K)."""
+        if x.ndim == 1:  # (K,) -> (N,)
+            out = self._linear(x.view((1,) + x.shape, (0,) + x.strides), w, b)
+            return out.view(out.shape[1:], out.strides[1:])
+        if w.ndim == 1:  # a weight vector (K,): (..., K) -> (...)
+            out = self._linear(x, w.view((1,) + w.shape, (0,) + w.strides), b)
+            return out.view(out.shape[:-1], out.strides[:-1])
+        K = x.shape[-1]
+        if not _isf(x.dtype) or x.strides[-1] != 1 or w.strides[-1] != 1 or K < 16 or \
+                (b is not None and b.dtype is not x.dtype):
+            out = self._matmul(x, w.view((w.shape[1], w.shape[0]), (w.strides[1], w.strides[0])))
+            return self._binary("add")(out, b, _out=out) if b is not None else out
+        if x.ndim == 2:
+            x2 = x
+        else:
+            xc = x if x.is_contiguous() else self._copy(x)
+            x2 = xc.view((math.prod(x.shape[:-1]), K), (K, 1))
+        M, N = x2.shape[0], w.shape[0]
+        out = self._empty((M, N), x.dtype, x.buf.dev)
+        if out.size:
+            bias = None
+            if b is not None:
+                bias = b if b.is_contiguous() else self._copy(b)
+            meta = np.zeros(8 + 12, np.int64)
+            meta[0:8] = [0, M, N, K, x2.strides[0], 1, 1, w.strides[0]]
+            bidx = "".join(f"if (P.v[0] > {d}) {{ long c = r % P.v[{8 + d}]; r /= P.v[{8 + d}]; "
+                           f"pa += c * P.v[{8 + 6 + d}]; pb += c * P.v[{8 + 9 + d}]; "
+                           f"po += c * P.v[{8 + 3 + d}]; }}\n" for d in range(3))
+            self._matmul_nt(out, x2, w, x2, w, meta, 3, bidx, 1, M, N, bias=bias)
+        return out.view(x.shape[:-1] + (N,), contiguous_strides(x.shape[:-1] + (N,)))
+
+    def _matmul_nt(self, out, a, b, ab, bb, meta, mb, bidx, nb, M, N, bias=None):
         """GEMM for A with rows contiguous along K and B stored transposed (B^T row-major, as in ``x @ W.T``):
         each work-item computes a 4 x 4 block of C as dot products of 8-wide vectors along K, so the
         transposed operand needs no copy."""
         dt = a.dtype
         dev = a.buf.dev
         RM, RN, VK, LX, LY = 4, 4, 8, 8, 4
-        key = ("matmul_nt", dt.name, mb)
+        key = ("matmul_nt", dt.name, mb, bias is not None)
 
         def source():
             ii, jj = range(RM), range(RN)
@@ -1110,10 +1182,12 @@ class OpenCLBackend(Backend):
             tail = " ".join(f"T x{i} = A[ra{i} + k];" for i in ii) + " " + \
                 " ".join(f"T y{j} = B[rb{j} + k];" for j in jj) + " " + \
                 " ".join(f"s{i}{j} += x{i} * y{j};" for i in ii for j in jj)
-            st = " ".join(f"if (m0 + {i} < M && n0 + {j} < N) out[po * M * N + (m0 + {i}) * N + n0 + {j}] = s{i}{j};"
-                          for i in ii for j in jj)
+            bv = " + bias[bo + min(n0 + {j}, N - 1)]" if bias is not None else ""
+            st = " ".join(f"if (m0 + {i} < M && n0 + {j} < N) out[po * M * N + (m0 + {i}) * N + n0 + {j}] = s{i}{j}"
+                          + bv.format(j=j) + ";" for i in ii for j in jj)
             return (_struct(len(meta)) + f"typedef {_ct(dt)} T;\ntypedef {_ct(dt)}{VK} V;\n"
-                    f"__kernel void k(__global T* out, __global const T* A, __global const T* B, Params P, long oa, long ob) {{\n"
+                    f"__kernel void k(__global T* out, __global const T* A, __global const T* B, Params P, long oa, long ob"
+                    + (", __global const T* bias, long bo" if bias is not None else "") + ") {\n"
                     f" const long n0 = get_global_id(0) * {RN}, m0 = get_global_id(1) * {RM};\n"
                     f" long r = get_global_id(2), pa = oa, pb = ob, po = 0;\n{bidx}"
                     f" const long M = P.v[1], N = P.v[2], K = P.v[3], sam = P.v[4], sbn = P.v[7];\n"
@@ -1121,7 +1195,8 @@ class OpenCLBackend(Backend):
                     f" for (; k + {VK} <= K; k += {VK}) {{ {vl} {upd} }}\n {hs}\n"
                     f" for (; k < K; ++k) {{ {tail} }}\n {st}\n}}\n")
         k = dev.kernel(key, source)
-        k.set_args(out.buf.mem, a.buf.mem, b.buf.mem, meta, np.int64(ab.offset), np.int64(bb.offset))
+        k.set_args(out.buf.mem, a.buf.mem, b.buf.mem, meta, np.int64(ab.offset), np.int64(bb.offset),
+                   *((bias.buf.mem, np.int64(bias.offset)) if bias is not None else ()))
         gx = -(-(-(-N // RN)) // LX) * LX
         gy = -(-(-(-M // RM)) // LY) * LY
         cl.enqueue_nd_range_kernel(dev.queue, k, (gx, gy, nb), (LX, LY, 1))
