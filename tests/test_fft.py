@@ -98,7 +98,8 @@ def test_complex_ops_match_torch(name, fn, device):
 
 
 def test_gradcheck_through_complex():
-    x = tt.randn(6, dtype=tt.float64, requires_grad=True)
+    # fixed values: |fft| has a kink where a frequency component is 0, so random inputs could land near one
+    x = tt.tensor(np.random.default_rng(5).standard_normal(6), requires_grad=True)
     assert tt.autograd.gradcheck(lambda v: tt.fft.irfft(tt.fft.rfft(v, norm="ortho") * (1 + 0.5j), n=6), (x,))
     assert tt.autograd.gradcheck(lambda v: tt.fft.fft(v, n=8).abs(), (x,))
 
