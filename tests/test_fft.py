@@ -155,3 +155,17 @@ def test_errors():
 def test_opencl_rejects_complex():
     with pytest.raises(TypeError, match="complex64 is not supported by the OpenCL backend"):
         tt.fft.rfft(tt.randn(8, device="opencl"))
+
+
+def test_complex_random_and_roundtrips(tmp_path):
+    tt.manual_seed(0)
+    z = tt.randn(20000, dtype=tt.complex64)
+    assert z.dtype is tt.complex64
+    # each part N(0, 1/2), as torch.randn for complex dtypes: E|z|^2 = 1
+    assert abs(z.real.var().item() - 0.5) < 0.03 and abs(z.imag.var().item() - 0.5) < 0.03
+    u = tt.rand(1000, dtype=tt.complex128)
+    assert u.dtype is tt.complex128 and 0 <= u.real.min().item() and u.imag.max().item() < 1
+    tt.save({"z": z[:5]}, tmp_path / "z.pt")
+    assert tt.equal(tt.load(tmp_path / "z.pt")["z"], z[:5])
+    assert tt.equal(z[:5].to("mydev").cpu(), z[:5])
+    assert tt.empty(3, dtype=tt.complex64, device="meta").shape == (3,)

@@ -482,29 +482,41 @@ def _rng(generator):
     return (generator or default_generator)._rng
 
 
-def _float_dtype(dtype, op):
+def _float_dtype(dtype, op, complex_ok=False):
     d = dtype or _dt.get_default_dtype()
-    if not d.is_floating_point:
+    if not (d.is_floating_point or complex_ok and d.is_complex):
         raise RuntimeError(f"\"{op}\" not implemented for '{d.name}'")
     return d
 
 
+def _complex_from_parts(arr, d):
+    """(..., 2) float samples -> complex ``d`` samples (real and imaginary parts independent)."""
+    return (arr[..., 0] + 1j * arr[..., 1]).astype(d.np)
+
+
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None):
-    """Uniform samples on [0, 1) of shape ``size`` (``torch.rand``)."""
-    d = _float_dtype(dtype, "check_uniform_bounds")
+    """Uniform samples on [0, 1) of shape ``size`` (``torch.rand``); complex dtypes draw both parts so."""
+    d = _float_dtype(dtype, "check_uniform_bounds", complex_ok=True)
     so = _shape_only_device(device)
     if so:
         return _meta_tensor(_size(size), d, so[0], so[1], requires_grad)
+    if d.is_complex:
+        arr = _complex_from_parts(_rng(generator).random(_size(size) + (2,)), d)
+        return _from_host(arr, d, device, requires_grad)
     arr = _rng(generator).random(_size(size), dtype=np.float64 if d is _dt.float64 else np.float32)
     return _from_host(arr, d, device, requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None):
-    """Standard normal samples of shape ``size`` (``torch.randn``)."""
-    d = _float_dtype(dtype, "normal_kernel_cpu")
+    """Standard normal samples of shape ``size`` (``torch.randn``); complex dtypes give E|z|^2 = 1 (each part
+    has variance 1/2, as in PyTorch)."""
+    d = _float_dtype(dtype, "normal_kernel_cpu", complex_ok=True)
     so = _shape_only_device(device)
     if so:
         return _meta_tensor(_size(size), d, so[0], so[1], requires_grad)
+    if d.is_complex:
+        arr = _complex_from_parts(_rng(generator).standard_normal(_size(size) + (2,)) * np.sqrt(0.5), d)
+        return _from_host(arr, d, device, requires_grad)
     arr = _rng(generator).standard_normal(_size(size), dtype=np.float64 if d is _dt.float64 else np.float32)
     return _from_host(arr, d, device, requires_grad)
 
