@@ -14,6 +14,7 @@ def copy_weights(src_torch, dst_tt):
 
 
 def same_module(make):
+    torch.manual_seed(0)  # deterministic initial weights (they are copied into the tinytorch module)
     m_th = make(torch.nn)
     m_tt = make(nn)
     assert list(m_th.state_dict().keys()) == list(m_tt.state_dict().keys())
@@ -66,7 +67,9 @@ def test_module_matches_torch(name, make, shape):
     (out_th * torch.tensor(w)).sum().backward()
     assert_close(x_tt.grad, x_th.grad, rtol=1e-4, atol=1e-5)
     for (k, p_th), (_, p_tt) in zip(m_th.named_parameters(), m_tt.named_parameters()):
-        assert_close(p_tt.grad, p_th.grad, rtol=1e-4, atol=1e-5, msg=k)
+        # atol 5e-5: a bias followed by a normalization has an exactly-zero gradient, computed as a sum of
+        # O(1) terms that cancel, so both sides hold only float32 rounding noise of that size
+        assert_close(p_tt.grad, p_th.grad, rtol=1e-4, atol=5e-5, msg=k)
     for (k, b_th), (_, b_tt) in zip(m_th.named_buffers(), m_tt.named_buffers()):
         assert_close(b_tt, b_th, rtol=1e-5, atol=1e-6, msg=k)  # running stats updated the same way
     m_th.eval()

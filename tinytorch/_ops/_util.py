@@ -10,6 +10,20 @@ def method(name):
     return deco
 
 
+def defop_on_cpu(name, meta, backward, registry, **kw):
+    """Define an op whose kernel only ``cpu`` has (LAPACK, FFT, complex parts). Its decomposition, which other
+    backends run, copies the tensor arguments to cpu, runs the op there and copies the result(s) back; the
+    backward formula still runs on the tensor's own device. The op is stored in ``registry[name]``."""
+    from .._dispatch import defop, dispatch
+
+    def decomp(*args, **kwargs):
+        dev = next(a.device for a in args if isinstance(a, Tensor))
+        out = dispatch(registry[name], tuple(a.cpu() if isinstance(a, Tensor) else a for a in args), kwargs)
+        return tuple(o.to(dev) for o in out) if isinstance(out, tuple) else out.to(dev)
+    registry[name] = op = defop(name, meta, backward, decomp=decomp, **kw)
+    return op
+
+
 def scalar_check(x, op, arg):
     if not isinstance(x, (int, float, bool)):
         raise TypeError(f"{op}(): argument '{arg}' must be a number, not {type(x).__name__}")

@@ -14,27 +14,17 @@ import math
 
 from .. import _dispatch
 from .. import _dtype as _dt
-from .._dispatch import defop, dispatch
+from .._dispatch import dispatch
 from .._tensor import Tensor
-from ._util import method
-
-
-def _on_cpu(name):
-    def decomp(*args, **kw):
-        dev = next(a.device for a in args if isinstance(a, Tensor))
-        out = dispatch(_OPS[name], tuple(a.cpu() if isinstance(a, Tensor) else a for a in args), kw)
-        return out.to(dev)
-    return decomp
+from ._util import defop_on_cpu, method
 
 
 _OPS = {}
 
 
 def _defop(name, meta, backward, **kw):
-    op = defop(name, meta, backward, decomp=_on_cpu(name), **kw)
-    _OPS[name] = op
     _dispatch.COMPLEX_GRAD.add(name)
-    return op
+    return defop_on_cpu(name, meta, backward, _OPS, **kw)
 
 
 def _to_real_meta(a):

@@ -15,25 +15,17 @@ The kernels exist on ``cpu`` (NumPy's pocketfft); other backends run them throug
 """
 from .. import _dispatch
 from .. import _dtype as _dt
-from .._dispatch import defop, dispatch
+from .._dispatch import dispatch
+from ._util import defop_on_cpu
 from .._tensor import Tensor
 
 _DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 _OPS = {}
 
 
-def _on_cpu(name):
-    def decomp(*args, **kw):
-        dev = args[0].device
-        return dispatch(_OPS[name], (args[0].cpu(),), kw).to(dev)
-    return decomp
-
-
 def _defop(name, meta, backward):
-    op = defop(name, meta, backward, decomp=_on_cpu(name), save_inputs=False)
-    _OPS[name] = op
     _dispatch.COMPLEX_GRAD.add(name)
-    return op
+    return defop_on_cpu(name, meta, backward, _OPS, save_inputs=False)
 
 
 def _c2c_meta(x, dims, norm, forward):

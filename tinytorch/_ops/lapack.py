@@ -13,9 +13,9 @@ import collections
 import math
 
 from .. import _dtype as _dt
-from .._dispatch import defop, dispatch
+from .._dispatch import dispatch
 from .._tensor import Tensor
-from ._util import method
+from ._util import defop_on_cpu, method
 
 
 linalg_eigh = collections.namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
@@ -41,22 +41,11 @@ def _check(A, op, square=True, ndim=2):
                            f"{A._shape[-1]} matrices")
 
 
-def _on_cpu(name):
-    """Decomposition for backends without a LAPACK kernel: run the op on ``cpu``, copy the result back."""
-    def decomp(*args, **kw):
-        dev = next(a.device for a in args if isinstance(a, Tensor))
-        out = dispatch(OPS[name], tuple(a.cpu() if isinstance(a, Tensor) else a for a in args), kw)
-        return tuple(o.to(dev) for o in out) if isinstance(out, tuple) else out.to(dev)
-    return decomp
-
-
 OPS = {}
 
 
 def _defop(name, meta, backward, save_output=True):
-    op = defop(name, meta, backward, decomp=_on_cpu(name), save_output=save_output)
-    OPS[name] = op
-    return op
+    return defop_on_cpu(name, meta, backward, OPS, save_output=save_output)
 
 
 def _run(op, args, kw=None, what=""):

@@ -87,7 +87,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     out = func(*inputs)
     outs = out if isinstance(out, (tuple, list)) else (out,)
     gos = grad_outputs or [randn(o._shape, dtype=o.dtype) for o in outs]
-    xs = _flat_inputs(inputs)
 
     def first(*args):
         o = func(*args)

@@ -110,11 +110,6 @@ def glu(input, dim=-1):
     return a * _pw.sigmoid(b)
 
 
-def prelu(input, weight):
-    w = weight.reshape((1, -1) + (1,) * (input.ndim - 2)) if input.ndim >= 2 and weight.numel() > 1 else weight
-    return _pw.where(input > 0, input, input * w)
-
-
 def softmin(input, dim=None, dtype=None):
     return softmax(-input, dim, dtype)
 
