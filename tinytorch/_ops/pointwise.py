@@ -157,7 +157,7 @@ floor = _unary("floor", "same", _zero_grad, save_inputs=False)
 ceil = _unary("ceil", "same", _zero_grad, save_inputs=False)
 trunc = _unary("trunc", "same", _zero_grad, save_inputs=False)
 fix = trunc
-relu = _unary("relu", "same", lambda c, g: where(c.out > 0, g, 0), save_output=True, save_inputs=False,
+relu = _unary("relu", "same", lambda c, g: g * (c.out > 0), save_output=True, save_inputs=False,
               doc="max(input, 0) elementwise, same shape and dtype. Mirrors ``torch.relu``.")
 isnan = _unary("isnan", "bool")
 isinf = _unary("isinf", "bool")
