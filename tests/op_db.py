@@ -434,6 +434,46 @@ OPS = [
         x, (y > 0).to(x.dtype), weight=w, reduction="sum"), [[(3, 4), (3, 4), (4,)]]),
     OpInfo("pdist", lambda m, x: m.nn.functional.pdist(x), [[(4, 3)]]),
     OpInfo("pdist_p1", lambda m, x: m.nn.functional.pdist(x, p=1), [[(5, 2)]]),
+    # composites (tinytorch/_ops/composites.py)
+    _u("asinh"), _u("acosh", low=1.1, high=3.0), _u("atanh", low=-0.9, high=0.9), _u("erfc"),
+    _u("deg2rad"), _u("rad2deg"), _u("sinc"),
+    _b("hypot"), _b("logaddexp"), _b("logaddexp2"), _b("copysign"),
+    OpInfo("signbit", lambda m, x: m.signbit(x * (x.abs() > 0.5)), dtypes=("float32", "int64"), grad=False),
+    OpInfo("float_power", lambda m, x, y: m.float_power(x.abs() + 0.5, y), BCAST[:3], gradcheck=True),
+    OpInfo("isneginf_isposinf_isreal", lambda m, x: m.isneginf(x / (x > 0)) | m.isposinf(x / (x > 0))
+           | ~m.isreal(x), grad=False),
+    OpInfo("cummax", lambda m, x: m.cummax(x, 1).values, [[(3, 4)], [(2, 3, 4)]]),
+    OpInfo("cummin_indices", lambda m, x: m.cummin(x.round(), 0).indices, [[(4, 3)]], ("float32", "int64"),
+           grad=False),
+    OpInfo("logcumsumexp", lambda m, x: m.logcumsumexp(x * 3, 1), [[(3, 4)], [(2, 3, 4)]]),
+    OpInfo("kthvalue", lambda m, x: m.kthvalue(x, 2, 1).values, [[(3, 4)], [(2, 3, 4)]]),
+    OpInfo("kthvalue_keepdim_idx", lambda m, x: x.kthvalue(3, 0, keepdim=True).indices, [[(4, 3)]], grad=False),
+    OpInfo("aminmax", lambda m, x: m.aminmax(x, dim=1).max - m.aminmax(x).min, [[(3, 4)]], gradcheck=False),
+    OpInfo("quantile", lambda m, x: m.quantile(x, 0.3, dim=1), [[(3, 5)], [(2, 3, 4)]]),
+    OpInfo("quantile_q_tensor", lambda m, x, q: m.quantile(x, q.abs() / 2, dim=0, keepdim=True), [[(5, 3), (2,)]]),
+    OpInfo("quantile_all_nearest", lambda m, x: m.quantile(x, 0.6, interpolation="nearest"), [[(3, 5)]]),
+    OpInfo("quantile_midpoint_lower", lambda m, x: m.quantile(x, 0.45, 1, interpolation="midpoint")
+           + m.quantile(x, 0.45, 1, interpolation="lower"), [[(3, 6)]]),
+    OpInfo("msort", lambda m, x: m.msort(x), [[(4, 3)]]),
+    OpInfo("diff", lambda m, x: m.diff(x, n=2, dim=1), [[(3, 5)], [(2, 3, 4)]]),
+    OpInfo("diff_prepend", lambda m, x, y: m.diff(x, dim=0, prepend=y, append=x[:1]), [[(3, 4), (2, 4)]]),
+    OpInfo("dist", lambda m, x, y: m.dist(x, y, 3), [[(3, 4), (4,)]]),
+    OpInfo("trapezoid", lambda m, x: m.trapezoid(x, dx=0.5) + m.trapezoid(x, x.cumsum(1).exp(), dim=1),
+           [[(3, 4)]]),
+    OpInfo("ravel_rot90", lambda m, x: m.rot90(x.transpose(0, 1), 1, (0, 1)).ravel() + x.rot90(2).ravel()
+           + m.rot90(x, -1).ravel(), [[(3, 3)]]),
+    OpInfo("hsplit_vsplit_dsplit", lambda m, x: m.hsplit(x, 2)[1].sum() + m.vsplit(x, [1])[1].sum()
+           + m.dsplit(x, (1, 3))[1].sum(), [[(2, 4, 4)]]),
+    OpInfo("atleast", lambda m, x, y: m.atleast_3d(x).sum() + m.atleast_2d(y).sum() + m.atleast_1d(x).sum(),
+           [[(4,), (3, 2)]]),
+    OpInfo("diagflat", lambda m, x: m.diagflat(x, 1), [[(2, 3)]]),
+    OpInfo("block_diag", lambda m, x, y, z: m.block_diag(x, y, z), [[(2, 3), (4,), ()]]),
+    OpInfo("cartesian_prod", lambda m, x, y: m.cartesian_prod(x, y), [[(3,), (2,)]]),
+    OpInfo("cross", lambda m, x, y: m.cross(x, y, dim=1), [[(4, 3), (4, 3)], [(2, 3, 5), (2, 3, 5)]]),
+    OpInfo("addr", lambda m, x, v, w: m.addr(x, v, w, beta=0.5, alpha=2), [[(3, 4), (3,), (4,)]]),
+    OpInfo("searchsorted_bucketize", lambda m, s, v: m.searchsorted(s.sort(-1).values, v)
+           + m.searchsorted(s.sort(-1).values, v, right=True) + m.bucketize(v, s[0].sort().values),
+           [[(3, 5), (3, 4)]], grad=False),
 ]
 
 

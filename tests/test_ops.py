@@ -142,3 +142,18 @@ def test_layer_norm_half_precision(device, dtype):
     (expected * torch.tensor(w).to(expected.dtype)).sum().backward()
     for a, b in zip(xs, ys):
         assert_close(a.grad.cpu(), b.grad, dtype, rtol=3e-2, atol=3e-2)
+
+
+def test_index_helpers_and_nanquantile_match_torch():
+    for args in ((4, 3), (3, 5, 1), (4, 4, -1)):
+        assert tt.tril_indices(*args).tolist() == torch.tril_indices(*args).tolist()
+        assert tt.triu_indices(*args).tolist() == torch.triu_indices(*args).tolist()
+    a = np.array([1.0, np.nan, 3.0, 2.0, np.nan, 7.0])
+    for q in (0.0, 0.4, 1.0):
+        assert tt.nanquantile(tt.tensor(a), q).item() == pytest.approx(torch.nanquantile(torch.tensor(a), q).item())
+    with pytest.raises(RuntimeError, match="q values must be in the range"):
+        tt.quantile(tt.tensor(a), 1.5)
+    with pytest.raises(RuntimeError, match="kthvalue\\(\\): selected number k out of range"):
+        tt.kthvalue(tt.ones(3), 4)
+    with pytest.raises(RuntimeError, match="must have length 3"):
+        tt.cross(tt.ones(2, 4), tt.ones(2, 4), dim=1)

@@ -35,6 +35,7 @@ from ._ops.linalg import *  # noqa: E402,F401,F403
 from ._ops.nn import *  # noqa: E402,F401,F403
 from ._ops.lapack import det, inverse, logdet, slogdet  # noqa: E402,F401
 from ._ops.complex import *  # noqa: E402,F401,F403
+from ._ops.composites import *  # noqa: E402,F401,F403
 from . import linalg  # noqa: E402
 from . import fft  # noqa: E402
 from . import autograd  # noqa: E402
