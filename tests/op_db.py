@@ -474,6 +474,29 @@ OPS = [
     OpInfo("searchsorted_bucketize", lambda m, s, v: m.searchsorted(s.sort(-1).values, v)
            + m.searchsorted(s.sort(-1).values, v, right=True) + m.bucketize(v, s[0].sort().values),
            [[(3, 5), (3, 4)]], grad=False),
+    # more nn.functional
+    OpInfo("adaptive_max_pool2d_indices", lambda m, x: m.nn.functional.adaptive_max_pool2d(x, (2, 3), True)[0]
+           + m.nn.functional.adaptive_max_pool2d(x, (2, 3), True)[1], [[(2, 3, 5, 7)], [(3, 4, 4)]]),
+    OpInfo("adaptive_max_pool1d", lambda m, x: m.nn.functional.adaptive_max_pool1d(x, 3) * 2
+           + m.nn.functional.adaptive_max_pool1d(x, 3, True)[1], [[(2, 3, 7)]]),
+    OpInfo("lp_pool", lambda m, x: m.nn.functional.lp_pool2d(x.abs() + 0.1, 2.0, 2).sum()
+           + m.nn.functional.lp_pool1d(x.abs() + 0.1, 3.0, 3, 2).sum(), [[(2, 3, 6, 6)]][:0] + [[(2, 3, 6)]]),
+    OpInfo("lp_pool2d", lambda m, x: m.nn.functional.lp_pool2d(x.abs() + 0.1, 2.0, (2, 3)),
+           [[(2, 3, 5, 7)]]),
+    OpInfo("channel_shuffle", lambda m, x: m.nn.functional.channel_shuffle(x, 3), [[(2, 6, 2, 3)]]),
+    OpInfo("local_response_norm", lambda m, x: m.nn.functional.local_response_norm(x, 3, 0.1, 0.7, 1.5),
+           [[(2, 5, 3, 4)], [(2, 4, 6)]]),
+    OpInfo("rrelu_eval_inplace_acts", lambda m, x: m.nn.functional.rrelu(x, 0.1, 0.3)
+           + m.nn.functional.elu_(x * 1) + m.nn.functional.leaky_relu_(x * 1, 0.2) + m.nn.functional.hardtanh_(x * 1)
+           + m.nn.functional.selu_(x * 1) + m.nn.functional.celu_(x * 1, 0.5)
+           + m.nn.functional.threshold_(x * 1, 0.1, -2.0), [[(3, 4)]]),
+    OpInfo("multi_margin_loss", lambda m, x, t, w: m.nn.functional.multi_margin_loss(x, t, 2, 0.7, w.abs()),
+           [[(4, 5), (4,), (5,)]], int_inputs={1: 5}),
+    OpInfo("multi_margin_loss_1d", lambda m, x, t: m.nn.functional.multi_margin_loss(x, t, reduction="sum"),
+           [[(5,), ()]], int_inputs={1: 5}),
+    OpInfo("triplet_margin_with_distance", lambda m, a, p, n: m.nn.functional.triplet_margin_with_distance_loss(
+        a, p, n, distance_function=lambda u, v: 1 - m.nn.functional.cosine_similarity(u, v), margin=0.5, swap=True),
+        [[(4, 3), (4, 3), (4, 3)]]),
 ]
 
 

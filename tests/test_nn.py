@@ -36,6 +36,12 @@ MODULES = [
     ("activations", lambda n: n.Sequential(n.ELU(), n.LeakyReLU(0.2), n.SiLU(), n.Softplus(), n.Hardswish(),
                                            n.Mish(), n.SELU(), n.ReLU6(), n.Hardtanh(), n.Sigmoid(),
                                            n.LogSoftmax(dim=1)), (3, 5)),
+    ("inplace_activations", lambda n: n.Sequential(n.Linear(5, 6), n.ELU(inplace=True), n.Linear(6, 6),
+                                                   n.LeakyReLU(0.1, inplace=True), n.Linear(6, 6), n.ReLU6(inplace=True),
+                                                   n.Linear(6, 6), n.SiLU(inplace=True), n.Linear(6, 4),
+                                                   n.Hardswish(inplace=True), n.Hardtanh(inplace=True)), (3, 5)),
+    ("more_pooling", lambda n: n.Sequential(n.Conv2d(2, 6, 3), n.ChannelShuffle(3), n.LocalResponseNorm(3),
+                                            n.LPPool2d(2, 2), n.AdaptiveMaxPool2d((2, 1))), (2, 2, 9, 8)),
     ("bn1d", lambda n: n.BatchNorm1d(4, momentum=0.3), (6, 4)),
     ("groups", lambda n: n.Conv2d(4, 6, 3, groups=2, dilation=2), (1, 4, 7, 7)),
     ("conv3d", lambda n: n.Sequential(n.Conv3d(2, 4, (2, 3, 3), stride=(1, 2, 1), padding=1), n.MaxPool3d(2),
@@ -260,3 +266,22 @@ def test_small_losses_match_torch():
         la.sum().backward()
         lb.sum().backward()
         assert_close(a.grad, b.grad, rtol=1e-5, atol=1e-6)
+
+
+def test_random_activations_and_new_module_reprs():
+    tt.manual_seed(0)
+    logits = tt.randn(64, 5, requires_grad=True)
+    y = nn.functional.gumbel_softmax(logits, tau=0.5)
+    np.testing.assert_allclose(y.sum(1).detach().numpy(), np.ones(64), rtol=1e-5)
+    h = nn.functional.gumbel_softmax(logits, hard=True)
+    assert sorted(set(h.detach().numpy().reshape(-1).tolist())) == [0.0, 1.0] and (h.sum(1) == 1).all().item()
+    (h * tt.arange(5.0)).sum().backward()  # straight-through: the soft sample's gradient reaches the logits
+    assert logits.grad is not None and logits.grad.abs().sum().item() > 0
+    x = -tt.rand(10000) - 0.1
+    r = nn.RReLU(0.1, 0.3)(x) / x
+    assert 0.1 <= r.min().item() and r.max().item() <= 0.3 and abs(r.mean().item() - 0.2) < 0.01
+    assert tt.allclose(nn.RReLU(0.1, 0.3).eval()(x), x * 0.2)
+    for make in (lambda n: n.AdaptiveMaxPool1d(3), lambda n: n.LPPool2d(2, 3), lambda n: n.ChannelShuffle(2),
+                 lambda n: n.LocalResponseNorm(3), lambda n: n.RReLU(), lambda n: n.MultiMarginLoss(p=2),
+                 lambda n: n.TripletMarginWithDistanceLoss(), lambda n: n.AdaptiveMaxPool2d(2, True)):
+        assert repr(make(nn)) == repr(make(torch.nn))

@@ -22,8 +22,11 @@ def _pair(x, n=2):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,) * n
 
 
-def _inplace_result(input, out, inplace):
-    return input._write(out) if inplace else out
+def _activation(input, inplace, fn):
+    """``fn(input)``, or with ``inplace`` its result written into ``input``. In-place goes through
+    ``Tensor._inplace``: when a graph is being built, ``fn`` runs on a copy of ``input`` (PyTorch's
+    original_self), so the tensors its backward saved are not the ones overwritten."""
+    return input._inplace(fn) if inplace else fn(input)
 
 
 def relu_(input):
@@ -37,22 +40,22 @@ def relu6(input, inplace=False):
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """``x`` for x > 0 else ``negative_slope * x``."""
-    return _inplace_result(input, _pw.where(input > 0, input, input * negative_slope), inplace)
+    return _activation(input, inplace, lambda input: _pw.where(input > 0, input, input * negative_slope))
 
 
 def elu(input, alpha=1.0, inplace=False):
     """``x`` for x > 0 else ``alpha * (exp(x) - 1)`` (Clevert et al. 2015)."""
-    return _inplace_result(input, _pw.where(input > 0, input, _pw.expm1(input) * alpha), inplace)
+    return _activation(input, inplace, lambda input: _pw.where(input > 0, input, _pw.expm1(input) * alpha))
 
 
 def selu(input, inplace=False):
     """Scaled ELU with the constants of Klambauer et al. 2017."""
     alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
-    return _inplace_result(input, elu(input, alpha) * scale, inplace)
+    return _activation(input, inplace, lambda input: elu(input, alpha) * scale)
 
 
 def celu(input, alpha=1.0, inplace=False):
-    return _inplace_result(input, _pw.where(input > 0, input, _pw.expm1(input / alpha) * alpha), inplace)
+    return _activation(input, inplace, lambda input: _pw.where(input > 0, input, _pw.expm1(input / alpha) * alpha))
 
 
 from .._ops.nn import gelu  # noqa: E402  (an op with a fused kernel and a decomposition)
@@ -60,12 +63,12 @@ from .._ops.nn import gelu  # noqa: E402  (an op with a fused kernel and a decom
 
 def silu(input, inplace=False):
     """``x * sigmoid(x)`` (swish)."""
-    return _inplace_result(input, input * _pw.sigmoid(input), inplace)
+    return _activation(input, inplace, lambda input: input * _pw.sigmoid(input))
 
 
 def mish(input, inplace=False):
     """``x * tanh(softplus(x))`` (Misra 2019)."""
-    return _inplace_result(input, input * _pw.tanh(softplus(input)), inplace)
+    return _activation(input, inplace, lambda input: input * _pw.tanh(softplus(input)))
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -76,17 +79,17 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """Clamp to [min_val, max_val]."""
-    return _inplace_result(input, _pw.clamp(input, min_val, max_val), inplace)
+    return _activation(input, inplace, lambda input: _pw.clamp(input, min_val, max_val))
 
 
 def hardsigmoid(input, inplace=False):
     """``relu6(x + 3) / 6``."""
-    return _inplace_result(input, _pw.clamp(input / 6 + 0.5, 0.0, 1.0), inplace)
+    return _activation(input, inplace, lambda input: _pw.clamp(input / 6 + 0.5, 0.0, 1.0))
 
 
 def hardswish(input, inplace=False):
     """``x * relu6(x + 3) / 6`` (Howard et al. 2019)."""
-    return _inplace_result(input, input * _pw.clamp(input / 6 + 0.5, 0.0, 1.0), inplace)
+    return _activation(input, inplace, lambda input: input * _pw.clamp(input / 6 + 0.5, 0.0, 1.0))
 
 
 def logsigmoid(input):
@@ -102,7 +105,127 @@ def tanhshrink(input):
 
 
 def threshold(input, threshold, value, inplace=False):
-    return _inplace_result(input, _pw.where(input > threshold, input, value), inplace)
+    return _activation(input, inplace, lambda input: _pw.where(input > threshold, input, value))
+
+
+def elu_(input, alpha=1.0):
+    """In-place ``elu``."""
+    return elu(input, alpha, inplace=True)
+
+
+def selu_(input):
+    """In-place ``selu``."""
+    return selu(input, inplace=True)
+
+
+def celu_(input, alpha=1.0):
+    """In-place ``celu``."""
+    return celu(input, alpha, inplace=True)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    """In-place ``leaky_relu``."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place ``hardtanh``."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def threshold_(input, threshold_value, value):
+    """In-place ``threshold``."""
+    return threshold(input, threshold_value, value, inplace=True)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU (Xu et al. 2015): in training the negative slope of each element is drawn from
+    U(lower, upper); in eval it is (lower + upper) / 2 (``torch.nn.functional.rrelu``)."""
+    if training:
+        from .._ops.creation import rand
+        slope = rand(input._shape, dtype=input.dtype, device=input.device) * (upper - lower) + lower
+    else:
+        slope = (lower + upper) / 2
+    return _activation(input, inplace, lambda input: _pw.where(input >= 0, input, input * slope))
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place ``rrelu``."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def channel_shuffle(input, groups):
+    """(N, g*k, *) -> channels reordered as (k, g) (Zhang et al. 2018, ShuffleNet) (``F.channel_shuffle``)."""
+    n, c = input._shape[:2]
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    rest = input._shape[2:]
+    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+
+
+native_channel_shuffle = channel_shuffle
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """Samples from the Gumbel-softmax distribution (Jang et al. 2016): ``softmax((logits + g) / tau)`` with
+    Gumbel noise g; ``hard`` returns one-hot vectors with the soft sample's gradient (straight-through)."""
+    from .._ops.creation import rand
+    u = rand(logits._shape, dtype=logits.dtype, device=logits.device)
+    gumbels = -_pw.log(-_pw.log(u + eps) + eps)
+    y = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y
+    index = y.argmax(dim, keepdim=True)
+    y_hard = zeros(logits._shape, dtype=logits.dtype, device=logits.device).scatter(dim, index, 1.0)
+    return y_hard - y.detach() + y
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Local response normalization across channels (Krizhevsky et al. 2012): ``x / (k + alpha / size *
+    sum of x^2 over ``size`` neighbouring channels)^beta`` over (N, C, *) (``F.local_response_norm``)."""
+    if input.ndim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} dimensions)")
+    sq = (input * input).unsqueeze(1)  # (N, 1, C, *)
+    n, c = input._shape[:2]
+    flat = sq.reshape(n, 1, c, -1)
+    flat = pad(flat, (0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool2d(flat, (size, 1), stride=1).reshape(input._shape)
+    return input / (div * alpha + k).pow(beta)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    """Multi-class hinge loss: ``sum over i != y of max(0, margin - x[y] + x[i])^p / C`` (``F.multi_margin_loss``).
+    input (N, C) or (C,), target (N,) or () class indices; ``weight`` (C,) scales by the target's class."""
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    x = input if input.ndim == 2 else input.unsqueeze(0)
+    t = target.reshape(-1)
+    c = x._shape[1]
+    xy = x.gather(1, t.unsqueeze(1))
+    m = _pw.clamp(x - xy + margin, min=0)
+    if p == 2:
+        m = m * m
+    if weight is not None:
+        m = m * weight.index_select(0, t).unsqueeze(1)
+    from .._ops.creation import arange
+    mask = arange(c, device=x.device).unsqueeze(0) != t.unsqueeze(1)
+    loss = (m * mask).sum(1) / c
+    if input.ndim == 1:
+        loss = loss.squeeze(0)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
+                                      swap=False, reduction="mean"):
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with a given distance (default: pairwise_distance)
+    (``F.triplet_margin_with_distance_loss``)."""
+    d = distance_function or pairwise_distance
+    d_pos = d(anchor, positive)
+    d_neg = d(anchor, negative)
+    if swap:
+        d_neg = _pw.minimum(d_neg, d(positive, negative))
+    return _reduce(_pw.clamp(d_pos - d_neg + margin, min=0), reduction)
 
 
 def glu(input, dim=-1):
@@ -135,9 +258,9 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if not training or p == 0:
         return input
     if p == 1:
-        return _inplace_result(input, input * 0, inplace)
+        return _activation(input, inplace, lambda input: input * 0)
     mask = bernoulli(empty(input._shape, dtype=input.dtype, device=input.device), 1 - p)
-    return _inplace_result(input, input * mask * (1.0 / (1 - p)), inplace)
+    return _activation(input, inplace, lambda input: input * mask * (1.0 / (1 - p)))
 
 
 def _feature_dropout(input, p, training, inplace, batched_ndim):
@@ -146,7 +269,7 @@ def _feature_dropout(input, p, training, inplace, batched_ndim):
     shape = input._shape[:-batched_ndim] + (1,) * batched_ndim if input.ndim > batched_ndim else \
         input._shape[:1] + (1,) * (input.ndim - 1)
     mask = bernoulli(empty(shape, dtype=input.dtype, device=input.device), 1 - p)
-    return _inplace_result(input, input * mask * (1.0 / (1 - p)), inplace)
+    return _activation(input, inplace, lambda input: input * mask * (1.0 / (1 - p)))
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
@@ -541,7 +664,78 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
-    return _adaptive_pool2d(input, output_size, lambda t, d: t.amax(d))
+    """Max pooling to a fixed ``output_size`` over (N, C, H, W) or (C, H, W); with ``return_indices`` also
+    the flat ``h * W + w`` index of each maximum (``torch.nn.functional.adaptive_max_pool2d``)."""
+    if not return_indices:
+        return _adaptive_pool2d(input, output_size, lambda t, d: t.amax(d))
+    return adaptive_max_pool2d_with_indices(input, output_size)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    """(values, flat h * W + w indices) of adaptive max pooling; the gradient goes to each window's maximum."""
+    from .._ops.shape import stack
+
+    def f(x):
+        n, c, h, w = x._shape
+        oh, ow = _pair(output_size)
+        oh, ow = oh or h, ow or w
+        vals, idxs = [], []
+        for (h0, h1) in _adaptive_bounds(h, oh):
+            for (w0, w1) in _adaptive_bounds(w, ow):
+                v, i = x[:, :, h0:h1, w0:w1].reshape(n, c, -1).max(-1)
+                vals.append(v)
+                idxs.append((h0 + i // (w1 - w0)) * w + w0 + i % (w1 - w0))
+        return stack(vals, -1).reshape(n, c, oh, ow), stack(idxs, -1).reshape(n, c, oh, ow)
+    if input.ndim == 3:
+        v, i = f(input.unsqueeze(0))
+        return v.squeeze(0), i.squeeze(0)
+    return f(input)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """1-D adaptive max pooling over (N, C, L) or (C, L) (``torch.nn.functional.adaptive_max_pool1d``)."""
+    if return_indices:
+        return adaptive_max_pool1d_with_indices(input, output_size)
+    return _batched(lambda x: adaptive_max_pool2d(x.unsqueeze(2), (1, output_size)).squeeze(2), input, 1)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    """(values, indices along L) of 1-D adaptive max pooling."""
+    x = input.unsqueeze(-2)
+    v, i = adaptive_max_pool2d_with_indices(x, (1, output_size))
+    return v.squeeze(-2), i.squeeze(-2)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    """``max_pool1d(..., return_indices=True)``."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    """``max_pool2d(..., return_indices=True)``."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    """``max_pool3d(..., return_indices=True)``."""
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """Power-average pooling ``(sum over the window of x^p)^(1/p)`` over (N, C, L) (``F.lp_pool1d``)."""
+    k = kernel_size if isinstance(kernel_size, int) else kernel_size[0]
+    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (_pw.sign(out) * relu(out.abs())).mul(k).pow(1.0 / norm_type)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """Power-average pooling over (N, C, H, W) (``F.lp_pool2d``)."""
+    kh, kw = _pair(kernel_size)
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (_pw.sign(out) * relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
 
 
 def adaptive_avg_pool1d(input, output_size):

@@ -83,8 +83,14 @@ class AdaptiveAvgPool2d(Module):
 
 
 class AdaptiveMaxPool2d(AdaptiveAvgPool2d):
+    """Max pooling to ``output_size``; ``return_indices`` also returns the flat indices of the maxima."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
     def forward(self, input):
-        return F.adaptive_max_pool2d(input, self.output_size)
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
 class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
@@ -613,3 +619,82 @@ class EmbeddingBag(Module):
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
         return s
+
+
+# ---- more pooling and normalization layers ------------------------------------------------------------------
+class AdaptiveMaxPool1d(Module):
+    """1-D adaptive max pooling to ``output_size`` over (N, C, L) or (C, L) (``torch.nn.AdaptiveMaxPool1d``)."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input):
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class LPPool1d(Module):
+    """Power-average pooling ``(sum x^p)^(1/p)`` over windows of (N, C, L) (``torch.nn.LPPool1d``)."""
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def forward(self, input):
+        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+    def extra_repr(self):
+        return f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, " \
+               f"ceil_mode={self.ceil_mode}"
+
+
+class LPPool2d(LPPool1d):
+    """Power-average pooling over windows of (N, C, H, W) (``torch.nn.LPPool2d``)."""
+
+    def forward(self, input):
+        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class ChannelShuffle(Module):
+    """Reorder (N, g*k, *) channels as (k, g) (ShuffleNet) (``torch.nn.ChannelShuffle``)."""
+
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input):
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self):
+        return f"groups={self.groups}"
+
+
+class LocalResponseNorm(Module):
+    """Normalization across ``size`` neighbouring channels (AlexNet) (``torch.nn.LocalResponseNorm``)."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU: random negative slopes in training, their mean in eval (``torch.nn.RReLU``)."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
