@@ -497,6 +497,17 @@ OPS = [
     OpInfo("triplet_margin_with_distance", lambda m, a, p, n: m.nn.functional.triplet_margin_with_distance_loss(
         a, p, n, distance_function=lambda u, v: 1 - m.nn.functional.cosine_similarity(u, v), margin=0.5, swap=True),
         [[(4, 3), (4, 3), (4, 3)]]),
+    OpInfo("avg_pool2d_ceil", lambda m, x: m.nn.functional.avg_pool2d(x, 3, 2, 1, ceil_mode=True)
+           + m.nn.functional.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False), [[(2, 2, 8, 7)]]),
+    OpInfo("avg_pool2d_ceil_nopad", lambda m, x: m.nn.functional.avg_pool2d(x, (2, 3), ceil_mode=True), [[(2, 3, 5, 7)]]),
+    OpInfo("avg_pool1d_ceil", lambda m, x: m.nn.functional.avg_pool1d(x, 3, 2, ceil_mode=True), [[(2, 3, 8)]]),
+    OpInfo("lp_pool2d_ceil", lambda m, x: m.nn.functional.lp_pool2d(x.abs() + 0.1, 2.0, (2, 3), ceil_mode=True),
+           [[(2, 3, 5, 7)]]),
+    OpInfo("nanquantile", lambda m, x: m.nanquantile(x.masked_fill(x.abs() < 0.6, float("nan")), 0.35, dim=1)
+           + m.nanquantile(x.masked_fill(x.abs() < 0.6, float("nan")), 0.8, dim=1, interpolation="midpoint"),
+           [[(3, 6)], [(2, 3, 5)]], gradcheck=False),
+    OpInfo("nanquantile_q_keepdim", lambda m, x, q: m.nanquantile(x.masked_fill(x.abs() < 0.8, float("nan")),
+           q.abs() / 2.5, dim=0, keepdim=True, interpolation="nearest"), [[(6, 3), (2,)]], grad=False),
 ]
 
 

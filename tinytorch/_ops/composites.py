@@ -287,12 +287,42 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
 
 @method("nanquantile")
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
-    """``quantile`` ignoring NaNs (rows of all NaN give NaN); here only for 1-D / ``dim=None`` inputs
-    without NaN-only rows, via the non-NaN values (``torch.nanquantile``)."""
-    if dim is None or input.ndim == 1:
-        flat = input.reshape(-1)
-        return quantile(flat[~flat.isnan()], q, None, keepdim, interpolation=interpolation)
-    raise NotImplementedError("nanquantile with dim is not implemented in tinytorch")
+    """``quantile`` ignoring NaNs; a row of NaNs only gives NaN (``torch.nanquantile``)."""
+    from .pointwise import where
+    if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):
+        raise ValueError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+                         f"Got {interpolation}")
+    scalar_q = not isinstance(q, Tensor)
+    qt = input.new_tensor([q] if scalar_q else q) if scalar_q else q.to(input.dtype).reshape(-1)
+    if ((qt < 0) | (qt > 1)).any().item():
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else _strides.wrap_dim(dim, input.ndim)
+    s = x.sort(d).values  # NaNs sort last
+    valid = (~x.isnan()).sum(d, keepdim=True)
+    last = (valid - 1).clamp(min=0)
+    outs = []
+    for j in range(qt.numel()):
+        pos = (valid - 1).to(x.dtype) * qt[j]
+        if interpolation == "lower":
+            pos = pos.floor()
+        elif interpolation == "higher":
+            pos = pos.ceil()
+        elif interpolation == "nearest":
+            pos = pos.round()
+        lo = pos.floor().long().clamp(min=0)
+        hi = pos.ceil().long().clamp(min=0)
+        lo, hi = where(lo > last, last, lo), where(hi > last, last, hi)
+        a, b = s.gather(d, lo), s.gather(d, hi)
+        w = (pos - lo.to(x.dtype)) if interpolation != "midpoint" else where(hi > lo, 0.5, 0.0).to(x.dtype)
+        v = where(valid == 0, float("nan"), a + (b - a) * w)
+        if not keepdim:
+            v = v.squeeze(d)
+        elif dim is None:
+            v = v.reshape((1,) * input.ndim)
+        outs.append(v)
+    from .shape import stack
+    return outs[0] if scalar_q else stack(outs, 0)
 
 
 @method("msort")

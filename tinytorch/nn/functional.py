@@ -614,9 +614,14 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    """2-D average pooling (``torch.nn.functional.avg_pool2d``)."""
+    """2-D average pooling (``torch.nn.functional.avg_pool2d``).
+
+    With ``ceil_mode`` the last windows may run past the padded input; as in PyTorch they divide by the part
+    of the window inside input + padding (``count_include_pad``) or inside the input alone.
+    """
     if ceil_mode:
-        raise NotImplementedError("avg_pool2d(ceil_mode=True) is not supported by tinytorch")
+        return _batched(lambda x: _avg_pool2d_ceil(x, kernel_size, stride, padding, count_include_pad,
+                                                   divisor_override), input, 2)
 
     def f(x):
         win = _pool_windows(x, kernel_size, stride, padding, 1, 0.0)
@@ -628,6 +633,30 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         cnt = _pool_windows(ones_, kernel_size, stride, padding, 1, 0.0).sum(-1)
         return win.sum(-1) / cnt
     return _batched(f, input, 2)
+
+
+def _avg_pool2d_ceil(x, kernel_size, stride, padding, count_include_pad, divisor_override):
+    import numpy as np
+    from .._ops.creation import _from_host
+    from .._ops.nn import pool_geometry
+    k = _pair(kernel_size)
+    s = _pair(stride if stride is not None and stride != [] else kernel_size)
+    p = _pair(padding)
+    n, c, h, w = x._shape
+    oh, ow, eh, ew = pool_geometry(h, w, k, s, p, (1, 1), True)
+    xp = _pad(x, (p[1], p[1] + ew, p[0], p[0] + eh))
+    total = _pool_windows(xp, k, s, 0, 1, 0.0).sum(-1)
+    if divisor_override:
+        return total / divisor_override
+
+    def counts(size, kk, ss, pp, o):
+        start = np.arange(o) * ss - pp
+        end = np.minimum(start + kk, size + pp)
+        if not count_include_pad:
+            start, end = np.maximum(start, 0), np.minimum(end, size)
+        return end - start
+    div = np.outer(counts(h, k[0], s[0], p[0], oh), counts(w, k[1], s[1], p[1], ow))
+    return total / _from_host(div.astype(x.dtype.np), x.dtype, x.device)
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
