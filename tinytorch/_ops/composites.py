@@ -238,91 +238,61 @@ def aminmax(input, *, dim=None, keepdim=False):
     return _aminmax(input.amin(dim, keepdim), input.amax(dim, keepdim))
 
 
-@method("quantile")
-def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
-    """q-th quantiles (q a float or 1-D tensor in [0, 1]) over all elements or along ``dim``
-    (``torch.quantile``); interpolation linear, lower, higher, nearest or midpoint."""
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     from .pointwise import where
+    from .shape import stack
+    op = "nanquantile" if ignore_nan else "quantile"
     if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):
-        raise ValueError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+        raise ValueError(f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
                          f"Got {interpolation}")
     if not input.dtype.is_floating_point:
-        raise RuntimeError(f"quantile() input tensor must be either float or double dtype")
+        raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
     scalar_q = not isinstance(q, Tensor)
-    qt = input.new_tensor([q] if scalar_q else q) if scalar_q else q.to(input.dtype).reshape(-1)
+    qt = input.new_tensor([q]) if scalar_q else q.to(input.dtype).reshape(-1)
     if ((qt < 0) | (qt > 1)).any().item():
-        raise RuntimeError("quantile() q values must be in the range [0, 1]")
-    x = input.reshape(-1) if dim is None else input
-    d = 0 if dim is None else _strides.wrap_dim(dim, input.ndim)
-    s = x.sort(d).values
-    n = s._shape[d]
-    pos = qt * (n - 1)
-    lo = pos.floor()
-    hi = pos.ceil()
-    if interpolation == "lower":
-        pos = lo
-    elif interpolation == "higher":
-        pos = hi
-    elif interpolation == "nearest":
-        pos = pos.round()
-    outs = []
-    for j in range(qt.numel()):
-        pj = pos[j].item()
-        l, h = int(math.floor(pj)), int(math.ceil(pj))
-        a, b = s.select(d, l), s.select(d, h)
-        if interpolation == "midpoint":
-            v = a + (b - a) * (0.5 if h != l else 0.0)
-        elif interpolation == "linear":
-            v = a + (b - a) * (qt[j] * (n - 1) - l)  # a tensor weight: differentiable in q too, as in PyTorch
-        else:
-            v = a + (b - a) * (pj - l)
-        # a NaN anywhere along the dim makes the quantile NaN, as PyTorch
-        v = where(x.isnan().any(d), float("nan"), v)
-        if keepdim:
-            v = v.unsqueeze(d) if dim is not None else v.reshape((1,) * input.ndim)
-        outs.append(v)
-    from .shape import stack
-    return outs[0] if scalar_q else stack(outs, 0)
-
-
-@method("nanquantile")
-def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
-    """``quantile`` ignoring NaNs; a row of NaNs only gives NaN (``torch.nanquantile``)."""
-    from .pointwise import where
-    if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):
-        raise ValueError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest. "
-                         f"Got {interpolation}")
-    scalar_q = not isinstance(q, Tensor)
-    qt = input.new_tensor([q] if scalar_q else q) if scalar_q else q.to(input.dtype).reshape(-1)
-    if ((qt < 0) | (qt > 1)).any().item():
-        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+        raise RuntimeError(f"{op}() q values must be in the range [0, 1]")
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else _strides.wrap_dim(dim, input.ndim)
     s = x.sort(d).values  # NaNs sort last
-    valid = (~x.isnan()).sum(d, keepdim=True)
+    nan = x.isnan()
+    valid = (~nan).sum(d, keepdim=True) if ignore_nan else nan.sum(d, keepdim=True) * 0 + x._shape[d]
     last = (valid - 1).clamp(min=0)
     outs = []
     for j in range(qt.numel()):
-        pos = (valid - 1).to(x.dtype) * qt[j]
+        pos = (valid - 1).to(x.dtype) * qt[j]  # a tensor: linear interpolation is differentiable in q too
         if interpolation == "lower":
             pos = pos.floor()
         elif interpolation == "higher":
             pos = pos.ceil()
         elif interpolation == "nearest":
-            pos = pos.round()
+            pos = pos.round()  # half to even, as PyTorch
         lo = pos.floor().long().clamp(min=0)
         hi = pos.ceil().long().clamp(min=0)
         lo, hi = where(lo > last, last, lo), where(hi > last, last, hi)
         a, b = s.gather(d, lo), s.gather(d, hi)
-        w = (pos - lo.to(x.dtype)) if interpolation != "midpoint" else where(hi > lo, 0.5, 0.0).to(x.dtype)
-        v = where(valid == 0, float("nan"), a + (b - a) * w)
+        w = where(hi > lo, 0.5, 0.0).to(x.dtype) if interpolation == "midpoint" else pos - lo.to(x.dtype)
+        v = a + (b - a) * w
+        # no value to take (all NaN), or any NaN for quantile: NaN, as PyTorch
+        v = where((valid == 0) if ignore_nan else nan.any(d, keepdim=True), float("nan"), v)
         if not keepdim:
             v = v.squeeze(d)
         elif dim is None:
             v = v.reshape((1,) * input.ndim)
         outs.append(v)
-    from .shape import stack
     return outs[0] if scalar_q else stack(outs, 0)
+
+
+@method("quantile")
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """q-th quantiles (q a float or 1-D tensor in [0, 1]) over all elements or along ``dim``
+    (``torch.quantile``); interpolation linear, lower, higher, nearest or midpoint. A NaN gives NaN."""
+    return _quantile(input, q, dim, keepdim, interpolation, False)
+
+
+@method("nanquantile")
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """``quantile`` ignoring NaNs; a row of NaNs only gives NaN (``torch.nanquantile``)."""
+    return _quantile(input, q, dim, keepdim, interpolation, True)
 
 
 @method("msort")

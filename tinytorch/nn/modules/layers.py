@@ -622,18 +622,11 @@ class EmbeddingBag(Module):
 
 
 # ---- more pooling and normalization layers ------------------------------------------------------------------
-class AdaptiveMaxPool1d(Module):
+class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
     """1-D adaptive max pooling to ``output_size`` over (N, C, L) or (C, L) (``torch.nn.AdaptiveMaxPool1d``)."""
-
-    def __init__(self, output_size, return_indices=False):
-        super().__init__()
-        self.output_size, self.return_indices = output_size, return_indices
 
     def forward(self, input):
         return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
-
-    def extra_repr(self):
-        return f"output_size={self.output_size}"
 
 
 class LPPool1d(Module):
