@@ -109,21 +109,20 @@ def main():
 
     n = 1024
     a = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
-    r = {}
-    for k, lib in libs.items():
-        x, y = lib.tensor(a), lib.tensor(a)
-        r[k] = timeit(lambda: x @ y, t) * 2 * n ** 3 / 1e9
+    mats = {k: (lib.tensor(a), lib.tensor(a)) for k, lib in libs.items()}
+    r = best_of({k: (lambda x=x, y=y: x @ y) for k, (x, y) in mats.items()}, t, rounds)
+    r = {k: v * 2 * n ** 3 / 1e9 for k, v in r.items()}
     rows.append(("matmul 1024^3 float32", "GFLOP/s", r["tinytorch"], r["torch"], r["tinytorch"] / r["torch"]))
 
-    r = {}
-    for k, lib in libs.items():
-        x, y = lib.ones(4), lib.ones(4)
-        calls = 2000
-        def many():
+    calls = 2000
+
+    def many(x, y):
+        def run():
             for _ in range(calls):
                 x + y
-        rate = timeit(many, t)
-        r[k] = 1e6 / (rate * calls)
+        return run
+    rates = best_of({k: many(lib.ones(4), lib.ones(4)) for k, lib in libs.items()}, t, rounds)
+    r = {k: 1e6 / (rate * calls) for k, rate in rates.items()}
     rows.append(("small op a + b (4 floats)", "us/op", r["tinytorch"], r["torch"], r["tinytorch"] / r["torch"]))
 
     if tt.opencl.is_available() and not args.no_opencl:
