@@ -83,8 +83,9 @@ def _linear_bw(c, g):
     if c.next_edges[0] is not None:
         gx = matmul(g, w)
     if c.next_edges[1] is not None:
-        g2 = g.reshape(-1, g._shape[-1]) if g.ndim != 2 else g
-        x2 = x.reshape(-1, x._shape[-1]) if x.ndim != 2 else x
+        # explicit row counts: reshape(-1, 0) cannot infer -1 for an empty tensor
+        g2 = g.reshape(_strides.numel(g._shape[:-1]), g._shape[-1]) if g.ndim != 2 else g
+        x2 = x.reshape(_strides.numel(x._shape[:-1]), x._shape[-1]) if x.ndim != 2 else x
         gw = matmul(g2.mT, x2)
     if b is not None and c.next_edges[2] is not None:
         gb = g  # summed to the bias shape by the node
@@ -267,8 +268,8 @@ def tensordot(a, b, dims=2):
     k = 1
     for d in da:
         k *= a._shape[d]
-    am = a.permute(fa + da).reshape(-1, k)
-    bm = b.permute(db + fb).reshape(k, -1)
+    am = a.permute(fa + da).reshape(_strides.numel([a._shape[d] for d in fa]), k)
+    bm = b.permute(db + fb).reshape(k, _strides.numel([b._shape[d] for d in fb]))
     return matmul(am, bm).reshape([a._shape[d] for d in fa] + [b._shape[d] for d in fb])
 
 

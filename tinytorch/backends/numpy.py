@@ -392,7 +392,7 @@ def _matmul(a, b):
         for i in range(_SPLIT_K, k, _SPLIT_K):
             out += np.matmul(a[:, i:i + _SPLIT_K], b[i:i + _SPLIT_K])
         return out
-    if a.ndim > 2 and b.ndim == 2:
+    if a.ndim > 2 and b.ndim == 2 and a.size:
         # one (N*M, K) @ (K, P) GEMM instead of NumPy's loop of N small ones (2x faster for GPT-sized inputs)
         return np.matmul(a.reshape(-1, a.shape[-1]), b).reshape(a.shape[:-1] + (b.shape[-1],))
     return np.matmul(a, b)
