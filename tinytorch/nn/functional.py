@@ -346,6 +346,18 @@ def _conv_padding(padding, kernel, dilation, stride, nd):
     return _pair(padding, nd), None
 
 
+def _batch_dim(input, ndim, op):
+    """(input with a batch dim, whether one was added): accepts ndim-1 (unbatched) or ndim dims, as PyTorch's
+    convolutions do; RuntimeError naming the op and the size otherwise."""
+    unbatched = input.ndim == ndim - 1
+    if unbatched:
+        input = input.unsqueeze(0)
+    if input.ndim != ndim:
+        raise RuntimeError(f"Expected {ndim - 1}D (unbatched) or {ndim}D (batched) input to {op}, but got input of "
+                           f"size: {list(input._shape)}")
+    return input, unbatched
+
+
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution (cross-correlation) as im2col + matmul.
 
@@ -353,12 +365,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     ``padding`` an int, pair, 'valid' or 'same'. Returns (N, C_out, H_out, W_out).
     RuntimeError on channel or group mismatch, as ``torch.nn.functional.conv2d``.
     """
-    unbatched = input.ndim == 3
-    if unbatched:
-        input = input.unsqueeze(0)
-    if input.ndim != 4:
-        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
-                           f"{list(input._shape)}")
+    input, unbatched = _batch_dim(input, 4, "conv2d")
     stride, dilation = _pair(stride), _pair(dilation)
     cout, cin_g, kh, kw = weight._shape
     pad, extra = _conv_padding(padding, (kh, kw), dilation, stride, 2)
@@ -402,12 +409,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     Written as a sum over the kd depth taps of 2-D convolutions of strided depth slices, so its gradient
     comes from conv2d's.
     """
-    unbatched = input.ndim == 4
-    if unbatched:
-        input = input.unsqueeze(0)
-    if input.ndim != 5:
-        raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: "
-                           f"{list(input._shape)}")
+    input, unbatched = _batch_dim(input, 5, "conv3d")
     stride, dilation = _pair(stride, 3), _pair(dilation, 3)
     cout, cin_g, kd, kh, kw = weight._shape
     pad, extra = _conv_padding(padding, (kd, kh, kw), dilation, stride, 3)
@@ -444,12 +446,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     (``torch.nn.functional.conv_transpose2d``).
     """
     from .._ops.nn import col2im
-    unbatched = input.ndim == 3
-    if unbatched:
-        input = input.unsqueeze(0)
-    if input.ndim != 4:
-        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of "
-                           f"size: {list(input._shape)}")
+    input, unbatched = _batch_dim(input, 4, "conv_transpose2d")
     stride, padding, dilation = _pair(stride), _pair(padding), _pair(dilation)
     output_padding = _pair(output_padding)
     cin, cout_g, kh, kw = weight._shape
