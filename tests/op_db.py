@@ -147,6 +147,9 @@ OPS = [
     OpInfo("matmul", lambda m, x, y: x @ y, [[(3, 4), (4, 5)], [(2, 3, 4), (4, 2)], [(4,), (4, 3)], [(3, 4), (4,)],
                                               [(4,), (4,)], [(2, 1, 3, 4), (5, 4, 2)], [(0, 4), (4, 3)],
                                               [(2, 3, 0), (0, 4)], [(0, 3, 5), (5, 2)], [(2, 3, 5), (5, 0)]]),
+    # the cpu backend's blocked GEMM paths: split-K for long thin products, column blocks for a tiny left factor
+    OpInfo("matmul_blocked", lambda m, x, y: x @ y, [[(4, 8200), (8200, 3)], [(6, 25), (25, 16400)]],
+           ("float32", "float64", "int64"), -1.0, 1.0, atol=2e-3, gradcheck=False),
     OpInfo("mm", lambda m, x, y: m.mm(x, y), [[(3, 4), (4, 5)]]),
     OpInfo("bmm", lambda m, x, y: m.bmm(x, y), [[(2, 3, 4), (2, 4, 5)]]),
     OpInfo("addmm", lambda m, b, x, y: m.addmm(b, x, y, beta=0.5, alpha=2), [[(5,), (3, 4), (4, 5)]]),
