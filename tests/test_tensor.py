@@ -183,6 +183,54 @@ def test_repr_matches_torch(data):
     assert repr(tt.tensor(data, dtype=tt.float64)) == repr(torch.tensor(data, dtype=torch.float64))
 
 
+_PRINT_DATA = [
+    ("randn_40x50", lambda m: m.tensor(np.random.default_rng(0).standard_normal((40, 50)))),
+    ("arange_10x300", lambda m: m.arange(3000).reshape(10, 300)),
+    ("bool_2x2", lambda m: m.tensor([[True, False], [False, True]])),
+    ("scalar", lambda m: m.tensor(3.5)),
+    ("empty", lambda m: m.tensor([])),
+    ("empty_int_0x3", lambda m: m.zeros(0, 3, dtype=m.int64)),
+    ("complex", lambda m: m.tensor([1 + 2j, -3.25 - 1j, 0.5j])),
+    ("nonfinite", lambda m: m.tensor([1.5, float("nan"), float("inf"), -float("inf")])),
+    ("half", lambda m: m.tensor([1.0, 2.0, 3.0], dtype=m.float16)),
+    ("bfloat16", lambda m: m.tensor([1.1, 2.0, 3.0], dtype=m.bfloat16)),
+    ("3d_scaled", lambda m: m.tensor(np.random.default_rng(1).standard_normal((4, 5, 6)).astype(np.float32) * 100)),
+    ("3d_summarised", lambda m: m.tensor(np.random.default_rng(2).standard_normal((3, 20, 20)))),
+    ("grad_fn", lambda m: m.ones(2, 3, requires_grad=True) * 2),
+    ("long_row", lambda m: m.tensor(np.random.default_rng(3).standard_normal(60))),
+    ("wide_range", lambda m: m.tensor([1e10, 1.0])),
+    ("signed_zero", lambda m: m.tensor([0.0, -0.0])),
+    ("tiny", lambda m: m.tensor(np.random.default_rng(4).standard_normal(2000) * 1e-5)),
+    ("ints", lambda m: m.tensor(np.random.default_rng(5).integers(-1000, 1000, (5, 40)))),
+    ("meta", lambda m: m.empty(2, 3, device="meta")),
+]
+_PRINT_OPTIONS = [{}, dict(precision=2), dict(threshold=5), dict(edgeitems=1, threshold=10), dict(linewidth=40),
+                  dict(sci_mode=True), dict(sci_mode=False), dict(profile="short"), dict(profile="full"),
+                  dict(profile="default", precision=6), dict(edgeitems=0, threshold=3)]
+
+
+@pytest.mark.parametrize("options", _PRINT_OPTIONS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "default")
+def test_repr_follows_print_options_like_torch(options):
+    try:
+        tt.set_printoptions(**options)
+        torch.set_printoptions(**options)
+        for name, make in _PRINT_DATA:
+            assert repr(make(tt)) == repr(make(torch)), name
+    finally:
+        tt.set_printoptions(profile="default")
+        torch.set_printoptions(profile="default")
+
+
+def test_printoptions_context_and_errors():
+    from tinytorch._print import get_printoptions, printoptions
+    with printoptions(precision=1):
+        assert repr(tt.tensor([1.25, 2.5])) == "tensor([1.2, 2.5])"
+        assert get_printoptions()["precision"] == 1
+    assert get_printoptions() == {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80, "sci_mode": None}
+    with pytest.raises(ValueError, match="unknown profile 'long'"):
+        tt.set_printoptions(profile="long")
+
+
 def test_repr_autograd_fields():
     x = tt.ones(2, requires_grad=True)
     assert repr(x) == "tensor([1., 1.], requires_grad=True)"

@@ -40,6 +40,7 @@ from . import linalg  # noqa: E402
 from . import fft  # noqa: E402
 from . import autograd  # noqa: E402
 from .serialization import load, save  # noqa: E402
+from ._print import set_printoptions  # noqa: E402
 from . import nn, optim, utils, datasets, opencl, distributions  # noqa: E402
 import importlib as _importlib  # noqa: E402
 cuda = _importlib.import_module(".cuda", __name__)  # the module, not Tensor.cuda's function of the same name
@@ -100,10 +101,6 @@ def equal(input, other):
 Tensor.allclose = allclose
 Tensor.isclose = isclose
 Tensor.equal = equal
-
-
-def set_printoptions(**kwargs):
-    pass
 
 
 def get_num_threads():
