@@ -288,3 +288,17 @@ def test_strided_view_property(shape, data):
     assert x.stride() == y.stride() and x.storage_offset() == y.storage_offset()
     np.testing.assert_array_equal(x.numpy(), z)
     np.testing.assert_array_equal(x.reshape(-1).numpy(), y.reshape(-1).numpy())
+
+
+def test_set_num_threads_controls_blas_threads():
+    before = tt.get_num_threads()
+    try:
+        tt.set_num_threads(1)
+        assert tt.get_num_threads() == 1
+        a = tt.randn(64, 64)
+        assert_close(a @ a, torch.tensor(a.numpy()) @ torch.tensor(a.numpy()))
+    finally:
+        tt.set_num_threads(before)
+    assert tt.get_num_threads() == before
+    with pytest.raises(RuntimeError, match="positive integer"):
+        tt.set_num_threads(0)

@@ -104,13 +104,20 @@ Tensor.equal = equal
 
 
 def get_num_threads():
-    import os
-    return os.cpu_count()
+    """Threads the ``cpu`` backend's BLAS (NumPy's OpenBLAS or MKL) uses for matrix products
+    (``torch.get_num_threads``); read through threadpoolctl."""
+    import threadpoolctl
+    counts = [i["num_threads"] for i in threadpoolctl.threadpool_info() if i.get("user_api") == "blas"]
+    return _builtins.max(counts) if counts else 1
 
 
 def set_num_threads(n):
-    """Recorded only: NumPy's BLAS thread count is fixed when NumPy loads (set OMP_NUM_THREADS)."""
-    pass
+    """Use ``n`` threads for the ``cpu`` backend's BLAS from now on (``torch.set_num_threads``).
+    Elementwise NumPy kernels are single-threaded either way. RuntimeError unless ``n`` is positive."""
+    import threadpoolctl
+    if not isinstance(n, _builtins.int) or n <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    threadpoolctl.threadpool_limits(limits=n, user_api="blas")
 
 
 def compile(model=None, **kwargs):
