@@ -22,6 +22,8 @@ OPTS = [
     ("NAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
     ("RAdam", dict(lr=0.01)), ("RAdam", dict(lr=0.01, betas=(0.5, 0.6), weight_decay=0.1)),
     ("RAdam", dict(lr=0.01, betas=(0.5, 0.6), weight_decay=0.1, decoupled_weight_decay=True)),
+    ("Rprop", dict(lr=0.01)), ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.1), maximize=True)),
+    ("ASGD", dict(lr=0.01)), ("ASGD", dict(lr=0.01, lambd=0.1, alpha=0.5, t0=2, weight_decay=0.1)),
 ]
 
 
@@ -123,6 +125,14 @@ def test_reduce_lr_on_plateau_matches_torch(kw):
     np.testing.assert_allclose(_lr_sequence(tt, make, metrics), _lr_sequence(torch, make, metrics), rtol=1e-12)
 
 
+def test_multiplicative_lr_matches_torch():
+    make = lambda S, o: S.MultiplicativeLR(o, lambda e: 0.9 if e % 2 else 0.5)  # noqa: E731
+    np.testing.assert_allclose(_lr_sequence(tt, make), _lr_sequence(torch, make), rtol=1e-12)
+    with pytest.raises(ValueError, match="Expected 1 lr_lambdas, but got 2"):
+        tt.optim.lr_scheduler.MultiplicativeLR(tt.optim.SGD([tt.nn.Parameter(tt.zeros(1))], lr=0.1),
+                                               [lambda e: 1.0, lambda e: 1.0])
+
+
 def test_lambda_lr():
     p = tt.nn.Parameter(tt.zeros(1))
     opt = tt.optim.Adam([p], lr=1.0)
@@ -163,6 +173,52 @@ def test_dataloader_batches_shuffle_and_collate():
     assert Subset(ds, [2, 3])[1][1].item() == 3
     with pytest.raises(ValueError, match="Sum of input lengths"):
         random_split(ds, [3, 3])
+
+
+def test_weighted_random_sampler():
+    from tinytorch.utils.data import WeightedRandomSampler
+    w = [0.0, 1.0, 3.0, 0.0]
+    idx = list(WeightedRandomSampler(w, 4000, generator=tt.Generator().manual_seed(0)))
+    assert len(idx) == 4000 and set(idx) == {1, 2} and abs(idx.count(2) / 4000 - 0.75) < 0.03
+    no_rep = list(WeightedRandomSampler(tt.tensor([1.0, 1.0, 5.0]), 3, replacement=False))
+    assert sorted(no_rep) == [0, 1, 2]
+    assert len(WeightedRandomSampler(w, 7)) == 7
+    for bad, msg in ((dict(weights=w, num_samples=0), "num_samples should be a positive integer"),
+                     (dict(weights=w, num_samples=2, replacement=1), "replacement should be a boolean"),
+                     (dict(weights=[[1.0]], num_samples=2), "weights should be a 1d sequence")):
+        with pytest.raises(ValueError, match=msg):
+            WeightedRandomSampler(**bad)
+        with pytest.raises(ValueError, match=msg):
+            torch.utils.data.WeightedRandomSampler(**bad)
+
+
+def test_stack_chain_datasets_default_convert_and_worker_info():
+    from tinytorch.utils import data as D
+    a, b = D.TensorDataset(tt.arange(4)), tt.arange(4) * 10
+    st = D.StackDataset(a, b)
+    assert len(st) == 4 and st[2][0][0].item() == 2 and st[2][1].item() == 20
+    sd = D.StackDataset(x=b, y=b + 1)
+    assert set(sd[1]) == {"x", "y"} and (sd[1]["x"].item(), sd[1]["y"].item()) == (10, 11)
+    with pytest.raises(ValueError, match="Size mismatch between datasets"):
+        D.StackDataset(b, tt.arange(3))
+
+    class Count(D.IterableDataset):
+        def __init__(self, n):
+            self.n = n
+
+        def __iter__(self):
+            return iter(range(self.n))
+
+        def __len__(self):
+            return self.n
+
+    ch = D.ChainDataset([Count(2), Count(3)])
+    assert list(ch) == [0, 1, 0, 1, 2] and len(ch) == 5
+    for x in (np.arange(3), (np.ones(2), 3), {"a": np.float64(2.5)}, ["s", np.array(["a"])]):
+        got, want = D.default_convert(x), torch.utils.data.default_convert(x)
+        assert type(got).__name__ == type(want).__name__ and repr(got) == repr(want)
+    assert D.get_worker_info() is None
+    assert [b.tolist() for b in D.DataLoader(np.arange(6).reshape(3, 2), batch_size=None)] == [[0, 1], [2, 3], [4, 5]]
 
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data", "mnist")

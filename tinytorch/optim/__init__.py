@@ -1,5 +1,5 @@
-"""``tinytorch.optim``: Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, LBFGS and
-``lr_scheduler``."""
+"""``tinytorch.optim``: Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, Rprop, ASGD,
+LBFGS and ``lr_scheduler``."""
 from .optimizer import Optimizer
 from .sgd import SGD
 from .adam import Adam, AdamW
@@ -9,5 +9,7 @@ from .adadelta import Adadelta
 from .adamax import Adamax
 from .nadam import NAdam
 from .radam import RAdam
+from .rprop import Rprop
+from .asgd import ASGD
 from .lbfgs import LBFGS
 from . import lr_scheduler

@@ -52,6 +52,24 @@ class LambdaLR(LRScheduler):
         return [b * f(self.last_epoch) for b, f in zip(self.base_lrs, self.lr_lambdas)]
 
 
+class MultiplicativeLR(LRScheduler):
+    """lr = previous lr * lr_lambda(epoch) after each step (``torch.optim.lr_scheduler.MultiplicativeLR``);
+    ``lr_lambda`` is one function or one per parameter group."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        n = len(optimizer.param_groups)
+        self.lr_lambdas = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * n
+        if len(self.lr_lambdas) != n:
+            raise ValueError(f"Expected {n} lr_lambdas, but got {len(self.lr_lambdas)}")
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        groups = self.optimizer.param_groups
+        if self.last_epoch > 0:
+            return [g["lr"] * f(self.last_epoch) for g, f in zip(groups, self.lr_lambdas)]
+        return [g["lr"] for g in groups]
+
+
 class StepLR(LRScheduler):
     """lr = base_lr * gamma ** (epoch // step_size)."""
 

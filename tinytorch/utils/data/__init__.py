@@ -1,4 +1,6 @@
 """``tinytorch.utils.data``: Dataset, TensorDataset, Subset, random_split, samplers, DataLoader."""
-from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler
-from .dataloader import DataLoader, default_collate
+from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset, TensorDataset,
+                      random_split)
+from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
+                      WeightedRandomSampler)
+from .dataloader import DataLoader, default_collate, default_convert, get_worker_info

@@ -1,4 +1,4 @@
-"""DataLoader and default_collate."""
+"""DataLoader, default_collate, default_convert, get_worker_info."""
 import collections.abc
 import numbers
 
@@ -38,6 +38,35 @@ def default_collate(batch):
                     f"{type(elem)}")
 
 
+def default_convert(data):
+    """Convert NumPy arrays (and NumPy scalars) inside ``data`` to tensors without batching them, keeping
+    lists, tuples, named tuples and dicts (``torch.utils.data.default_convert``, the collate function of a
+    DataLoader with ``batch_size=None``). Arrays of strings or objects are left as they are."""
+    from ..._ops.creation import as_tensor
+    if isinstance(data, (np.ndarray, np.generic)):
+        return data if data.dtype.kind in "USO" else as_tensor(data)
+    if isinstance(data, collections.abc.Mapping):
+        converted = {k: default_convert(v) for k, v in data.items()}
+        try:
+            return type(data)(converted)
+        except TypeError:  # a mapping type that cannot be built from a dict
+            return converted
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(default_convert(d) for d in data))
+    if isinstance(data, tuple):
+        return [default_convert(d) for d in data]  # as PyTorch: tuples come back as lists
+    if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
+        return [default_convert(d) for d in data]
+    return data
+
+
+def get_worker_info():
+    """Information about the DataLoader worker process running the caller, or None in the main process.
+    tinytorch's DataLoader always loads in the main process, so this is always None (as in PyTorch with
+    ``num_workers=0``)."""
+    return None
+
+
 class DataLoader:
     """Iterate over ``dataset`` in batches (``torch.utils.data.DataLoader``), in the calling process.
 
@@ -67,7 +96,7 @@ class DataLoader:
         if batch_sampler is None and batch_size is not None:
             batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self.batch_sampler = batch_sampler
-        self.collate_fn = collate_fn or (default_collate if batch_size is not None or batch_sampler else (lambda x: x))
+        self.collate_fn = collate_fn or (default_collate if batch_size is not None or batch_sampler else default_convert)
 
     def __iter__(self):
         if self.batch_sampler is None:

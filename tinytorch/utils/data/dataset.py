@@ -1,4 +1,5 @@
-"""Datasets: map-style base class, TensorDataset, Subset, ConcatDataset, random_split."""
+"""Datasets: map-style and iterable base classes, TensorDataset, StackDataset, Subset, ConcatDataset,
+ChainDataset, random_split."""
 import bisect
 import math
 
@@ -33,6 +34,32 @@ class TensorDataset(Dataset):
         return self.tensors[0].shape[0]
 
 
+class StackDataset(Dataset):
+    """Samples are tuples (positional datasets) or dicts (keyword datasets) of the i-th items of several
+    datasets of one length (``torch.utils.data.StackDataset``). ValueError when both or neither kind is given
+    or the lengths differ."""
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like input/output, "
+                             "but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        parts = list(args) if args else list(kwargs.values())
+        self._length = len(parts[0])
+        if any(len(d) != self._length for d in parts):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = tuple(args) if args else dict(kwargs)
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self):
+        return self._length
+
+
 class Subset(Dataset):
     """The items of ``dataset`` at ``indices``."""
 
@@ -65,6 +92,27 @@ class ConcatDataset(Dataset):
             idx += len(self)
         i = bisect.bisect_right(self.cumulative_sizes, idx)
         return self.datasets[i][idx - (self.cumulative_sizes[i - 1] if i else 0)]
+
+
+class ChainDataset(IterableDataset):
+    """Iterates over several iterable datasets one after the other (``torch.utils.data.ChainDataset``)."""
+
+    def __init__(self, datasets):
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self):
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
 
 
 def random_split(dataset, lengths, generator=None):

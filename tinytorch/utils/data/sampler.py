@@ -1,4 +1,4 @@
-"""Samplers: sequential, random (with a Generator), subset-random, batch."""
+"""Samplers: sequential, random (with a Generator), subset-random, weighted-random, batch."""
 
 
 class Sampler:
@@ -55,6 +55,34 @@ class SubsetRandomSampler(Sampler):
 
     def __len__(self):
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn from ``[0, len(weights))`` with probabilities proportional to ``weights``
+    (``torch.utils.data.WeightedRandomSampler``), with or without replacement, through ``multinomial``.
+
+    weights: a 1-D sequence or tensor of non-negative numbers. ValueError for a non-positive ``num_samples``,
+    a non-bool ``replacement`` or weights that are not 1-D, as PyTorch.
+    """
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        from ..._ops.creation import as_tensor
+        from ... import _dtype
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        w = as_tensor(weights, dtype=_dtype.float64)
+        if w.ndim != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
+        self.weights, self.num_samples, self.replacement, self.generator = w, num_samples, replacement, generator
+
+    def __iter__(self):
+        from ..._ops.creation import multinomial
+        return iter(multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist())
+
+    def __len__(self):
+        return self.num_samples
 
 
 class BatchSampler(Sampler):
