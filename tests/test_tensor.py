@@ -302,3 +302,13 @@ def test_set_num_threads_controls_blas_threads():
     assert tt.get_num_threads() == before
     with pytest.raises(RuntimeError, match="positive integer"):
         tt.set_num_threads(0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: [np.float64(1), 2.0], lambda: [np.float32(1), np.float64(2)], lambda: [1, np.float64(2)],
+    lambda: [np.int32(1), 2], lambda: [np.float32(1), 2.0], lambda: [True, np.int8(3)], lambda: [np.float16(1), 1],
+    lambda: [np.uint8(1), np.int8(1)], lambda: np.float64(2.5), lambda: np.int32(3), lambda: [[1 + 2j, 3]],
+    lambda: [1, True], lambda: []])
+def test_tensor_infers_dtype_of_numpy_scalars_like_torch(make):
+    assert str(tt.tensor(make()).dtype) == str(torch.tensor(make()).dtype)
+    assert str(tt.as_tensor(make()).dtype) == str(torch.as_tensor(make()).dtype)

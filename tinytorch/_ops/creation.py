@@ -67,27 +67,28 @@ def _size(size):
 
 
 def _infer_dtype(data):
-    """PyTorch's dtype inference for Python data: bool < int64 < default float < default complex."""
-    cat = -1
+    """PyTorch's dtype inference for (nested sequences of) scalars: the promotion of every element's type, where
+    a Python bool is bool, int int64, float the default dtype, complex the default complex dtype, and NumPy
+    scalars and tensors keep their own dtype (``torch.tensor([np.float64(1), 2.0])`` is float64)."""
+    default = _dt.get_default_dtype()
+    py = {bool: _dt.bool, int: _dt.int64, float: default, complex: default.to_complex()}
+    d = None
     stack = [data]
     while stack:
         x = stack.pop()
         if isinstance(x, (list, tuple)):
             stack.extend(x)
-        elif isinstance(x, Tensor):
-            cat = builtins.max(cat, 4 + x.dtype.category)  # tensors keep their dtype
-        elif isinstance(x, (bool, np.bool_)):
-            cat = builtins.max(cat, 0)
-        elif isinstance(x, (int, np.integer)):
-            cat = builtins.max(cat, 1)
-        elif isinstance(x, (float, np.floating)):
-            cat = builtins.max(cat, 2)
-        elif isinstance(x, (complex, np.complexfloating)):
-            cat = builtins.max(cat, 3)
+            continue
+        if isinstance(x, Tensor):
+            xd = x.dtype
+        elif isinstance(x, (np.bool_, np.number)):
+            xd = _dt.from_numpy_dtype(x.dtype)
         else:
-            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
-    default = _dt.get_default_dtype()
-    return {-1: default, 0: _dt.bool, 1: _dt.int64, 2: default, 3: default.to_complex()}.get(cat)
+            xd = next((v for k, v in py.items() if isinstance(x, k)), None)  # bool before int: bool is an int
+            if xd is None:
+                raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+        d = xd if d is None else _dt.promote_types(d, xd)
+    return default if d is None else d
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -103,8 +104,6 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         d = dtype or _dt.from_numpy_dtype(data.dtype)
         return _from_host(np.array(data, dtype=d.np, copy=True), d, device, requires_grad)
     d = dtype or _infer_dtype(data)
-    if d is None:
-        d = _infer_dtype_tensors(data)
     try:
         arr = np.array(_plain(data), dtype=d.np)
     except ValueError as e:
@@ -118,21 +117,6 @@ def _plain(data):
     if isinstance(data, (list, tuple)):
         return [_plain(x) for x in data]
     return data
-
-
-def _infer_dtype_tensors(data):
-    ts = []
-    stack = [data]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, (list, tuple)):
-            stack.extend(x)
-        elif isinstance(x, Tensor):
-            ts.append(x.dtype)
-    d = ts[0]
-    for o in ts[1:]:
-        d = _dt.promote_types(d, o)
-    return d
 
 
 def as_tensor(data, dtype=None, device=None):
