@@ -285,3 +285,67 @@ def test_random_activations_and_new_module_reprs():
                  lambda n: n.LocalResponseNorm(3), lambda n: n.RReLU(), lambda n: n.MultiMarginLoss(p=2),
                  lambda n: n.TripletMarginWithDistanceLoss(), lambda n: n.AdaptiveMaxPool2d(2, True)):
         assert repr(make(nn)) == repr(make(torch.nn))
+
+
+@pytest.mark.filterwarnings("ignore:Default grid_sample")
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_matches_torch(mode, padding_mode, align_corners):
+    rng = np.random.default_rng(0)
+    inp, grid = rng.standard_normal((2, 3, 5, 7)), rng.uniform(-1.3, 1.3, (2, 4, 6, 2))  # some points outside
+    res = []
+    for m in (tt, torch):
+        x, g = m.tensor(inp, requires_grad=True), m.tensor(grid, requires_grad=True)
+        out = m.nn.functional.grid_sample(x, g, mode, padding_mode, align_corners)
+        (out * m.tensor(np.linspace(-1, 1, out.numel()).reshape(tuple(out.shape)))).sum().backward()
+        res.append((out, x.grad, g.grad))
+    assert_close(res[0][0], res[1][0], "float64")
+    assert_close(res[0][1], res[1][1], "float64")
+    if mode == "bilinear":
+        assert_close(res[0][2], res[1][2], "float64")
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_affine_grid_and_spatial_transformer_on_devices(align_corners):
+    rng = np.random.default_rng(1)
+    th2, th3 = rng.standard_normal((2, 2, 3)), rng.standard_normal((2, 3, 4))
+    for th, size in ((th2, (2, 3, 5, 7)), (th3, (2, 1, 3, 4, 5))):
+        a, b = tt.tensor(th, requires_grad=True), torch.tensor(th, requires_grad=True)
+        ga = tt.nn.functional.affine_grid(a, size, align_corners)
+        gb = torch.nn.functional.affine_grid(b, size, align_corners)
+        assert_close(ga, gb, "float64")
+        (ga ** 2).sum().backward()
+        (gb ** 2).sum().backward()
+        assert_close(a.grad, b.grad, "float64")
+    # the spatial transformer pattern (affine_grid -> grid_sample) in float32 on a non-cpu device
+    img = rng.standard_normal((2, 3, 5, 7)).astype(np.float32)
+    theta = th2.astype(np.float32) * 0.5
+    out_th = torch.nn.functional.grid_sample(torch.tensor(img), torch.nn.functional.affine_grid(
+        torch.tensor(theta), (2, 3, 4, 6), align_corners), align_corners=align_corners)
+    th_tt = tt.tensor(theta, device="mydev", requires_grad=True)
+    out_tt = tt.nn.functional.grid_sample(tt.tensor(img, device="mydev"), tt.nn.functional.affine_grid(
+        th_tt, (2, 3, 4, 6), align_corners), align_corners=align_corners)
+    assert_close(out_tt.cpu(), out_th, atol=1e-5)
+    out_tt.sum().backward()
+    assert th_tt.grad.shape == (2, 2, 3)
+
+
+def test_grid_sample_gradcheck_and_errors():
+    rng = np.random.default_rng(2)
+    x = tt.tensor(rng.standard_normal((1, 2, 3, 4)), requires_grad=True)
+    g = tt.tensor(rng.uniform(-0.9, 0.9, (1, 2, 2, 2)), requires_grad=True)
+    assert tt.autograd.gradcheck(lambda a, b: tt.nn.functional.grid_sample(a, b, align_corners=False), (x, g))
+    F = tt.nn.functional
+    with pytest.raises(ValueError, match="expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: 'cubic'"):
+        F.grid_sample(x, g, mode="cubic")
+    with pytest.raises(ValueError, match="expected padding_mode"):
+        F.grid_sample(x, g, padding_mode="wrap")
+    with pytest.raises(RuntimeError, match="same batch size"):
+        F.grid_sample(x, tt.zeros(2, 2, 2, 2, dtype=tt.float64), align_corners=True)
+    with pytest.raises(ValueError, match="Expected a batch of 2D affine matrices of shape Nx2x3"):
+        F.affine_grid(tt.zeros(1, 3, 3), (1, 1, 2, 2), align_corners=False)
+    with pytest.raises(ValueError, match="floating point type"):
+        F.affine_grid(tt.zeros(1, 2, 3, dtype=tt.int64), (1, 1, 2, 2), align_corners=False)
+    with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
+        F.grid_sample(x, g)

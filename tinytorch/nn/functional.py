@@ -986,6 +986,151 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     return out
 
 
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please "
+                  "specify align_corners=True if the old behavior is desired. See the documentation of grid_sample "
+                  "for details.")
+
+
+def _base_coords(n, align_corners, like):
+    """``n`` sample positions in [-1, 1] (PyTorch's linspace_from_neg_one): pixel corners with
+    ``align_corners``, pixel centers without."""
+    from .._ops.creation import linspace, zeros
+    if n <= 1:
+        return zeros(1, dtype=like.dtype, device=like.device)
+    r = linspace(-1.0, 1.0, n, dtype=like.dtype, device=like.device)
+    return r if align_corners else r * ((n - 1) / n)
+
+
+def affine_grid(theta, size, align_corners=None):
+    """Sampling grid of an affine transform, for ``grid_sample`` (spatial transformer networks, Jaderberg et
+    al. 2015; ``torch.nn.functional.affine_grid``).
+
+    theta: (N, 2, 3) for a 4-D ``size`` (N, C, H, W) -> grid (N, H, W, 2); or (N, 3, 4) for a 5-D size
+    (N, C, D, H, W) -> grid (N, D, H, W, 3). Each grid point is theta applied to the normalized (x, y[, z], 1)
+    output coordinates. ValueError for a non-float theta or shapes that do not match, NotImplementedError
+    for other sizes.
+    """
+    import warnings
+    from .._ops.creation import ones
+    from .._ops.shape import stack
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = list(size)
+    if len(size) == 4:
+        if theta.ndim != 3 or tuple(theta.shape[-2:]) != (2, 3):
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. "
+                             f"Got {theta.shape}.")
+        spatial = size[-2:]
+    elif len(size) == 5:
+        if theta.ndim != 3 or tuple(theta.shape[-2:]) != (3, 4):
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {size}. "
+                             f"Got {theta.shape}.")
+        spatial = size[-3:]
+    else:
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {size}.")
+    if align_corners and min(spatial) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                      "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
+                      "of affine_grid for details.", stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    n = size[0]
+    axes = [_base_coords(k, align_corners, theta) for k in reversed(spatial)]  # x (width) first
+    full = tuple(spatial)
+    dims = len(spatial)
+    coords = []
+    for i, a in enumerate(axes):  # axis i varies along spatial dim (dims - 1 - i)
+        shape = [1] * dims
+        shape[dims - 1 - i] = a.shape[0]
+        coords.append(a.reshape(shape).expand(full))
+    coords.append(ones(full, dtype=theta.dtype, device=theta.device))
+    base = stack(coords, -1).reshape(1, -1, dims + 1).expand(n, -1, -1)
+    return base.matmul(theta.transpose(1, 2)).reshape([n] + list(full) + [dims])
+
+
+def _reflect(coord, twice_low, twice_high):
+    """Reflect coordinates into [twice_low / 2, twice_high / 2] (PyTorch's reflect_coordinates)."""
+    if twice_low == twice_high:
+        return coord * 0
+    lo, span = twice_low / 2, (twice_high - twice_low) / 2
+    c = (coord - lo).abs()
+    extra = _pw.fmod(c, span)
+    flips = _pw.floor(c / span)
+    return _pw.where(_pw.fmod(flips, 2) == 0, extra + lo, span - extra + lo)
+
+
+def _source_index(coord, size, padding_mode, align_corners):
+    """Normalized grid coordinate in [-1, 1] -> pixel coordinate, with the padding mode applied."""
+    if align_corners:
+        c = (coord + 1) * ((size - 1) / 2)
+    else:
+        c = ((coord + 1) * size - 1) / 2
+    if padding_mode == "border":
+        c = c.clamp(0, size - 1)
+    elif padding_mode == "reflection":
+        c = _reflect(c, 0, 2 * (size - 1)) if align_corners else _reflect(c, -1, 2 * size - 1)
+        c = c.clamp(0, size - 1)
+    return c
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Sample ``input`` at the normalized positions of ``grid`` (``torch.nn.functional.grid_sample``).
+
+    input (N, C, H_in, W_in), grid (N, H_out, W_out, 2) holding (x, y) in [-1, 1] -> (N, C, H_out, W_out).
+    mode 'bilinear' or 'nearest' (round half to even, as PyTorch); padding_mode 'zeros', 'border' or
+    'reflection'. Written in gather and pointwise ops, so it is differentiable with respect to ``input``
+    and (bilinear) ``grid``. ValueError for an unknown mode or padding mode, RuntimeError for mismatched
+    shapes; NotImplementedError for 'bicubic' and 5-D (volumetric) input.
+    """
+    import warnings
+    from .._ops.indexing import gather
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+                         f"but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    if mode == "bicubic" or input.ndim == 5:
+        raise NotImplementedError("grid_sample: tinytorch implements 'bilinear' and 'nearest' sampling of 4-D "
+                                  "inputs; bicubic and volumetric (5-D) sampling are not implemented")
+    if input.ndim != 4 or grid.ndim != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected 4D input and grid with same batch size and grid of shape "
+                           f"(N, H, W, 2), but got input with sizes {list(input.shape)} and grid with sizes "
+                           f"{list(grid.shape)}")
+    if grid.dtype is not input.dtype:
+        raise RuntimeError(f"grid_sampler(): expected input and grid to have the same dtype, but input has "
+                           f"{input.dtype} and grid has {grid.dtype}")
+    n, c, h, w = input.shape
+    ho, wo = grid.shape[1], grid.shape[2]
+    ix = _source_index(grid[..., 0], w, padding_mode, align_corners)
+    iy = _source_index(grid[..., 1], h, padding_mode, align_corners)
+    flat = input.reshape(n, c, h * w)
+
+    def tap(x, y):
+        # value of input at integer pixel (x, y), 0 where it falls outside the image
+        inside = (x >= 0) & (x <= w - 1) & (y >= 0) & (y <= h - 1)
+        idx = (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)).long().reshape(n, 1, ho * wo).expand(n, c, ho * wo)
+        return gather(flat, 2, idx).reshape(n, c, ho, wo), inside.unsqueeze(1).to(input.dtype)
+
+    if mode == "nearest":
+        v, m = tap(_pw.round(ix).detach(), _pw.round(iy).detach())
+        return v * m
+    x0, y0 = _pw.floor(ix).detach(), _pw.floor(iy).detach()
+    tx, ty = (ix - x0).unsqueeze(1), (iy - y0).unsqueeze(1)
+    out = 0
+    for dx, dy, wgt in ((0, 0, (1 - tx) * (1 - ty)), (1, 0, tx * (1 - ty)), (0, 1, (1 - tx) * ty), (1, 1, tx * ty)):
+        v, m = tap(x0 + dx, y0 + dy)
+        out = out + v * (wgt * m)
+    return out
+
+
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """Deprecated alias of ``interpolate``."""
     return interpolate(input, size, scale_factor, mode, align_corners)
