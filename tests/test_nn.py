@@ -349,3 +349,61 @@ def test_grid_sample_gradcheck_and_errors():
         F.affine_grid(tt.zeros(1, 2, 3, dtype=tt.int64), (1, 1, 2, 2), align_corners=False)
     with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
         F.grid_sample(x, g)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_max_unpool_inverts_max_pool_like_torch(n):
+    rng = np.random.default_rng(3)
+    shape = (2, 3) + (6,) * n
+    a = rng.standard_normal(shape)
+    res = []
+    for m in (tt, torch):
+        x = m.tensor(a, requires_grad=True)
+        pool = getattr(m.nn, f"MaxPool{n}d")(2, stride=2, return_indices=True)
+        unpool = getattr(m.nn, f"MaxUnpool{n}d")(2, stride=2)
+        out, idx = pool(x)
+        up = unpool(out, idx)
+        up_sized = unpool(out, idx, output_size=(7,) * n)
+        (up * m.tensor(np.linspace(-1, 1, up.numel()).reshape(tuple(up.shape)))).sum().backward()
+        res.append((up, up_sized, x.grad))
+    for got, want in zip(res[0], res[1]):
+        assert_close(got, want, "float64")
+    F = tt.nn.functional
+    x = tt.ones(1, 1, 2, 2)
+    with pytest.raises(ValueError, match="invalid output_size"):
+        F.max_unpool2d(x, tt.zeros(1, 1, 2, 2, dtype=tt.int64), 2, output_size=(9, 9))
+    with pytest.raises(RuntimeError, match="found an invalid max index 16"):
+        F.max_unpool2d(x, tt.full((1, 1, 2, 2), 16, dtype=tt.int64), 2)
+
+
+def test_alpha_dropout_keeps_selu_statistics_and_matches_torch_in_eval():
+    tt.manual_seed(0)
+    x = tt.randn(200, 50, 4)
+    for mod in (nn.AlphaDropout(0.2), nn.FeatureAlphaDropout(0.2)):
+        y = mod(x)
+        assert abs(y.mean().item()) < 0.05 and abs(y.std().item() - 1) < 0.05  # self-normalizing
+        mod.eval()
+        assert mod(x) is x
+    feat = nn.FeatureAlphaDropout(0.5)(x)
+    changed = (feat != x).float().mean(2)  # whole channels are dropped or kept
+    assert set(changed.unique().tolist()) <= {0.0, 1.0}
+    assert tt.nn.functional.alpha_dropout(x, 1.0, True).abs().sum().item() == 0
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+        tt.nn.functional.alpha_dropout(x, 1.5, True)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_multilabel_margin_loss_matches_torch(reduction):
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((3, 5))
+    t = np.array([[3, 0, -1, 1, 2], [1, 1, 4, -1, -1], [0, 1, 2, 3, 4]])
+    res = []
+    for m in (tt, torch):
+        x = m.tensor(a, requires_grad=True)
+        loss = m.nn.MultiLabelMarginLoss(reduction=reduction)(x, m.tensor(t))
+        loss.sum().backward()
+        res.append((loss, x.grad, m.nn.functional.multilabel_margin_loss(m.tensor(a[0]), m.tensor(t[0]))))
+    for got, want in zip(res[0], res[1]):
+        assert_close(got, want, "float64")
+    with pytest.raises(RuntimeError, match="inconsistent target size"):
+        tt.nn.functional.multilabel_margin_loss(tt.zeros(2, 3), tt.zeros(2, 2, dtype=tt.int64))

@@ -222,9 +222,16 @@ def test_integer_reduction_codes_are_checked():
 
 def test_inplace_functional_spellings_write_into_input():
     for name, args in (("relu_", ()), ("selu_", ()), ("celu_", (0.5,)), ("threshold_", (0.0, -1.0)),
-                       ("dropout_", (0.5, False)), ("alpha_dropout_", (0.5, False))):
+                       ("dropout_", (0.5, False)), ("alpha_dropout_", (0.5, False)),
+                       ("feature_dropout_", (0.5, False)), ("feature_alpha_dropout_", (0.5, False))):
         a = _data((3, 4), -1, 1, seed=8)
         x, y = tt.tensor(a), torch.tensor(a)
         getattr(tt, name)(x, *args)
         getattr(torch, name)(y, *args)
         assert_close(x, y, msg=name)
+
+
+def test_feature_dropout_drops_whole_channels():
+    tt.manual_seed(0)
+    y = tt.feature_dropout(tt.ones(16, 8, 5), 0.5, True)
+    assert set(y.unique().tolist()) == {0.0, 2.0} and bool((y == y[..., :1]).all())

@@ -173,6 +173,25 @@ def alpha_dropout_(input, p, train):
     return _F().alpha_dropout(input, p, train, inplace=True)
 
 
+def feature_alpha_dropout(input, p, train):
+    """``torch.feature_alpha_dropout(input, p, train)``: see ``nn.functional.feature_alpha_dropout``."""
+    return _F().feature_alpha_dropout(input, p, train)
+
+
+def feature_alpha_dropout_(input, p, train):
+    return _F().feature_alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_dropout(input, p, train):
+    """``torch.feature_dropout(input, p, train)``: whole channels of an (N, C, *) input zeroed with probability
+    ``p``, the rest scaled by 1 / (1 - p)."""
+    return _F()._feature_dropout(input, p, train, False, input.ndim - 2)
+
+
+def feature_dropout_(input, p, train):
+    return _F()._feature_dropout(input, p, train, True, input.ndim - 2)
+
+
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
     """``torch.batch_norm`` (ATen argument order: weight and bias before the running statistics)."""
     return _F().batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
@@ -331,7 +350,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06
 
 __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "avg_pool1d", "max_pool1d",
             "max_pool1d_with_indices", "max_pool2d", "max_pool3d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
-            "dropout", "dropout_", "alpha_dropout", "alpha_dropout_", "batch_norm", "instance_norm", "group_norm",
+            "dropout", "dropout_", "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_",
+            "feature_dropout", "feature_dropout_", "batch_norm", "instance_norm", "group_norm",
             "layer_norm", "rms_norm", "embedding", "bilinear", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
             "native_channel_shuffle", "cosine_similarity", "pairwise_distance", "pdist", "prelu", "selu", "selu_",
             "celu", "celu_", "threshold", "threshold_", "rrelu", "rrelu_", "hardshrink", "kl_div",

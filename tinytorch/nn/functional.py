@@ -216,6 +216,31 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     return _reduce(loss, reduction)
 
 
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Multi-label hinge loss (``torch.nn.functional.multilabel_margin_loss``): for each sample,
+    ``sum over target classes j and non-target classes i of max(0, 1 - (x[j] - x[i])) / C``.
+
+    input (C,) or (N, C); target of the same shape, int64 class indices, the list ending at the first -1.
+    RuntimeError when the shapes differ.
+    """
+    if tuple(target.shape) != tuple(input.shape) or input.ndim > 2:
+        raise RuntimeError(f"multilabel_margin_loss: inconsistent target size: {list(target.shape)} for input of "
+                           f"size: {list(input.shape)}")
+    x = input if input.ndim == 2 else input.unsqueeze(0)
+    t = target if target.ndim == 2 else target.unsqueeze(0)
+    c = x._shape[1]
+    valid = (t != -1).long().cumprod(1).to(x.dtype)  # slots before the first -1
+    idx = t.clamp(min=0)
+    is_target = zeros(x._shape, dtype=x.dtype, device=x.device).scatter_add(1, idx, valid) > 0
+    xt = x.gather(1, idx)  # (N, slots)
+    hinge = _pw.clamp(1 - xt.unsqueeze(2) + x.unsqueeze(1), min=0)  # (N, slot, class)
+    pairs = valid.unsqueeze(2) * (~is_target).to(x.dtype).unsqueeze(1)
+    loss = (hinge * pairs).sum((1, 2)) / c
+    if input.ndim == 1:
+        loss = loss.squeeze(0)
+    return _reduce(loss, reduction)
+
+
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
                                       swap=False, reduction="mean"):
     """``max(d(a, p) - d(a, n) + margin, 0)`` with a given distance (default: pairwise_distance)
@@ -284,14 +309,34 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     return _feature_dropout(input, p, training, inplace, 3)
 
 
-def alpha_dropout(input, p=0.5, training=False, inplace=False):
+def _alpha_dropout(input, p, training, inplace, feature):
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
-    alpha = -1.7580993408473766
-    keep = bernoulli(empty(input._shape, dtype=input.dtype, device=input.device), 1 - p)
-    a = ((1 - p) * (1 + p * alpha ** 2)) ** -0.5
-    b = -a * alpha * p
-    return (input * keep + alpha * (1 - keep)) * a + b
+    if p == 1:
+        return _activation(input, inplace, lambda input: input * 0)
+    alpha = 1.7580993408473766  # SELU's -alpha' = scale * alpha: dropped units take the value SELU saturates to
+    shape = input._shape[:2] + (1,) * (input.ndim - 2) if feature else input._shape
+    if feature and input.ndim < 2:
+        raise RuntimeError(f"Feature dropout requires at least 2 dimensions in the input, but got {input.ndim}")
+    keep = bernoulli(empty(shape, dtype=input.dtype, device=input.device), 1 - p)
+    a = ((1 - p) * (1 + p * alpha ** 2)) ** -0.5  # affine correction that keeps zero mean and unit variance
+    shift = (keep - 1) * (alpha * a) + alpha * a * p  # as ATen: input * keep * a + shift
+    return _activation(input, inplace, lambda input: input * (keep * a) + shift)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout that keeps the self-normalizing property of SELU networks: dropped elements are set to
+    SELU's negative saturation value, then an affine map restores zero mean and unit variance (Klambauer
+    et al. 2017; ``torch.nn.functional.alpha_dropout``). ValueError unless 0 <= p <= 1."""
+    return _alpha_dropout(input, p, training, inplace, False)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """``alpha_dropout`` of whole channels: one draw per (sample, channel) of an (N, C, *) input
+    (``torch.nn.functional.feature_alpha_dropout``)."""
+    return _alpha_dropout(input, p, training, inplace, True)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
@@ -730,6 +775,60 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
     x = input.unsqueeze(-2)
     v, i = adaptive_max_pool2d_with_indices(x, (1, output_size))
     return v.squeeze(-2), i.squeeze(-2)
+
+
+def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, name):
+    k = _pair(kernel_size, n)
+    st = k if stride is None else _pair(stride, n)
+    pd = _pair(padding, n)
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"{name}: expected a {n + 1}D or {n + 2}D input, but got input of size: "
+                           f"{list(input.shape)}")
+    if tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
+    spatial_in = input._shape[-n:]
+    default = [(spatial_in[d] - 1) * st[d] + k[d] - 2 * pd[d] for d in range(n)]
+    if output_size is None:
+        out = default
+    else:
+        out = list(output_size)
+        if len(out) == n + 2:
+            out = out[2:]
+        if len(out) != n:
+            raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a "
+                             f"length of '{len(out)}'")
+        for d in range(n):
+            lo, hi = default[d] - st[d], default[d] + st[d]
+            if not lo < out[d] < hi:
+                raise ValueError(f'invalid output_size "{out}" (dim {d} must be between {lo} and {hi})')
+    lead = input._shape[:-n]
+    flat_in = input.reshape(lead + (-1,))
+    flat_idx = indices.reshape(lead + (-1,))
+    size = math.prod(out)
+    if flat_idx.numel() and (flat_idx.min().item() < 0 or flat_idx.max().item() >= size):
+        raise RuntimeError(f"{name}: found an invalid max index {flat_idx.max().item()} (output volumes are of "
+                           f"size {'x'.join(map(str, out))})")
+    res = zeros(lead + (size,), dtype=input.dtype, device=input.device).scatter(-1, flat_idx, flat_in)
+    return res.reshape(lead + tuple(out))
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of ``max_pool1d``: the values of ``input`` (N, C, L) or (C, L) written at the positions
+    ``indices`` (from ``max_pool1d(..., return_indices=True)``) of a zero output (``F.max_unpool1d``)."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1, "max_unpool1d")
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of ``max_pool2d`` (``F.max_unpool2d``): input and indices (N, C, H, W) or (C, H, W) ->
+    zeros of the unpooled size with the values scattered to ``indices``. ValueError for an output_size out
+    of range, RuntimeError for an index outside the output."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of ``max_pool3d`` (``F.max_unpool3d``), as ``max_unpool2d`` with three spatial dims."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3, "max_unpool3d")
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,

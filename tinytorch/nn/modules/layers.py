@@ -317,6 +317,51 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
+class AlphaDropout(Dropout):
+    """Alpha dropout for SELU networks; see ``F.alpha_dropout``."""
+
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training, self.inplace)
+
+
+class FeatureAlphaDropout(Dropout):
+    """Alpha dropout of whole channels; see ``F.feature_alpha_dropout``."""
+
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training, self.inplace)
+
+
+class _MaxUnpoolNd(Module):
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
+        self.padding = padding
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """Partial inverse of MaxPool1d: ``forward(input, indices, output_size=None)``; see ``F.max_unpool1d``."""
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """Partial inverse of MaxPool2d: ``forward(input, indices, output_size=None)``; see ``F.max_unpool2d``."""
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """Partial inverse of MaxPool3d: ``forward(input, indices, output_size=None)``; see ``F.max_unpool3d``."""
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
 class Dropout1d(Dropout):
     def forward(self, input):
         return F.dropout1d(input, self.p, self.training, self.inplace)

@@ -193,6 +193,13 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
         return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
 
 
+class MultiLabelMarginLoss(_Loss):
+    """Multi-label hinge loss; see ``F.multilabel_margin_loss``."""
+
+    def forward(self, input, target):
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
 class MultiMarginLoss(_WeightedLoss):
     """Multi-class hinge loss; see ``F.multi_margin_loss``."""
 
