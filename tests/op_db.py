@@ -513,6 +513,33 @@ OPS = [
            [[(3, 6)], [(2, 3, 5)]], gradcheck=False),
     OpInfo("nanquantile_q_keepdim", lambda m, x, q: m.nanquantile(x.masked_fill(x.abs() < 0.8, float("nan")),
            q.abs() / 2.5, dim=0, keepdim=True, interpolation="nearest"), [[(6, 3), (2,)]], grad=False),
+    # integer, statistics and scatter-style composites
+    OpInfo("heaviside", lambda m, x: m.heaviside(x.round(), m.ones((), dtype=x.dtype) * 0.5), [[(3, 4)]],
+           low=-1.5, high=1.5, grad=False),
+    OpInfo("gcd_lcm", lambda m, x, y: m.gcd(x, y) * 1000 + m.lcm(x, y % 7), [[(3, 4), (3, 4)]], ("int64",),
+           -30, 30, grad=False),
+    OpInfo("ldexp", lambda m, x, e: m.ldexp(x, e), [[(3, 4), (4,)]], int_inputs={1: 5}),
+    OpInfo("cov", lambda m, x: m.cov(x) + m.cov(x, correction=0).sum(), [[(3, 5)]]),
+    OpInfo("cov_weights", lambda m, x, w: m.cov(x, fweights=m.tensor([1, 2, 1, 3, 1], device=x.device),
+                                                   aweights=w.abs() + 0.5), [[(3, 5), (5,)]]),
+    OpInfo("corrcoef", lambda m, x: m.corrcoef(x), [[(3, 6)]]),
+    OpInfo("mode", lambda m, x: m.mode(x.round(), 1).values * 10 + m.mode(x.round(), 0, True).indices,
+           [[(4, 7)]], low=-1.4, high=1.4, gradcheck=False),
+    OpInfo("nanmedian", lambda m, x: m.nanmedian(x.masked_fill(x.abs() < 0.4, float("nan")), 1).values
+           + m.nanmedian(x.masked_fill(x.abs() < 0.4, float("nan"))), [[(3, 6)]], gradcheck=False),
+    OpInfo("unique_consecutive", lambda m, x: m.unique_consecutive(x.round(), return_inverse=True)[1] * 3
+           + m.unique_consecutive(x.round(), return_counts=True)[1].sum(), [[(8,)]], low=-1.4, high=1.4,
+           grad=False),
+    OpInfo("matrix_power", lambda m, x: m.linalg.matrix_power(x, 3) + m.matrix_power(x, 0)
+           + x.matrix_power(1), [[(2, 3, 3)]], low=-1.0, high=1.0),
+    OpInfo("matrix_power_neg", lambda m, x: m.linalg.matrix_power(x + 3 * m.eye(3, dtype=x.dtype, device=x.device),
+           -2), [[(3, 3)]], ("float64",), -0.5, 0.5),
+    OpInfo("scatter_views", lambda m, x, s, r, d: m.select_scatter(x, r, 0, 1) + m.slice_scatter(x, s, 1, 1, 5, 2)
+           + m.diagonal_scatter(x, d, 1), [[(3, 5), (3, 2), (5,), (3,)]]),
+    OpInfo("index_copy", lambda m, x, s: x.index_copy(1, m.tensor([4, 0], device=x.device), s), [[(3, 5), (3, 2)]]),
+    OpInfo("masked_scatter", lambda m, x, s: x.masked_scatter(x > 0, s), [[(3, 5), (15,)]]),
+    OpInfo("renorm", lambda m, x: x.renorm(2, 0, 1.5) + x.renorm(1, 1, 1.0), [[(3, 5)]]),
+    OpInfo("split_with_sizes", lambda m, x: x.split_with_sizes([2, 3], 1)[1], [[(3, 5)]]),
 ]
 
 

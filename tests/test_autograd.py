@@ -149,3 +149,19 @@ def test_jacobian_hessian():
     assert J.tolist() == [[2.0, 0.0], [0.0, 4.0]]
     H = tt.autograd.functional.hessian(lambda t: (t ** 3).sum(), x)
     assert H.tolist() == [[6.0, 0.0], [0.0, 12.0]]
+
+
+def test_setitem_with_tensor_indices_inside_a_graph_matches_torch():
+    # index_put saves its input; the in-place write must not invalidate it (PyTorch's original_self)
+    a = np.random.default_rng(0).standard_normal((3, 4))
+    res = []
+    for m in (tt, torch):
+        x, v = m.tensor(a, requires_grad=True), m.ones(3, 2, dtype=m.float64, requires_grad=True)
+        y = x * 2
+        y[:, m.tensor([0, 2])] = v * 3
+        y[m.tensor([1])] = 5.0
+        y.index_put_((m.tensor([2]), m.tensor([3])), m.tensor(1.5, dtype=m.float64), accumulate=True)
+        (y * m.arange(4.0, dtype=m.float64)).sum().backward()
+        res.append((y, x.grad, v.grad))
+    for got, want in zip(res[0], res[1]):
+        assert_close(got, want, "float64")

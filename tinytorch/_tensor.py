@@ -144,6 +144,30 @@ class Tensor:
         return self._storage.device.type == "meta"
 
     @property
+    def is_cpu(self):
+        return self._storage.device.type == "cpu"
+
+    def get_device(self):
+        """The device index, -1 for cpu tensors (``Tensor.get_device``)."""
+        d = self._storage.device
+        return -1 if d.type == "cpu" else (d.index or 0)
+
+    def is_neg(self):
+        return False  # tinytorch has no lazy negation bit: negation is always materialised
+
+    def is_nonzero(self):
+        """The truth value of a one-element tensor; RuntimeError otherwise, as ``Tensor.is_nonzero``."""
+        n = self.numel()
+        if n == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+        if n > 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def is_same_size(self, other):
+        return self._shape == other._shape
+
+    @property
     def layout(self):
         return "torch.strided"
 

@@ -6,6 +6,7 @@ The ops live in ``tinytorch/_ops/lapack.py`` (kernels: NumPy's LAPACK on ``cpu``
 from ._ops.lapack import (LinAlgError, cholesky, det, eigh, eigvalsh, inv, matrix_norm, norm, pinv, qr, slogdet,
                           solve, svd, svdvals, vector_norm)
 from ._ops.linalg import matmul
+from ._ops.composites import matrix_power
 
-__all__ = ["LinAlgError", "cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_norm", "matmul", "norm", "pinv",
+__all__ = ["LinAlgError", "cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_norm", "matmul", "matrix_power", "norm", "pinv",
            "qr", "slogdet", "solve", "svd", "svdvals", "vector_norm"]

@@ -543,3 +543,330 @@ __all__ = ["asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "erfc", "
            "diff", "dist", "trapezoid", "trapz", "ravel", "rot90", "hsplit", "vsplit", "dsplit",
            "atleast_1d", "atleast_2d", "atleast_3d", "row_stack", "diagflat", "block_diag", "cartesian_prod",
            "tril_indices", "triu_indices", "cross", "addr", "searchsorted", "bucketize"]
+
+
+# ---- more pointwise, integer and statistics functions ----------------------------------------------------------
+@method("heaviside")
+def heaviside(input, values):
+    """Step function: 0 where input < 0, ``values`` where input == 0, 1 where input > 0 (``torch.heaviside``).
+    RuntimeError unless both have one dtype, as PyTorch. Not differentiable."""
+    from .pointwise import where
+    v = values if isinstance(values, Tensor) else input.new_tensor(values)
+    if v.dtype is not input.dtype:
+        raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes: {input.dtype} "
+                           f"and {v.dtype}")
+    return where(input == 0, v, (input > 0).to(input.dtype)).detach()
+
+
+def _int_pair(op, a, b):
+    if a.dtype.is_floating_point or b.dtype.is_floating_point or a.dtype.is_complex or b.dtype.is_complex:
+        raise RuntimeError(f"\"{op}_cpu\" not implemented for '{_dt.promote_types(a.dtype, b.dtype)}'")
+
+
+@method("gcd")
+def gcd(input, other):
+    """Elementwise greatest common divisor of integer tensors, non-negative (``torch.gcd``), by Euclid's
+    algorithm on whole tensors. RuntimeError for floating-point inputs."""
+    from .pointwise import where, abs as _abs
+    b = other if isinstance(other, Tensor) else input.new_tensor(other)
+    _int_pair("gcd", input, b)
+    x, y = _abs(input), _abs(b)
+    x, y = x + y * 0, y + x * 0  # broadcast both to the result shape
+    while bool((y != 0).any()):
+        nz = y != 0
+        r = where(nz, x.remainder(where(nz, y, 1)), 0)
+        x, y = where(nz, y, x), r
+    return x
+
+
+@method("lcm")
+def lcm(input, other):
+    """Elementwise least common multiple of integer tensors, non-negative (``torch.lcm``); 0 when either is 0."""
+    from .pointwise import where, abs as _abs
+    b = other if isinstance(other, Tensor) else input.new_tensor(other)
+    _int_pair("lcm", input, b)
+    g = gcd(input, b)
+    return where(g == 0, 0, _abs(input // where(g == 0, 1, g) * b))
+
+
+for _n in ("gcd", "lcm"):
+    method(_n + "_")(lambda self, other, _f=globals()[_n]: self._inplace(_f, other))
+
+
+@method("ldexp")
+def ldexp(input, other):
+    """``input * 2 ** other`` (``torch.ldexp``), in the floating type of the result."""
+    x = input if input.dtype.is_floating_point or input.dtype.is_complex else input.to(_dt.get_default_dtype())
+    return x * (2.0 ** other if not isinstance(other, Tensor) else other.to(x.dtype).exp2())
+
+
+method("ldexp_")(lambda self, other: self._inplace(ldexp, other))
+
+
+@method("cov")
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """Covariance matrix of the variables in the rows of ``input`` (V, N) or of a 1-D input (``torch.cov``),
+    with optional integer frequency weights and float observation weights (N,). Differentiable."""
+    from .reduce import sum as _sum
+    x = input if input.ndim == 2 else input.reshape(1, -1)
+    if input.ndim > 2:
+        raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                         f"{input.ndim} dimensions")
+    x = _float(x)
+    n = x._shape[1]
+    w = None
+    if fweights is not None:
+        w = fweights.to(x.dtype)
+    if aweights is not None:
+        w = aweights.to(x.dtype) if w is None else w * aweights.to(x.dtype)
+    if w is None:
+        wsum = float(n)
+        avg = x.mean(1)
+    else:
+        wsum = _sum(w)
+        avg = _sum(x * w, 1) / wsum
+    if w is None:
+        norm = wsum - correction
+    elif correction == 0:
+        norm = wsum
+    elif aweights is None:
+        norm = wsum - correction
+    else:
+        norm = wsum - correction * _sum(w * aweights.to(x.dtype)) / wsum
+    xm = x - avg.unsqueeze(1)
+    c = (xm * w if w is not None else xm).matmul(xm.t().conj() if xm.dtype.is_complex else xm.t())
+    out = c / norm if not isinstance(norm, float) else (c / norm if norm > 0 else c * float("nan") if norm == 0
+                                                         else c / norm)
+    return out.squeeze() if input.ndim < 2 else out
+
+
+@method("corrcoef")
+def corrcoef(input):
+    """Pearson correlation coefficients of the rows of ``input`` (``torch.corrcoef``), clipped to [-1, 1]."""
+    from .pointwise import sqrt
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    d = sqrt(c.diagonal())
+    return (c / d.unsqueeze(1) / d.unsqueeze(0)).clamp(-1, 1)
+
+
+_mode = collections.namedtuple("mode", ["values", "indices"])
+
+
+@method("mode")
+def mode(input, dim=-1, keepdim=False):
+    """Most frequent value along ``dim`` (the smallest among ties) and the index of its last occurrence
+    (``torch.mode``), as a (values, indices) named tuple."""
+    from .creation import arange
+    x = input if input.ndim else input.reshape(1)
+    d = _strides.wrap_dim(dim, x.ndim)
+    xs = x.movedim(d, -1)
+    vals, order = xs.sort(-1)
+    eq = vals.unsqueeze(-1) == vals.unsqueeze(-2)  # (..., n, n): how often each sorted value occurs
+    counts = eq.sum(-1)
+    best = counts.max(-1, keepdim=True).values
+    # first sorted position with the highest count: the smallest of the most frequent values
+    n = vals._shape[-1]
+    pos = (counts == best).long() * (n - arange(n, device=x.device))
+    first = pos.argmax(-1, keepdim=True)
+    same = xs == vals.gather(-1, first)
+    last = (same.long() * arange(n, device=x.device)).argmax(-1, keepdim=True)
+    value = xs.gather(-1, last)  # the gradient goes to the returned index, as PyTorch's
+    value, last = value.squeeze(-1), last.squeeze(-1)
+    if keepdim:
+        value, last = value.unsqueeze(-1).movedim(-1, d), last.unsqueeze(-1).movedim(-1, d)
+    if input.ndim == 0:
+        value, last = value.reshape(()), last.reshape(())
+    return _mode(value, last)
+
+
+@method("nanmedian")
+def nanmedian(input, dim=None, keepdim=False):
+    """Median ignoring NaNs (the lower of the two middle values), over all elements or along ``dim`` with
+    (values, indices) (``torch.nanmedian``). All-NaN slices give NaN."""
+    from .pointwise import isnan
+    if dim is None:
+        flat = input.reshape(-1)
+        keep = flat[~isnan(flat)]
+        return keep.median() if keep.numel() else flat.new_tensor(float("nan"))
+    d = _strides.wrap_dim(dim, max(input.ndim, 1))
+    x = input if input.ndim else input.reshape(1)
+    vals, order = x.sort(d)  # NaNs sort last
+    k = ((~isnan(x)).sum(d, keepdim=True) - 1).clamp(min=0) // 2
+    v = vals.gather(d, k)
+    i = order.gather(d, k)
+    if not keepdim:
+        v, i = v.squeeze(d), i.squeeze(d)
+    if input.ndim == 0:
+        v, i = v.reshape(()), i.reshape(())
+    return collections.namedtuple("nanmedian", ["values", "indices"])(v, i)
+
+
+@method("unique_consecutive")
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapse runs of equal consecutive elements (or slices along ``dim``) to one (``torch.unique_consecutive``);
+    with ``return_inverse`` the run number of each element, with ``return_counts`` the run lengths."""
+    from .creation import tensor
+    from .shape import cat
+    if dim is None:
+        x = input.reshape(-1)
+        change = x[1:] != x[:-1]
+    else:
+        d = _strides.wrap_dim(dim, input.ndim)
+        x = input.movedim(d, 0)
+        flat = x.reshape(x._shape[0], -1)
+        change = (flat[1:] != flat[:-1]).any(1)
+    n = x._shape[0]
+    starts = cat([tensor([True], device=input.device), change]) if n else change
+    out = x[starts]
+    if dim is not None:
+        out = out.movedim(0, d)
+    res = [out]
+    if return_inverse:
+        inv = starts.long().cumsum(0) - 1
+        res.append(inv.reshape(input._shape) if dim is None else inv)
+    if return_counts:
+        idx = starts.nonzero().reshape(-1)
+        ends = cat([idx[1:], tensor([n], device=input.device)])
+        res.append(ends - idx)
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+@method("matrix_power")
+def matrix_power(input, n):
+    """``input`` (*, m, m) to the integer power ``n`` by repeated squaring; n = 0 gives identity matrices and
+    negative n powers of the inverse (``torch.linalg.matrix_power``). RuntimeError for non-square input."""
+    from .creation import eye
+    if input.ndim < 2 or input._shape[-1] != input._shape[-2]:
+        raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but they are "
+                           f"{input._shape[-2] if input.ndim >= 2 else 1} by {input._shape[-1] if input.ndim else 1} "
+                           "matrices")
+    if not isinstance(n, int):
+        raise TypeError(f"matrix_power(): argument 'n' must be int, not {type(n).__name__}")
+    if n == 0:
+        return eye(input._shape[-1], dtype=input.dtype, device=input.device).expand(input._shape).clone()
+    if n < 0:
+        from .lapack import inverse
+        input, n = inverse(input), -n
+    result, base = None, input
+    while n:
+        if n & 1:
+            result = base if result is None else result.matmul(base)
+        n >>= 1
+        if n:
+            base = base.matmul(base)
+    return result
+
+
+@method("fill_diagonal_")
+def fill_diagonal_(input, fill_value, wrap=False):
+    """Write ``fill_value`` on the main diagonal of ``input`` in place (``Tensor.fill_diagonal_``); for a tall
+    2-D matrix ``wrap`` restarts the diagonal every ``cols + 1`` rows, as NumPy's fill_diagonal. All dims of
+    an input with more than two must be equal (RuntimeError otherwise)."""
+    if input.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if input.ndim > 2 and len(set(input._shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    from .creation import arange
+    if input.ndim == 2:
+        rows, cols = input._shape
+        n = min(rows, cols)
+        r = arange(n, device=input.device)
+        if wrap and rows > cols + 1:
+            r = arange(0, rows, device=input.device)
+            keep = (r % (cols + 1)) < cols
+            r = r[keep]
+            input[r, r % (cols + 1)] = fill_value
+            return input
+        input[r, r] = fill_value
+        return input
+    r = arange(input._shape[0], device=input.device)
+    input[(r,) * input.ndim] = fill_value
+    return input
+
+
+def _scatter_into(input, src, view_of):
+    """``input`` with ``view_of(copy)`` replaced by ``src``: a differentiable out-of-place view write."""
+    out = input.clone()
+    view_of(out).copy_(src)
+    return out
+
+
+@method("select_scatter")
+def select_scatter(input, src, dim, index):
+    """``input`` with ``input.select(dim, index)`` replaced by ``src`` (``torch.select_scatter``)."""
+    return _scatter_into(input, src, lambda t: t.select(dim, index))
+
+
+@method("slice_scatter")
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """``input`` with the slice ``start:end:step`` of ``dim`` replaced by ``src`` (``torch.slice_scatter``)."""
+    d = _strides.wrap_dim(dim, input.ndim)
+    sl = (slice(None),) * d + (slice(start, end, step),)
+    return _scatter_into(input, src, lambda t: t[sl])
+
+
+@method("diagonal_scatter")
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """``input`` with ``input.diagonal(offset, dim1, dim2)`` replaced by ``src`` (``torch.diagonal_scatter``)."""
+    return _scatter_into(input, src, lambda t: t.diagonal(offset, dim1, dim2))
+
+
+@method("index_copy")
+def index_copy(input, dim, index, source):
+    """``input`` with the slices ``index`` of ``dim`` replaced by those of ``source`` (``torch.index_copy``).
+    Differentiable in input (zero where overwritten) and source."""
+    d = _strides.wrap_dim(dim, max(input.ndim, 1))
+    sl = (slice(None),) * d + (index,)
+    out = input.clone()
+    out[sl] = source
+    return out
+
+
+method("index_copy_")(lambda self, dim, index, source: self._inplace(index_copy, dim, index, source))
+
+
+@method("masked_scatter")
+def masked_scatter(input, mask, source):
+    """``input`` with the positions where ``mask`` (broadcast to input) is True filled, in order, with the
+    leading elements of ``source`` (``torch.masked_scatter``)."""
+    m = mask.expand(input._shape) if tuple(mask._shape) != tuple(input._shape) else mask
+    k = int(m.sum().item())
+    if source.numel() < k:
+        raise RuntimeError("masked_scatter: expected source to have at least as many elements as ones in mask")
+    out = input.clone()
+    out[m] = source.reshape(-1)[:k]
+    return out
+
+
+method("masked_scatter_")(lambda self, mask, source: self._inplace(masked_scatter, mask, source))
+
+
+@method("renorm")
+def renorm(input, p, dim, maxnorm):
+    """Each slice along ``dim`` rescaled so its ``p``-norm is at most ``maxnorm`` (``torch.renorm``)."""
+    d = _strides.wrap_dim(dim, input.ndim)
+    others = tuple(i for i in range(input.ndim) if i != d)
+    norms = input.abs().pow(p).sum(others, keepdim=True).pow(1.0 / p)
+    from .pointwise import where
+    scale = where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+    return input * scale.to(input.dtype)
+
+
+method("renorm_")(lambda self, p, dim, maxnorm: self._inplace(renorm, p, dim, maxnorm))
+
+
+@method("split_with_sizes")
+def split_with_sizes(input, split_sizes, dim=0):
+    """``split`` with explicit sizes that must add up to the size of ``dim`` (RuntimeError otherwise)."""
+    d = _strides.wrap_dim(dim, input.ndim)
+    if builtins.sum(split_sizes) != input._shape[d]:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {input._shape[d]} (input tensor's "
+                           f"size at dimension {dim}), but got split_sizes={list(split_sizes)}")
+    return input.split(list(split_sizes), d)
+
+
+__all__ += ["heaviside", "gcd", "lcm", "ldexp", "cov", "corrcoef", "mode", "nanmedian", "unique_consecutive",
+            "matrix_power", "select_scatter", "slice_scatter", "diagonal_scatter", "index_copy", "masked_scatter",
+            "renorm", "split_with_sizes"]

@@ -145,7 +145,16 @@ def setitem(self, idx, value):
     if not tensors:
         basic_index(self, spec)._write(value)
     else:
-        self._write(index_put(self, value, tensors, spec, False))
+        self._write(index_put(_original_self(self, value), value, tensors, spec, False))
+
+
+def _original_self(self, value):
+    """The tensor an in-place index_put reads: a copy when a graph is recorded, because the node saves its
+    input and the write that follows would change it (PyTorch's original_self)."""
+    from ..autograd.grad_mode import _state
+    if _state["enabled"] and (self.requires_grad or (isinstance(value, Tensor) and value.requires_grad)):
+        return self.clone()
+    return self
 
 
 Tensor.__getitem__ = getitem
@@ -157,7 +166,7 @@ def index_put_(self, indices, values, accumulate=False):
     """``self[indices] = values`` (``+=`` when ``accumulate``) in place; ``indices`` a tuple of tensors."""
     self._check_inplace()
     spec, tensors = _parse_index(self, tuple(indices))
-    return self._write(index_put(self, values, tensors, spec, accumulate))
+    return self._write(index_put(_original_self(self, values), values, tensors, spec, accumulate))
 
 
 @method("index_put")

@@ -14,7 +14,8 @@ from ._util import method
 _TENSOR_FROM_TORCH = ("absolute", "arccos", "arcsin", "arctan", "arctan2", "negative", "fix", "fliplr", "flipud",
                       "fmax", "fmin", "ger", "vdot", "as_strided_scatter")
 # torch functions that tinytorch has only as Tensor methods
-_TORCH_FROM_TENSOR = ("clamp_min", "clamp_max", "cholesky", "detach", "detach_", "is_signed")
+_TORCH_FROM_TENSOR = ("clamp_min", "clamp_max", "cholesky", "detach", "detach_", "is_signed", "get_device", "is_neg",
+                      "is_nonzero", "is_same_size")
 
 # out-of-place ops whose in-place ``op_`` is ``self._inplace(op)`` (computed out of place, then written back
 # through self's storage, so views and the version counter behave as for every other in-place op)
