@@ -407,3 +407,33 @@ def test_multilabel_margin_loss_matches_torch(reduction):
         assert_close(got, want, "float64")
     with pytest.raises(RuntimeError, match="inconsistent target size"):
         tt.nn.functional.multilabel_margin_loss(tt.zeros(2, 3), tt.zeros(2, 2, dtype=tt.int64))
+
+
+@pytest.mark.parametrize("name, args, shape", [
+    ("LazyLinear", (3,), (4, 5)), ("LazyLinear", (3, False), (2, 4, 5)),
+    ("LazyConv1d", (4, 3), (2, 3, 9)), ("LazyConv2d", (4, 3), (2, 3, 6, 6)), ("LazyConv2d", (4, 3, 2, 1), (3, 6, 6)),
+    ("LazyConv3d", (2, 2), (1, 3, 4, 4, 4)), ("LazyConvTranspose1d", (2, 3, 2), (2, 3, 5)),
+    ("LazyConvTranspose2d", (2, 3), (2, 3, 4, 4)), ("LazyBatchNorm1d", (), (4, 3)), ("LazyBatchNorm2d", (), (2, 3, 4, 4)),
+    ("LazyBatchNorm3d", (1e-3, 0.2, False), (2, 3, 2, 2, 2)), ("LazyInstanceNorm1d", (), (2, 3, 6)),
+    ("LazyInstanceNorm2d", (), (2, 3, 4, 4)), ("LazyInstanceNorm3d", (), (2, 3, 2, 2, 2))])
+def test_lazy_modules_become_their_module_like_torch(name, args, shape):
+    x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    m_th, m_tt = getattr(torch.nn, name)(*args), getattr(nn, name)(*args)
+    params = list(m_tt.parameters())
+    opt = tt.optim.SGD(params, lr=0.1) if params else None  # built before the first call: trains the new objects
+    assert m_tt.has_uninitialized_params()
+    m_th(torch.tensor(x))
+    m_tt(tt.tensor(x))
+    assert type(m_tt).__name__ == type(m_th).__name__ == getattr(torch.nn, name).cls_to_become.__name__
+    assert list(m_tt.state_dict()) == list(m_th.state_dict())
+    for (k, a), (_, b) in zip(m_th.state_dict().items(), m_tt.state_dict().items()):
+        assert tuple(a.shape) == tuple(b.shape), k
+    assert [p is q for p, q in zip(params, m_tt.parameters())] == [True] * len(params)
+    copy_weights(m_th, m_tt)
+    out_th, out_tt = m_th(torch.tensor(x)), m_tt(tt.tensor(x))
+    assert_close(out_tt, out_th, atol=1e-5)
+    if params:
+        (out_tt ** 2).sum().backward()
+        before = params[0].detach().clone()
+        opt.step()
+        assert not tt.equal(before, params[0].detach())

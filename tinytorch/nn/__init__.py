@@ -1,5 +1,5 @@
 """``tinytorch.nn``: modules, functional, init, parameters and utilities (PyTorch's ``torch.nn``)."""
-from .parameter import Parameter, Buffer, UninitializedParameter
+from .parameter import Parameter, Buffer, UninitializedBuffer, UninitializedParameter
 from .modules import *  # noqa: F401,F403
 from .modules import Module
 from . import functional, init, utils

@@ -32,4 +32,54 @@ class Buffer(Tensor):
 
 
 class UninitializedParameter(Parameter):
-    pass
+    """A parameter whose shape is not known yet (lazy modules): an empty placeholder until ``materialize``
+    turns this same object into an ordinary Parameter, so optimizers built before the first forward keep it
+    (``torch.nn.UninitializedParameter``)."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        from .._ops.creation import empty
+        return super().__new__(cls, empty(0, device=device, dtype=dtype), requires_grad)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Allocate (uninitialised) memory of ``shape`` and become a Parameter."""
+        from .._ops.creation import empty
+        _adopt(self, empty(shape, device=device or self.device, dtype=dtype or self.dtype))
+
+    def __repr__(self):
+        return "<UninitializedParameter>"
+
+
+class UninitializedBuffer(Tensor):
+    """A buffer whose shape is not known yet (lazy modules); see UninitializedParameter."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        from .._ops.creation import empty
+        e = empty(0, device=device, dtype=dtype)
+        t = _new(e._storage, e._shape, e._stride, e._offset, e.dtype, e._nat, cls)
+        t.requires_grad, t.persistent = requires_grad, persistent
+        return t
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def materialize(self, shape, device=None, dtype=None):
+        from .._ops.creation import empty
+        _adopt(self, empty(shape, device=device or self.device, dtype=dtype or self.dtype))
+
+    def __repr__(self):
+        return "<UninitializedBuffer>"
+
+
+def _adopt(placeholder, t):
+    """Make ``placeholder`` (an uninitialized parameter or buffer) hold ``t``'s memory and turn it into an
+    ordinary Parameter / Tensor, keeping the object's identity."""
+    placeholder._storage, placeholder._shape, placeholder._stride = t._storage, t._shape, t._stride
+    placeholder._offset, placeholder._nat, placeholder.dtype = t._offset, t._nat, t.dtype
+    placeholder.__class__ = type(placeholder).cls_to_become
