@@ -540,6 +540,14 @@ OPS = [
     OpInfo("masked_scatter", lambda m, x, s: x.masked_scatter(x > 0, s), [[(3, 5), (15,)]]),
     OpInfo("renorm", lambda m, x: x.renorm(2, 0, 1.5) + x.renorm(1, 1, 1.0), [[(3, 5)]]),
     OpInfo("split_with_sizes", lambda m, x: x.split_with_sizes([2, 3], 1)[1], [[(3, 5)]]),
+    OpInfo("scatter_reduce_sum_mean", lambda m, x, i, s: x.scatter_reduce(0, i, s, "sum")
+           + x.scatter_reduce(0, i, s, "mean", include_self=False) + m.scatter_reduce(x, 1, i[:4, :2], s[:4, :2], "mean"),
+           [[(4, 3), (6, 3), (6, 3)]], int_inputs={1: 3}),
+    OpInfo("scatter_reduce_amax_amin", lambda m, x, i, s: x.scatter_reduce(0, i, s, "amax")
+           + x.scatter_reduce(0, i, s, "amin", include_self=False), [[(4, 3), (6, 3), (6, 3)]], int_inputs={1: 3}),
+    OpInfo("scatter_reduce_prod", lambda m, x, i, s: x.scatter_reduce(0, i, s, "prod")
+           + x.scatter_reduce(1, i[:2], s[:2], "prod", include_self=False), [[(4, 3), (6, 3), (6, 3)]],
+           ("float32", "float64", "int64"), 0.5, 1.5, int_inputs={1: 3}),
 ]
 
 

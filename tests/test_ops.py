@@ -157,3 +157,23 @@ def test_index_helpers_and_nanquantile_match_torch():
         tt.kthvalue(tt.ones(3), 4)
     with pytest.raises(RuntimeError, match="must have length 3"):
         tt.cross(tt.ones(2, 4), tt.ones(2, 4), dim=1)
+
+
+def test_scatter_reduce_ties_errors_and_unsupported_gradient():
+    # ties share the amax gradient evenly, as in torch
+    res = []
+    for m in (tt, torch):
+        x = m.tensor([[1.0, 5.0]], requires_grad=True)
+        s = m.tensor([[5.0, 5.0], [2.0, 5.0]], requires_grad=True)
+        out = x.scatter_reduce(0, m.tensor([[0, 0], [0, 0]]), s, "amax")
+        out.sum().backward()
+        res.append((out, x.grad, s.grad))
+    for got, want in zip(res[0], res[1]):
+        assert_close(got, want)
+    with pytest.raises(RuntimeError, match="reduce argument must be either sum, prod, mean, amax or amin, got max"):
+        tt.zeros(3).scatter_reduce(0, tt.tensor([0]), tt.ones(1), "max")
+    with pytest.raises(RuntimeError, match="Expected self.dtype to be equal to src.dtype"):
+        tt.zeros(3).scatter_reduce(0, tt.tensor([0]), tt.ones(1, dtype=tt.float64), "sum")
+    x = tt.ones(3, requires_grad=True)
+    with pytest.raises(NotImplementedError, match="reduce='prod' with zero elements"):
+        x.scatter_reduce(0, tt.tensor([0, 1]), tt.tensor([0.0, 2.0]), "prod").sum().backward()

@@ -5,7 +5,7 @@ from .. import _strides
 from .. import _dtype as _dt
 from .._dispatch import defop, dispatch
 from .._tensor import Tensor
-from ._util import method
+from ._util import defop_on_cpu, method
 from .movement import basic_index
 
 _INT_TYPES = (int, np.integer)
@@ -260,6 +260,77 @@ def scatter_add(input, dim, index, src):
 method("scatter_")(lambda self, dim, index, src=None, *, value=None, reduce=None: self._inplace(
     scatter, dim, index, src, value=value, reduce=reduce))
 method("scatter_add_")(lambda self, dim, index, src: self._inplace(scatter_add, dim, index, src))
+
+
+# ---- scatter_reduce: sum and mean from scatter_add; amax, amin and prod from one op (cpu kernel) -------------
+def _scatter_reduce_meta(a, index, src, dim, reduce, include_self):
+    return [(a._shape, a.dtype)], [None, None, None]
+
+
+def _scatter_reduce_bw(c, g):
+    from .pointwise import where
+    a, index, src = c.inputs
+    out = c.out
+    d, reduce, include_self = c.kw["dim"], c.kw["reduce"], c.kw["include_self"]
+    touched = scatter_add(_zeros_of(a), d, index, src.new_ones(index.shape, dtype=a.dtype)) > 0
+    if reduce == "prod":
+        if bool((src == 0).any()) or (include_self and bool(((a == 0) & touched).any())):
+            raise NotImplementedError("scatter_reduce: the gradient of reduce='prod' with zero elements is not "
+                                      "implemented in tinytorch")
+        ga = where(touched, g * out / where(a == 0, 1, a), g) if include_self else where(touched, 0, g)
+        gs = gather(g * out, d, index) / src
+        return ga, None, gs
+    # amax / amin: the gradient is shared evenly by every element equal to the result (PyTorch's rule)
+    hit_src = (src == gather(out, d, index)).to(g.dtype)
+    hit_self = ((a == out) & touched).to(g.dtype) if include_self else None
+    count = scatter_add(_zeros_of(a), d, index, hit_src)
+    if hit_self is not None:
+        count = count + hit_self
+    safe = where(count == 0, 1, count)
+    gs = gather(g / safe, d, index) * hit_src
+    ga = where(touched, g * hit_self / safe, g) if include_self else where(touched, 0, g)
+    return ga, None, gs
+
+
+def _zeros_of(a):
+    """Zeros of ``a``'s shape, dtype and device."""
+    from .creation import zeros
+    return zeros(a._shape, dtype=a.dtype, device=a.device)
+
+
+_SR_OPS = {}
+defop_on_cpu("scatter_reduce", _scatter_reduce_meta, _scatter_reduce_bw, _SR_OPS, save_output=True)
+
+
+@method("scatter_reduce")
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """``input`` with the elements of ``src`` reduced into the positions ``index`` along ``dim``
+    (``torch.scatter_reduce``): reduce is 'sum', 'prod', 'mean', 'amax' or 'amin'; with
+    ``include_self=False`` the values of ``input`` at positions that receive something are left out.
+    Positions that receive nothing keep ``input``. Gradients follow PyTorch (amax/amin share it evenly among
+    ties). RuntimeError for an unknown reduce or mismatched dtypes."""
+    from .pointwise import where
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    if src.dtype is not input.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    d = _strides.wrap_dim(dim, max(input.ndim, 1))
+    _check_index("scatter_reduce", input, d, index, src)
+    if reduce in ("sum", "mean"):
+        ones = src.new_ones(index.shape)
+        count = scatter_add(_zeros_of(input), d, index, ones)
+        base = input if include_self else where(count > 0, 0, input)
+        total = scatter_add(base, d, index, src[tuple(slice(0, n) for n in index.shape)])
+        if reduce == "sum":
+            return total
+        n = count + 1 if include_self else where(count > 0, count, 1)
+        return total / n if input.dtype.is_floating_point or input.dtype.is_complex else total // n
+    return dispatch(_SR_OPS["scatter_reduce"], (input, index, src[tuple(slice(0, n) for n in index.shape)]),
+                    {"dim": d, "reduce": reduce, "include_self": include_self})
+
+
+method("scatter_reduce_")(lambda self, dim, index, src, reduce, *, include_self=True: self._inplace(
+    scatter_reduce, dim, index, src, reduce, include_self=include_self))
 
 
 def _index_select_meta(a, index, dim):

@@ -167,6 +167,27 @@ def _scatter(a, index, src, dim, reduce=None):
     return out
 
 
+def _scatter_reduce(a, index, src, dim, reduce, include_self):
+    out = a.copy()
+    idx = list(np.indices(index.shape, sparse=True))
+    idx[dim] = index
+    idx = tuple(idx)
+    ufunc = {"amax": np.maximum, "amin": np.minimum, "prod": np.multiply}[reduce]
+    if not include_self:  # start the touched positions from the reduction's identity
+        if reduce == "prod":
+            ident = 1
+        elif out.dtype.kind == "f":
+            ident = -np.inf if reduce == "amax" else np.inf
+        elif out.dtype.kind == "b":
+            ident = reduce == "amin"
+        else:
+            info = np.iinfo(out.dtype)
+            ident = info.min if reduce == "amax" else info.max
+        out[idx] = ident
+    ufunc.at(out, idx, src)
+    return out
+
+
 def _index_add(a, index, src, dim, alpha=1):
     out = a.copy()
     moved = np.moveaxis(out, dim, 0)
@@ -627,7 +648,7 @@ KERNELS = {
     # copies, indexing, shape
     "clone": lambda a: a.copy(), "to_dtype": lambda a, dtype: a.astype(dtype.np), "flip": lambda a, dims: np.flip(a, dims).copy(),
     "cat": lambda *ts, dim: np.concatenate(ts, axis=dim),
-    "gather": _gather, "scatter": _scatter, "index_add": _index_add,
+    "gather": _gather, "scatter": _scatter, "index_add": _index_add, "scatter_reduce": _scatter_reduce,
     "index_select": lambda a, index, dim: np.take(a, index, axis=dim),
     "as_strided_scatter": None,
     "index": _index, "index_put": _index_put,
