@@ -31,31 +31,38 @@ class Buffer(Tensor):
         return t
 
 
-class UninitializedParameter(Parameter):
-    """A parameter whose shape is not known yet (lazy modules): an empty placeholder until ``materialize``
-    turns this same object into an ordinary Parameter, so optimizers built before the first forward keep it
-    (``torch.nn.UninitializedParameter``)."""
+class _Uninitialized:
+    """Shared by the placeholders of lazy modules: ``materialize`` gives this same object memory of the
+    inferred shape and turns it into ``cls_to_become``, so references held elsewhere (an optimizer's param
+    list) see the real tensor."""
 
-    cls_to_become = Parameter
-
-    def __new__(cls, requires_grad=True, device=None, dtype=None):
-        from .._ops.creation import empty
-        return super().__new__(cls, empty(0, device=device, dtype=dtype), requires_grad)
+    cls_to_become = None
 
     def __init__(self, *args, **kwargs):
         pass
 
     def materialize(self, shape, device=None, dtype=None):
-        """Allocate (uninitialised) memory of ``shape`` and become a Parameter."""
+        """Allocate (uninitialised) memory of ``shape`` and become ``cls_to_become``."""
         from .._ops.creation import empty
         _adopt(self, empty(shape, device=device or self.device, dtype=dtype or self.dtype))
 
     def __repr__(self):
-        return "<UninitializedParameter>"
+        return f"<{type(self).__name__}>"
 
 
-class UninitializedBuffer(Tensor):
-    """A buffer whose shape is not known yet (lazy modules); see UninitializedParameter."""
+class UninitializedParameter(_Uninitialized, Parameter):
+    """A parameter whose shape is not known yet (lazy modules): an empty placeholder until ``materialize``
+    turns this same object into an ordinary Parameter (``torch.nn.UninitializedParameter``)."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        from .._ops.creation import empty
+        return Parameter.__new__(cls, empty(0, device=device, dtype=dtype), requires_grad)
+
+
+class UninitializedBuffer(_Uninitialized, Tensor):
+    """A buffer whose shape is not known yet (lazy modules); becomes an ordinary Tensor when materialized."""
 
     cls_to_become = Tensor
 
@@ -65,16 +72,6 @@ class UninitializedBuffer(Tensor):
         t = _new(e._storage, e._shape, e._stride, e._offset, e.dtype, e._nat, cls)
         t.requires_grad, t.persistent = requires_grad, persistent
         return t
-
-    def __init__(self, *args, **kwargs):
-        pass
-
-    def materialize(self, shape, device=None, dtype=None):
-        from .._ops.creation import empty
-        _adopt(self, empty(shape, device=device or self.device, dtype=dtype or self.dtype))
-
-    def __repr__(self):
-        return "<UninitializedBuffer>"
 
 
 def _adopt(placeholder, t):

@@ -97,13 +97,10 @@ def _lazy_conv(name, target, n, doc):
     return type(name, (_LazyConvNd,), {"cls_to_become": target, "_n": n, "__doc__": doc})
 
 
-LazyConv1d = _lazy_conv("LazyConv1d", Conv1d, 1, "``nn.Conv1d`` whose ``in_channels`` comes from the first input.")
-LazyConv2d = _lazy_conv("LazyConv2d", Conv2d, 2, "``nn.Conv2d`` whose ``in_channels`` comes from the first input.")
-LazyConv3d = _lazy_conv("LazyConv3d", Conv3d, 3, "``nn.Conv3d`` whose ``in_channels`` comes from the first input.")
-LazyConvTranspose1d = _lazy_conv("LazyConvTranspose1d", ConvTranspose1d, 1,
-                                 "``nn.ConvTranspose1d`` whose ``in_channels`` comes from the first input.")
-LazyConvTranspose2d = _lazy_conv("LazyConvTranspose2d", ConvTranspose2d, 2,
-                                 "``nn.ConvTranspose2d`` whose ``in_channels`` comes from the first input.")
+for _name, _target, _n in (("LazyConv1d", Conv1d, 1), ("LazyConv2d", Conv2d, 2), ("LazyConv3d", Conv3d, 3),
+                          ("LazyConvTranspose1d", ConvTranspose1d, 1), ("LazyConvTranspose2d", ConvTranspose2d, 2)):
+    globals()[_name] = _lazy_conv(_name, _target, _n, f"``nn.{_target.__name__}`` whose ``in_channels`` comes from "
+                                                      "the first input.")
 
 
 class _LazyNormBase(LazyModuleMixin, Module):
@@ -125,18 +122,11 @@ def _lazy_norm(name, target, n, doc):
     return type(name, (_LazyNormBase,), {"cls_to_become": target, "_n": n, "__doc__": doc})
 
 
-LazyBatchNorm1d = _lazy_norm("LazyBatchNorm1d", BatchNorm1d, 0,
-                             "``nn.BatchNorm1d`` whose ``num_features`` is dim 1 of the first input.")
-LazyBatchNorm2d = _lazy_norm("LazyBatchNorm2d", BatchNorm2d, 0,
-                             "``nn.BatchNorm2d`` whose ``num_features`` is dim 1 of the first input.")
-LazyBatchNorm3d = _lazy_norm("LazyBatchNorm3d", BatchNorm3d, 0,
-                             "``nn.BatchNorm3d`` whose ``num_features`` is dim 1 of the first input.")
-LazyInstanceNorm1d = _lazy_norm("LazyInstanceNorm1d", InstanceNorm1d, 1,
-                                "``nn.InstanceNorm1d`` whose ``num_features`` is the channel dim of the first input.")
-LazyInstanceNorm2d = _lazy_norm("LazyInstanceNorm2d", InstanceNorm2d, 2,
-                                "``nn.InstanceNorm2d`` whose ``num_features`` is the channel dim of the first input.")
-LazyInstanceNorm3d = _lazy_norm("LazyInstanceNorm3d", InstanceNorm3d, 3,
-                                "``nn.InstanceNorm3d`` whose ``num_features`` is the channel dim of the first input.")
+for _name, _target, _n in (("LazyBatchNorm1d", BatchNorm1d, 0), ("LazyBatchNorm2d", BatchNorm2d, 0),
+                          ("LazyBatchNorm3d", BatchNorm3d, 0), ("LazyInstanceNorm1d", InstanceNorm1d, 1),
+                          ("LazyInstanceNorm2d", InstanceNorm2d, 2), ("LazyInstanceNorm3d", InstanceNorm3d, 3)):
+    globals()[_name] = _lazy_norm(_name, _target, _n, f"``nn.{_target.__name__}`` whose ``num_features`` is the "
+                                                      "channel dim of the first input.")
 
 __all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
            "LazyConvTranspose2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
