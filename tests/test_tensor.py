@@ -312,3 +312,46 @@ def test_set_num_threads_controls_blas_threads():
 def test_tensor_infers_dtype_of_numpy_scalars_like_torch(make):
     assert str(tt.tensor(make()).dtype) == str(torch.tensor(make()).dtype)
     assert str(tt.as_tensor(make()).dtype) == str(torch.as_tensor(make()).dtype)
+
+
+_CREATION_AND_SETS = [
+    ("scalar_tensor", lambda m: m.scalar_tensor(3)),
+    ("rsub", lambda m: m.rsub(m.arange(4.0), 2.5, alpha=2)),
+    ("isin", lambda m: m.isin(m.tensor([[1, 5, 3], [2, 2, 9]]), m.tensor([2, 3, 7]))),
+    ("isin_scalar_invert", lambda m: m.isin(m.tensor([1.0, 5, 3]), 5.0, invert=True)),
+    ("vander", lambda m: m.vander(m.tensor([1, 2, 3]), 4)),
+    ("vander_increasing", lambda m: m.vander(m.tensor([1.5, 2, 3]), increasing=True)),
+    ("combinations", lambda m: m.combinations(m.tensor([1.0, 2, 3, 4]), 3)),
+    ("combinations_replacement", lambda m: m.combinations(m.tensor([1, 2, 3]), 2, with_replacement=True)),
+    ("cumulative_trapezoid", lambda m: m.cumulative_trapezoid(m.tensor([[1.0, 2, 4], [0, 1, 1]]))),
+    ("cumulative_trapezoid_x", lambda m: m.cumulative_trapezoid(m.tensor([[1.0, 2, 4], [0, 1, 1]]),
+                                                                m.tensor([0.0, 1, 3]))),
+    ("cumulative_trapezoid_dx", lambda m: m.cumulative_trapezoid(m.tensor([[1.0, 2, 4], [0, 1, 1]]), dx=0.5, dim=0)),
+    ("narrow_copy", lambda m: m.arange(10).reshape(2, 5).narrow_copy(1, 1, 3)),
+    ("put_accumulate", lambda m: m.zeros(2, 3).put(m.tensor([1, 5, 1]), m.tensor([1.0, 2, 3]), accumulate=True)),
+    ("put_", lambda m: m.zeros(2, 3).put_(m.tensor([1, 5]), m.tensor([1.0, 2]))),
+] + [(f"{w}_window_{p}", lambda m, w=w, p=p: getattr(m, f"{w}_window")(7, p))
+     for w in ("hann", "hamming", "blackman", "bartlett") for p in (True, False)] + [
+    (f"{w}_window_1_f64", lambda m, w=w: getattr(m, f"{w}_window")(1, dtype=m.float64))
+    for w in ("hann", "hamming", "blackman", "bartlett")]
+
+
+@pytest.mark.parametrize("name, make", _CREATION_AND_SETS, ids=[n for n, _ in _CREATION_AND_SETS])
+def test_creation_and_set_functions_match_torch(name, make):
+    got, want = make(tt), make(torch)
+    assert_close(got, want, str(want.dtype).replace("torch.", "") if want.is_floating_point() else "float32",
+                 atol=1e-6)
+
+
+def test_broadcast_shapes_unravel_index_and_unsafe_splits():
+    assert tt.broadcast_shapes((2, 1, 3), (4, 3), (1,)) == torch.broadcast_shapes((2, 1, 3), (4, 3), (1,))
+    with pytest.raises(RuntimeError):
+        tt.broadcast_shapes((2, 3), (4,))
+    got, want = tt.unravel_index(tt.tensor([4, 7, -1]), (2, 4)), torch.unravel_index(torch.tensor([4, 7, -1]), (2, 4))
+    assert [g.tolist() for g in got] == [w.tolist() for w in want]
+    x = tt.arange(10)
+    assert [c.tolist() for c in x.unsafe_chunk(3)] == [c.tolist() for c in torch.arange(10).unsafe_chunk(3)]
+    assert [c.tolist() for c in x.unsafe_split_with_sizes([3, 7])] == [[0, 1, 2], list(range(3, 10))]
+    g = tt.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    tt.combinations(g, 2).prod(1).sum().backward()  # (1*2 + 1*3 + 2*3): d/dg = [5, 4, 3]
+    assert g.grad.tolist() == [5.0, 4.0, 3.0]

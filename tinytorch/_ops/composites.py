@@ -9,7 +9,7 @@ import math
 
 from .. import _dtype as _dt
 from .. import _strides
-from .._tensor import Tensor
+from .._tensor import Size, Tensor
 from ._util import method
 
 _cummax = collections.namedtuple("cummax", ["values", "indices"])
@@ -870,3 +870,189 @@ def split_with_sizes(input, split_sizes, dim=0):
 __all__ += ["heaviside", "gcd", "lcm", "ldexp", "cov", "corrcoef", "mode", "nanmedian", "unique_consecutive",
             "matrix_power", "select_scatter", "slice_scatter", "diagonal_scatter", "index_copy", "masked_scatter",
             "renorm", "split_with_sizes"]
+
+
+# ---- creation helpers, windows, set membership -------------------------------------------------------------
+def broadcast_shapes(*shapes):
+    """The shape that tensors of ``shapes`` broadcast to (``torch.broadcast_shapes``); RuntimeError when they
+    do not."""
+    return Size(_strides.broadcast_shapes(*(tuple(s) if isinstance(s, (tuple, list)) else (s,) for s in shapes)))
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    """A 0-dim tensor holding ``s`` in the default float dtype unless given (``torch.scalar_tensor``)."""
+    from .creation import tensor
+    return tensor(float(s) if dtype is None else s, dtype=dtype or _dt.get_default_dtype(), device=device,
+                  requires_grad=requires_grad)
+
+
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input`` (``torch.rsub``)."""
+    return other - input * alpha if alpha != 1 else other - input
+
+
+def _window(name, n, periodic, dtype, device, fn):
+    from .creation import arange
+    if n < 0:
+        raise RuntimeError(f"{name} requires non-negative window_length, got window_length={n}")
+    dt = dtype or _dt.get_default_dtype()
+    if n == 1:
+        from .creation import ones
+        return ones(1, dtype=dt, device=device)
+    m = n + 1 if periodic else n
+    k = arange(n, dtype=_dt.float64)
+    w = fn(k, m)
+    return w.to(dt).to(device) if device is not None else w.to(dt)
+
+
+def hann_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False):
+    """``0.5 - 0.5 cos(2 pi k / (N - 1))`` with N = window_length (+1 when periodic) (``torch.hann_window``)."""
+    w = _window("hann_window", window_length, periodic, dtype, device,
+                lambda k, m: 0.5 - 0.5 * (2 * math.pi * k / (m - 1)).cos())
+    return w.requires_grad_(requires_grad) if requires_grad else w
+
+
+def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, device=None,
+                   requires_grad=False):
+    """``alpha - beta cos(2 pi k / (N - 1))`` (``torch.hamming_window``)."""
+    w = _window("hamming_window", window_length, periodic, dtype, device,
+                lambda k, m: alpha - beta * (2 * math.pi * k / (m - 1)).cos())
+    return w.requires_grad_(requires_grad) if requires_grad else w
+
+
+def blackman_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False):
+    """``0.42 - 0.5 cos(2 pi k / (N - 1)) + 0.08 cos(4 pi k / (N - 1))`` (``torch.blackman_window``)."""
+    w = _window("blackman_window", window_length, periodic, dtype, device,
+                lambda k, m: 0.42 - 0.5 * (2 * math.pi * k / (m - 1)).cos() + 0.08 * (4 * math.pi * k / (m - 1)).cos())
+    return w.requires_grad_(requires_grad) if requires_grad else w
+
+
+def bartlett_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False):
+    """``1 - |2 k / (N - 1) - 1|`` (``torch.bartlett_window``)."""
+    w = _window("bartlett_window", window_length, periodic, dtype, device,
+                lambda k, m: 1 - (2 * k / (m - 1) - 1).abs())
+    return w.requires_grad_(requires_grad) if requires_grad else w
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Bool tensor of ``elements``' shape: True where the element occurs in ``test_elements``
+    (``torch.isin``); either argument may be a scalar."""
+    from .creation import tensor
+    e = elements if isinstance(elements, Tensor) else tensor(elements)
+    t = test_elements if isinstance(test_elements, Tensor) else tensor(test_elements, device=e.device)
+    t = t.reshape(-1)
+    if t.numel() == 0:
+        hit = (e != e) & (e == e)  # all False, of e's shape
+    else:
+        s = t.sort().values
+        pos = searchsorted(s, e.reshape(-1)).clamp(max=s.numel() - 1)
+        hit = (s[pos] == e.reshape(-1)).reshape(e._shape)
+    return ~hit if invert else hit
+
+
+def vander(x, N=None, increasing=False):
+    """Vandermonde matrix of the 1-D ``x``: columns ``x ** (N - 1) ... x ** 0`` (reversed when ``increasing``)
+    (``torch.vander``)."""
+    from .creation import arange
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x._shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    p = arange(n, device=x.device)
+    if not increasing:
+        p = p.flip(0)
+    base = x if x.dtype.is_floating_point or x.dtype.is_complex else x.to(_dt.int64)
+    return base.unsqueeze(1) ** p.to(base.dtype if base.dtype.is_floating_point else _dt.int64).unsqueeze(0)
+
+
+def unravel_index(indices, shape):
+    """The coordinates of flat ``indices`` in an array of ``shape``, as a tuple of int64 tensors
+    (``torch.unravel_index``). RuntimeError for out-of-range indices."""
+    from .creation import tensor
+    idx = indices if isinstance(indices, Tensor) else tensor(indices)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    n = _strides.numel(shape)
+    if idx.numel() and (bool((idx < -n).any()) or bool((idx >= n).any())):
+        raise RuntimeError("index out of bounds for the given shape")
+    rem = idx.to(_dt.int64) % n if n else idx.to(_dt.int64)
+    out = []
+    for size in reversed(shape):
+        out.append(rem % size)
+        rem = rem // size
+    return tuple(reversed(out))
+
+
+def combinations(input, r=2, with_replacement=False):
+    """All length-``r`` combinations of the elements of the 1-D ``input``, as rows of an (M, r) tensor in
+    itertools order (``torch.combinations``). Differentiable (it gathers elements)."""
+    import itertools
+    from .creation import tensor
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    gen = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = list(gen(range(input._shape[0]), r))
+    if not rows:
+        return input.new_empty((0,) if r else (0,)) if r == 0 else input.new_empty((0, r))
+    return input[tensor(rows, dtype=_dt.int64, device=input.device)]
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """Cumulative trapezoidal integral of ``y`` along ``dim`` (one element shorter than ``y`` there), with
+    sample points ``x`` or spacing ``dx`` (default 1) (``torch.cumulative_trapezoid``)."""
+    d = _strides.wrap_dim(dim, y.ndim)
+    n = y._shape[d]
+    avg = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) / 2 if n > 1 else y.narrow(d, 0, 0)
+    if x is not None:
+        xd = x.narrow(-1 if x.ndim == 1 else d, 1, n - 1) - x.narrow(-1 if x.ndim == 1 else d, 0, n - 1)
+        if x.ndim == 1:
+            xd = xd.reshape((n - 1,) + (1,) * (y.ndim - 1 - d))
+        avg = avg * xd
+    elif dx is not None:
+        avg = avg * dx
+    return avg.cumsum(d)
+
+
+@method("narrow_copy")
+def narrow_copy(input, dim, start, length):
+    """A contiguous copy of ``input.narrow(dim, start, length)`` (``torch.narrow_copy``)."""
+    return input.narrow(dim, start, length).clone()
+
+
+@method("put")
+def put(input, index, source, accumulate=False):
+    """A copy of ``input`` with ``source`` written (or with ``accumulate`` added) at the flat ``index``
+    positions of row-major ``input`` (``torch.put``)."""
+    flat = input.reshape(-1).clone()
+    idx = index.reshape(-1)
+    src = source.reshape(-1)
+    if accumulate:
+        flat = flat.index_add(0, idx, src)
+    else:
+        flat[idx] = src
+    return flat.reshape(input._shape)
+
+
+method("put_")(lambda self, index, source, accumulate=False: self._inplace(put, index, source, accumulate))
+
+
+@method("unsafe_chunk")
+def unsafe_chunk(input, chunks, dim=0):
+    """``chunk`` (tinytorch's views are always safe to modify)."""
+    return input.chunk(chunks, dim)
+
+
+@method("unsafe_split")
+def unsafe_split(input, split_size, dim=0):
+    """``split`` (tinytorch's views are always safe to modify)."""
+    return input.split(split_size, dim)
+
+
+@method("unsafe_split_with_sizes")
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    return split_with_sizes(input, split_sizes, dim)
+
+
+__all__ += ["broadcast_shapes", "scalar_tensor", "rsub", "hann_window", "hamming_window", "blackman_window",
+            "bartlett_window", "isin", "vander", "unravel_index", "combinations", "cumulative_trapezoid",
+            "narrow_copy", "put", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes"]
