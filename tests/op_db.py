@@ -540,6 +540,14 @@ OPS = [
     OpInfo("masked_scatter", lambda m, x, s: x.masked_scatter(x > 0, s), [[(3, 5), (15,)]]),
     OpInfo("renorm", lambda m, x: x.renorm(2, 0, 1.5) + x.renorm(1, 1, 1.0), [[(3, 5)]]),
     OpInfo("split_with_sizes", lambda m, x: x.split_with_sizes([2, 3], 1)[1], [[(3, 5)]]),
+    OpInfo("avg_pool3d", lambda m, x: m.nn.functional.avg_pool3d(x, 3, 2, 1, ceil_mode=True)
+           + m.nn.functional.avg_pool3d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+           [[(2, 2, 5, 6, 7)], [(2, 5, 6, 7)]]),
+    OpInfo("avg_pool3d_plain", lambda m, x: m.nn.functional.avg_pool3d(x, (2, 3, 2), (1, 2, 3), (1, 1, 0))
+           + m.nn.functional.avg_pool3d(x, 2, divisor_override=3).sum(), [[(1, 2, 4, 6, 5)]]),
+    OpInfo("adaptive_avg_pool3d", lambda m, x: m.nn.functional.adaptive_avg_pool3d(x, (2, None, 3)),
+           [[(2, 2, 5, 4, 7)], [(2, 5, 4, 7)]]),
+    OpInfo("lp_pool3d", lambda m, x: m.nn.functional.lp_pool3d(x.abs() + 0.1, 2.0, 2), [[(1, 2, 4, 4, 4)]]),
     OpInfo("scatter_reduce_sum_mean", lambda m, x, i, s: x.scatter_reduce(0, i, s, "sum")
            + x.scatter_reduce(0, i, s, "mean", include_self=False) + m.scatter_reduce(x, 1, i[:4, :2], s[:4, :2], "mean"),
            [[(4, 3), (6, 3), (6, 3)]], int_inputs={1: 3}),

@@ -245,6 +245,8 @@ SMALL = [
     ("bn3d", lambda n: n.Sequential(n.BatchNorm3d(2), n.ReplicationPad3d(1), n.Dropout3d(0.0)), (2, 2, 3, 3, 3)),
     ("shrink_unshuffle", lambda n: n.Sequential(n.Hardshrink(0.3), n.Softshrink(0.2), n.PixelUnshuffle(2)),
      (2, 1, 4, 4)),
+    ("pool3d", lambda n: n.Sequential(n.Conv3d(2, 3, 1), n.AvgPool3d(2, 1, 1, count_include_pad=False),
+                                      n.LPPool3d(2, 2), n.AdaptiveAvgPool3d((1, 2, None))), (2, 2, 5, 6, 6)),
 ]
 
 

@@ -863,6 +863,84 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return (_pw.sign(out) * relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
 
 
+def _window_sum3d(xp, k, s, out):
+    """Sums over k-windows with stride s of an already padded (N, C, D, H, W) tensor: each depth tap is a
+    2-D window sum (avg_pool2d with divisor 1) of a strided depth slice."""
+    n, c = xp._shape[:2]
+    total = 0
+    for i in range(k[0]):
+        xs = xp[:, :, i:i + s[0] * (out[0] - 1) + 1:s[0]]
+        xs = xs.reshape((n, c * out[0]) + xs._shape[3:])
+        total = total + avg_pool2d(xs, k[1:], s[1:], 0, False, True, 1)
+    return total.reshape((n, c) + tuple(out))
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """3-D average pooling over (N, C, D, H, W) or (C, D, H, W) (``torch.nn.functional.avg_pool3d``).
+
+    Windows are summed as depth taps of 2-D window sums; the divisor follows PyTorch: the window volume,
+    or with ``ceil_mode`` / ``count_include_pad=False`` the part of the window inside input + padding /
+    inside the input, or ``divisor_override``. RuntimeError for a padding above half the kernel.
+    """
+    from .._ops.nn import pool_out_size
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"avg_pool3d: Expected 4D or 5D tensor, but got {list(input._shape)}")
+    x = input.unsqueeze(0) if input.ndim == 4 else input
+    k = _pair(kernel_size, 3)
+    s = _pair(stride if stride is not None and stride != [] else kernel_size, 3)
+    p = _pair(padding, 3)
+    if any(pi * 2 > ki for pi, ki in zip(p, k)):
+        raise RuntimeError("pad should be at most half of effective kernel size, but got pad={}, kernel_size={} and "
+                           "dilation=1".format(p[0], k[0]))
+    sizes = x._shape[2:]
+    out = [pool_out_size(sz, kk, ss, pp, 1, ceil_mode) for sz, kk, ss, pp in zip(sizes, k, s, p)]
+    if min(out) <= 0:
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, x._shape[1:]))}). Calculated output size is too "
+                           "small")
+    extra = [max(0, (o - 1) * ss + kk - (sz + 2 * pp)) for o, ss, kk, sz, pp in zip(out, s, k, sizes, p)]
+    pads = []
+    for pp, e in zip(reversed(p), reversed(extra)):
+        pads += [pp, pp + e]
+    total = _window_sum3d(_pad(x, tuple(pads)), k, s, out)
+    if divisor_override:
+        res = total / divisor_override
+    elif count_include_pad and not any(extra):
+        res = total / (k[0] * k[1] * k[2])
+    else:
+        # how many elements of each window lie inside input + padding (or inside the input alone)
+        inner = ones((1, 1) + tuple(sizes), dtype=x.dtype, device=x.device)
+        if count_include_pad:
+            inner = _pad(inner, tuple(q for pp in reversed(p) for q in (pp, pp)), value=1.0)
+            pads_c = [q for pp, e in zip(reversed(p), reversed(extra)) for q in (0, e)]
+        else:
+            pads_c = pads
+        cnt = _window_sum3d(_pad(inner, tuple(pads_c)), k, s, out)
+        res = total / cnt
+    return res.squeeze(0) if input.ndim == 4 else res
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """Average pooling of (N, C, D, H, W) or (C, D, H, W) to ``output_size`` (int or triple; None keeps a
+    size), with PyTorch's start/end index rule (``F.adaptive_avg_pool3d``). Box means are separable: the
+    (H, W) pooling is adaptive_avg_pool2d, then D is pooled the same way."""
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(input._shape)}")
+    x = input.unsqueeze(0) if input.ndim == 4 else input
+    n, c, d, h, w = x._shape
+    od, oh, ow = (o or sz for o, sz in zip(_pair(output_size, 3), (d, h, w)))
+    y = adaptive_avg_pool2d(x.reshape(n, c * d, h, w), (oh, ow)).reshape(n, c, d, oh * ow)
+    y = adaptive_avg_pool2d(y, (od, oh * ow)).reshape(n, c, od, oh, ow)
+    return y.squeeze(0) if input.ndim == 4 else y
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """Power-average pooling over (N, C, D, H, W) (``F.lp_pool3d``)."""
+    kd, kh, kw = _pair(kernel_size, 3)
+    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (_pw.sign(out) * relu(out.abs())).mul(kd * kh * kw).pow(1.0 / norm_type)
+
+
 def adaptive_avg_pool1d(input, output_size):
     return _batched(lambda x: adaptive_avg_pool2d(x.unsqueeze(2), (1, output_size)).squeeze(2), input, 1)
 

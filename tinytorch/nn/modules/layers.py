@@ -68,6 +68,14 @@ class AvgPool1d(AvgPool2d):
                             self.count_include_pad)
 
 
+class AvgPool3d(AvgPool2d):
+    """Mean over kd x kh x kw windows of (N, C, D, H, W). See ``F.avg_pool3d``."""
+
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
 class AdaptiveAvgPool2d(Module):
     """Average pooling to ``output_size`` (int or pair; None keeps that size)."""
 
@@ -80,6 +88,13 @@ class AdaptiveAvgPool2d(Module):
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    """Average pooling of (N, C, D, H, W) to ``output_size``. See ``F.adaptive_avg_pool3d``."""
+
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
 
 
 class AdaptiveMaxPool2d(AdaptiveAvgPool2d):
@@ -694,6 +709,13 @@ class LPPool2d(LPPool1d):
 
     def forward(self, input):
         return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool3d(LPPool1d):
+    """Power-average pooling over windows of (N, C, D, H, W) (``torch.nn.LPPool3d``)."""
+
+    def forward(self, input):
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
 
 
 class ChannelShuffle(Module):
