@@ -439,3 +439,40 @@ def test_lazy_modules_become_their_module_like_torch(name, args, shape):
         before = params[0].detach().clone()
         opt.step()
         assert not tt.equal(before, params[0].detach())
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("flat_targets", [False, True])
+def test_ctc_loss_matches_torch(reduction, flat_targets):
+    rng = np.random.default_rng(6)
+    logits = rng.standard_normal((12, 3, 5))
+    padded = np.array([[1, 2, 2, 3], [4, 1, 0, 0], [3, 3, 3, 1]])
+    tl, il = [4, 2, 4], [12, 9, 4]  # the third sample cannot be aligned (3, 3, 3, 1 needs 6 frames)
+    targets = np.concatenate([padded[0, :4], padded[1, :2], padded[2, :4]]) if flat_targets else padded
+    for zero_infinity in (False, True):
+        res = []
+        for m in (tt, torch):
+            x = m.tensor(logits, requires_grad=True)
+            loss = m.nn.functional.ctc_loss(x.log_softmax(2), m.tensor(targets), m.tensor(il), m.tensor(tl),
+                                            reduction=reduction, zero_infinity=zero_infinity)
+            if zero_infinity:
+                loss.sum().backward()
+            res.append((loss, x.grad))
+        assert_close(res[0][0], res[1][0], "float64")
+        if zero_infinity:
+            assert_close(res[0][1], res[1][1], "float64")
+
+
+def test_ctc_loss_module_unbatched_and_blank():
+    rng = np.random.default_rng(7)
+    logits = rng.standard_normal((10, 6))
+    res = []
+    for m in (tt, torch):
+        x = m.tensor(logits, requires_grad=True)
+        loss = m.nn.CTCLoss(blank=5)(x.log_softmax(1), m.tensor([1, 2, 2, 0]), m.tensor([10]), m.tensor([4]))
+        loss.backward()
+        res.append((loss, x.grad))
+    for got, want in zip(res[0], res[1]):
+        assert_close(got, want, "float64")
+    with pytest.raises(RuntimeError, match="Expected input_lengths to have value at most 10"):
+        tt.nn.functional.ctc_loss(tt.zeros(10, 1, 3), tt.tensor([[1]]), [11], [1])

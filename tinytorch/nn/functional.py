@@ -241,6 +241,92 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     return _reduce(loss, reduction)
 
 
+def _log_add3(a, b, c):
+    """log(exp a + exp b + exp c) whose gradient stays finite where all three are -inf (unreachable CTC
+    states): the shift and the log's argument are replaced there, and the result set back to -inf."""
+    from .._ops.shape import stack
+    x = stack([a, b, c], 0)
+    m = x.amax(0).detach()
+    finite = ~_pw.isinf(m)
+    shift = _pw.where(finite, m, 0.0)
+    total = (x - shift).exp().sum(0)
+    out = _pw.log(_pw.where(finite, total, 1.0)) + shift
+    return _pw.where(finite, out, -math.inf)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """Connectionist temporal classification loss (Graves et al. 2006; ``torch.nn.functional.ctc_loss``).
+
+    log_probs (T, N, C) or unbatched (T, C): log-softmax outputs; targets (N, S) padded or the 1-D
+    concatenation of all targets (int64, no ``blank``); input_lengths and target_lengths (N,) tensors or
+    sequences. The forward (alpha) recursion over the blank-interleaved labels runs in log space in
+    tinytorch ops, one vectorized step per time step, so autograd gives the gradient. 'mean' divides each
+    loss by its target length before averaging, as PyTorch; ``zero_infinity`` zeroes impossible alignments
+    (infinite losses) and their gradients.
+    """
+    from .._ops.creation import arange, full, tensor
+    from .._ops.shape import cat
+    unbatched = log_probs.ndim == 2
+    lp = log_probs.unsqueeze(1) if unbatched else log_probs
+    t_max, n, _ = lp._shape
+    dev = lp.device
+    il = [int(v) for v in (input_lengths.reshape(-1).tolist() if isinstance(input_lengths, Tensor) else
+                           ([input_lengths] if isinstance(input_lengths, int) else input_lengths))]
+    tl = [int(v) for v in (target_lengths.reshape(-1).tolist() if isinstance(target_lengths, Tensor) else
+                           ([target_lengths] if isinstance(target_lengths, int) else target_lengths))]
+    if len(il) != n or len(tl) != n:
+        raise RuntimeError(f"ctc_loss: expected input_lengths and target_lengths of size {n}, but got {len(il)} and "
+                           f"{len(tl)}")
+    if max(il) > t_max:
+        raise RuntimeError(f"Expected input_lengths to have value at most {t_max}, but got value {max(il)}")
+    tg = targets.reshape(1, -1) if unbatched and targets.ndim == 1 and targets.numel() == tl[0] else targets
+    rows = []
+    off = 0
+    for b in range(n):  # each sample's labels, from a padded (N, S) tensor or the concatenated 1-D form
+        if tg.ndim == 2:
+            rows.append(tg[b, :tl[b]].tolist())
+        else:
+            rows.append(tg[off:off + tl[b]].tolist())
+            off += tl[b]
+    s_max = max(tl) if tl else 0
+    width = 2 * s_max + 1
+    ext = [[blank] * width for _ in range(n)]  # blank, l1, blank, l2, ..., blank (padded with blanks)
+    skip = [[False] * width for _ in range(n)]  # may alpha(s) come from alpha(s - 2)?
+    for b, r in enumerate(rows):
+        for i, lab in enumerate(r):
+            ext[b][2 * i + 1] = lab
+            skip[b][2 * i + 1] = i > 0 and r[i - 1] != lab
+    ext_t = tensor(ext, dtype=_dt.int64, device=dev)
+    skip_t = tensor(skip, device=dev)
+    valid = arange(width, device=dev).unsqueeze(0) < tensor([2 * v + 1 for v in tl], device=dev).unsqueeze(1)
+    neg = -math.inf
+    gathered = lp.gather(2, ext_t.unsqueeze(0).expand(t_max, n, width))  # (T, N, 2S+1)
+    ninf = full((n, 1), neg, dtype=lp.dtype, device=dev)
+    ninf2 = full((n, 2), neg, dtype=lp.dtype, device=dev)
+    start = arange(width, device=dev).unsqueeze(0) < 2
+    alpha = _pw.where(start & valid, gathered[0], neg)
+    lengths = tensor(il, device=dev).unsqueeze(1)
+    for t in range(1, t_max):
+        a1 = cat([ninf, alpha[:, :-1]], 1)
+        a2 = _pw.where(skip_t, cat([ninf2, alpha[:, :-2]], 1), neg)
+        new = _log_add3(alpha, a1, a2) + gathered[t]
+        new = _pw.where(valid, new, neg)
+        alpha = _pw.where(lengths > t, new, alpha)  # samples that have ended keep their final alpha
+    last = tensor([2 * v for v in tl], device=dev).unsqueeze(1)
+    end = _log_add3(alpha.gather(1, last), _pw.where(last > 0, alpha.gather(1, (last - 1).clamp(min=0)), neg),
+                    full((n, 1), neg, dtype=lp.dtype, device=dev)).squeeze(1)
+    loss = -end
+    if zero_infinity:
+        loss = _pw.where(_pw.isinf(loss), 0.0, loss)
+    if reduction == "mean":
+        return (loss / tensor(tl, dtype=lp.dtype, device=dev).clamp(min=1)).mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss.squeeze(0) if unbatched else loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
                                       swap=False, reduction="mean"):
     """``max(d(a, p) - d(a, n) + margin, 0)`` with a given distance (default: pairwise_distance)
