@@ -162,6 +162,7 @@ def dropout(input, p, train):
 
 
 def dropout_(input, p, train):
+    """In-place ``torch.dropout``: writes the result into ``input`` and returns it."""
     return _F().dropout(input, p, train, inplace=True)
 
 
@@ -171,6 +172,7 @@ def alpha_dropout(input, p, train):
 
 
 def alpha_dropout_(input, p, train):
+    """In-place ``torch.alpha_dropout``: writes the result into ``input`` and returns it."""
     return _F().alpha_dropout(input, p, train, inplace=True)
 
 
@@ -180,6 +182,7 @@ def feature_alpha_dropout(input, p, train):
 
 
 def feature_alpha_dropout_(input, p, train):
+    """In-place ``torch.feature_alpha_dropout``: writes the result into ``input`` and returns it."""
     return _F().feature_alpha_dropout(input, p, train, inplace=True)
 
 
@@ -190,6 +193,7 @@ def feature_dropout(input, p, train):
 
 
 def feature_dropout_(input, p, train):
+    """In-place ``torch.feature_dropout``: writes the result into ``input`` and returns it."""
     return _F()._feature_dropout(input, p, train, True, input.ndim - 2)
 
 
@@ -274,6 +278,7 @@ def selu(input):
 
 
 def selu_(input):
+    """In-place ``torch.selu``: writes the result into ``input`` and returns it."""
     return _F().selu(input, inplace=True)
 
 
@@ -283,6 +288,7 @@ def celu(input, alpha=1.0):
 
 
 def celu_(input, alpha=1.0):
+    """In-place ``torch.celu``: writes the result into ``input`` and returns it."""
     return _F().celu(input, alpha, inplace=True)
 
 
@@ -292,6 +298,7 @@ def threshold(input, threshold, value):
 
 
 def threshold_(input, threshold, value):
+    """In-place ``torch.threshold``: writes the result into ``input`` and returns it."""
     return _F().threshold(input, threshold, value, inplace=True)
 
 
@@ -303,6 +310,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """In-place ``torch.rrelu``: writes the result into ``input`` and returns it."""
     if generator is not None:
         raise NotImplementedError("rrelu_: an explicit generator is not supported by tinytorch; seed with manual_seed")
     return _F().rrelu(input, lower, upper, training, inplace=True)
