@@ -104,6 +104,15 @@ OPS = [
     OpInfo("logsigmoid", lambda m, x: m.nn.functional.logsigmoid(x), [[(3, 4)]]),
     OpInfo("softmax", lambda m, x: m.softmax(x, 1), [[(3, 4)], [(2, 3, 5)]]),
     OpInfo("log_softmax", lambda m, x: m.log_softmax(x, -1), [[(3, 4)], [(2, 3, 5)]]),
+    # >= 4096 elements: the cpu backend's unshifted-exp path, with rows shifted by +-100 that it must redo
+    # with the max shift (overflow; sum below 1), and an input where most rows need it
+    OpInfo("softmax_rows", lambda m, x: m.softmax(x + (x[:, :1] > 1.7) * 100 - (x[:, :1] < -1.7) * 100, -1),
+           [[(64, 80)], [(4, 16, 72)]], atol=1e-5),
+    OpInfo("log_softmax_rows", lambda m, x: m.log_softmax(x + (x[:, :1] > 1.7) * 100 - (x[:, :1] < -1.7) * 100, -1),
+           [[(64, 80)]], atol=1e-5),
+    # inputs up to 120 in magnitude: float32 rounding of x * 60 alone is ~1e-5 there, and the gradient carries the 60
+    OpInfo("softmax_rows_large", lambda m, x: m.softmax(x * 60, -1), [[(64, 80)]], rtol=1e-4, atol=1e-4),
+    OpInfo("log_softmax_rows_large", lambda m, x: m.log_softmax(x * 60, -1), [[(64, 80)]], rtol=1e-4, atol=1e-4),
     # a weighted output: the incoming gradient depends on v, so double backward reaches the grad-of-grad formulas
     OpInfo("softmax_weighted", lambda m, x, v: (m.softmax(x, 1) * v).sum(1), [[(3, 4), (3, 4)]]),
     OpInfo("log_softmax_weighted", lambda m, x, v: (m.log_softmax(x, 0) * v).sum(0), [[(3, 4), (3, 4)]]),

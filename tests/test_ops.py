@@ -144,6 +144,24 @@ def test_layer_norm_half_precision(device, dtype):
         assert_close(a.grad.cpu(), b.grad, dtype, rtol=3e-2, atol=3e-2)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_softmax_special_rows_match_torch(device, dtype):
+    """Rows of -inf, NaN, +inf and huge values among ordinary ones, in an input large enough (>= 4096 elements)
+    for the cpu backend's unshifted-exp path: each such row must come out as torch's, the others unharmed."""
+    a = np.random.default_rng(0).standard_normal((96, 64)).astype(dtype)
+    a[1] = -np.inf
+    a[2, 5] = np.nan
+    a[3, 7] = np.inf
+    a[4, :2] = np.inf
+    a[5] += 1e4
+    a[6] -= 1e4
+    a[7, 1:] = -np.inf
+    for fn in ("softmax", "log_softmax"):
+        got = getattr(tt, fn)(tt.tensor(a, device=device), -1)
+        assert_close(got.cpu(), getattr(torch, fn)(torch.tensor(a), -1), dtype, msg=fn)
+
+
 def test_index_helpers_and_nanquantile_match_torch():
     for args in ((4, 3), (3, 5, 1), (4, 4, -1)):
         assert tt.tril_indices(*args).tolist() == torch.tril_indices(*args).tolist()

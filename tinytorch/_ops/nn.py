@@ -15,7 +15,10 @@ def _softmax_meta(x, dim):
 
 
 def _log_softmax_decomp(x, dim):
-    return x - x.logsumexp(dim, keepdim=True)
+    # shifted by the row max except in rows of -inf (not by logsumexp: a row holding +inf is NaN, as in torch)
+    m = x.amax(dim, keepdim=True).detach()
+    s = x - m.masked_fill(m == float("-inf"), 0)
+    return s - s.exp().sum(dim, keepdim=True).log()
 
 
 def _softmax_decomp(x, dim):

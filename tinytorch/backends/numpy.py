@@ -5,6 +5,7 @@ This is the reference backend: every primitive op has a kernel here, and a few c
 arrays that do not alias their inputs.
 """
 import ctypes
+import functools
 import math
 import os
 import sys
@@ -62,6 +63,36 @@ def _f(fn):
 
 def _ax(dims):
     return None if dims is None else tuple(dims)
+
+
+@functools.lru_cache(maxsize=256)
+def _ones(n, dtype):
+    v = np.ones(n, dtype)
+    v.flags.writeable = False
+    return v
+
+
+def _fsum(a, axes, keepdims=False):
+    """Sum of a float array over ``axes`` (a tuple of non-negative dims, or None for all).
+
+    When ``a`` is a C-contiguous float32/float64 array and ``axes`` is a leading or trailing block of dims, the
+    sum is one GEMV with a ones vector: BLAS runs it 2.5-6x faster than ``np.add.reduce`` (whose per-row loop
+    costs ~200 ns a row on short rows: a (8192, 64) row sum takes 575 us, the GEMV 92 us) with the same
+    float32 accuracy (blocked partial sums, like NumPy's pairwise sum)."""
+    nd = a.ndim
+    axes = tuple(range(nd)) if axes is None else tuple(d % nd for d in axes) if nd else ()
+    if a.dtype.type in (np.float32, np.float64) and a.flags.c_contiguous and a.size >= 64 and axes:
+        k = len(axes)
+        srt = sorted(axes)
+        if srt == list(range(nd - k, nd)):
+            lead = a.shape[:nd - k]
+            out = a.reshape(math.prod(lead), -1) @ _ones(math.prod(a.shape[nd - k:]), a.dtype)
+            return out.reshape(lead + (1,) * k if keepdims else lead)
+        if srt == list(range(k)):
+            trail = a.shape[k:]
+            out = _ones(math.prod(a.shape[:k]), a.dtype) @ a.reshape(-1, math.prod(trail))
+            return out.reshape((1,) * k + trail if keepdims else trail)
+    return np.sum(a, axis=axes, keepdims=keepdims)
 
 
 def _int_zero_check(a, b):
@@ -251,20 +282,59 @@ def _col2im(cols, output_size, kernel_size, dilation, padding, stride):
     return np.ascontiguousarray(out[:, :, ph: ph + h, pw: pw + w].transpose(1, 0, 2, 3))
 
 
-def _log_softmax(x, dim):
+def _shifted_exp_sum(x, dim):
+    """exp(x - max) and its sum along ``dim``, the max-shifted form that cannot overflow (rows of -inf are
+    left unshifted; a row with +inf or NaN comes out NaN, as in torch)."""
     m = np.max(x, axis=dim, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0)
-    s = x - m
+    m = np.where(m == -np.inf, 0, m)
+    e = np.exp(x - m)
+    return e, _fsum(e, (dim,), True), m
+
+
+def _exp_sum(x, dim):
+    """(e, s, m) with e = exp(x - m), s = sum(e) along ``dim`` and a per-row shift m (0 where allowed).
+
+    A row max over a short last axis costs NumPy ~200 ns a row (1.7 ms of a (8192, 64) attention softmax), so
+    rows are first taken unshifted: exp(x) needs no max, and when a row's sum s lies in [1, inf) the unshifted
+    exps and s carry the same float32 relative precision as the shifted ones (no entry whose probability is
+    above the subnormal range overflows or goes subnormal). Only rows outside that range (overflow, NaN, all
+    entries very negative) are redone with the max shift; when most rows are, the whole array is. Used by
+    softmax only: log_softmax needs the shift for its exact zeros."""
+    if not (x.dtype.type in (np.float32, np.float64) and dim % x.ndim == x.ndim - 1 and x.flags.c_contiguous
+            and x.size >= 4096):
+        return _shifted_exp_sum(x, dim)
+    e = np.exp(x)
+    s = _fsum(e, (dim,), True)
+    bad = ~((s >= 1) & (s < np.inf))
+    m = np.zeros_like(s)
+    nbad = np.count_nonzero(bad)
+    if nbad * 4 > bad.size:
+        return _shifted_exp_sum(x, dim)
+    if nbad:
+        rows = np.flatnonzero(bad)
+        c = x.shape[-1]
+        es, ss, ms = _shifted_exp_sum(x.reshape(-1, c)[rows], -1)
+        e.reshape(-1, c)[rows] = es
+        s.reshape(-1)[rows] = ss[:, 0]
+        m.reshape(-1)[rows] = ms[:, 0]
+    return e, s, m
+
+
+def _log_softmax(x, dim):
+    # always max-shifted: unshifted, x - log(sum(exp(x))) loses the exact 0 of a dominant entry (and the
+    # absolute accuracy of log-probabilities near 0, i.e. of small cross-entropy losses)
     with _quiet():
-        return s - np.log(np.sum(np.exp(s), axis=dim, keepdims=True))
+        _, s, m = _shifted_exp_sum(x, dim)
+        out = x - m
+        out -= np.log(s)
+        return out
 
 
 def _softmax(x, dim):
-    m = np.max(x, axis=dim, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0)
     with _quiet():
-        e = np.exp(x - m)
-        return e / np.sum(e, axis=dim, keepdims=True)
+        e, s, _ = _exp_sum(x, dim)
+        e /= s
+        return e
 
 
 def _max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
@@ -455,9 +525,10 @@ def _matmul(a, b):
 def _layer_norm(x, w, b, normalized_ndim, eps):
     axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
     xa = x.astype(np.float32) if x.dtype.itemsize < 4 else x  # half precision accumulates in float32, as torch
-    mean = np.mean(xa, axis=axes, keepdims=True)
+    inv_n = 1.0 / max(math.prod(x.shape[x.ndim - normalized_ndim:]), 1)
+    mean = _fsum(xa, axes, True) * np.asarray(inv_n, xa.dtype)
     out = xa - mean
-    var = np.mean(np.square(out), axis=axes, keepdims=True)
+    var = _fsum(np.square(out), axes, True) * np.asarray(inv_n, xa.dtype)
     var += eps
     rstd = np.sqrt(var, out=var)
     np.reciprocal(rstd, out=rstd)
@@ -477,13 +548,14 @@ def _layer_norm_backward(g, x, mean, rstd, w, normalized_ndim, need):
     xhat *= rstd
     gx = gw = gb = None
     if need[1]:
-        gw = np.sum(g * xhat, axis=lead) if lead else g * xhat
+        gw = _fsum(g * xhat, lead) if lead else g * xhat
     if need[2]:
-        gb = np.sum(g, axis=lead) if lead else g.copy()
+        gb = _fsum(g, lead) if lead else g.copy()
     if need[0]:
+        inv_n = np.asarray(1.0 / max(math.prod(wshape), 1), x.dtype)
         gxh = g * w if w is not None else g.copy()
-        a = np.mean(gxh, axis=axes, keepdims=True)
-        bb = np.mean(gxh * xhat, axis=axes, keepdims=True)
+        a = _fsum(gxh, axes, True) * inv_n
+        bb = _fsum(gxh * xhat, axes, True) * inv_n
         gxh -= a
         xhat *= bb
         gxh -= xhat
@@ -501,12 +573,12 @@ def _linear(x, w, b):
 
 
 def _log_softmax_backward(g, out, dim):
-    return g - np.exp(out) * np.sum(g, axis=dim, keepdims=True)
+    return g - np.exp(out) * _fsum(g, (dim,), True)
 
 
 def _softmax_backward(g, out, dim):
     go = g * out
-    go -= out * np.sum(go, axis=dim, keepdims=True)
+    go -= out * _fsum(go, (dim,), True)
     return go
 
 
@@ -545,6 +617,9 @@ def _np_dt(dtype, a):
 
 
 def _sum(a, dims, keepdim, dtype):
+    if dtype is None or dtype.np == a.dtype:
+        return _fsum(a, _ax(dims), keepdim) if a.dtype.kind == "f" else \
+            np.sum(a, axis=_ax(dims), keepdims=keepdim, dtype=_np_dt(dtype, a))
     return np.sum(a, axis=_ax(dims), keepdims=keepdim, dtype=_np_dt(dtype, a))
 
 

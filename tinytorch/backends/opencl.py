@@ -654,7 +654,7 @@ class OpenCLBackend(Backend):
         for v, dt in scalars:
             args.append(np.array(v, dtype=dt.np)[()] if dt.name != "bool" else np.uint8(bool(v)))
         k.set_args(*args)
-        cl.enqueue_nd_range_kernel(dev.queue, k, (_round_up(n),), (_LOCAL,))
+        _launch_1d(dev, k, n)
         return out
 
     def _copy(self, a):
@@ -752,7 +752,7 @@ class OpenCLBackend(Backend):
             args += [a.buf.mem, np.int64(a.offset)]
         args += [dt.np.type(v) for v in scalars] + [np.int64(n)]
         k.set_args(*args)
-        cl.enqueue_nd_range_kernel(dev.queue, k, (_round_up(n),), (_LOCAL,))
+        _launch_1d(dev, k, n)
         return True
 
     def _sgd_momentum_step(self, p, g, buf, lr, momentum, weight_decay):
@@ -1001,7 +1001,7 @@ class OpenCLBackend(Backend):
                         f" vals[row * n + r] = y; idx[row * n + r] = i;\n}}\n")
             k = dev.kernel(key, source)
             k.set_args(vals.buf.mem, idx.buf.mem, src.buf.mem, np.int64(n), np.int64(src.size))
-            cl.enqueue_nd_range_kernel(dev.queue, k, (_round_up(src.size),), (_LOCAL,))
+            _launch_1d(dev, k, src.size)
         inv = [0] * a.ndim
         for i, p in enumerate(perm):
             inv[p] = i
@@ -1340,7 +1340,7 @@ class OpenCLBackend(Backend):
         k = dev.kernel(key, source)
         k.set_args(out.buf.mem, vals.buf.mem, o_d.buf.mem, s_d.buf.mem, u_d.buf.mem, np.int64(vals.offset),
                    np.int64(uniq.size))
-        cl.enqueue_nd_range_kernel(dev.queue, k, (_round_up(uniq.size),), (_LOCAL,))
+        _launch_1d(dev, k, uniq.size)
         return out
 
     def _index_put(self, a, values, *indices, spec, accumulate=False):
@@ -1414,7 +1414,7 @@ class OpenCLBackend(Backend):
                         f" T mx = -INFINITY; for (long j = lid; j < n; j += {L}) {{ T x = a[base + j * s1]; mx = (isnan(x) || x > mx) ? x : mx; }}\n"
                         f" sh[lid] = mx; barrier(CLK_LOCAL_MEM_FENCE);\n"
                         f" for (int s = {L} / 2; s > 0; s >>= 1) {{ if (lid < s) {{ T y = sh[lid + s]; if (isnan(y) || y > sh[lid]) sh[lid] = y; }} barrier(CLK_LOCAL_MEM_FENCE); }}\n"
-                        f" mx = sh[0]; if (isinf(mx)) mx = 0; barrier(CLK_LOCAL_MEM_FENCE);\n"
+                        f" mx = sh[0]; if (mx == -INFINITY) mx = 0; barrier(CLK_LOCAL_MEM_FENCE);\n"
                         f" T s = 0; for (long j = lid; j < n; j += {L}) s += exp(a[base + j * s1] - mx);\n"
                         f" sh[lid] = s; barrier(CLK_LOCAL_MEM_FENCE);\n"
                         f" for (int t = {L} / 2; t > 0; t >>= 1) {{ if (lid < t) sh[lid] += sh[lid + t]; barrier(CLK_LOCAL_MEM_FENCE); }}\n"
@@ -1553,7 +1553,7 @@ class OpenCLBackend(Backend):
         key = key + tuple(int(v) for v in args[2][4:12])
         k = dev.kernel(key, source)
         k.set_args(*args)
-        cl.enqueue_nd_range_kernel(dev.queue, k, (_round_up(n),), (_LOCAL,))
+        _launch_1d(dev, k, n)
 
     @staticmethod
     def _geom_meta(n, c, h, w, kernel_size, dilation, padding, stride, oh, ow, strides=(0, 0, 0, 0), offset=0):
@@ -1666,8 +1666,16 @@ _LOCAL = 64
 _VN = 16  # vector width of the register-blocked GEMM
 
 
-def _round_up(n):
-    return (n + _LOCAL - 1) // _LOCAL * _LOCAL
+# Work-group size of the kernels whose work-items are independent (elementwise, gathers, updates). PoCL runs a
+# work-group as one vectorized loop with a fixed cost per group: 256 items per group run an SGD update over 200k
+# floats in 127 us against 232 us with 64 (and GPUs take 256 as readily as 64).
+_EW_LOCAL = 256
+
+
+def _launch_1d(dev, k, n):
+    """Enqueue ``k`` over ``n`` independent work-items (kernels check ``j < n`` themselves)."""
+    loc = min(_EW_LOCAL, dev.max_wg)
+    cl.enqueue_nd_range_kernel(dev.queue, k, ((n + loc - 1) // loc * loc,), (loc,))
 
 
 def _group_size(n, dev):
