@@ -102,6 +102,26 @@ OPS = [
     OpInfo("hardsigmoid", lambda m, x: m.nn.functional.hardsigmoid(x * 3), [[(3, 4)]], rtol=1e-7, atol=1e-8),
     OpInfo("hardswish", lambda m, x: m.nn.functional.hardswish(x * 3), [[(3, 4)]], rtol=1e-7, atol=1e-8),
     OpInfo("logsigmoid", lambda m, x: m.nn.functional.logsigmoid(x), [[(3, 4)]]),
+    # gamma family (decompositions into primitives with the next function of the family as derivative)
+    _u("lgamma", 0.05, 12.0, atol=2e-6),
+    OpInfo("lgamma_reflected", lambda m, x: m.lgamma(x - 3.5), [[(3, 4)]], low=-0.4, high=0.4, atol=2e-6),
+    # torch's trigamma (digamma's derivative) is accurate to ~1e-10 only: tests/test_ops.py checks against mpmath
+    _u("digamma", 0.05, 12.0, rtol=2e-5),
+    OpInfo("digamma_reflected", lambda m, x: m.digamma(x - 3.5), [[(3, 4)]], low=-0.4, high=0.4, atol=2e-5),
+    OpInfo("polygamma1", lambda m, x: m.polygamma(1, x), [[(3, 4)], [(0, 2)]], low=0.2, high=12.0, rtol=2e-5),
+    OpInfo("polygamma3", lambda m, x: x.polygamma(3), [[(3, 4)]], low=0.3, high=12.0, rtol=2e-5),
+    OpInfo("polygamma2_negative", lambda m, x: m.polygamma(2, x - 2.5), [[(3, 4)]], low=-0.4, high=0.4, rtol=2e-5),
+    OpInfo("mvlgamma", lambda m, x: m.mvlgamma(x, 3), [[(3, 4)]], low=1.2, high=6.0, atol=1e-5),
+    OpInfo("special_zeta", lambda m, x, q: m.special.zeta(x, q), [[(3, 4), (3, 4)], [(3, 4), (4,)]], low=1.2,
+           high=6.0, grad=False, rtol=2e-5),
+    OpInfo("special_entr", lambda m, x: m.special.entr(x), [[(3, 4)]], low=0.05, high=2.0),
+    # negative inputs: -inf, and a NaN gradient as torch's formula gives (finite differences cannot agree)
+    OpInfo("special_entr_negative", lambda m, x: m.special.entr(x), [[(3, 4)]], low=-0.5, high=2.0, gradcheck=False),
+    OpInfo("special_ndtr", lambda m, x: m.special.ndtr(x), [[(3, 4)]]),
+    OpInfo("special_ndtri", lambda m, x: m.special.ndtri(x), [[(3, 4)]], low=0.02, high=0.98, rtol=1e-4),
+    OpInfo("special_xlog1py", lambda m, x, y: m.special.xlog1py(x, y), [[(3, 4), (3, 4)]], low=0.0, high=2.0),
+    OpInfo("special_multigammaln", lambda m, x: m.special.multigammaln(x, 2), [[(3, 4)]], low=1.0, high=4.0,
+           atol=1e-5),
     OpInfo("softmax", lambda m, x: m.softmax(x, 1), [[(3, 4)], [(2, 3, 5)]]),
     OpInfo("log_softmax", lambda m, x: m.log_softmax(x, -1), [[(3, 4)], [(2, 3, 5)]]),
     # >= 4096 elements: the cpu backend's unshifted-exp path, with rows shifted by +-100 that it must redo

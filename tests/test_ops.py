@@ -162,6 +162,22 @@ def test_softmax_special_rows_match_torch(device, dtype):
         assert_close(got.cpu(), getattr(torch, fn)(torch.tensor(a), -1), dtype, msg=fn)
 
 
+def test_gamma_family_matches_mpmath():
+    """lgamma, digamma, polygamma and the Hurwitz zeta against mpmath's arbitrary-precision values in float64
+    (torch's trigamma itself is only good to ~1e-10), including negative non-integer arguments."""
+    mpmath = pytest.importorskip("mpmath")
+    xs = [0.05, 0.5, 1.0, 1.54375, 2.5, 7.3, 15.0, 150.0, -0.5, -1.7, -2.25]
+    x = tt.tensor(xs, dtype=tt.float64)
+    checks = [(tt.lgamma(x), [float(mpmath.log(abs(mpmath.gamma(v)))) for v in xs]),
+              (tt.digamma(x), [float(mpmath.digamma(v)) for v in xs])]
+    for n in (1, 2, 3):
+        checks.append((tt.polygamma(n, x), [float(mpmath.polygamma(n, v)) for v in xs]))
+    checks.append((tt.special.zeta(tt.tensor([1.5, 2.0, 4.0], dtype=tt.float64), tt.tensor([0.3, 2.2, -1.5], dtype=tt.float64)),
+                   [float(mpmath.zeta(1.5, 0.3)), float(mpmath.zeta(2.0, 2.2)), float(mpmath.zeta(4.0, -1.5))]))
+    for got, want in checks:
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-13, atol=1e-14)
+
+
 def test_index_helpers_and_nanquantile_match_torch():
     for args in ((4, 3), (3, 5, 1), (4, 4, -1)):
         assert tt.tril_indices(*args).tolist() == torch.tril_indices(*args).tolist()

@@ -36,11 +36,13 @@ from ._ops.nn import *  # noqa: E402,F401,F403
 from ._ops.lapack import det, inverse, logdet, slogdet  # noqa: E402,F401
 from ._ops.complex import *  # noqa: E402,F401,F403
 from ._ops.composites import *  # noqa: E402,F401,F403
+from ._ops.special import *  # noqa: E402,F401,F403
 from ._ops import variants as _variants  # noqa: E402
 _variants._install()
 from ._ops.variants import *  # noqa: E402,F401,F403
 from . import linalg  # noqa: E402
 from . import fft  # noqa: E402
+from . import special  # noqa: E402
 from . import autograd  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from ._print import set_printoptions  # noqa: E402
