@@ -35,6 +35,30 @@ class _GreaterThan(Constraint):
         return f"GreaterThan(lower_bound={self.lower_bound})"
 
 
+class _GreaterThanEq(Constraint):
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+
+    def check(self, value):
+        return self.lower_bound <= value
+
+    def __repr__(self):
+        return f"GreaterThanEq(lower_bound={self.lower_bound})"
+
+
+class _IntegerGreaterThan(Constraint):
+    is_discrete = True
+
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+
+    def check(self, value):
+        return (value % 1 == 0) & (value >= self.lower_bound)
+
+    def __repr__(self):
+        return f"IntegerGreaterThan(lower_bound={self.lower_bound})"
+
+
 class _Interval(Constraint):
     def __init__(self, lower_bound, upper_bound, half_open=False):
         self.lower_bound, self.upper_bound, self.half_open = lower_bound, upper_bound, half_open
@@ -75,6 +99,8 @@ class _Dependent(Constraint):
 real = _Real()
 boolean = _Boolean()
 positive = _GreaterThan(0.0)
+nonnegative = _GreaterThanEq(0.0)
+nonnegative_integer = _IntegerGreaterThan(0)
 unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
 dependent = _Dependent()
@@ -82,6 +108,10 @@ dependent = _Dependent()
 
 def greater_than(lower_bound):
     return _GreaterThan(lower_bound)
+
+
+def greater_than_eq(lower_bound):
+    return _GreaterThanEq(lower_bound)
 
 
 def interval(lower_bound, upper_bound):
