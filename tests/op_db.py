@@ -391,6 +391,9 @@ OPS = [
     OpInfo("conv_transpose2d_groups", lambda m, x, w: m.nn.functional.conv_transpose2d(
         x, w, stride=(2, 1), padding=(0, 1), groups=2, dilation=2, output_padding=(1, 1)),
         [[(2, 4, 3, 4), (4, 2, 2, 3)]]),
+    OpInfo("conv_transpose3d", lambda m, x, w, b: m.nn.functional.conv_transpose3d(
+        x, w, b, stride=(2, 1, 2), padding=(1, 0, 1), output_padding=(1, 0, 1), groups=2, dilation=(1, 2, 1)),
+        [[(2, 4, 3, 3, 2), (4, 3, 3, 2, 2), (6,)], [(2, 3, 2, 2), (2, 1, 2, 2, 2), (2,)]], atol=1e-5),
     OpInfo("conv_transpose1d", lambda m, x, w, b: m.nn.functional.conv_transpose1d(x, w, b, stride=3, padding=1,
                                                                                    output_padding=2),
            [[(2, 3, 5), (3, 2, 3), (2,)], [(3, 5), (3, 2, 3), (2,)]]),
@@ -509,6 +512,10 @@ OPS = [
            + m.searchsorted(s.sort(-1).values, v, right=True) + m.bucketize(v, s[0].sort().values),
            [[(3, 5), (3, 4)]], grad=False),
     # more nn.functional
+    OpInfo("adaptive_max_pool3d", lambda m, x: m.nn.functional.adaptive_max_pool3d(x, (2, None, 4)),
+           [[(2, 3, 5, 3, 7)], [(2, 4, 4, 4)]]),
+    OpInfo("adaptive_max_pool3d_indices", lambda m, x: m.nn.functional.adaptive_max_pool3d(x, 3, True)[0]
+           + m.nn.functional.adaptive_max_pool3d(x, 3, True)[1], [[(1, 2, 5, 4, 6)]]),
     OpInfo("adaptive_max_pool2d_indices", lambda m, x: m.nn.functional.adaptive_max_pool2d(x, (2, 3), True)[0]
            + m.nn.functional.adaptive_max_pool2d(x, (2, 3), True)[1], [[(2, 3, 5, 7)], [(3, 4, 4)]]),
     OpInfo("adaptive_max_pool1d", lambda m, x: m.nn.functional.adaptive_max_pool1d(x, 3) * 2

@@ -247,6 +247,8 @@ SMALL = [
      (2, 1, 4, 4)),
     ("pool3d", lambda n: n.Sequential(n.Conv3d(2, 3, 1), n.AvgPool3d(2, 1, 1, count_include_pad=False),
                                       n.LPPool3d(2, 2), n.AdaptiveAvgPool3d((1, 2, None))), (2, 2, 5, 6, 6)),
+    ("convtranspose3d", lambda n: n.Sequential(n.ConvTranspose3d(2, 4, 3, stride=2, padding=1, output_padding=1),
+                                               n.AdaptiveMaxPool3d((2, 3, None))), (2, 2, 3, 2, 3)),
 ]
 
 
@@ -415,7 +417,7 @@ def test_multilabel_margin_loss_matches_torch(reduction):
     ("LazyLinear", (3,), (4, 5)), ("LazyLinear", (3, False), (2, 4, 5)),
     ("LazyConv1d", (4, 3), (2, 3, 9)), ("LazyConv2d", (4, 3), (2, 3, 6, 6)), ("LazyConv2d", (4, 3, 2, 1), (3, 6, 6)),
     ("LazyConv3d", (2, 2), (1, 3, 4, 4, 4)), ("LazyConvTranspose1d", (2, 3, 2), (2, 3, 5)),
-    ("LazyConvTranspose2d", (2, 3), (2, 3, 4, 4)), ("LazyBatchNorm1d", (), (4, 3)), ("LazyBatchNorm2d", (), (2, 3, 4, 4)),
+    ("LazyConvTranspose2d", (2, 3), (2, 3, 4, 4)), ("LazyConvTranspose3d", (2, 2), (1, 3, 3, 2, 2)), ("LazyBatchNorm1d", (), (4, 3)), ("LazyBatchNorm2d", (), (2, 3, 4, 4)),
     ("LazyBatchNorm3d", (1e-3, 0.2, False), (2, 3, 2, 2, 2)), ("LazyInstanceNorm1d", (), (2, 3, 6)),
     ("LazyInstanceNorm2d", (), (2, 3, 4, 4)), ("LazyInstanceNorm3d", (), (2, 3, 2, 2, 2))])
 def test_lazy_modules_become_their_module_like_torch(name, args, shape):

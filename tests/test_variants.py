@@ -160,6 +160,7 @@ def _nn_case(m, name):
         "conv3d": lambda: m.conv3d(T(1, 2, 4, 4, 4), T(3, 2, 2, 2, 2)),
         "conv_transpose1d": lambda: m.conv_transpose1d(T(2, 3, 5), T(3, 2, 3), None, 2, 1, 1),
         "conv_transpose2d": lambda: m.conv_transpose2d(x4, T(4, 3, 3, 3), T(3), 2, 1, 1),
+        "conv_transpose3d": lambda: m.conv_transpose3d(T(1, 4, 2, 3, 3), T(4, 3, 2, 3, 3), T(3), 2, 1, 1),
         "avg_pool1d": lambda: m.avg_pool1d(T(2, 3, 8), 3, 2, 1),
         "max_pool1d": lambda: m.max_pool1d(T(2, 3, 8), 2),
         "max_pool1d_with_indices": lambda: m.max_pool1d_with_indices(T(2, 3, 8), 2)[1].float(),
@@ -201,7 +202,7 @@ def _nn_case(m, name):
     return cases[name]()
 
 
-_NN = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "avg_pool1d", "max_pool1d",
+_NN = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "avg_pool1d", "max_pool1d",
        "max_pool1d_with_indices", "max_pool2d", "max_pool3d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
        "dropout_eval", "alpha_dropout_eval", "batch_norm", "instance_norm", "group_norm", "layer_norm", "rms_norm",
        "embedding", "embedding_pad", "bilinear", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",

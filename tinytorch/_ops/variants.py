@@ -121,6 +121,11 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return _F().conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """``torch.conv_transpose3d``: see ``nn.functional.conv_transpose3d``."""
+    return _F().conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """``torch.avg_pool1d``: see ``nn.functional.avg_pool1d``."""
     return _F().avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
@@ -357,7 +362,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06
     return _F().triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=_reduction(reduction))
 
 
-__all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "avg_pool1d", "max_pool1d",
+__all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "avg_pool1d", "max_pool1d",
             "max_pool1d_with_indices", "max_pool2d", "max_pool3d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
             "dropout", "dropout_", "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_",
             "feature_dropout", "feature_dropout_", "batch_norm", "instance_norm", "group_norm",

@@ -623,6 +623,102 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return out.squeeze(0) if unbatched else out
 
 
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Transposed 3-D convolution: input (N, C_in, D, H, W) or unbatched, weight (C_in, C_out/groups, kd, kh, kw)
+    -> (N, C_out, D_out, H_out, W_out), D_out = (D - 1) * stride - 2 * padding + dilation * (kd - 1) +
+    output_padding + 1, likewise H_out and W_out (``torch.nn.functional.conv_transpose3d``).
+
+    Each depth tap i is a 2-D transposed convolution of every input depth slice; its output slices land at
+    depth d * stride + i * dilation of the uncropped output (zeros interleaved for stride > 1), and the taps
+    are summed. The gradient comes from conv_transpose2d's.
+    """
+    from .._ops.shape import stack
+    from .._ops.creation import zeros_like
+    input, unbatched = _batch_dim(input, 5, "conv_transpose3d")
+    stride, padding, dilation = _pair(stride, 3), _pair(padding, 3), _pair(dilation, 3)
+    output_padding = _pair(output_padding, 3)
+    if weight.ndim != 5:
+        raise RuntimeError(f"conv_transpose3d: expected a 5-D weight (C_in, C_out/groups, kd, kh, kw), got "
+                           f"{list(weight._shape)}")
+    cin, cout_g, kd, kh, kw = weight._shape
+    n, c, d, h, w = input._shape
+    if c != cin:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight._shape)}, expected input"
+                           f"{list(input._shape)} to have {cin} channels, but got {c} channels instead")
+    op_, s_, dl_ = output_padding[0], stride[0], dilation[0]
+    if op_ >= s_ and op_ >= dl_:
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
+                           f"output_padding: {list(output_padding)} stride: {list(stride)} dilation: "
+                           f"{list(dilation)}")
+    fd = (d - 1) * s_ + dl_ * (kd - 1) + 1  # the uncropped output depth
+    if fd - 2 * padding[0] + op_ <= 0:
+        raise RuntimeError(f"conv_transpose3d: calculated output depth {fd - 2 * padding[0] + op_} is too small")
+    xs = input.transpose(1, 2).reshape(n * d, c, h, w)
+    out = None
+    for i in range(kd):
+        y = conv_transpose2d(xs, weight[:, :, i], None, stride[1:], padding[1:], output_padding[1:], groups,
+                             dilation[1:])
+        y = y.reshape((n, d) + y._shape[1:])  # (N, D, C_out, H_out, W_out)
+        if s_ > 1:  # slice k goes to depth k * stride: interleave stride - 1 zero slices, drop the trailing ones
+            z = zeros_like(y)
+            y = stack([y] + [z] * (s_ - 1), 2).reshape((n, d * s_) + y._shape[2:])[:, :(d - 1) * s_ + 1]
+        lead = i * dl_
+        y = _pad(y, (0, 0, 0, 0, 0, 0, lead, fd - lead - y._shape[1]))
+        out = y if out is None else out + y
+    out = out.transpose(1, 2)  # (N, C_out, fd, H_out, W_out)
+    if padding[0] or op_:
+        out = _pad(out, (0, 0, 0, 0, -padding[0], op_ - padding[0]))
+    if bias is not None:
+        out = out + bias.reshape(1, -1, 1, 1, 1)
+    return out.squeeze(0) if unbatched else out
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Max pooling of (N, C, D, H, W) or (C, D, H, W) to ``output_size`` (int or triple; None keeps a size),
+    PyTorch's start/end window rule; with ``return_indices`` also the flat d * H * W + h * W + w index of each
+    maximum (``torch.nn.functional.adaptive_max_pool3d``)."""
+    if return_indices:
+        return adaptive_max_pool3d_with_indices(input, output_size)
+    from .._ops.shape import stack
+
+    def f(x):
+        od, oh, ow = (o or s for o, s in zip(_pair(output_size, 3), x._shape[2:]))
+        for dim, o in ((2, od), (3, oh), (4, ow)):  # max is separable: one dim at a time
+            size = x._shape[dim]
+            if size % o == 0:
+                x = x.reshape(x._shape[:dim] + (o, size // o) + x._shape[dim + 1:]).amax(dim + 1)
+            else:
+                x = stack([x.narrow(dim, a, b - a).amax(dim) for a, b in _adaptive_bounds(size, o)], dim)
+        return x
+    return _batched(f, input, 3)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+    """(values, flat d * H * W + h * W + w indices) of 3-D adaptive max pooling; the gradient goes to each
+    window's maximum (the first one on ties)."""
+    from .._ops.shape import stack
+
+    def f(x):
+        n, c, d, h, w = x._shape
+        od, oh, ow = (o or s for o, s in zip(_pair(output_size, 3), (d, h, w)))
+        vals, idxs = [], []
+        for d0, d1 in _adaptive_bounds(d, od):
+            for h0, h1 in _adaptive_bounds(h, oh):
+                for w0, w1 in _adaptive_bounds(w, ow):
+                    v, i = x[:, :, d0:d1, h0:h1, w0:w1].reshape(n, c, -1).max(-1)
+                    hw = (h1 - h0) * (w1 - w0)
+                    dd, r = d0 + i // hw, i % hw
+                    idxs.append((dd * h + h0 + r // (w1 - w0)) * w + w0 + r % (w1 - w0))
+                    vals.append(v)
+        return stack(vals, -1).reshape(n, c, od, oh, ow), stack(idxs, -1).reshape(n, c, od, oh, ow)
+    if input.ndim == 4:
+        v, i = f(input.unsqueeze(0))
+        return v.squeeze(0), i.squeeze(0)
+    if input.ndim != 5:
+        raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: {list(input.shape)}")
+    return f(input)
+
+
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """im2col: (N, C, H, W) -> (N, C*kh*kw, L)."""
     return unfold2d(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))

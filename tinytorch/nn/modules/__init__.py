@@ -1,6 +1,6 @@
 from .module import Module
 from .linear import Identity, Linear, Bilinear, Flatten, Unflatten
-from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .layers import *  # noqa: F401,F403
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from .loss import *  # noqa: F401,F403

@@ -156,6 +156,15 @@ class ConvTranspose2d(_ConvTransposeNd):
                                   self._output_padding(input, output_size), self.groups, self.dilation)
 
 
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-D convolution: weight (C_in, C_out/groups, kd, kh, kw). See ``F.conv_transpose3d``."""
+    _n = 3
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups, self.dilation)
+
+
 class ConvTranspose1d(_ConvTransposeNd):
     """Transposed 1-D convolution: weight (C_in, C_out/groups, k). See ``F.conv_transpose1d``."""
     _n = 1

@@ -108,6 +108,13 @@ class AdaptiveMaxPool2d(AdaptiveAvgPool2d):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
+class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
+    """Max pooling of (N, C, D, H, W) to ``output_size``. See ``F.adaptive_max_pool3d``."""
+
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
 class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
     def forward(self, input):
         return F.adaptive_avg_pool1d(input, self.output_size)

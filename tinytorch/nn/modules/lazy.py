@@ -6,7 +6,7 @@ Until then their parameters are ``UninitializedParameter`` placeholders; the fir
 same objects, so an optimizer created before it trains them.
 """
 from ..parameter import UninitializedBuffer, UninitializedParameter
-from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .layers import BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .linear import Linear
 from .module import Module
@@ -98,7 +98,8 @@ def _lazy_conv(name, target, n, doc):
 
 
 for _name, _target, _n in (("LazyConv1d", Conv1d, 1), ("LazyConv2d", Conv2d, 2), ("LazyConv3d", Conv3d, 3),
-                          ("LazyConvTranspose1d", ConvTranspose1d, 1), ("LazyConvTranspose2d", ConvTranspose2d, 2)):
+                          ("LazyConvTranspose1d", ConvTranspose1d, 1), ("LazyConvTranspose2d", ConvTranspose2d, 2),
+                          ("LazyConvTranspose3d", ConvTranspose3d, 3)):
     globals()[_name] = _lazy_conv(_name, _target, _n, f"``nn.{_target.__name__}`` whose ``in_channels`` comes from "
                                                       "the first input.")
 
@@ -129,5 +130,5 @@ for _name, _target, _n in (("LazyBatchNorm1d", BatchNorm1d, 0), ("LazyBatchNorm2
                                                       "channel dim of the first input.")
 
 __all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
-           "LazyConvTranspose2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
+           "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
            "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
