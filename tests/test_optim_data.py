@@ -192,6 +192,29 @@ def test_weighted_random_sampler():
             torch.utils.data.WeightedRandomSampler(**bad)
 
 
+def test_distributed_sampler_matches_torch_without_shuffle_and_partitions_with_it():
+    from tinytorch.utils.data import DistributedSampler
+    from torch.utils.data.distributed import DistributedSampler as TorchDS
+    for n, reps, drop in ((10, 3, False), (10, 3, True), (2, 5, False), (12, 4, True)):
+        for r in range(reps):
+            ours, theirs = DistributedSampler(range(n), reps, r, shuffle=False, drop_last=drop), \
+                TorchDS(range(n), reps, r, shuffle=False, drop_last=drop)
+            assert list(ours) == list(theirs) and len(ours) == len(theirs), (n, reps, r, drop)
+    # shuffled: the ranks share one permutation per epoch, so together they cover the dataset exactly once
+    parts = [DistributedSampler(range(12), 3, r, seed=5) for r in range(3)]
+    assert sorted(sum((list(p) for p in parts), [])) == list(range(12))
+    first = list(parts[0])
+    parts[0].set_epoch(1)
+    assert list(parts[0]) != first and list(DistributedSampler(range(12), 3, 0, seed=5)) == first
+    for bad in (dict(num_replicas=2, rank=2), dict(num_replicas=2, rank=-1)):
+        with pytest.raises(ValueError, match="Invalid rank"):
+            DistributedSampler(range(4), **bad)
+        with pytest.raises(ValueError, match="Invalid rank"):
+            TorchDS(range(4), **bad)
+    with pytest.raises(RuntimeError, match="num_replicas and rank"):
+        DistributedSampler(range(4))
+
+
 def test_stack_chain_datasets_default_convert_and_worker_info():
     from tinytorch.utils import data as D
     a, b = D.TensorDataset(tt.arange(4)), tt.arange(4) * 10
