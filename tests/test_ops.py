@@ -178,6 +178,29 @@ def test_gamma_family_matches_mpmath():
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-13, atol=1e-14)
 
 
+def test_histogram_and_tensor_method_spellings_match_torch():
+    x = np.random.default_rng(0).standard_normal(50)
+    w = np.random.default_rng(1).random(50)
+    cases = [((x,), dict(bins=5)), ((x,), dict(bins=4, range=(-1.0, 1.0))), ((x,), dict(bins=6, density=True)),
+             ((np.array([1.0, 1.0]),), dict(bins=2)), ((np.zeros(0),), dict(bins=2))]
+    for (a,), kw in cases:
+        got, want = tt.histogram(tt.tensor(a), **kw), torch.histogram(torch.tensor(a), **kw)
+        assert_close(got.hist, want.hist, "float64", msg=str(kw))
+        assert_close(got.bin_edges, want.bin_edges, "float64", msg=str(kw))
+    edges = [-2.0, 0.0, 0.5, 3.0]
+    got = tt.tensor(x).histogram(tt.tensor(edges, dtype=tt.float64), weight=tt.tensor(w))
+    want = torch.tensor(x).histogram(torch.tensor(edges, dtype=torch.float64), weight=torch.tensor(w))
+    assert_close(got.hist, want.hist, "float64")
+    v = [-1.0, 0.2, 2.0]
+    assert_close(tt.tensor(v).hardshrink(0.5), torch.tensor(v).hardshrink(0.5))
+    assert_close(tt.tensor(v).prelu(tt.tensor([0.25])), torch.tensor(v).prelu(torch.tensor([0.25])))
+    assert tt.ones(2).cfloat().dtype == tt.complex64 and tt.ones(2).cdouble().dtype == tt.complex128
+    e = tt.ones(2, dtype=tt.float64).new_empty_strided((2, 3, 4), (1, 2, 6))
+    assert e.stride() == (1, 2, 6) and e.dtype == tt.float64
+    assert e.untyped_storage().nbytes() == torch.empty_strided((2, 3, 4), (1, 2, 6), dtype=torch.float64) \
+        .untyped_storage().nbytes()
+
+
 def test_index_helpers_and_nanquantile_match_torch():
     for args in ((4, 3), (3, 5, 1), (4, 4, -1)):
         assert tt.tril_indices(*args).tolist() == torch.tril_indices(*args).tolist()

@@ -1056,3 +1056,66 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0):
 __all__ += ["broadcast_shapes", "scalar_tensor", "rsub", "hann_window", "hamming_window", "blackman_window",
             "bartlett_window", "isin", "vander", "unravel_index", "combinations", "cumulative_trapezoid",
             "narrow_copy", "put", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes"]
+
+
+# ---- Tensor-method spellings of functions that exist elsewhere ------------------------------------------------
+@method("hardshrink")
+def _tensor_hardshrink(self, lambd=0.5):
+    from ..nn.functional import hardshrink
+    return hardshrink(self, lambd)
+
+
+@method("prelu")
+def _tensor_prelu(self, weight):
+    from ..nn.functional import prelu
+    return prelu(self, weight)
+
+
+@method("cfloat")
+def _cfloat(self, memory_format=None):
+    """``self.to(torch.complex64)``."""
+    return self.to(_dt.complex64)
+
+
+@method("cdouble")
+def _cdouble(self, memory_format=None):
+    """``self.to(torch.complex128)``."""
+    return self.to(_dt.complex128)
+
+
+@method("new_empty_strided")
+def _new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
+    """An uninitialized tensor of ``size`` and ``stride`` with self's dtype and device unless given."""
+    from .creation import empty_strided
+    return empty_strided(size, stride, dtype=dtype or self.dtype, device=device or self.device,
+                         requires_grad=requires_grad)
+
+
+histogram_result = collections.namedtuple("histogram", ["hist", "bin_edges"])
+
+
+@method("histogram")
+def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
+    """Histogram of ``input`` (``torch.histogram``): ``bins`` an int (equal-width bins over ``range``, the data's
+    min and max by default) or a 1-D tensor of increasing edges; optional per-element ``weight``; ``density``
+    normalizes to a probability density. Returns (hist, bin_edges), both in input's floating dtype. Counting
+    is NumPy's ``histogram`` on the host (data-dependent, no gradient)."""
+    import numpy as np
+    from .creation import tensor
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the same dtype, but got "
+                           f"input {input.dtype} and bins float")
+    x = input.detach().cpu().numpy().reshape(-1)
+    w = None if weight is None else weight.detach().cpu().numpy().reshape(-1)
+    b = bins.detach().cpu().numpy() if isinstance(bins, Tensor) else int(bins)
+    rng = None
+    if range is not None:
+        rng = (float(range[0]), float(range[1]))
+    elif not isinstance(b, np.ndarray):
+        rng = (float(x.min()), float(x.max())) if x.size else (0.0, 1.0)
+    hist, edges = np.histogram(x, b, range=None if isinstance(b, np.ndarray) else rng, weights=w, density=density)
+    return histogram_result(tensor(hist, dtype=input.dtype, device=input.device),
+                            tensor(edges, dtype=input.dtype, device=input.device))
+
+
+__all__ += ["histogram"]

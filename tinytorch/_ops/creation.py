@@ -205,7 +205,9 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
-    t = empty(builtins.max([0] + [(s - 1) * st + 1 for s, st in zip(size, stride)]) if _strides.numel(size) else 0,
+    """An uninitialized tensor of ``size`` and ``stride`` over a storage just large enough for it
+    (``torch.empty_strided``)."""
+    t = empty(1 + builtins.sum((s - 1) * st for s, st in zip(size, stride)) if _strides.numel(size) else 0,
               dtype=dtype, device=device)
     return t.as_strided(tuple(size), tuple(stride), 0).requires_grad_(requires_grad)
 

@@ -1,0 +1,198 @@
+"""Linear-algebra functions written in the LAPACK ops of ``lapack.py`` and ordinary tinytorch ops, so their
+gradients come from those: triangular and Cholesky solves, least squares, the matrix exponential, and the
+older ``torch.*`` spellings (``torch.svd``, ``torch.qr``, ``torch.pinverse``, ``torch.triangular_solve``).
+"""
+import collections
+import math
+
+from .. import _dtype as _dt
+from ._util import method
+from .lapack import _check, _mT, pinv, qr as _linalg_qr, solve, svd as _linalg_svd
+
+torch_svd = collections.namedtuple("svd", ["U", "S", "V"])
+torch_qr = collections.namedtuple("qr", ["Q", "R"])
+triangular_solve_result = collections.namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+linalg_lstsq = collections.namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+
+
+def _triangle(A, upper, unitriangular):
+    from .shape import tril, triu
+    T = triu(A) if upper else tril(A)
+    if unitriangular:
+        from .creation import eye
+        n = A._shape[-1]
+        I = eye(n, dtype=A.dtype, device=A.device)
+        T = T * (1 - I) + I
+    return T
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """Solves A X = B (``left``) or X A = B for triangular A (*, n, n); B (*, n, k) or (*, k, n)
+    (``torch.linalg.solve_triangular``). Only A's upper (``upper=True``) or lower triangle is read, and its
+    diagonal is taken as ones with ``unitriangular``. Gradients reach that triangle of A and B."""
+    _check(A, "linalg.solve_triangular")
+    T = _triangle(A, upper, unitriangular)
+    X = solve(T, B) if left else _mT(solve(_mT(T), _mT(B)))
+    return X if out is None else out._write(X)
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """``torch.triangular_solve`` (deprecated in torch for ``linalg.solve_triangular``): solves A X = b, or
+    A^T X = b with ``transpose``; returns (solution, cloned_coefficient)."""
+    T = _triangle(A, upper, unitriangular)
+    X = solve(_mT(T) if transpose else T, b)
+    return triangular_solve_result(X, A.clone())
+
+
+def cholesky_solve(B, L, upper=False, *, out=None):
+    """Solves A X = B given the Cholesky factor of A = L L^T (or U^T U with ``upper``) (``torch.cholesky_solve``).
+    B (*, n, k), L (*, n, n); gradients reach B and the factor."""
+    U = L if upper else _mT(L)
+    X = solve_triangular(U, solve_triangular(_mT(U), B, upper=False), upper=True)
+    return X if out is None else out._write(X)
+
+
+def cholesky_inverse(L, upper=False, *, out=None):
+    """The inverse of A = L L^T (or U^T U with ``upper``) from its Cholesky factor (``torch.cholesky_inverse``)."""
+    from .creation import eye
+    n = L._shape[-1]
+    X = cholesky_solve(eye(n, dtype=L.dtype, device=L.device).expand(L._shape), L, upper)
+    return X if out is None else out._write(X)
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """Least-squares solution of A X = B for A (*, m, n), B (*, m, k) (``torch.linalg.lstsq``): the
+    minimum-norm solution through the pseudo-inverse, singular values at or below ``rcond * max(S)`` (default
+    eps * max(m, n)) counting as zero. Returns (solution, residuals, rank, singular_values). As torch's default
+    CPU driver 'gelsy': residuals and singular_values are empty and rank is reported; with driver 'gelsd' or
+    'gelss' singular_values are returned, and residuals (squared 2-norms of B - A X per column) when m > n
+    and A has full rank."""
+    from .creation import empty
+    _check(A, "linalg.lstsq", square=False)
+    if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError(f"parameter `driver` should be one of (gels, gelsy, gelsd, gelss), but got {driver}")
+    vec = B.ndim == A.ndim - 1
+    Bm = B.unsqueeze(-1) if vec else B
+    m, n = A._shape[-2:]
+    if rcond is None:
+        rcond = _dt.finfo(A.dtype).eps * max(m, n)
+    X = pinv(A, rtol=rcond) @ Bm
+    S = _linalg_svd(A.detach(), full_matrices=False)[1]
+    rank = (S > S.amax(-1, keepdim=True) * rcond).sum(-1)
+    batch = A._shape[:-2]
+    none = empty((0,), dtype=A.dtype, device=A.device)
+    sv = S if driver in ("gelsd", "gelss") else none
+    res = none
+    if driver not in (None, "gelsy") and m > n and bool((rank == n).all()):
+        r = Bm - A @ X
+        res = (r * r).sum(-2)
+    if vec:
+        X = X.squeeze(-1)
+    return linalg_lstsq(X, res, rank if batch else rank.reshape(()), sv)
+
+
+def matrix_exp(A):
+    """The matrix exponential sum_k A^k / k! of square matrices A (*, n, n) (``torch.linalg.matrix_exp``).
+
+    Scaling and squaring: A is scaled by 2^-s so that its largest 1-norm is at most 1/2, the Taylor series is
+    summed to 18 terms (truncation error < 1e-22 relative), and the result squared s times (Higham, "The
+    scaling and squaring method for the matrix exponential revisited", 2005, uses Pade approximants instead;
+    Taylor trades a few more matmuls for simplicity). Gradients come from the matmuls."""
+    _check(A, "linalg.matrix_exp")
+    if A.numel() == 0:
+        return A.clone()
+    norm = float(A.detach().abs().sum(-2).amax())
+    s = max(0, math.ceil(math.log2(norm)) + 1) if norm > 0.5 else 0
+    X = A / (2.0 ** s)
+    from .creation import eye
+    n = A._shape[-1]
+    term = eye(n, dtype=A.dtype, device=A.device).expand(A._shape)
+    out = term
+    for k in range(1, 19):
+        term = term @ X / k
+        out = out + term
+    for _ in range(s):
+        out = out @ out
+    return out
+
+
+def pinverse(input, rcond=1e-15):
+    """``torch.pinverse``: ``linalg.pinv`` with singular values below ``rcond * max(S)`` taken as zero."""
+    return pinv(input, rtol=rcond)
+
+
+def svd(input, some=True, compute_uv=True, *, out=None):
+    """``torch.svd``: (U, S, V) with input = U diag(S) V^T (V, not V^T as ``linalg.svd`` returns); ``some``
+    gives the reduced factors. Without ``compute_uv``, U and V are zero matrices of the full shapes."""
+    if not compute_uv:
+        from .creation import zeros
+        m, n = input._shape[-2:]
+        S = _linalg_svd(input, full_matrices=False)[1]
+        batch = input._shape[:-2]
+        return torch_svd(zeros(batch + (m, m), dtype=input.dtype, device=input.device), S,
+                         zeros(batch + (n, n), dtype=input.dtype, device=input.device))
+    U, S, Vh = _linalg_svd(input, full_matrices=not some)
+    return torch_svd(U, S, _mT(Vh))
+
+
+def qr(input, some=True, *, out=None):
+    """``torch.qr``: (Q, R) of ``linalg.qr`` in mode 'reduced' (``some``) or 'complete'."""
+    return torch_qr(*_linalg_qr(input, "reduced" if some else "complete"))
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * sum_b batch1[b] @ batch2[b] (``torch.addbmm``): batch1 (b, n, m), batch2
+    (b, m, p), input broadcastable to (n, p)."""
+    if batch1.ndim != 3 or batch2.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor, batch2 must be a 3D tensor (got {batch1.ndim}-D and "
+                           f"{batch2.ndim}-D)")
+    prod = (batch1 @ batch2).sum(0)
+    r = (input * beta if beta != 1 else input) + (prod * alpha if alpha != 1 else prod) if beta != 0 else \
+        prod * alpha
+    return r if out is None else out._write(r)
+
+
+def _frexp_parts(input):
+    """Splits input into mantissa (same dtype, |m| in [0.5, 1)) and int32 exponent with input = m * 2^e
+    (``torch.frexp``); 0, inf and NaN give (input, 0)."""
+    from .pointwise import abs, floor, log2, where
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    a = abs(input)
+    finite = (a > 0) & (a < float("inf"))
+    safe = where(finite, a, 1.0)
+    e = floor(log2(safe)) + 1
+    m = safe / (2.0 ** e)
+    # log2 rounds near powers of two: bring the mantissa into [0.5, 1)
+    low, high = m < 0.5, m >= 1
+    e = where(low, e - 1, where(high, e + 1, e))
+    m = where(low, m * 2, where(high, m * 0.5, m))
+    mant = where(finite, m * input.sign(), input)
+    expo = where(finite, e, 0.0).to(_dt.int32)
+    return mant, expo
+
+
+frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])
+
+
+def frexp(input, *, out=None):
+    """``torch.frexp``: (mantissa, exponent) with input = mantissa * 2^exponent, |mantissa| in [0.5, 1), the
+    exponent int32; 0, inf and NaN give (input, 0). RuntimeError for non-floating input."""
+    return frexp_result(*_frexp_parts(input))
+
+
+method("addbmm")(addbmm)
+method("addbmm_")(lambda self, batch1, batch2, *, beta=1, alpha=1: self.copy_(addbmm(self, batch1, batch2, beta=beta,
+                                                                                      alpha=alpha)))
+method("frexp")(frexp)
+method("pinverse")(pinverse)
+method("matrix_exp")(matrix_exp)
+method("svd")(svd)
+method("qr")(qr)
+method("triangular_solve")(lambda self, A, upper=True, transpose=False, unitriangular=False:
+                           triangular_solve(self, A, upper, transpose, unitriangular))
+method("cholesky_solve")(lambda self, input2, upper=False: cholesky_solve(self, input2, upper))
+method("cholesky_inverse")(lambda self, upper=False: cholesky_inverse(self, upper))
+
+__all__ = ["addbmm", "cholesky_inverse", "cholesky_solve", "frexp", "matrix_exp", "pinverse", "qr", "svd",
+           "triangular_solve"]
