@@ -188,6 +188,9 @@ OPS = [
     OpInfo("einsum_mm", lambda m, x, y: m.einsum("ij,jk->ik", x, y), [[(3, 4), (4, 5)]]),
     OpInfo("einsum_batch", lambda m, x, y: m.einsum("bij,bkj->bik", x, y), [[(2, 3, 4), (2, 5, 4)]]),
     OpInfo("einsum_reduce", lambda m, x: m.einsum("ij->j", x), [[(3, 4)]]),
+    # a letter repeated in one operand: a diagonal, whose gradient goes back onto that diagonal
+    OpInfo("einsum_diagonal", lambda m, x: m.einsum("bii->bi", x), [[(2, 3, 3)]]),
+    OpInfo("einsum_trace_product", lambda m, x, y: m.einsum("iji,jk->k", x, y), [[(3, 2, 3), (2, 4)]]),
     OpInfo("einsum_ellipsis", lambda m, x, y: m.einsum("...ij,...j->...i", x, y), [[(2, 3, 4), (2, 4)]]),
     OpInfo("tensordot", lambda m, x, y: m.tensordot(x, y, dims=([1, 2], [0, 1])), [[(2, 3, 4), (3, 4, 5)]]),
     # shape and indexing

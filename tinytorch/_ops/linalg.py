@@ -222,6 +222,7 @@ def _einsum_meta(*ops, equation):
 
 
 def _einsum_bw(c, g):
+    from .creation import eye
     ops = c.inputs
     ins, rhs = _parse_einsum(c.kw["equation"], ops)
     grads = []
@@ -229,18 +230,27 @@ def _einsum_bw(c, g):
         if c.next_edges[i] is None:
             grads.append(None)
             continue
-        if len(set(s)) != len(s):
-            raise NotImplementedError("einsum backward with a repeated index in one operand is not supported")
+        u = "".join(dict.fromkeys(s))  # s without repeats, in order of first occurrence
         others = [ins[j] for j in range(len(ops)) if j != i]
         avail = set(rhs).union(*others)
-        target = "".join(ch for ch in s if ch in avail)
+        target = "".join(ch for ch in u if ch in avail)
         eq = ",".join([rhs] + others) + "->" + target
         gi = einsum(eq, g, *[ops[j] for j in range(len(ops)) if j != i])
-        if target != s:
-            for k, ch in enumerate(s):
+        if target != u:
+            for k, ch in enumerate(u):
                 if ch not in avail:
                     gi = gi.unsqueeze(k)
-            gi = gi.expand(op._shape)
+            gi = gi.expand(tuple(op._shape[s.index(ch)] for ch in u))
+        # a letter repeated in s (a diagonal, 'ii->i'): its gradient lives on that diagonal; each repeat gets a
+        # new dim, masked by the identity against the letter's first dim
+        for pos, ch in enumerate(s):
+            first = s.index(ch)
+            if first != pos:
+                n = op._shape[pos]
+                gi = gi.unsqueeze(pos)
+                shape = [1] * gi.ndim
+                shape[first] = shape[pos] = n
+                gi = gi * eye(n, dtype=gi.dtype, device=gi.device).reshape(shape)
         grads.append(gi)
     return tuple(grads)
 
