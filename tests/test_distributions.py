@@ -10,6 +10,11 @@ D = tt.distributions
 TD = torch.distributions
 
 
+def _eye4(like):
+    m = __import__("tinytorch" if "tinytorch" in type(like).__module__ else "torch")
+    return m.eye(4, dtype=like.dtype)
+
+
 def both(a, requires_grad=True):
     a = np.asarray(a, dtype=np.float64)
     return tt.tensor(a, requires_grad=requires_grad), torch.tensor(a, requires_grad=requires_grad)
@@ -41,6 +46,15 @@ CASES = [
      lambda m, v: m.log_prob(v.abs() * 0.4 + 0.05) + m.entropy() + m.mean + m.variance),
     ("poisson", lambda d, p, q: d.Poisson(p.abs() + 0.1), (3, 4),
      lambda m, v: m.log_prob((v.abs() * 3).floor()) + m.mean + m.variance),
+    ("mvn_cov", lambda d, p, q: d.MultivariateNormal(p[0], q @ q.mT + _eye4(q)),
+     (4, 4), lambda m, v: m.log_prob(v) + m.entropy() + m.variance.sum(-1)),
+    ("mvn_scale_tril", lambda d, p, q: d.MultivariateNormal(p, scale_tril=q.tril() * 0.3 + _eye4(q) * 2), (4, 4),
+     lambda m, v: m.log_prob(v * 2) + m.entropy()),
+    ("mvn_precision", lambda d, p, q: d.MultivariateNormal(p[1], precision_matrix=q @ q.mT + _eye4(q)), (4, 4),
+     lambda m, v: m.log_prob(v) + m.covariance_matrix.sum()),
+    ("dirichlet", lambda d, p, q: d.Dirichlet(p.abs() + 0.3), (3, 4),
+     lambda m, v: m.log_prob(v.abs() / v.abs().sum(-1, keepdim=True)) + m.entropy() + m.mean.sum(-1)
+     + m.variance.sum(-1)),
     ("independent_normal", lambda d, p, q: d.Independent(d.Normal(p, q.abs() + 0.1), 1), (3, 4),
      lambda m, v: m.log_prob(v) + m.entropy()),
 ]
@@ -49,7 +63,7 @@ CASES = [
 def _grad_rtol(name):
     # gradients through digamma meet torch's trigamma, which is accurate to ~5e-10 only (ours agrees with
     # mpmath to 1e-15: tests/test_ops.py::test_gamma_family_matches_mpmath)
-    return 1e-8 if name in ("gamma", "beta") else None
+    return 1e-8 if name in ("gamma", "beta", "dirichlet") else None
 
 
 def _kl(pair):
@@ -68,6 +82,9 @@ KL_CASES = [
     ("poisson", lambda d, p, q: (d.Poisson(p.abs() + 0.1), d.Poisson(q.abs() + 0.2))),
     ("uniform", lambda d, p, q: (d.Uniform(p - 1, p + 1), d.Uniform(p - 2 - q.abs(), p + 3))),
     ("uniform_outside", lambda d, p, q: (d.Uniform(p - 1, p + 1), d.Uniform(p, p + 3))),
+    ("mvn", lambda d, p, q: (d.MultivariateNormal(p, scale_tril=q.tril() * 0.3 + _eye4(q) * 2),
+                             d.MultivariateNormal(q[0], p @ p.mT + _eye4(p)))),
+    ("dirichlet", lambda d, p, q: (d.Dirichlet(p.abs() + 0.3), d.Dirichlet(q.abs() + 0.5))),
     ("independent", lambda d, p, q: (d.Independent(d.Normal(p, q.abs() + 0.1), 1),
                                      d.Independent(d.Normal(q, p.abs() + 0.2), 1))),
 ]
@@ -76,8 +93,9 @@ KL_CASES = [
 @pytest.mark.parametrize("name,make", KL_CASES, ids=[c[0] for c in KL_CASES])
 def test_kl_divergence_matches_torch(name, make):
     rng = np.random.default_rng(1)
-    p_tt, p_th = both(rng.standard_normal((3, 4)))
-    q_tt, q_th = both(rng.standard_normal((3, 4)))
+    shape = (4, 4) if name == "mvn" else (3, 4)
+    p_tt, p_th = both(rng.standard_normal(shape))
+    q_tt, q_th = both(rng.standard_normal(shape))
     out_tt, out_th = _kl(make(D, p_tt, q_tt)), _kl(make(TD, p_th, q_th))
     assert_close(out_tt, out_th, "float64", msg=name)
     if name == "uniform_outside":
@@ -127,7 +145,9 @@ def test_shapes_and_properties_match_torch():
                  lambda d, m: d.Normal(0.0, 2.0), lambda d, m: d.Exponential(m.ones(3)),
                  lambda d, m: d.Laplace(m.zeros(2), 1.0), lambda d, m: d.Gamma(m.full((2, 3), 2.0), m.ones(3)),
                  lambda d, m: d.Beta(m.full((3,), 2.0), 3.0), lambda d, m: d.Poisson(m.full((2,), 4.0)),
-                 lambda d, m: d.Independent(d.Normal(m.zeros(2, 3, 4), 1.0), 2)):
+                 lambda d, m: d.Independent(d.Normal(m.zeros(2, 3, 4), 1.0), 2),
+                 lambda d, m: d.MultivariateNormal(m.zeros(2, 1, 3), m.eye(3).expand(4, 3, 3)),
+                 lambda d, m: d.Dirichlet(m.ones(2, 5))):
         a, b = make(D, tt), make(TD, torch)
         assert a.batch_shape == tuple(b.batch_shape) and a.event_shape == tuple(b.event_shape)
         assert a.sample((5, 2)).shape == tuple(b.sample((5, 2)).shape)
@@ -158,6 +178,12 @@ def test_sample_statistics():
         x = dist.sample((n,))
         assert abs(float(x.mean()) - mean) < 0.05 * max(1.0, mean), type(dist).__name__
         assert abs(float(x.var()) - var) < 0.1 * var, type(dist).__name__
+    cov = tt.tensor([[2.0, 0.6], [0.6, 1.0]])
+    x = D.MultivariateNormal(tt.tensor([1.0, -1.0]), cov).sample((n,))
+    xc = x - x.mean(0)
+    assert np.allclose((xc.T @ xc / n).numpy(), cov.numpy(), atol=0.06) and np.allclose(x.mean(0), [1, -1], atol=0.05)
+    d = D.Dirichlet(tt.tensor([1.0, 2.0, 3.0])).sample((n,))
+    assert np.allclose(d.sum(-1).numpy(), 1, atol=1e-5) and np.allclose(d.mean(0).numpy(), [1 / 6, 2 / 6, 3 / 6], atol=0.01)
     c = D.Categorical(probs=tt.tensor([0.2, 0.5, 0.3])).sample((n,))
     assert np.allclose(np.bincount(c.numpy(), minlength=3) / n, [0.2, 0.5, 0.3], atol=0.02)
 

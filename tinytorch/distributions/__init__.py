@@ -4,14 +4,16 @@ divergences between them."""
 from .distribution import Distribution
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .dirichlet import Dirichlet
 from .exponential import Exponential
 from .gamma import Beta, Gamma, Poisson
 from .independent import Independent
 from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .uniform import Uniform
 from .kl import kl_divergence, register_kl
 from . import constraints, kl
 
-__all__ = ["Distribution", "Bernoulli", "Beta", "Categorical", "Exponential", "Gamma", "Independent", "Laplace",
-           "Normal", "Poisson", "Uniform", "constraints", "kl", "kl_divergence", "register_kl"]
+__all__ = ["Distribution", "Bernoulli", "Beta", "Categorical", "Dirichlet", "Exponential", "Gamma", "Independent",
+           "Laplace", "MultivariateNormal", "Normal", "Poisson", "Uniform", "constraints", "kl", "kl_divergence", "register_kl"]

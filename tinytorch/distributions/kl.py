@@ -10,10 +10,12 @@ from .._ops.special import digamma, lgamma
 from ..nn.functional import softplus
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .dirichlet import Dirichlet
 from .exponential import Exponential
 from .gamma import Beta, Gamma, Poisson
 from .independent import Independent
 from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .uniform import Uniform
 
@@ -117,6 +119,32 @@ def _kl_poisson_poisson(p, q):
 def _kl_uniform_uniform(p, q):
     out = log((q.high - q.low) / (p.high - p.low))
     return where((q.low > p.low) | (q.high < p.high), _INF, out)
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    sp, sq = p.concentration.sum(-1), q.concentration.sum(-1)
+    t1 = lgamma(sp) - lgamma(sq)
+    t2 = (lgamma(p.concentration) - lgamma(q.concentration)).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = digamma(p.concentration) - digamma(sp).unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_mvn_mvn(p, q):
+    from .._ops.linalg_composites import solve_triangular
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot be "
+                         "computed")
+    Lp, Lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_term1 = q._half_log_det() - p._half_log_det()
+    k = p.event_shape[0]
+    batch = tuple(p.batch_shape) if len(p.batch_shape) >= len(q.batch_shape) else tuple(q.batch_shape)
+    A = solve_triangular(Lq.expand(batch + (k, k)), Lp.expand(batch + (k, k)), upper=False)
+    term2 = (A * A).sum((-2, -1))
+    term3 = _batch_mahalanobis(Lq.expand(batch + (k, k)), q.loc - p.loc)
+    return half_term1 + 0.5 * (term2 + term3 - k)
 
 
 @register_kl(Independent, Independent)
