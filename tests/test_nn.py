@@ -478,3 +478,36 @@ def test_ctc_loss_module_unbatched_and_blank():
         assert_close(got, want, "float64")
     with pytest.raises(RuntimeError, match="Expected input_lengths to have value at most 10"):
         tt.nn.functional.ctc_loss(tt.zeros(10, 1, 3), tt.tensor([[1]]), [11], [1])
+
+
+def test_nested_module_repr_matches_torch():
+    """Children of children are indented once per level, as torch's _addindent does."""
+    for make in (lambda n: n.Sequential(n.Linear(1, 1), n.Sequential(n.Linear(1, 2), n.Sequential(n.ReLU())),
+                                        n.ModuleDict({"a": n.LSTM(2, 3)})),
+                 lambda n: n.TransformerEncoderLayer(8, 2), lambda n: n.MultiheadAttention(8, 2),
+                 lambda n: n.LayerNorm(4, bias=False), lambda n: n.LayerNorm(4, elementwise_affine=False)):
+        assert repr(make(nn)) == repr(make(torch.nn))
+
+
+def test_sync_batchnorm_and_data_parallel_without_process_group():
+    x = np.random.default_rng(0).standard_normal((4, 3, 5)).astype(np.float32)
+    for mode in ("train", "eval"):
+        a, b = nn.SyncBatchNorm(3), torch.nn.SyncBatchNorm(3)
+        getattr(a, mode)()
+        getattr(b, mode)()
+        assert_close(a(tt.tensor(x)), b(torch.tensor(x)), atol=1e-6)
+        assert_close(a.running_mean, b.running_mean, atol=1e-6)
+    for m, lib in ((tt, nn), (torch, torch.nn)):
+        with pytest.raises(ValueError, match="expected at least 2D input"):
+            lib.SyncBatchNorm(3)(m.zeros(3))
+    m_tt = nn.Sequential(nn.Conv2d(2, 3, 1), nn.BatchNorm2d(3), nn.Sequential(nn.BatchNorm1d(4)))
+    m_th = torch.nn.Sequential(torch.nn.Conv2d(2, 3, 1), torch.nn.BatchNorm2d(3), torch.nn.Sequential(torch.nn.BatchNorm1d(4)))
+    bn = m_tt[1]
+    s_tt, s_th = nn.SyncBatchNorm.convert_sync_batchnorm(m_tt), torch.nn.SyncBatchNorm.convert_sync_batchnorm(m_th)
+    assert repr(s_tt) == repr(s_th) and list(s_tt.state_dict()) == list(s_th.state_dict())
+    assert s_tt[1].weight is bn.weight and s_tt[1].running_mean is bn.running_mean  # shared, not copied
+    dp_tt, dp_th = nn.DataParallel(nn.Linear(2, 3)), torch.nn.DataParallel(torch.nn.Linear(2, 3))
+    assert repr(dp_tt) == repr(dp_th) and list(dp_tt.state_dict()) == list(dp_th.state_dict())
+    assert dp_tt.device_ids == [] and tt.equal(dp_tt(tt.ones(1, 2)), dp_tt.module(tt.ones(1, 2)))
+    with pytest.raises(ValueError, match="CUDA"):
+        nn.DataParallel(nn.Linear(2, 3), device_ids=[0])

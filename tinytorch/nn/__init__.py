@@ -3,3 +3,5 @@ from .parameter import Parameter, Buffer, UninitializedBuffer, UninitializedPara
 from .modules import *  # noqa: F401,F403
 from .modules import Module
 from . import functional, init, utils
+from . import parallel  # noqa: E402
+from .parallel import DataParallel  # noqa: E402,F401

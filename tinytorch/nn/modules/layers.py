@@ -196,6 +196,45 @@ class BatchNorm3d(_BatchNorm):
     _expected = (5,)
 
 
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalization over (N, C, *) whose statistics torch synchronizes across the processes of a
+    ``process_group`` (``torch.nn.SyncBatchNorm``). tinytorch has no ``torch.distributed``, so no group is
+    ever initialized and it normalizes with the local batch, which is what torch does outside a process group.
+    ValueError for inputs of fewer than 2 dims or with zero channels."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 process_group=None, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+        self.process_group = process_group
+
+    def forward(self, input):
+        if input.ndim < 2:
+            raise ValueError(f"expected at least 2D input (got {input.ndim}D input)")
+        if input.shape[1] == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        self._expected = (input.ndim,)
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """``module`` with every BatchNorm*d replaced by a SyncBatchNorm that shares its parameters and
+        buffers (recursively; other modules are kept)."""
+        out = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
+            out = cls(module.num_features, module.eps, module.momentum, module.affine, module.track_running_stats,
+                      process_group, bias=module.bias is not None)
+            if module.affine:
+                out.weight = module.weight
+                out.bias = module.bias
+            out.running_mean = module.running_mean
+            out.running_var = module.running_var
+            out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out
+
+
 class RMSNorm(Module):
     """RMS normalization over the trailing ``normalized_shape`` dims with an elementwise weight (``F.rms_norm``)."""
 
@@ -237,7 +276,8 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")
 
 
 class GroupNorm(Module):

@@ -85,3 +85,8 @@ class Unflatten(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """``Linear`` under the name torch gives ``MultiheadAttention.out_proj`` (a marker for its quantization
+    tooling; it behaves exactly as Linear)."""

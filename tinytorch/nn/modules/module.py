@@ -435,7 +435,8 @@ class Module:
             if len(lines) == 1 and not child:
                 main += lines[0]
             else:
-                main += "\n  " + "\n  ".join("\n".join(lines).split("\n")) + "\n"
+                # as torch: each child's own lines are indented once (above), then every entry once more
+                main += "\n  " + "\n  ".join(lines) + "\n"
         return main + ")"
 
     def __getstate__(self):

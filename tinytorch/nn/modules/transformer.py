@@ -12,7 +12,7 @@ from .. import init
 from ..parameter import Parameter
 from .container import ModuleList
 from .layers import Dropout, LayerNorm
-from .linear import Linear
+from .linear import Linear, NonDynamicallyQuantizableLinear
 from .module import Module
 
 
@@ -65,7 +65,7 @@ class MultiheadAttention(Module):
             self.in_proj_bias = Parameter(empty(3 * embed_dim, **fk))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, **fk)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **fk)
         if add_bias_kv:
             self.bias_k = Parameter(empty((1, 1, embed_dim), **fk))
             self.bias_v = Parameter(empty((1, 1, embed_dim), **fk))
