@@ -511,3 +511,35 @@ def test_sync_batchnorm_and_data_parallel_without_process_group():
     assert dp_tt.device_ids == [] and tt.equal(dp_tt(tt.ones(1, 2)), dp_tt.module(tt.ones(1, 2)))
     with pytest.raises(ValueError, match="CUDA"):
         nn.DataParallel(nn.Linear(2, 3), device_ids=[0])
+
+
+def test_adaptive_log_softmax_with_loss_matches_torch():
+    rng = np.random.default_rng(0)
+    m_th = torch.nn.AdaptiveLogSoftmaxWithLoss(16, 30, [5, 12, 20], div_value=2.0, head_bias=True)
+    m_tt = nn.AdaptiveLogSoftmaxWithLoss(16, 30, [5, 12, 20], div_value=2.0, head_bias=True)
+    assert repr(m_tt) == repr(m_th) and list(m_tt.state_dict()) == list(m_th.state_dict())
+    m_tt.load_state_dict({k: tt.tensor(v.detach().numpy()) for k, v in m_th.state_dict().items()})
+    x = rng.standard_normal((9, 16)).astype(np.float32)
+    t = np.array([0, 4, 5, 11, 12, 19, 20, 29, 3])
+    x_th, x_tt = torch.tensor(x, requires_grad=True), tt.tensor(x, requires_grad=True)
+    a, b = m_tt(x_tt, tt.tensor(t)), m_th(x_th, torch.tensor(t))
+    assert_close(a.output, b.output, atol=1e-6)
+    assert_close(a.loss, b.loss, atol=1e-6)
+    a.loss.backward()
+    b.loss.backward()
+    assert_close(x_tt.grad, x_th.grad, atol=1e-6)
+    for p, q in zip(m_tt.parameters(), m_th.parameters()):
+        assert_close(p.grad, q.grad, atol=1e-6)
+    assert_close(m_tt.log_prob(tt.tensor(x)), m_th.log_prob(torch.tensor(x)), atol=1e-6)
+    for shift in (0.0, 3.0, 50.0):  # head argmax: shortlist only, mixed, clusters only
+        with torch.no_grad():
+            m_th.head.bias[5:] += shift
+        m_tt.head.bias.data = tt.tensor(m_th.head.bias.detach().numpy())
+        assert m_tt.predict(tt.tensor(x)).tolist() == m_th.predict(torch.tensor(x)).tolist()
+    one_tt, one_th = m_tt(tt.tensor(x[0]), tt.tensor(t[0])), m_th(torch.tensor(x[0]), torch.tensor(t[0]))
+    assert one_tt.output.shape == () and abs(one_tt.output.item() - one_th.output.item()) < 1e-5
+    for lib, m in ((nn, tt), (torch.nn, torch)):
+        with pytest.raises(ValueError, match="cutoffs should be a sequence of unique"):
+            lib.AdaptiveLogSoftmaxWithLoss(8, 10, [4, 2])
+        with pytest.raises(RuntimeError, match="Target values should be in"):
+            lib.AdaptiveLogSoftmaxWithLoss(8, 10, [4])(m.zeros(2, 8), m.tensor([1, 10]))

@@ -8,3 +8,4 @@ from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCel
 from .transformer import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
                           TransformerEncoder, TransformerEncoderLayer)
 from .lazy import *  # noqa: F401,F403
+from .adaptive import AdaptiveLogSoftmaxWithLoss
