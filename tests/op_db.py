@@ -538,6 +538,13 @@ OPS = [
            [[(2, 3, 5, 3, 7)], [(2, 4, 4, 4)]]),
     OpInfo("adaptive_max_pool3d_indices", lambda m, x: m.nn.functional.adaptive_max_pool3d(x, 3, True)[0]
            + m.nn.functional.adaptive_max_pool3d(x, 3, True)[1], [[(1, 2, 5, 4, 6)]]),
+    # window starts from samples derived from the input itself, so both libraries pool the same windows
+    OpInfo("fractional_max_pool2d", lambda m, x: (lambda r: r[0] + r[1])(m.nn.functional.fractional_max_pool2d(
+        x, (2, 3), output_size=(3, 4), return_indices=True,
+        _random_samples=(x.detach()[:, :, 0, :2] * 7).frac().abs())), [[(2, 3, 7, 9)]]),
+    OpInfo("fractional_max_pool3d", lambda m, x: m.nn.functional.fractional_max_pool3d(
+        x, 2, output_size=(2, 3, 3), _random_samples=(x.detach()[:, :, 0, 0, :3] * 7).frac().abs()),
+        [[(1, 2, 4, 5, 6)]]),
     OpInfo("adaptive_max_pool2d_indices", lambda m, x: m.nn.functional.adaptive_max_pool2d(x, (2, 3), True)[0]
            + m.nn.functional.adaptive_max_pool2d(x, (2, 3), True)[1], [[(2, 3, 5, 7)], [(3, 4, 4)]]),
     OpInfo("adaptive_max_pool1d", lambda m, x: m.nn.functional.adaptive_max_pool1d(x, 3) * 2

@@ -543,3 +543,26 @@ def test_adaptive_log_softmax_with_loss_matches_torch():
             lib.AdaptiveLogSoftmaxWithLoss(8, 10, [4, 2])
         with pytest.raises(RuntimeError, match="Target values should be in"):
             lib.AdaptiveLogSoftmaxWithLoss(8, 10, [4])(m.zeros(2, 8), m.tensor([1, 10]))
+
+
+def test_fractional_max_pool_matches_torch():
+    rng = np.random.default_rng(0)
+    for dt in (np.float32, np.float64):
+        for shape, k, kw in (((2, 3, 9, 11), 3, dict(output_size=(4, 5))),
+                             ((2, 3, 10, 10), (2, 3), dict(output_ratio=(0.5, 0.5))),
+                             ((3, 7, 7), 2, dict(output_size=6)), ((2, 2, 5, 5), 2, dict(output_size=1))):
+            x = rng.standard_normal(shape).astype(dt)
+            u = rng.random((1 if len(shape) == 3 else shape[0], shape[-3], 2)).astype(dt)
+            a, ai = tt.nn.functional.fractional_max_pool2d(tt.tensor(x), k, return_indices=True,
+                                                           _random_samples=tt.tensor(u), **kw)
+            b, bi = torch.nn.functional.fractional_max_pool2d(torch.tensor(x), k, return_indices=True,
+                                                              _random_samples=torch.tensor(u), **kw)
+            assert np.array_equal(a.numpy(), b.numpy()) and np.array_equal(ai.numpy(), bi.numpy()), (dt, shape)
+    m_tt, m_th = nn.FractionalMaxPool2d(3, output_ratio=0.5), torch.nn.FractionalMaxPool2d(3, output_ratio=0.5)
+    assert repr(m_tt) == repr(m_th)
+    assert m_tt(tt.randn(1, 2, 10, 10)).shape == tuple(m_th(torch.randn(1, 2, 10, 10)).shape)
+    for lib, m in ((nn, tt), (torch.nn, torch)):
+        with pytest.raises(ValueError, match="requires specifying either an output"):
+            lib.FractionalMaxPool2d(3)
+        with pytest.raises(RuntimeError, match="too large relative to input"):
+            lib.functional.fractional_max_pool2d(m.randn(1, 1, 7, 7), 3, output_size=6)

@@ -719,6 +719,99 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
     return f(input)
 
 
+def _fractional_starts(sample, in_size, out_size, pool):
+    """Window starts of fractional max pooling along one dim, as ATen's generate_intervals (arithmetic in the
+    samples' dtype): int((i + u) * alpha) - int(u * alpha) for i < out - 1, alpha = (in - pool) / (out - 1),
+    and in - pool for the last window."""
+    import numpy as np
+    u = np.asarray(sample)
+    dt = u.dtype.type
+    out = np.empty(u.shape + (out_size,), np.int64)
+    if out_size > 1:
+        alpha = dt(in_size - pool) / dt(out_size - 1)
+        i = np.arange(out_size - 1, dtype=u.dtype)
+        out[..., :-1] = ((i + u[..., None]) * alpha).astype(np.int64) - (u * alpha).astype(np.int64)[..., None]
+    out[..., -1] = in_size - pool
+    return out
+
+
+def _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples, nd):
+    import numpy as np
+    from .._ops.creation import rand, tensor
+    name = f"fractional_max_pool{nd}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(input.shape)}")
+    sizes = tuple(input.shape[-nd:])
+    if output_size is None:
+        ratio = _pair(output_ratio, nd)
+        output_size = [int(s * r) for s, r in zip(sizes, ratio)]
+    k, osz = _pair(kernel_size, nd), _pair(output_size, nd)
+    dim_names = ("time", "height", "width")[3 - nd:]
+    for d, (n_in, n_out, kk) in enumerate(zip(sizes, osz, k)):
+        if n_out + kk - 1 > n_in:
+            raise RuntimeError(f"{name}(): pool {dim_names[d]} {kk} too large relative to input {dim_names[d]} {n_in}")
+    unbatched = input.ndim == nd + 1
+    x = input.unsqueeze(0) if unbatched else input
+    n, c = x.shape[:2]
+    if _random_samples is None:
+        _random_samples = rand(n, c, nd, dtype=x.dtype, device=x.device)
+    u = _random_samples.detach().cpu().numpy()
+    # ATen pairs the samples with the dims as (W, H) in 2-D and (T, H, W) in 3-D
+    order = (1, 0) if nd == 2 else (0, 1, 2)
+    starts = [_fractional_starts(u[..., order[d]], sizes[d], osz[d], k[d]) for d in range(nd)]  # (N, C, out_d)
+    # the flat input index of every element of every window: (N, C, *out, *k)
+    strides = [int(np.prod(sizes[d + 1:])) for d in range(nd)]
+    flat = np.zeros((n, c) + tuple(osz) + tuple(k), np.int64)
+    for d in range(nd):
+        shape = [n, c] + [1] * (2 * nd)
+        shape[2 + d] = osz[d]
+        off = [1] * (2 + 2 * nd)
+        off[2 + nd + d] = k[d]
+        flat += (starts[d].reshape(shape) + np.arange(k[d]).reshape(off)) * strides[d]
+    idx = tensor(flat.reshape(n, c, -1), device=x.device)
+    windows = x.reshape(n, c, -1).gather(2, idx).reshape((n, c) + tuple(osz) + (int(np.prod(k)),))
+    vals, arg = windows.max(-1)  # the first maximum, NaN winning, as ATen's scan
+    inds = idx.reshape((n, c) + tuple(osz) + (int(np.prod(k)),)).gather(-1, arg.unsqueeze(-1)).squeeze(-1)
+    if unbatched:
+        vals, inds = vals.squeeze(0), inds.squeeze(0)
+    return vals, inds
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    """Fractional max pooling (Graham, "Fractional Max-Pooling", 2014) over (N, C, H, W) or (C, H, W)
+    (``torch.nn.functional.fractional_max_pool2d``): kernel_size windows at pseudo-random, overlapping starts
+    chosen from ``_random_samples`` (N, C, 2) in [0, 1) (drawn with ``rand`` when None), giving
+    ``output_size`` or int(size * ``output_ratio``) outputs. With ``return_indices`` also the flat h * W + w
+    index of each maximum. ValueError without output_size and output_ratio; RuntimeError when a window would
+    not fit."""
+    vals, inds = _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples, 2)
+    return (vals, inds) if return_indices else vals
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """(values, indices) of ``fractional_max_pool2d``."""
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples, 2)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    """Fractional max pooling over (N, C, T, H, W) or (C, T, H, W) with ``_random_samples`` (N, C, 3)
+    (``torch.nn.functional.fractional_max_pool3d``); see ``fractional_max_pool2d``. Indices are flat
+    t * H * W + h * W + w."""
+    vals, inds = _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples, 3)
+    return (vals, inds) if return_indices else vals
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """(values, indices) of ``fractional_max_pool3d``."""
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples, 3)
+
+
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """im2col: (N, C, H, W) -> (N, C*kh*kw, L)."""
     return unfold2d(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))

@@ -115,6 +115,38 @@ class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
         return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
 
 
+class FractionalMaxPool2d(Module):
+    """Fractional max pooling of (N, C, H, W) to ``output_size`` or ``output_ratio`` of the input size, new
+    pseudo-random window starts per call. See ``F.fractional_max_pool2d``."""
+    _nd = 2
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        self.kernel_size, self.output_size, self.output_ratio = kernel_size, output_size, output_ratio
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"FractionalMaxPool{self._nd}d requires specifying either an output size, or a "
+                             "pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if output_ratio is not None:
+            for r in F._pair(output_ratio, self._nd):
+                if not 0 < r < 1:
+                    raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        fn = F.fractional_max_pool2d if self._nd == 2 else F.fractional_max_pool3d
+        return fn(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+                  _random_samples=self._random_samples)
+
+
+class FractionalMaxPool3d(FractionalMaxPool2d):
+    """Fractional max pooling of (N, C, T, H, W). See ``F.fractional_max_pool3d``."""
+    _nd = 3
+
+
 class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
     def forward(self, input):
         return F.adaptive_avg_pool1d(input, self.output_size)
