@@ -165,3 +165,22 @@ def test_setitem_with_tensor_indices_inside_a_graph_matches_torch():
         res.append((y, x.grad, v.grad))
     for got, want in zip(res[0], res[1]):
         assert_close(got, want, "float64")
+
+
+def test_detect_anomaly_names_the_node_that_returned_nan():
+    import warnings
+    for lib in (tt, torch):
+        x = lib.tensor([0.0, 1.0], requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with lib.autograd.detect_anomaly():
+                assert lib.is_anomaly_enabled()
+                with pytest.raises(RuntimeError, match="Function 'SqrtBackward0' returned nan values in its 0th"):
+                    (x.sqrt() * 0).sum().backward()
+        assert not lib.is_anomaly_enabled()
+        (x.sqrt() * 0).sum().backward()  # outside the mode the NaN gradient just arrives
+        assert bool(lib.isnan(x.grad).any())
+        with lib.autograd.set_detect_anomaly(True, check_nan=False):
+            assert lib.is_anomaly_enabled() and not lib.is_anomaly_check_nan_enabled()
+            (x.sqrt() * 0).sum().backward()
+        assert not lib.is_anomaly_enabled() and lib.is_anomaly_check_nan_enabled()

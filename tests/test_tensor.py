@@ -355,3 +355,24 @@ def test_broadcast_shapes_unravel_index_and_unsafe_splits():
     g = tt.tensor([1.0, 2.0, 3.0], requires_grad=True)
     tt.combinations(g, 2).prod(1).sum().backward()  # (1*2 + 1*3 + 2*3): d/dg = [5, 4, 3]
     assert g.grad.tolist() == [5.0, 4.0, 3.0]
+
+
+def test_legacy_tensor_types_and_process_settings_match_torch():
+    for lib in (tt, torch):
+        a, b, c = lib.FloatTensor(2, 3), lib.LongTensor([1, 2]), lib.FloatTensor(lib.Size([4]))
+        assert tuple(a.shape) == (2, 3) and a.dtype == lib.float32 and tuple(c.shape) == (4,)
+        assert b.dtype == lib.int64 and b.tolist() == [1, 2] and tuple(lib.DoubleTensor().shape) == (0,)
+        assert isinstance(b, lib.LongTensor) and not isinstance(b, lib.FloatTensor)
+        assert isinstance(lib.ones(2), lib.FloatTensor) and lib.ones(2).type(lib.LongTensor).dtype == lib.int64
+        assert repr(lib.ByteTensor) == "<class 'torch.ByteTensor'>"
+        assert lib.BoolTensor([True]).dtype == lib.bool and lib.HalfTensor(1).dtype == lib.float16
+        lib.use_deterministic_algorithms(True, warn_only=True)
+        assert lib.are_deterministic_algorithms_enabled() and lib.is_deterministic_algorithms_warn_only_enabled()
+        lib.use_deterministic_algorithms(False)
+        assert not lib.are_deterministic_algorithms_enabled()
+        lib.set_float32_matmul_precision("medium")
+        assert lib.get_float32_matmul_precision() == "medium"
+        lib.set_float32_matmul_precision("highest")
+        with pytest.warns(UserWarning, match="has no effect"):
+            lib.set_float32_matmul_precision("fast")
+        assert lib.get_float32_matmul_precision() == "highest"

@@ -219,6 +219,8 @@ class Tensor:
             return "torch." + _TYPE_NAMES[self.dtype.name]
         if isinstance(dtype, str):
             dtype = {("torch." + v): getattr(_dt, k) for k, v in _TYPE_NAMES.items()}[dtype]
+        elif isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), _dt.dtype):
+            dtype = dtype.dtype  # a legacy type: x.type(torch.LongTensor)
         return self.to(dtype)
 
     # ---- autograd fields ----

@@ -2,6 +2,7 @@
 from .. import _strides
 from .engine import edge_of, run_backward
 from .function import Function, FunctionCtx
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import gradcheck, gradgradcheck
 from . import functional

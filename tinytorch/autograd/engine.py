@@ -10,6 +10,7 @@ import heapq
 import weakref
 
 from .grad_mode import _state
+from .anomaly_mode import _anomaly
 
 
 class Node:
@@ -115,6 +116,12 @@ def _collect(roots):
     return deps
 
 
+def _check_nan(node, in_grads):
+    for i, g in enumerate(in_grads):
+        if g is not None and g.dtype.is_floating_point and bool(g.isnan().any()):
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+
+
 def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=True):
     """Backpropagate. ``roots`` is a list of ``((node, output_nr), grad)``.
 
@@ -160,6 +167,8 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
                 in_grads = (None,) * len(node.next_edges)
             else:
                 in_grads = node.apply(grads)
+                if _anomaly["enabled"] and _anomaly["check_nan"]:
+                    _check_nan(node, in_grads)
             if not retain_graph:
                 node.release()
             for e, g in zip(node.next_edges, in_grads):
