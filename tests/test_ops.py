@@ -234,3 +234,22 @@ def test_scatter_reduce_ties_errors_and_unsupported_gradient():
     x = tt.ones(3, requires_grad=True)
     with pytest.raises(NotImplementedError, match="reduce='prod' with zero elements"):
         x.scatter_reduce(0, tt.tensor([0, 1]), tt.tensor([0.0, 2.0]), "prod").sum().backward()
+
+
+def test_linalg_ex_variants_report_singular_matrices_per_batch():
+    S = np.zeros((2, 3, 3))
+    S[0] = np.eye(3) * 2
+    for B in (np.ones((2, 3)), np.ones((3,)), np.ones((2, 3, 2)), np.ones((3, 2))):
+        got, want = tt.linalg.solve_ex(tt.tensor(S), tt.tensor(B)), torch.linalg.solve_ex(torch.tensor(S), torch.tensor(B))
+        assert got.info.tolist() == want.info.tolist() and got.info.dtype == tt.int32
+        assert_close(got.result[0], want.result[0], "float64")
+        assert bool(got.result[1].isnan().all())  # LAPACK leaves partial garbage there; tinytorch says NaN
+    for name in ("inv_ex", "cholesky_ex"):
+        got, want = getattr(tt.linalg, name)(tt.tensor(S)), getattr(torch.linalg, name)(torch.tensor(S))
+        assert got.info.tolist() == want.info.tolist()
+        assert_close(got[0][0], want[0][0], "float64")
+    assert tt.linalg.inv_ex(tt.tensor(S[1])).info.item() == 1
+    with pytest.raises(tt.linalg.LinAlgError):
+        tt.linalg.inv_ex(tt.tensor(S), check_errors=True)
+    with pytest.raises(RuntimeError, match="dim must be a 2-tuple"):
+        tt.norm(tt.ones(2, 3, 3), p="nuc")

@@ -194,5 +194,219 @@ method("triangular_solve")(lambda self, A, upper=True, transpose=False, unitrian
 method("cholesky_solve")(lambda self, input2, upper=False: cholesky_solve(self, input2, upper))
 method("cholesky_inverse")(lambda self, upper=False: cholesky_inverse(self, upper))
 
-__all__ = ["addbmm", "cholesky_inverse", "cholesky_solve", "frexp", "matrix_exp", "pinverse", "qr", "svd",
-           "triangular_solve"]
+__all__ = ["addbmm", "chain_matmul", "cholesky_inverse", "cholesky_solve", "frexp", "matrix_exp", "pinverse", "qr",
+           "svd", "triangular_solve"]
+
+
+# ---- more of torch.linalg, written over the ops above -------------------------------------------------------
+linalg_solve_ex = collections.namedtuple("linalg_solve_ex", ["result", "info"])
+linalg_inv_ex = collections.namedtuple("linalg_inv_ex", ["inverse", "info"])
+linalg_cholesky_ex = collections.namedtuple("linalg_cholesky_ex", ["L", "info"])
+
+
+def _ex(fn, check_errors, A, *rest):
+    """(result, int32 info) of ``fn(A, *rest)`` per matrix of the batch: info 0 where the factorization
+    succeeds; where A is singular (or not positive-definite) a result of NaN and info 1 (LAPACK would report
+    the failing pivot's index), or LinAlgError with ``check_errors``."""
+    from .creation import zeros
+    from .lapack import LinAlgError
+    from .shape import stack
+    batch = A._shape[:-2]
+    try:
+        return fn(A, *rest), zeros(batch, dtype=_dt.int32, device=A.device)
+    except LinAlgError:
+        if check_errors or not batch:
+            if check_errors:
+                raise
+    import math as _m
+    from .creation import tensor
+    n = _m.prod(batch)
+    As = A.reshape((n,) + A._shape[-2:]) if batch else A.unsqueeze(0)
+    Rs = [r.reshape((n,) + r._shape[len(batch):]) if batch else r.unsqueeze(0) for r in rest]
+    outs, infos = [], []
+    for i in range(max(n, 1)):
+        try:
+            outs.append(fn(As[i], *[r[i] for r in Rs]))
+            infos.append(0)
+        except LinAlgError:
+            like = fn.__nan_like__(As[i], *[r[i] for r in Rs])
+            outs.append(like)
+            infos.append(1)
+    out = stack(outs, 0)
+    out = out.reshape(batch + out._shape[1:]) if batch else out[0]
+    return out, tensor(infos, dtype=_dt.int32, device=A.device).reshape(batch)
+
+
+def _solve_fn(A, B, left=True):
+    return solve(A, B, left=left)
+
+
+_solve_fn.__nan_like__ = lambda A, B, left=True: B * float("nan")
+
+
+def _inv_fn(A):
+    from .lapack import inv
+    return inv(A)
+
+
+_inv_fn.__nan_like__ = lambda A: A * float("nan")
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    """``torch.linalg.solve_ex``: (result, info) of ``linalg.solve``, per matrix of the batch; see ``_ex``."""
+    fn = (lambda a, b: _solve_fn(a, b, left))
+    fn.__nan_like__ = _solve_fn.__nan_like__
+    batch = A._shape[:-2]
+    vec = B.ndim == 1 or (B.ndim == A.ndim - 1 and B._shape == A._shape[:-1])
+    if batch:  # B with A's batch dims in front, as the per-matrix fallback indexes both by them
+        B = B.expand(batch + (B._shape[-1:] if vec else B._shape[-2:]))
+    return linalg_solve_ex(*_ex(fn, check_errors, A, B))
+
+
+def inv_ex(A, *, check_errors=False, out=None):
+    """``torch.linalg.inv_ex``: (inverse, info) per matrix of the batch; see ``_ex``."""
+    return linalg_inv_ex(*_ex(_inv_fn, check_errors, A))
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    """``torch.linalg.cholesky_ex``: (L, info) per matrix of the batch; info 0 where A is positive-definite;
+    see ``_ex``."""
+    from .lapack import cholesky
+
+    def fn(a):
+        return cholesky(a, upper=upper)
+    fn.__nan_like__ = lambda a: a * float("nan")
+    return linalg_cholesky_ex(*_ex(fn, check_errors, A))
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None):
+    """Number of singular values of A (*, m, n) above max(atol, rtol * largest) (``torch.linalg.matrix_rank``);
+    by default rtol = eps * max(m, n) and atol = 0 (``tol``, the older spelling, is atol). int64 (*)."""
+    from .lapack import svdvals
+    from .pointwise import maximum
+    S = svdvals(A.detach())
+    if tol is not None:
+        atol = tol
+    if rtol is None:
+        rtol = 0.0 if atol is not None and atol > 0 else _dt.finfo(A.dtype).eps * max(A._shape[-2:])
+    thresh = maximum(S.amax(-1, keepdim=True) * rtol, S.new_tensor(atol or 0.0)) if S.numel() else S
+    return (S > thresh).sum(-1)
+
+
+def multi_dot(tensors, *, out=None):
+    """The product of a chain of matrices (``torch.linalg.multi_dot``): the first may be 1-D (a row vector)
+    and the last 1-D (a column vector); the others 2-D. Multiplied in the cheapest order (dynamic programming
+    over the chain, as Cormen et al., 15.2)."""
+    from .linalg import matmul
+    ts = list(tensors)
+    if len(ts) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(ts)}")
+    first_vec, last_vec = ts[0].ndim == 1, ts[-1].ndim == 1
+    if first_vec:
+        ts[0] = ts[0].unsqueeze(0)
+    if last_vec:
+        ts[-1] = ts[-1].unsqueeze(-1)
+    for i, t in enumerate(ts):
+        if t.ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D")
+    dims = [ts[0]._shape[0]] + [t._shape[1] for t in ts]
+    n = len(ts)
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = float("inf")
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+
+    def build(i, j):
+        return ts[i] if i == j else matmul(build(i, split[i][j]), build(split[i][j] + 1, j))
+    r = build(0, n - 1)
+    if first_vec:
+        r = r.squeeze(0)
+    if last_vec:
+        r = r.squeeze(-1)
+    return r
+
+
+def chain_matmul(*matrices, out=None):
+    """``torch.chain_matmul`` (deprecated in torch for ``linalg.multi_dot``): the product of 2-D matrices."""
+    if len(matrices) == 1:
+        return matrices[0].clone()
+    return multi_dot(matrices)
+
+
+def cond(A, p=None, *, out=None):
+    """Condition number of A (*, n, n) in the norm ``p`` (``torch.linalg.cond``): the ratio of extreme singular
+    values for p None / 2 / -2, else ||A||_p * ||A^-1||_p with p in 'fro', 'nuc', inf, -inf, 1, -1."""
+    from .lapack import inv, matrix_norm, svdvals
+    if p is None or p in (2, -2):
+        S = svdvals(A)
+        r = S[..., 0] / S[..., -1]
+        return r if p != -2 else 1 / r
+    return matrix_norm(A, p) * matrix_norm(inv(A), p)
+
+
+def vecdot(x, y, *, dim=-1, out=None):
+    """Sum of x * y (conjugating x for complex inputs) along ``dim`` with broadcasting (``torch.linalg.vecdot``)."""
+    if x.dtype.is_complex:
+        x = x.conj()
+    return (x * y).sum(dim)
+
+
+def linalg_cross(input, other, *, dim=-1, out=None):
+    """``torch.linalg.cross``: the cross product along ``dim`` (size 3), default the last dim."""
+    from .composites import cross
+    return cross(input, other, dim)
+
+
+def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """``torch.linalg.diagonal``: ``torch.diagonal`` with the last two dims as defaults."""
+    return A.diagonal(offset, dim1, dim2)
+
+
+def linalg_vander(x, *, N=None):
+    """``torch.linalg.vander``: x (*, n) -> (*, n, N) with columns x^0, x^1, ..., x^(N-1) (N defaults to n)."""
+    from .shape import stack
+    n = x._shape[-1] if N is None else N
+    if n <= 0:
+        raise RuntimeError("N must be greater than 1.")
+    cols = [x * 0 + 1]
+    for _ in range(1, n):
+        cols.append(cols[-1] * x)
+    return stack(cols, -1)
+
+
+def tensorinv(A, ind=2, *, out=None):
+    """``torch.linalg.tensorinv``: the inverse of A seen as a matrix of prod(A.shape[:ind]) rows; the result has
+    shape A.shape[ind:] + A.shape[:ind]."""
+    import math as _m
+    from .lapack import inv
+    rows, cols = A._shape[:ind], A._shape[ind:]
+    if _m.prod(rows) != _m.prod(cols):
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {_m.prod(cols)} != {_m.prod(rows)}")
+    return inv(A.reshape(_m.prod(rows), _m.prod(cols))).reshape(tuple(cols) + tuple(rows))
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    """``torch.linalg.tensorsolve``: X with tensordot(A, X, X.ndim) = B; ``dims`` moves those dims of A last."""
+    import math as _m
+    if dims is not None:
+        keep = [d for d in range(A.ndim) if d not in [d % A.ndim for d in dims]]
+        A = A.permute(keep + [d % A.ndim for d in dims])
+    xshape = A._shape[B.ndim:]
+    return solve(A.reshape(B.numel(), _m.prod(xshape)), B.reshape(-1)).reshape(xshape)
+
+
+def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
+    """``torch.nuclear_norm``: the sum of the singular values of the matrices in ``dim`` (the last two by
+    default)."""
+    from .lapack import matrix_norm
+    return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
+
+
+__all__ += ["nuclear_norm"]

@@ -323,8 +323,12 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         input = input.to(dtype)
     if p == "fro" or p == 2:
         return _root(sum(input * input, dim, keepdim), 2, input.requires_grad)
-    if p == "nuc":
-        raise NotImplementedError("norm(p='nuc') is not supported by tinytorch")
+    if p == "nuc":  # the sum of singular values of the matrices in the last two dims (or ``dim``)
+        from .lapack import matrix_norm
+        dims = tuple(range(input.ndim)) if dim is None else tuple(dim)
+        if len(dims) != 2:
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dims))}")
+        return matrix_norm(input, "nuc", dims, keepdim)
     a = abs(input)
     if p == math.inf:
         return amax(a, dim if dim is not None else (), keepdim)
