@@ -336,3 +336,36 @@ def test_lbfgs_rejects_groups_and_missing_closure():
     with pytest.raises(RuntimeError, match="only 'strong_wolfe'"):
         p.grad = tt.ones(2)
         tt.optim.LBFGS([p], line_search_fn="armijo").step(lambda: (p * p).sum())
+
+
+def test_grad_scaler_matches_torch():
+    """Scale sequence, skipped steps on inf, explicit unscale_, and state_dict, step for step against torch."""
+    import warnings
+
+    def run(lib):
+        w = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        opt = lib.optim.SGD([w], lr=0.1)
+        sc = lib.amp.GradScaler("cpu", init_scale=4.0, growth_interval=2)
+        scales, ws = [], []
+        for i in range(6):
+            opt.zero_grad()
+            loss = (w * w).sum() * (float("inf") if i == 3 else 1.0)
+            sc.scale(loss).backward()
+            if i == 1:
+                sc.unscale_(opt)
+                with pytest.raises(RuntimeError, match="already been called"):
+                    sc.unscale_(opt)
+            sc.step(opt)
+            sc.update()
+            scales.append(sc.get_scale())
+            ws.append(w.detach().numpy().copy())
+        return scales, np.array(ws), sc.state_dict()
+    (s1, w1, d1), (s2, w2, d2) = run(tt), run(torch)
+    assert s1 == s2 and d1 == d2
+    np.testing.assert_allclose(w1, w2, rtol=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert not tt.cuda.amp.GradScaler().is_enabled() and not torch.cuda.amp.GradScaler().is_enabled()
+    off = tt.amp.GradScaler("cpu", enabled=False)
+    x = tt.ones(2)
+    assert off.scale(x) is x and off.get_scale() == 1.0 and off.state_dict() == {}

@@ -44,6 +44,8 @@ from ._ops.variants import *  # noqa: E402,F401,F403
 from . import linalg  # noqa: E402
 from . import fft  # noqa: E402
 from . import special  # noqa: E402
+from . import amp  # noqa: E402
+from .amp import GradScaler  # noqa: E402,F401
 from ._legacy import *  # noqa: E402,F401,F403
 from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled, is_anomaly_enabled,  # noqa: E402,F401
                                     set_anomaly_enabled)

@@ -23,3 +23,15 @@ manual_seed_all = manual_seed
 
 def synchronize(device=None):
     raise RuntimeError("tinytorch has no CUDA backend (use device='opencl' for a GPU without CUDA)")
+
+
+class _AmpNamespace:
+    """``torch.cuda.amp``: its GradScaler, which (as torch's without CUDA) warns and disables itself."""
+
+    @staticmethod
+    def GradScaler(init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000, enabled=True):
+        from .amp import GradScaler
+        return GradScaler("cuda", init_scale, growth_factor, backoff_factor, growth_interval, enabled)
+
+
+amp = _AmpNamespace()
