@@ -369,3 +369,20 @@ def test_grad_scaler_matches_torch():
     off = tt.amp.GradScaler("cpu", enabled=False)
     x = tt.ones(2)
     assert off.scale(x) is x and off.get_scale() == 1.0 and off.state_dict() == {}
+
+
+def test_poisson_binomial_cauchy_geometric_sample_statistics():
+    """Different random streams than torch, so moments: means and variances of 20000 draws per parameter."""
+    tt.manual_seed(0)
+    x = tt.poisson(tt.tensor([0.5, 4.0, 20.0]).expand(20000, 3))
+    assert x.dtype == tt.float32 and np.allclose(x.mean(0).numpy(), [0.5, 4, 20], rtol=0.03)
+    assert np.allclose(x.var(0).numpy(), [0.5, 4, 20], rtol=0.06)
+    b = tt.binomial(tt.tensor([10.0, 50.0]).expand(20000, 2), tt.tensor([0.3, 0.9]))
+    assert np.allclose(b.mean(0).numpy(), [3, 45], rtol=0.02) and np.allclose(b.var(0).numpy(), [2.1, 4.5], rtol=0.06)
+    assert float(b.max()) <= 50 and float(b.min()) >= 0
+    assert abs(float(tt.empty(20000).cauchy_(1.0, 2.0).median()) - 1.0) < 0.1
+    g = tt.empty(20000).geometric_(0.25)
+    assert abs(float(g.mean()) - 4.0) < 0.15 and float(g.min()) == 1.0
+    for lib in (tt, torch):
+        with pytest.raises(RuntimeError):
+            lib.poisson(lib.tensor([-1.0]))

@@ -562,6 +562,24 @@ def bernoulli(input, p=None, *, generator=None):
     return _from_host((u < probs).astype(input.dtype.np), input.dtype, input.device)
 
 
+def poisson(input, generator=None):
+    """Samples of Poisson(rate) for each element of the non-negative float tensor ``input`` of rates
+    (``torch.poisson``): same shape and dtype; RuntimeError for negative rates. No gradient."""
+    rates = input.detach().numpy(force=True)
+    if np.any(rates < 0):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return _from_host(_rng(generator).poisson(rates).astype(input.dtype.np), input.dtype, input.device)
+
+
+def binomial(count, prob, generator=None):
+    """Samples of Binomial(count, prob), elementwise with broadcasting (``torch.binomial``); float tensors in,
+    float samples of count's dtype out."""
+    n = count.detach().numpy(force=True)
+    p = prob.detach().numpy(force=True)
+    out = _rng(generator).binomial(np.broadcast_to(n, np.broadcast_shapes(n.shape, p.shape)).astype(np.int64), p)
+    return _from_host(np.asarray(out).astype(count.dtype.np), count.dtype, count.device)
+
+
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     """Indices sampled from the rows of ``input`` (non-negative weights), int64 of shape (..., num_samples)."""
     w = input.detach().numpy(force=True).astype(np.float64)
@@ -612,3 +630,5 @@ _rand_fill("bernoulli_", lambda r, s, p=0.5: (r.random(s) < (p.numpy(force=True)
 _rand_fill("exponential_", lambda r, s, lambd=1.0: r.exponential(1.0 / lambd, s))
 _rand_fill("random_", lambda r, s, a=0, b=None: r.integers(0, a, s) if b is None else r.integers(a, b, s))
 _rand_fill("log_normal_", lambda r, s, mean=1.0, std=2.0: r.lognormal(mean, std, s))
+_rand_fill("cauchy_", lambda r, s, median=0.0, sigma=1.0: r.standard_cauchy(s) * sigma + median)
+_rand_fill("geometric_", lambda r, s, p: r.geometric(p, s))
