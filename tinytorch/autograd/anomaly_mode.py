@@ -1,8 +1,9 @@
 """Anomaly detection (``torch.autograd.detect_anomaly`` / ``set_detect_anomaly``): while enabled, the backward
 engine checks every gradient a node returns and raises on NaN, naming the node. PyTorch also records the
 forward stack trace of each node to print with the error; tinytorch does not (the error names the node)."""
-import functools
 import warnings
+
+from .grad_mode import _ContextDecorator
 
 _anomaly = {"enabled": False, "check_nan": True}
 
@@ -22,14 +23,7 @@ def set_anomaly_enabled(enabled, check_nan=True):
     _anomaly["enabled"], _anomaly["check_nan"] = bool(enabled), bool(check_nan)
 
 
-class _AnomalyMode:
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*a, **k):
-            with self.__class__(*self._args):
-                return fn(*a, **k)
-        return wrapper
-
+class _AnomalyMode(_ContextDecorator):
     def __enter__(self):
         self._prev = (_anomaly["enabled"], _anomaly["check_nan"])
         set_anomaly_enabled(self._mode, self._check_nan)

@@ -16,8 +16,9 @@ def is_inference_mode_enabled():
     return _state["inference"]
 
 
-class _Mode:
-    _value = None
+class _ContextDecorator:
+    """A context manager that also decorates functions: each call runs inside a fresh instance built from
+    ``self._args``."""
 
     def __call__(self, fn):
         @functools.wraps(fn)
@@ -25,6 +26,10 @@ class _Mode:
             with self.__class__(*self._args):
                 return fn(*a, **k)
         return wrapper
+
+
+class _Mode(_ContextDecorator):
+    _value = None
 
     def __enter__(self):
         self._prev = (_state["enabled"], _state["inference"])

@@ -1,33 +1,14 @@
 import math
-from numbers import Number
 
 from .._ops.creation import empty
 from .._ops.pointwise import expm1, log, log1p
 from .._tensor import Size
-from . import constraints
-from .distribution import Distribution
-from .normal import _params
+from .normal import LocScale
 
 
-class Laplace(Distribution):
+class Laplace(LocScale):
     """Laplace distribution, density exp(-|x - loc| / scale) / (2 scale) (``torch.distributions.Laplace``);
     scale > 0. Reparameterized by the inverse cdf of u ~ U(eps - 1, 1), as torch."""
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = _params(loc, scale)
-        batch = Size() if isinstance(loc, Number) and isinstance(scale, Number) else self.loc.shape
-        super().__init__(batch, validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

@@ -19,9 +19,9 @@ def _params(*args):
     return broadcast_tensors(*ts)
 
 
-class Normal(Distribution):
-    """Normal distribution N(loc, scale^2) (``torch.distributions.Normal``); loc and scale broadcast to the
-    batch shape, scale > 0. Reparameterized: rsample = loc + scale * eps, eps ~ N(0, 1)."""
+class LocScale(Distribution):
+    """A distribution over the reals symmetric about ``loc`` with spread ``scale`` > 0, broadcast to the
+    batch shape: the shared part of Normal and Laplace (parameters, mean and mode)."""
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
@@ -38,6 +38,11 @@ class Normal(Distribution):
     @property
     def mode(self):
         return self.loc
+
+
+class Normal(LocScale):
+    """Normal distribution N(loc, scale^2) (``torch.distributions.Normal``); loc and scale broadcast to the
+    batch shape, scale > 0. Reparameterized: rsample = loc + scale * eps, eps ~ N(0, 1)."""
 
     @property
     def stddev(self):
