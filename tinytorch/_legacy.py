@@ -71,10 +71,12 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
 
 
 def are_deterministic_algorithms_enabled():
+    """The mode last given to ``use_deterministic_algorithms`` (False at start)."""
     return _settings["deterministic"]
 
 
 def is_deterministic_algorithms_warn_only_enabled():
+    """The ``warn_only`` last given to ``use_deterministic_algorithms``."""
     return _settings["warn_only"]
 
 
@@ -91,4 +93,5 @@ def set_float32_matmul_precision(precision):
 
 
 def get_float32_matmul_precision():
+    """The precision last set by ``set_float32_matmul_precision`` ('highest' at start)."""
     return _settings["matmul_precision"]
