@@ -24,7 +24,25 @@ OPTS = [
     ("RAdam", dict(lr=0.01, betas=(0.5, 0.6), weight_decay=0.1, decoupled_weight_decay=True)),
     ("Rprop", dict(lr=0.01)), ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.1), maximize=True)),
     ("ASGD", dict(lr=0.01)), ("ASGD", dict(lr=0.01, lambd=0.1, alpha=0.5, t0=2, weight_decay=0.1)),
+    ("Adafactor", dict()), ("Adafactor", dict(lr=0.05, weight_decay=0.1, d=1.5, eps=(1e-6, 1e-2), maximize=True)),
 ]
+
+
+@pytest.mark.parametrize("shape", [(5,), (2, 3, 4)])
+def test_adafactor_vector_and_stacked_matrices_match_torch(shape):
+    """A full second moment for vectors, row/column factors over the last two dims of a 3-D parameter."""
+    a = np.random.default_rng(0).standard_normal(shape)
+    p_tt, p_th = tt.nn.Parameter(tt.tensor(a)), torch.nn.Parameter(torch.tensor(a))
+    o_tt, o_th = tt.optim.Adafactor([p_tt], lr=0.03), torch.optim.Adafactor([p_th], lr=0.03)
+    for _ in range(5):
+        for p, o in ((p_tt, o_tt), (p_th, o_th)):
+            o.zero_grad()
+            (p.sin() * p).sum().backward()
+            o.step()
+        assert_close(p_tt.detach(), p_th.detach(), "float64", 1e-9, 1e-11)
+    assert set(o_tt.state[p_tt]) == set(o_th.state[p_th])
+    with pytest.raises(ValueError, match="beta2_decay should be <= 0"):
+        tt.optim.Adafactor([p_tt], beta2_decay=0.5)
 
 
 # cpu and opencl run their fused updates, mydev the in-place ops

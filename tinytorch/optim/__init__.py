@@ -1,5 +1,5 @@
 """``tinytorch.optim``: Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, Rprop, ASGD,
-LBFGS and ``lr_scheduler``."""
+LBFGS, Adafactor and ``lr_scheduler``."""
 from .optimizer import Optimizer
 from .sgd import SGD
 from .adam import Adam, AdamW
@@ -12,4 +12,5 @@ from .radam import RAdam
 from .rprop import Rprop
 from .asgd import ASGD
 from .lbfgs import LBFGS
+from .adafactor import Adafactor
 from . import lr_scheduler
