@@ -550,6 +550,12 @@ OPS = [
            + m.searchsorted(s.sort(-1).values, v, right=True) + m.bucketize(v, s[0].sort().values),
            [[(3, 5), (3, 4)]], grad=False),
     # more nn.functional
+    OpInfo("index_reduce_amax", lambda m, x, s, i: x.index_reduce(0, i, s, "amax"), [[(5, 3), (4, 3), (4,)]],
+           int_inputs={2: 5}),
+    OpInfo("index_reduce_mean_exclusive", lambda m, x, s, i: x.index_reduce(1, i, s, "mean", include_self=False),
+           [[(3, 5), (3, 4), (4,)]], int_inputs={2: 5}),
+    OpInfo("index_reduce_prod", lambda m, x, s, i: x.index_reduce(0, i, s, "prod"), [[(5, 3), (4, 3), (4,)]],
+           int_inputs={2: 5}, low=0.5, high=2.0),
     OpInfo("adaptive_max_pool3d", lambda m, x: m.nn.functional.adaptive_max_pool3d(x, (2, None, 4)),
            [[(2, 3, 5, 3, 7)], [(2, 4, 4, 4)]]),
     OpInfo("adaptive_max_pool3d_indices", lambda m, x: m.nn.functional.adaptive_max_pool3d(x, 3, True)[0]

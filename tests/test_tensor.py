@@ -376,3 +376,16 @@ def test_legacy_tensor_types_and_process_settings_match_torch():
         with pytest.warns(UserWarning, match="has no effect"):
             lib.set_float32_matmul_precision("fast")
         assert lib.get_float32_matmul_precision() == "highest"
+
+
+def test_python_callable_maps_match_torch():
+    got, want = [], []
+    for lib, out in ((tt, got), (torch, want)):
+        x = lib.tensor([1.0, 2.0])
+        x.apply_(lambda v: v * 3)
+        x.map_(lib.tensor([1.0, 1.0]), lambda a, b: a + b)
+        x.map2_(lib.tensor([1.0, 2.0]), lib.tensor(2.0), lambda a, b, c: a * b + c)
+        out.append(x.tolist())
+        with pytest.raises(RuntimeError, match="requires grad"):
+            lib.ones(2, requires_grad=True).apply_(lambda v: v)
+    assert got == want

@@ -1119,3 +1119,44 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
 
 
 __all__ += ["histogram"]
+
+
+@method("index_reduce")
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """Reduces the slices of ``source`` along ``dim`` into the slices of ``input`` named by the 1-D ``index``
+    with 'prod', 'mean', 'amax' or 'amin', counting input's own slice unless ``include_self`` is False
+    (``torch.index_reduce``): ``scatter_reduce`` with the index spread along ``dim``. Same shape as input."""
+    d = _strides.wrap_dim(dim, builtins.max(source.ndim, 1))
+    if index.ndim != 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, got {index.ndim}-D")
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    shape = [1] * source.ndim
+    shape[d] = index.numel()
+    return input.scatter_reduce(d, index.reshape(shape).expand(source._shape), source, reduce,
+                                include_self=include_self)
+
+
+method("index_reduce_")(lambda self, dim, index, source, reduce, *, include_self=True: self._inplace(
+    lambda x: index_reduce(x, dim, index, source, reduce, include_self=include_self)))
+
+
+def _python_map(self, op, fn, *others):
+    """Writes fn(self[i], other[i], ...) into self elementwise, in Python (``apply_`` / ``map_`` / ``map2_``)."""
+    import numpy as np
+    from .creation import tensor
+    if self.device.type != "cpu":
+        raise RuntimeError(f"{op} is only implemented on CPU tensors")
+    if self.requires_grad:
+        raise RuntimeError(f"Can't call {op}() on Variable that requires grad. Use var.detach().{op}() instead.")
+    args = [self.detach().numpy()] + [np.broadcast_to(o.detach().numpy(), self._shape) for o in others]
+    out = np.vectorize(fn, otypes=[self.dtype.np])(*args) if self.numel() else args[0]
+    self.copy_(tensor(out, dtype=self.dtype))
+    return self
+
+
+method("apply_")(lambda self, callable: _python_map(self, "apply_", callable))
+method("map_")(lambda self, tensor, callable: _python_map(self, "map_", callable, tensor))
+method("map2_")(lambda self, x, y, callable: _python_map(self, "map2_", callable, x, y))
+
+__all__ += ["index_reduce"]
