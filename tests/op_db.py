@@ -114,6 +114,10 @@ OPS = [
     OpInfo("mvlgamma", lambda m, x: m.mvlgamma(x, 3), [[(3, 4)]], low=1.2, high=6.0, atol=1e-5),
     OpInfo("special_zeta", lambda m, x, q: m.special.zeta(x, q), [[(3, 4), (3, 4)], [(3, 4), (4,)]], low=1.2,
            high=6.0, grad=False, rtol=2e-5),
+    # modified Bessel functions: the series (|x| < 30) and the large-argument expansion (x * 20 reaches 40)
+    OpInfo("i0", lambda m, x: m.i0(x * 20), [[(3, 4)]], rtol=2e-5),
+    OpInfo("special_i0e_i1_i1e", lambda m, x: m.special.i0e(x * 20) + m.special.i1(x * 3) + m.special.i1e(x * 20),
+           [[(3, 4)]], rtol=2e-5, atol=1e-5),
     OpInfo("special_entr", lambda m, x: m.special.entr(x), [[(3, 4)]], low=0.05, high=2.0),
     # negative inputs: -inf, and a NaN gradient as torch's formula gives (finite differences cannot agree)
     OpInfo("special_entr_negative", lambda m, x: m.special.entr(x), [[(3, 4)]], low=-0.5, high=2.0, gradcheck=False),

@@ -163,7 +163,7 @@ def test_softmax_special_rows_match_torch(device, dtype):
 
 
 def test_gamma_family_matches_mpmath():
-    """lgamma, digamma, polygamma and the Hurwitz zeta against mpmath's arbitrary-precision values in float64
+    """lgamma, digamma, polygamma, the Hurwitz zeta and the Bessel functions i0 / i1 against mpmath's arbitrary-precision values in float64
     (torch's trigamma itself is only good to ~1e-10), including negative non-integer arguments."""
     mpmath = pytest.importorskip("mpmath")
     xs = [0.05, 0.5, 1.0, 1.54375, 2.5, 7.3, 15.0, 150.0, -0.5, -1.7, -2.25]
@@ -174,6 +174,11 @@ def test_gamma_family_matches_mpmath():
         checks.append((tt.polygamma(n, x), [float(mpmath.polygamma(n, v)) for v in xs]))
     checks.append((tt.special.zeta(tt.tensor([1.5, 2.0, 4.0], dtype=tt.float64), tt.tensor([0.3, 2.2, -1.5], dtype=tt.float64)),
                    [float(mpmath.zeta(1.5, 0.3)), float(mpmath.zeta(2.0, 2.2)), float(mpmath.zeta(4.0, -1.5))]))
+    bx = [0.5, -1.7, 12.0, -19.9, 29.9, 30.0, 31.0, 80.0, 300.0]
+    b = tt.tensor(bx, dtype=tt.float64)
+    checks.append((tt.special.i0(b), [float(mpmath.besseli(0, v)) for v in bx]))
+    checks.append((tt.special.i1(b), [float(mpmath.besseli(1, v)) for v in bx]))
+    checks.append((tt.special.i1e(b * 10), [float(mpmath.besseli(1, 10 * v) * mpmath.exp(-abs(10 * v))) for v in bx]))
     for got, want in checks:
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-13, atol=1e-14)
 
@@ -253,3 +258,9 @@ def test_linalg_ex_variants_report_singular_matrices_per_batch():
         tt.linalg.inv_ex(tt.tensor(S), check_errors=True)
     with pytest.raises(RuntimeError, match="dim must be a 2-tuple"):
         tt.norm(tt.ones(2, 3, 3), p="nuc")
+
+
+def test_kaiser_window_matches_torch():
+    for args in [(8,), (9, False), (10, True, 5.0), (1,), (0,)]:
+        assert_close(tt.kaiser_window(*args), torch.kaiser_window(*args), atol=1e-7, msg=str(args))
+    assert_close(tt.kaiser_window(12, dtype=tt.float64), torch.kaiser_window(12, dtype=torch.float64), "float64")

@@ -1,8 +1,8 @@
 """``torch.special``: special functions under SciPy-style names (https://pytorch.org/docs/stable/special.html).
 
 Most are the elementwise ops of the top-level namespace under another name; the gamma family (gammaln, psi,
-polygamma, multigammaln, zeta) lives in ``tinytorch/_ops/special.py``. Bessel functions, orthogonal
-polynomials, erfcx, log_ndtr and the incomplete gamma functions are not implemented: asking for one raises
+polygamma, multigammaln, zeta) lives in ``tinytorch/_ops/special.py``. Bessel functions other than i0/i1 (and
+their scaled forms), orthogonal polynomials, erfcx, log_ndtr and the incomplete gamma functions are not implemented: asking for one raises
 AttributeError.
 """
 import math
@@ -14,7 +14,7 @@ from ._ops import special as _sp
 from ._ops import composites as _cmp
 from ._ops import nn as _nn
 
-__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "log1p",
+__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e", "log1p",
            "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc",
            "softmax", "xlog1py", "xlogy", "zeta"]
 
@@ -23,6 +23,7 @@ gammaln = _sp.lgamma
 polygamma = _sp.polygamma
 zeta = _sp.zeta
 entr = _sp.entr
+i0, i0e, i1, i1e = _sp.i0, _sp.special_i0e, _sp.i1, _sp.special_i1e
 erf, erfinv, exp2, expm1, log1p, logit, xlogy = _pw.erf, _pw.erfinv, _pw.exp2, _pw.expm1, _pw.log1p, _pw.logit, _pw.xlogy
 expit = _pw.sigmoid
 erfc, sinc = _cmp.erfc, _cmp.sinc

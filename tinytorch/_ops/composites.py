@@ -912,6 +912,18 @@ def hann_window(window_length, periodic=True, *, dtype=None, device=None, requir
     return w.requires_grad_(requires_grad) if requires_grad else w
 
 
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, device=None, requires_grad=False):
+    """``i0(beta * sqrt(1 - (2k / (N - 1) - 1)^2)) / i0(beta)`` with N = window_length (+1 when periodic)
+    (``torch.kaiser_window``; Kaiser & Schafer 1980)."""
+    from .special import i0
+
+    def fn(k, m):
+        r = (k - (m - 1) / 2) / ((m - 1) / 2)
+        return i0(beta * (1 - r * r).clamp(min=0).sqrt()) / i0(k.new_tensor(beta))
+    w = _window("kaiser_window", window_length, periodic, dtype, device, fn)
+    return w.requires_grad_(requires_grad) if requires_grad else w
+
+
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, device=None,
                    requires_grad=False):
     """``alpha - beta cos(2 pi k / (N - 1))`` (``torch.hamming_window``)."""
@@ -1053,7 +1065,7 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0):
     return split_with_sizes(input, split_sizes, dim)
 
 
-__all__ += ["broadcast_shapes", "scalar_tensor", "rsub", "hann_window", "hamming_window", "blackman_window",
+__all__ += ["kaiser_window", "broadcast_shapes", "scalar_tensor", "rsub", "hann_window", "hamming_window", "blackman_window",
             "bartlett_window", "isin", "vander", "unravel_index", "combinations", "cumulative_trapezoid",
             "narrow_copy", "put", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes"]
 
