@@ -143,6 +143,8 @@ OPS = [
     # reductions
     OpInfo("sum", lambda m, x: m.sum(x), [[(3, 4)], [(0, 3)]], ALL_NUM + ("bool",)),
     OpInfo("sum_dim", lambda m, x: x.sum((0, 2), keepdim=True), [[(2, 3, 4)]], ALL_NUM),
+    # sums over dims of size 1 only (bias gradients at batch size 1): a copy, not a GEMV
+    OpInfo("sum_size1_dims", lambda m, x: x.sum(0) + x.sum((0, 2), keepdim=True).sum(), [[(1, 70, 1)]]),
     OpInfo("sum_dtype", lambda m, x: x.sum(1, dtype=m.float64), [[(3, 4)]], ("float32", "int64")),
     OpInfo("mean", lambda m, x: x.mean(), [[(3, 4)]]),
     OpInfo("mean_dim", lambda m, x: x.mean(-1), [[(2, 3, 4)], [(3, 0)]]),
@@ -179,7 +181,8 @@ OPS = [
     # linear algebra
     OpInfo("matmul", lambda m, x, y: x @ y, [[(3, 4), (4, 5)], [(2, 3, 4), (4, 2)], [(4,), (4, 3)], [(3, 4), (4,)],
                                               [(4,), (4,)], [(2, 1, 3, 4), (5, 4, 2)], [(0, 4), (4, 3)],
-                                              [(2, 3, 0), (0, 4)], [(0, 3, 5), (5, 2)], [(2, 3, 5), (5, 0)]]),
+                                              [(2, 3, 0), (0, 4)], [(0, 3, 5), (5, 2)], [(2, 3, 5), (5, 0)],
+                                              [(70, 1), (1, 80)], [(2, 5, 1), (3, 1, 4)]]),  # K = 1: a product
     # the cpu backend's blocked GEMM paths: split-K for long thin products, column blocks for a tiny left factor
     OpInfo("matmul_blocked", lambda m, x, y: x @ y, [[(4, 8200), (8200, 3)], [(6, 25), (25, 16400)]],
            ("float32", "float64", "int64"), -1.0, 1.0, atol=2e-3, gradcheck=False),

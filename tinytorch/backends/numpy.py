@@ -84,6 +84,8 @@ def _fsum(a, axes, keepdims=False):
     if a.dtype.type in (np.float32, np.float64) and a.flags.c_contiguous and a.size >= 64 and axes:
         k = len(axes)
         srt = sorted(axes)
+        if all(a.shape[d] == 1 for d in axes):  # nothing to add (a GEMV with K = 1 is slow in OpenBLAS)
+            return a.copy() if keepdims else a.reshape(tuple(n for d, n in enumerate(a.shape) if d not in axes)).copy()
         if srt == list(range(nd - k, nd)):
             lead = a.shape[:nd - k]
             out = a.reshape(math.prod(lead), -1) @ _ones(math.prod(a.shape[nd - k:]), a.dtype)
@@ -346,16 +348,41 @@ def _max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
     if ph or pw or eh or ew:
         low = -np.inf if floating else np.iinfo(x.dtype).min
         x = np.pad(x, ((0, 0), (0, 0), (ph, ph + eh), (pw, pw + ew)), constant_values=low)
-    # one pass per window offset over strided views (kh*kw vectorized compares, no window copy); ``code``
-    # records which offset won, so the index is computed once at the end
+    # one pass per window offset (kh*kw vectorized compares); ``code`` records which offset won, so the index
+    # is computed once at the end
+    if (sh, sw) == (kh, kw) and (dh, dw) == (1, 1):
+        # disjoint windows: one permuting copy puts each window offset in a contiguous plane, so the compares
+        # below run on contiguous arrays (strided slices cost ~10x more per element)
+        planes = np.ascontiguousarray(
+            x[:, :, :oh * kh, :ow * kw].reshape(n, c, oh, kh, ow, kw).transpose(3, 5, 0, 1, 2, 4))
+        window = lambda i, j: planes[i, j]  # noqa: E731
+    else:
+        window = lambda i, j: x[:, :, i * dh: i * dh + sh * (oh - 1) + 1: sh,  # noqa: E731
+                                j * dw: j * dw + sw * (ow - 1) + 1: sw]
+    best, code = _pool_argmax(window, kh, kw, False)
+    if floating and np.isnan(best).any():  # np.maximum propagates NaN, so only windows holding one show it
+        best, code = _pool_argmax(window, kh, kw, True)
+    offsets = [i * dh * w + j * dw for i in range(kh) for j in range(kw)]
+    base = (np.arange(oh).reshape(oh, 1) * sh - ph) * w + np.arange(ow) * sw - pw
+    idx = np.take(np.asarray(offsets, np.int64), code)
+    idx += base
+    if ph or pw or eh or ew:
+        from .._ops.nn import first_valid_tap
+        # a window holding nothing above the padding value reports its first real element, as PyTorch
+        np.copyto(idx, np.broadcast_to(first_valid_tap(oh, ow, h, w, stride, padding, dilation), idx.shape),
+                  where=best == low)
+    return best, idx
+
+
+def _pool_argmax(window, kh, kw, nan_rule):
+    """Max over the kh*kw window offsets (``window(i, j)`` gives one offset's values for every window) and the
+    flat offset number that won: the first maximum, or the last NaN when ``nan_rule``, as PyTorch."""
     best = code = None
-    offsets = []
-    nan_rule = floating and bool(np.isnan(x).any())
+    t = -1
     for i in range(kh):
         for j in range(kw):
-            sl = x[:, :, i * dh: i * dh + sh * (oh - 1) + 1: sh, j * dw: j * dw + sw * (ow - 1) + 1: sw]
-            t = len(offsets)
-            offsets.append(i * dh * w + j * dw)
+            sl = window(i, j)
+            t += 1
             if best is None:
                 best = sl.copy()
                 code = np.zeros(best.shape, np.uint8 if kh * kw < 256 else np.int32)
@@ -374,14 +401,7 @@ def _max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
                 np.maximum(code, flags, out=code)
             else:
                 np.maximum(code, better * np.int32(t), out=code)
-    base = (np.arange(oh).reshape(oh, 1) * sh - ph) * w + np.arange(ow) * sw - pw
-    idx = base + np.asarray(offsets, np.int64)[code]
-    if ph or pw or eh or ew:
-        from .._ops.nn import first_valid_tap
-        # a window holding nothing above the padding value reports its first real element, as PyTorch
-        np.copyto(idx, np.broadcast_to(first_valid_tap(oh, ow, h, w, stride, padding, dilation), idx.shape),
-                  where=best == low)
-    return best, idx
+    return best, code
 
 
 def _max_pool2d_backward(g, idx, input_shape, disjoint):
@@ -516,6 +536,9 @@ def _matmul(a, b):
         for i in range(0, b.shape[1], 4096):
             np.matmul(a, b[:, i:i + 4096], out=out[:, i:i + 4096])
         return out
+    if a.ndim >= 2 and b.ndim >= 2 and a.shape[-1] == 1:
+        # K = 1 (weight gradients at batch size 1): NumPy's matmul is ~5x slower than the broadcast product
+        return np.multiply(a, b)
     if a.ndim > 2 and b.ndim == 2 and a.size:
         # one (N*M, K) @ (K, P) GEMM instead of NumPy's loop of N small ones (2x faster for GPT-sized inputs)
         return np.matmul(a.reshape(-1, a.shape[-1]), b).reshape(a.shape[:-1] + (b.shape[-1],))
