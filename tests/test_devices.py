@@ -81,3 +81,72 @@ def test_opencl_without_a_platform_says_why(monkeypatch):
     with pytest.raises(RuntimeError, match="opencl device is not available: (no OpenCL platform|pyopencl is not)"):
         tt.zeros(2, device="opencl")
     assert tt.opencl.is_available() is False and tt.opencl.device_count() == 0
+
+
+def test_default_device_context_and_setter_match_torch():
+    """``with device(...)`` and ``set_default_device`` redirect factory functions and module parameters; from_numpy
+    stays on cpu; leaving the context (or passing None) restores cpu, as in torch."""
+    def probe(m):
+        return [str(t.device) for t in (m.zeros(2), m.randn(2), m.tensor([1.0]), m.arange(3), m.full((2,), 1.0),
+                                        m.as_tensor([1.0]), m.from_numpy(np.ones(2)), m.nn.Linear(3, 2).weight)]
+    for m in (torch, tt):
+        assert str(m.get_default_device()) == "cpu"
+    with torch.device("meta"):
+        ref = probe(torch)
+    with tt.device("meta"):
+        ours = probe(tt)
+        big = tt.nn.Linear(10 ** 5, 10 ** 5)  # instant: no data
+        assert big.weight.shape == (10 ** 5, 10 ** 5)
+        with tt.device("cpu"):
+            assert tt.zeros(1).device.type == "cpu"
+        assert str(tt.get_default_device()) == "meta"
+    assert ours == ref
+    assert probe(tt) == probe(torch)
+    try:
+        torch.set_default_device("meta")
+        tt.set_default_device("meta")
+        assert probe(tt) == probe(torch)
+        assert str(tt.get_default_device()) == str(torch.get_default_device())
+    finally:
+        torch.set_default_device(None)
+        tt.set_default_device(None)
+    assert tt.zeros(1).device.type == "cpu"
+    with pytest.raises(RuntimeError, match="nosuchdev"):
+        tt.set_default_device("nosuchdev")
+
+
+@pytest.mark.parametrize("device", ["cpu"] + (["opencl"] if tt.opencl.is_available() else []))
+def test_view_dtype_reinterprets_bytes_as_torch(device):
+    """view(dtype) over the same memory: same element size, wider and narrower elements, bool/uint8, complex;
+    writes show through with one version counter; the layout errors name both dtypes."""
+    rng = np.random.default_rng(0)
+    base = rng.standard_normal((3, 4)).astype(np.float32)
+    cases = [lambda m, x: x.view(m.int32), lambda m, x: x.view(m.float64), lambda m, x: x.view(m.uint8),
+             lambda m, x: x.view(m.float16), lambda m, x: x[:, 2:].view(m.float64), lambda m, x: x.view(m.complex64),
+             lambda m, x: x.view(m.int32).view(m.float32), lambda m, x: x.t().view(m.int32)]
+    for f in cases:
+        ref = f(torch, torch.tensor(base))
+        ours = f(tt, tt.tensor(base, device=device))
+        assert tuple(ours.shape) == tuple(ref.shape) and ours.stride() == ref.stride()
+        assert ours.storage_offset() == ref.storage_offset()
+        np.testing.assert_array_equal(ours.cpu().numpy(), ref.numpy())
+    x = tt.ones(2, 4, device=device)
+    z = x.view(tt.int32)
+    z[0, 0] = 0
+    assert x[0, 0].item() == 0.0 and x._version == z._version == 1
+    assert not tt.ones(3, requires_grad=True).view(tt.int32).requires_grad
+    for m, dev in ((torch, "cpu"), (tt, device)):
+        for bad, msg in ((lambda: m.arange(6.0, device=dev)[::2].view(m.float64), "size\\(-1\\) must be divisible by 2"),
+                         (lambda: m.arange(5.0, device=dev)[1:].view(m.float64), "storage_offset\\(\\) must be divisible"),
+                         (lambda: m.tensor(2.0, device=dev).view(m.float16), "dim\\(\\) cannot be 0 to view Float as Half"),
+                         (lambda: m.ones(4, 2, device=dev).t().view(m.float64), "stride\\(-1\\) must be 1 to view Float "
+                                                                                 "as Double \\(different element sizes\\)")):
+            with pytest.raises(RuntimeError, match=msg):
+                bad()
+
+
+def test_view_dtype_on_meta_and_on_a_backend_without_reinterpret():
+    assert tuple(tt.zeros(4, 6, device="meta").view(tt.float64).shape) == (4, 3)
+    import mydevice  # noqa: F401  (registers mydev, which does not implement Backend.reinterpret)
+    with pytest.raises(NotImplementedError, match="'mydev' device.*Backend.reinterpret"):
+        tt.ones(4, device="mydev").view(tt.int32)

@@ -389,3 +389,44 @@ def test_python_callable_maps_match_torch():
         with pytest.raises(RuntimeError, match="requires grad"):
             lib.ones(2, requires_grad=True).apply_(lambda v: v)
     assert got == want
+
+
+def test_resize_and_new_match_torch():
+    """resize_ shrinks as a view of the same storage, grows keeping the old elements in front, keeps a same-size
+    non-contiguous layout; resize_as_; the legacy constructor Tensor.new; their errors."""
+    for m in (torch, tt):
+        x = m.arange(6.0)
+        x.resize_(2, 2)
+        assert x.tolist() == [[0, 1], [2, 3]] and x.stride() == (2, 1)
+        x.resize_(3, 3)
+        assert tuple(x.shape) == (3, 3) and x.flatten()[:6].tolist() == [0, 1, 2, 3, 4, 5]
+        t = m.arange(6.0).reshape(2, 3).t()
+        t.resize_(3, 2)
+        assert t.stride() == (1, 3) and t.tolist() == [[0, 3], [1, 4], [2, 5]]
+        assert tuple(m.ones(2, 3).resize_as_(m.ones(3)).shape) == (3,)
+        assert tuple(m.resize_as_(m.ones(2), m.ones(2, 2)).shape) == (2, 2)
+        with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+            m.ones(2, requires_grad=True).resize_(3)
+        y = m.ones(2, 3, dtype=m.float64)
+        assert tuple(y.new().shape) == (0,) and tuple(y.new(2, 3).shape) == (2, 3)
+        assert y.new([1, 2]).dtype == m.float64 and y.new([1, 2]).tolist() == [1, 2]
+        assert tuple(y.new(m.Size([4])).shape) == (4,)
+        with pytest.raises(TypeError, match="new\\(\\): data must be a sequence"):
+            y.new(1.5)
+    m = tt.zeros(2, device="meta")
+    m.resize_(5)
+    assert tuple(m.shape) == (5,) and m.device.type == "meta"
+
+
+def test_post_accumulate_grad_hook_matches_torch():
+    for m in (torch, tt):
+        w = m.ones(3, requires_grad=True)
+        seen = []
+        h = w.register_post_accumulate_grad_hook(lambda p: seen.append(p.grad.tolist()))
+        (w * 2).sum().backward()
+        (w * 3).sum().backward()
+        h.remove()
+        (w * 1).sum().backward()
+        assert seen == [[2.0] * 3, [5.0] * 3]
+        with pytest.raises(RuntimeError, match="non-leaf"):
+            (w * 2).register_post_accumulate_grad_hook(print)

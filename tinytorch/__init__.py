@@ -8,7 +8,8 @@ import builtins as _builtins
 from . import _dtype as _dtype_mod
 from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype, finfo, float, float16, float32, float64, get_default_dtype, half,
                     iinfo, int, int8, int16, int32, int64, long, promote_types, set_default_dtype, short, uint8)
-from .device import device, register_backend, is_registered as device_module_registered
+from .device import device, register_backend, is_registered as device_module_registered  # noqa: F401
+from .device import get_default_device, set_default_device  # noqa: F401
 from .backends.numpy import NumpyBackend as _NumpyBackend
 
 from .backends.meta import MetaBackend as _MetaBackend
@@ -45,7 +46,12 @@ from . import linalg  # noqa: E402
 from . import fft  # noqa: E402
 from . import special  # noqa: E402
 from . import amp  # noqa: E402
-from .amp import GradScaler  # noqa: E402,F401
+from .amp import GradScaler, autocast  # noqa: E402,F401
+from .amp.autocast_mode import (autocast_decrement_nesting, autocast_increment_nesting,  # noqa: E402,F401
+                                clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype,
+                                get_autocast_gpu_dtype, is_autocast_cache_enabled, is_autocast_cpu_enabled,
+                                is_autocast_enabled, set_autocast_cache_enabled, set_autocast_cpu_dtype,
+                                set_autocast_cpu_enabled, set_autocast_dtype, set_autocast_enabled)
 from ._legacy import *  # noqa: E402,F401,F403
 from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled, is_anomaly_enabled,  # noqa: E402,F401
                                     set_anomaly_enabled)

@@ -66,6 +66,7 @@ class Tensor:
     __hash__ = object.__hash__
     # rarely set fields: class-level defaults keep tensor creation cheap (instances override in __dict__)
     _grad = None
+    _post_acc_hooks = None
     _output_nr = 0
     _base = None
     _hooks = None
@@ -316,6 +317,30 @@ class Tensor:
         else:
             self.grad_fn.register_prehook(self._output_nr, hook)
             lst = self.grad_fn.pre_hooks[self._output_nr]
+
+        class _Handle:
+            def remove(self_h):
+                if hook in lst:
+                    lst.remove(hook)
+        return _Handle()
+
+    @property
+    def _version(self):
+        """The version counter of this tensor's storage: in-place writes through any view bump it."""
+        return self._storage._version[0]
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Register ``hook(tensor)``, called after a backward pass has accumulated into this leaf's ``.grad``
+        (``torch.Tensor.register_post_accumulate_grad_hook``: e.g. an optimizer step per parameter inside
+        backward). RuntimeError on a tensor that does not require grad or is not a leaf."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = []
+        lst = self._post_acc_hooks
+        lst.append(hook)
 
         class _Handle:
             def remove(self_h):

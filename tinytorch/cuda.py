@@ -26,7 +26,14 @@ def synchronize(device=None):
 
 
 class _AmpNamespace:
-    """``torch.cuda.amp``: its GradScaler, which (as torch's without CUDA) warns and disables itself."""
+    """``torch.cuda.amp``: GradScaler and autocast, which (as torch's without CUDA) warn and disable
+    themselves."""
+
+    @staticmethod
+    def autocast(enabled=True, dtype=None, cache_enabled=True):
+        from .amp import autocast
+        from . import _dtype
+        return autocast("cuda", dtype or _dtype.float16, enabled, cache_enabled)
 
     @staticmethod
     def GradScaler(init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000, enabled=True):

@@ -69,10 +69,35 @@ class device:
         return self.type + (f":{self.index}" if self.index is not None else "")
 
     def __enter__(self):
+        """``with tinytorch.device("meta"):`` makes this the default device of factory functions inside."""
+        _default_stack.append(_default_device[0])
+        _default_device[0] = None if self.type == "cpu" and self.index is None else as_device(self)
         return self
 
     def __exit__(self, *a):
+        _default_device[0] = _default_stack.pop()
         return False
+
+
+_default_device = [None]  # None: cpu
+_default_stack = []
+
+
+def set_default_device(device_):
+    """Make ``device_`` (a device, a string, or None for cpu) the device that factory functions (zeros, randn,
+    tensor, arange, ... and the parameters that nn modules create) use when given no ``device``, as
+    ``torch.set_default_device``. RuntimeError for an unknown or unavailable device."""
+    if device_ is None:
+        _default_device[0] = None
+        return
+    d = as_device(device_)
+    get_backend(d)  # fail here, not at the next factory call
+    _default_device[0] = None if d.type == "cpu" and d.index is None else d
+
+
+def get_default_device():
+    """The device factory functions use when given none (``torch.get_default_device``)."""
+    return _default_device[0] or device("cpu")
 
 
 def builtins_type(x):

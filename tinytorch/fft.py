@@ -6,6 +6,7 @@ inverse is scaled by 1/n), "forward" (the forward transform is) or "ortho" (both
 Real inputs of an integer dtype are converted to the default float dtype; float32 gives complex64 and
 float64 complex128. All transforms are differentiable (see ``tinytorch/_ops/fft.py``).
 """
+from .amp.autocast_mode import autocast_op
 from . import _dtype as _dt
 from ._ops import fft as _f
 
@@ -13,42 +14,49 @@ __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rf
            "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 
+@autocast_op("fp32")
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
     """1-D DFT of ``input`` along ``dim`` (length ``n`` after trim/pad); complex output of the same shape."""
     r = _f.c2c(input, None if n is None else (n,), (dim,), norm, True, "fft_fft")
     return r if out is None else out._write(r)
 
 
+@autocast_op("fp32")
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     """1-D inverse DFT along ``dim``; complex output."""
     r = _f.c2c(input, None if n is None else (n,), (dim,), norm, False, "fft_ifft")
     return r if out is None else out._write(r)
 
 
+@autocast_op("fp32")
 def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """2-D DFT over ``dim`` (default the last two)."""
     r = _f.c2c(input, s, dim, norm, True, "fft_fft2")
     return r if out is None else out._write(r)
 
 
+@autocast_op("fp32")
 def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """2-D inverse DFT over ``dim``."""
     r = _f.c2c(input, s, dim, norm, False, "fft_ifft2")
     return r if out is None else out._write(r)
 
 
+@autocast_op("fp32")
 def fftn(input, s=None, dim=None, norm=None, *, out=None):
     """N-D DFT over ``dim`` (default: all dims, or the last len(s) when ``s`` is given)."""
     r = _f.c2c(input, s, dim, norm, True, "fft_fftn")
     return r if out is None else out._write(r)
 
 
+@autocast_op("fp32")
 def ifftn(input, s=None, dim=None, norm=None, *, out=None):
     """N-D inverse DFT over ``dim``."""
     r = _f.c2c(input, s, dim, norm, False, "fft_ifftn")
     return r if out is None else out._write(r)
 
 
+@autocast_op("fp32")
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     """1-D DFT of a real input: the n//2 + 1 non-negative frequencies along ``dim``.
 
@@ -58,36 +66,42 @@ def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     return r if out is None else out._write(r)
 
 
+@autocast_op("fp32")
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):
     """Inverse of ``rfft``: a real signal of length ``n`` (default 2*(m-1) for m input frequencies)."""
     r = _f.c2r(input, None if n is None else (n,), (dim,), norm, "fft_irfft")
     return r if out is None else out._write(r)
 
 
+@autocast_op("fp32")
 def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """2-D DFT of a real input; the last transformed dim is halved to n//2 + 1."""
     r = _f.r2c(input, s, dim, norm, "fft_rfft2")
     return r if out is None else out._write(r)
 
 
+@autocast_op("fp32")
 def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """Inverse of ``rfft2``: a real output."""
     r = _f.c2r(input, s, dim, norm, "fft_irfft2")
     return r if out is None else out._write(r)
 
 
+@autocast_op("fp32")
 def rfftn(input, s=None, dim=None, norm=None, *, out=None):
     """N-D DFT of a real input; the last transformed dim is halved to n//2 + 1."""
     r = _f.r2c(input, s, dim, norm, "fft_rfftn")
     return r if out is None else out._write(r)
 
 
+@autocast_op("fp32")
 def irfftn(input, s=None, dim=None, norm=None, *, out=None):
     """Inverse of ``rfftn``: a real output."""
     r = _f.c2r(input, s, dim, norm, "fft_irfftn")
     return r if out is None else out._write(r)
 
 
+@autocast_op("fp32")
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     """DFT of a Hermitian-symmetric signal given by its first half: a real output of length ``n``.
 
@@ -100,6 +114,7 @@ def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     return r if out is None else out._write(r)
 
 
+@autocast_op("fp32")
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     """Inverse of ``hfft``: the n//2 + 1 half spectrum of a real signal, ``conj(rfft(input, dual norm))``."""
     from ._ops.complex import conj

@@ -12,7 +12,7 @@ from .._storage import Storage
 from .._tensor import Tensor, _new
 from ..autograd.engine import edge_of
 from ..autograd.grad_mode import _state
-from ..device import as_device, device as _device, get_backend
+from ..device import _default_device, as_device, device as _device, get_backend
 from ._util import method
 
 _CPU = _device("cpu")
@@ -25,7 +25,7 @@ def _meta_tensor(shape, dtype, dev, backend, requires_grad=False):
 
 
 def _shape_only_device(device):
-    dev = as_device(device)
+    dev = as_device(device) or _default_device[0]
     if dev is None or dev.type == "cpu":
         return None
     b = get_backend(dev)
@@ -34,7 +34,7 @@ def _shape_only_device(device):
 
 def _from_host(arr, dtype, device=None, requires_grad=False):
     """A tensor on ``device`` holding a copy (or, on cpu, the memory) of C-contiguous host ``arr``."""
-    dev = as_device(device) or _CPU
+    dev = as_device(device) or _default_device[0] or _CPU
     backend = get_backend(dev)
     if backend.shape_only:
         return _meta_tensor(tuple(arr.shape), dtype, dev, backend, requires_grad)
@@ -124,7 +124,7 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, Tensor):
         return data.to(dtype=dtype, device=device)
     if isinstance(data, np.ndarray) and (dtype is None or data.dtype == dtype.np) and \
-            (device is None or as_device(device).type == "cpu"):
+            (as_device(device) or _default_device[0] or _CPU).type == "cpu":
         return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
 
@@ -148,7 +148,7 @@ def from_numpy(ndarray):
     if builtins.any(s % isz for s in ndarray.strides):
         ndarray = np.ascontiguousarray(ndarray)
     if ndarray.flags.c_contiguous:
-        return _from_host(ndarray, d)
+        return _from_host(ndarray, d, _CPU)  # always cpu, whatever the default device
     # strided: the storage is the smallest flat window covering the array
     base = ndarray
     span = 1 + builtins.sum((n - 1) * s // isz for n, s in zip(ndarray.shape, ndarray.strides)) if ndarray.size else 0

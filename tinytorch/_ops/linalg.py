@@ -1,6 +1,7 @@
 """Linear algebra: matmul (batched, broadcast), mm, bmm, addmm, baddbmm, dot, outer, einsum, tensordot."""
 import string
 
+from ..amp.autocast_mode import autocast_op
 from .. import _strides
 from .. import _dtype as _dt
 from .._dispatch import defop, dispatch
@@ -38,6 +39,7 @@ _matmul_op = defop("matmul", _matmul_meta, _matmul_bw)
 
 
 @method("matmul")
+@autocast_op("lower")
 def matmul(input, other, *, out=None):
     """Matrix product with NumPy/PyTorch semantics: 1-D operands are promoted and squeezed, batch dims
     broadcast. RuntimeError on shape or dtype mismatch (``torch.matmul``)."""
@@ -100,6 +102,7 @@ def _linear_decomp(x, w, b):
 _linear_op = defop("linear", _linear_meta, _linear_bw, decomp=_linear_decomp)
 
 
+@autocast_op("lower")
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``: input (*, in), weight (out, in), bias (out,) or None -> (*, out).
 
@@ -110,6 +113,7 @@ def linear(input, weight, bias=None):
 
 
 @method("mm")
+@autocast_op("lower")
 def mm(input, mat2):
     """2-D matrix product (RuntimeError unless both are matrices)."""
     if input.ndim != 2 or mat2.ndim != 2:
@@ -118,6 +122,7 @@ def mm(input, mat2):
 
 
 @method("bmm")
+@autocast_op("lower")
 def bmm(input, mat2):
     """Batched matrix product of (b, n, m) and (b, m, p) tensors."""
     if input.ndim != 3 or mat2.ndim != 3:
@@ -129,11 +134,13 @@ def bmm(input, mat2):
 
 
 @method("mv")
+@autocast_op("off")
 def mv(input, vec):
     return matmul(input, vec)
 
 
 @method("addmm")
+@autocast_op("lower")
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``)."""
     p = mm(mat1, mat2)
@@ -143,6 +150,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 
 @method("baddbmm")
+@autocast_op("lower")
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * (batch1 @ batch2)`` for batches (``torch.baddbmm``)."""
     p = bmm(batch1, batch2)
@@ -157,6 +165,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 
 @method("dot")
+@autocast_op("off")
 def dot(input, other):
     """Inner product of two 1-D tensors of the same size (``torch.dot``)."""
     if input.ndim != 1 or other.ndim != 1:
@@ -258,6 +267,7 @@ def _einsum_bw(c, g):
 _einsum_op = defop("einsum", _einsum_meta, _einsum_bw)
 
 
+@autocast_op("lower")
 def einsum(equation, *operands):
     """Einstein summation (``torch.einsum``), including '...' and implicit output."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
@@ -265,6 +275,7 @@ def einsum(equation, *operands):
     return dispatch(_einsum_op, tuple(operands), {"equation": equation})
 
 
+@autocast_op("lower")
 def tensordot(a, b, dims=2):
     """Sum over the last ``dims`` dims of ``a`` and the first of ``b`` (or explicit dim lists)."""
     if isinstance(dims, int):
@@ -314,6 +325,7 @@ def diag(input, diagonal=0):
 
 
 @method("trace")
+@autocast_op("fp32")
 def trace(input):
     """Sum of the main diagonal of a matrix (``torch.trace``); integer input sums to int64."""
     if input.ndim != 2:
@@ -333,6 +345,7 @@ def kron(input, other):
     return (a * b).reshape(tuple(x * y for x, y in zip(a._shape[::2], b._shape[1::2])))
 
 
+@autocast_op("fp32")
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """Pairwise ``p``-norm distances between the rows of x1 (*, P, M) and x2 (*, R, M) -> (*, P, R)
     (``torch.cdist``). Computed from the differences, so it is exact (PyTorch may use a matmul shortcut for

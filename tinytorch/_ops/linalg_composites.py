@@ -5,6 +5,7 @@ older ``torch.*`` spellings (``torch.svd``, ``torch.qr``, ``torch.pinverse``, ``
 import collections
 import math
 
+from ..amp.autocast_mode import autocast_op
 from .. import _dtype as _dt
 from ._util import method
 from .lapack import _check, _mT, pinv, qr as _linalg_qr, solve, svd as _linalg_svd
@@ -140,6 +141,7 @@ def qr(input, some=True, *, out=None):
     return torch_qr(*_linalg_qr(input, "reduced" if some else "complete"))
 
 
+@autocast_op("lower")
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * sum_b batch1[b] @ batch2[b] (``torch.addbmm``): batch1 (b, n, m), batch2
     (b, m, p), input broadcastable to (n, p)."""
@@ -350,6 +352,7 @@ def cond(A, p=None, *, out=None):
     return matrix_norm(A, p) * matrix_norm(inv(A), p)
 
 
+@autocast_op("lower")
 def vecdot(x, y, *, dim=-1, out=None):
     """Sum of x * y (conjugating x for complex inputs) along ``dim`` with broadcasting (``torch.linalg.vecdot``)."""
     if x.dtype.is_complex:

@@ -131,10 +131,10 @@ def _shape_arg(shape):
 
 @method("view")
 def view(input, *shape):
-    """A view with a new shape (one dim may be -1). RuntimeError when the strides don't allow it
-    (use ``reshape``). ``view(dtype)`` is not supported. Mirrors ``Tensor.view``."""
+    """A view with a new shape (one dim may be -1), or ``view(dtype)``: the same memory read as ``dtype``.
+    RuntimeError when the strides don't allow it (use ``reshape``). Mirrors ``Tensor.view``."""
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)) and hasattr(shape[0], "itemsize"):
-        raise NotImplementedError("Tensor.view(dtype) is not supported by tinytorch")
+        return _view_dtype(input, shape[0])
     shape = _strides.infer_size(_shape_arg(shape), input.numel())
     if shape == input._shape:
         st = input._stride
@@ -144,6 +144,53 @@ def view(input, *shape):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
                            "spans across two contiguous subspaces). Use .reshape(...) instead.")
     return _make_view(input, _view_opdef, None, shape, st, input._offset)
+
+
+_SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+                "complex64": "ComplexFloat", "complex128": "ComplexDouble", "int64": "Long", "int32": "Int",
+                "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _view_dtype(input, dtype):
+    """``input.view(dtype)``: the bytes of ``input`` reinterpreted (``torch.Tensor.view(dtype)``). With a
+    different element size the last dim scales by the size ratio, so it must have stride 1, and the last size,
+    the other strides and the storage offset must divide evenly. Not differentiable (the result does not
+    require grad), as in torch. RuntimeError naming both dtypes when the layout does not allow it."""
+    from .._storage import Storage
+    from .._tensor import _new
+    old, new = input.dtype, dtype
+    st = input._storage
+    shape, strides, offset = input._shape, input._stride, input._offset
+    if old.itemsize != new.itemsize:
+        what = f"to view {_SCALAR_TYPE.get(old.name, old.name)} as {_SCALAR_TYPE.get(new.name, new.name)} " \
+               "(different element sizes)"
+        if not shape:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if new.itemsize > old.itemsize:
+            r = new.itemsize // old.itemsize
+            if shape[-1] % r:
+                raise RuntimeError(f"self.size(-1) must be divisible by {r} {what}, but got {shape[-1]}")
+            if strides[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+            if offset % r:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {r} {what}, but got {offset}")
+            for i, s_ in enumerate(strides[:-1]):
+                if s_ % r:
+                    raise RuntimeError(f"self.stride({i}) must be divisible by {r} {what}, but got {s_}")
+            shape = shape[:-1] + (shape[-1] // r,)
+            strides = tuple(s_ // r for s_ in strides[:-1]) + (1,)
+            offset //= r
+        else:
+            r = old.itemsize // new.itemsize
+            if strides[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+            shape = shape[:-1] + (shape[-1] * r,)
+            strides = tuple(s_ * r for s_ in strides[:-1]) + (1,)
+            offset *= r
+    buf = st.buf if new is old else st.backend.reinterpret(st.buf, old, new)
+    storage = Storage(buf, new, st.device, st.size * old.itemsize // new.itemsize, st.backend)
+    storage._version = st._version  # writes through either tensor bump the one counter
+    return _new(storage, shape, strides, offset, new)
 
 
 @method("reshape")

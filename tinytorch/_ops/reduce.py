@@ -4,6 +4,7 @@ import builtins
 import collections
 import math
 
+from ..amp.autocast_mode import autocast_op
 from .. import _strides
 from .. import _dtype as _dt
 from .._dispatch import defop, dispatch
@@ -138,6 +139,7 @@ _prod_op = defop("prod", _red_meta("prod", "sum"), _prod_bw)
 
 
 @method("prod")
+@autocast_op("fp32")
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product over one ``dim`` (or all elements). Integer inputs give int64 (``torch.prod``)."""
     dims = tuple(range(input.ndim)) if dim is None else (_strides.wrap_dim(dim, input.ndim),)

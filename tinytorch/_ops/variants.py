@@ -371,3 +371,65 @@ __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"
             "celu", "celu_", "threshold", "threshold_", "rrelu", "rrelu_", "hardshrink", "kl_div",
             "binary_cross_entropy_with_logits", "poisson_nll_loss", "cosine_embedding_loss", "hinge_embedding_loss",
             "margin_ranking_loss", "triplet_margin_loss"]
+
+
+# ---- resizing and the legacy constructor --------------------------------------------------------------------
+@method("resize_")
+def resize_(self, *sizes, memory_format=None):
+    """Give ``self`` shape ``sizes`` with contiguous strides, in place (``torch.Tensor.resize_``). The storage
+    grows when too small (the old elements are kept at the front; new ones are uninitialized); a view made
+    before a growing resize keeps the old memory. Same shape: no change. RuntimeError when ``self`` requires
+    grad or a size is negative."""
+    from .. import _strides
+    from .._tensor import _new
+    from .creation import _size, empty
+    from ..autograd.grad_mode import no_grad
+    size = tuple(_size(sizes))
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    if any(s < 0 for s in size):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {list(size)}")
+    if size == self._shape:
+        return self
+    need = self._offset + _strides.numel(size)
+    st = self._storage
+    if need > st.size:
+        grown = empty(need, dtype=self.dtype, device=self.device)
+        if st.size and not st.backend.shape_only:
+            with no_grad():
+                grown[:st.size].copy_(_new(st, (st.size,), (1,), 0, self.dtype))
+        self._storage = grown._storage
+    self._shape, self._stride, self._nat = size, _strides.contiguous_strides(size), None
+    self._storage._version[0] += 1
+    return self
+
+
+@method("resize_as_")
+def resize_as_(self, the_template, memory_format=None):
+    """``self.resize_(the_template.shape)`` (``torch.Tensor.resize_as_``)."""
+    return resize_(self, the_template._shape)
+
+
+@method("new")
+def new(self, *args, device=None):
+    """PyTorch's legacy constructor on a tensor: ``x.new()`` (empty), ``x.new(2, 3)`` / ``x.new(size)``
+    (uninitialized), ``x.new(data)`` (a copy of a sequence, ndarray or tensor), all with ``x``'s dtype and
+    device. TypeError for anything else (``x.new(1.5)``)."""
+    import numpy as np
+    from .creation import empty, tensor
+    dev = device if device is not None else self.device
+    if not args:
+        return empty(0, dtype=self.dtype, device=dev)
+    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        return empty(*args, dtype=self.dtype, device=dev)
+    if len(args) == 1:
+        a = args[0]
+        if isinstance(a, (tuple, list)) and type(a).__name__ == "Size":
+            return empty(tuple(a), dtype=self.dtype, device=dev)
+        if isinstance(a, (list, tuple, np.ndarray, Tensor)):
+            return tensor(a, dtype=self.dtype, device=dev)
+        raise TypeError(f"new(): data must be a sequence (got {type(a).__name__})")
+    raise TypeError(f"new() received an invalid combination of arguments: {tuple(type(a).__name__ for a in args)}")
+
+
+__all__ += ["resize_as_"]

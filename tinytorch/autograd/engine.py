@@ -9,6 +9,7 @@ gradients flowing into it have been summed.
 import heapq
 import weakref
 
+from ..amp.autocast_mode import _active, _suspended
 from .grad_mode import _state
 from .anomaly_mode import _anomaly
 
@@ -75,6 +76,8 @@ class AccumulateGrad(Node):
             t._grad = t._grad + g
         else:
             t._grad.add_(g.detach())
+        for hook in t._post_acc_hooks or ():
+            hook(t)
 
 
 def _grad_acc(t):
@@ -130,6 +133,9 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
     """
     prev = _state["enabled"]
     _state["enabled"] = bool(create_graph)
+    no_autocast = _suspended() if _active[0] else None  # backward ops run in their forward ops' dtypes
+    if no_autocast is not None:
+        no_autocast.__enter__()
     try:
         buffers = {}
         for (node, nr), g in roots:
@@ -186,3 +192,5 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
                     heapq.heappush(ready, (-nxt._seq, nxt))
     finally:
         _state["enabled"] = prev
+        if no_autocast is not None:
+            no_autocast.__exit__()

@@ -48,6 +48,12 @@ class Backend:
         """``(native, buffer, strides, offset)`` for a kernel result of dtype ``dtype``."""
         raise NotImplementedError
 
+    def reinterpret(self, buf, old_dtype, new_dtype):
+        """Optional: a buffer sharing ``buf``'s memory whose elements are ``new_dtype`` (for
+        ``Tensor.view(dtype)``). Backends whose buffers are untyped bytes return ``buf`` itself."""
+        raise NotImplementedError(f"Tensor.view(dtype) is not supported on the '{self.name}' device: its backend "
+                                  "does not implement Backend.reinterpret")
+
     def cast(self, native, dtype):
         """A new native array with ``native``'s values converted to ``dtype``."""
         raise NotImplementedError

@@ -43,6 +43,9 @@ class MetaBackend(Backend):
     def to_numpy(self, native):
         raise NotImplementedError("Cannot copy out of meta tensor; no data! Use a real device for values")
 
+    def reinterpret(self, buf, old_dtype, new_dtype):
+        return MetaArray(buf.size * old_dtype.itemsize // new_dtype.itemsize)
+
     def view(self, buf, dtype, shape, strides, offset):
         return MetaView(shape, strides, offset, dtype)
 

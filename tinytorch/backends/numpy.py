@@ -696,6 +696,10 @@ def _fmod(a, b):
 
 
 def _einsum(*ops, equation):
+    dt = ops[0].dtype if ops else None
+    if dt is not None and (dt.kind == "V" or dt == np.float16):
+        # np.einsum has no bfloat16 loop and a slow float16 one: accumulate in float32, as torch does
+        return np.einsum(equation, *(o.astype(np.float32) for o in ops), optimize=len(ops) > 2).astype(dt)
     return np.einsum(equation, *ops, optimize=len(ops) > 2)
 
 
@@ -889,6 +893,11 @@ class NumpyBackend(Backend):
 
     def to_numpy(self, native):
         return np.array(native, copy=True)
+
+    def reinterpret(self, buf, old_dtype, new_dtype):
+        nbytes = buf.size * buf.itemsize
+        keep = nbytes - nbytes % new_dtype.itemsize  # whole elements of the new dtype
+        return buf[:keep // buf.itemsize].view(new_dtype.np)
 
     def view(self, buf, dtype, shape, strides, offset):
         isz = buf.itemsize

@@ -584,6 +584,9 @@ class OpenCLBackend(Backend):
         cl.enqueue_copy(a.buf.dev.queue, out, a.buf.mem, src_offset=a.offset * a.dtype.itemsize, is_blocking=True)
         return out
 
+    def reinterpret(self, buf, old_dtype, new_dtype):
+        return buf  # cl buffers are bytes; CLArray carries the dtype
+
     def view(self, buf, dtype, shape, strides, offset):
         return CLArray(buf, dtype, shape, strides, offset)
 

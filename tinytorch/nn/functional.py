@@ -5,6 +5,7 @@ Convolution and pooling are im2col (``unfold2d``) + matmul / reductions.
 """
 import math
 
+from ..amp.autocast_mode import autocast_op
 from .. import _dtype as _dt
 from .._ops import pointwise as _pw
 from .._ops.creation import bernoulli, empty, full_like, ones, zeros
@@ -193,6 +194,7 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     return input / (div * alpha + k).pow(beta)
 
 
+@autocast_op("fp32")
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
     """Multi-class hinge loss: ``sum over i != y of max(0, margin - x[y] + x[i])^p / C`` (``F.multi_margin_loss``).
@@ -216,6 +218,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     return _reduce(loss, reduction)
 
 
+@autocast_op("fp32")
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Multi-label hinge loss (``torch.nn.functional.multilabel_margin_loss``): for each sample,
     ``sum over target classes j and non-target classes i of max(0, 1 - (x[j] - x[i])) / C``.
@@ -352,6 +355,7 @@ def softmin(input, dim=None, dtype=None):
 from .._ops.linalg import linear  # noqa: E402  (one op: a fused kernel where the backend has one)
 
 
+@autocast_op("off")
 def bilinear(input1, input2, weight, bias=None):
     out = _einsum("bi,oij,bj->bo", input1, weight, input2)
     return out + bias if bias is not None else out
@@ -489,6 +493,7 @@ def _batch_dim(input, ndim, op):
     return input, unbatched
 
 
+@autocast_op("lower")
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution (cross-correlation) as im2col + matmul.
 
@@ -522,6 +527,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return out.squeeze(0) if unbatched else out
 
 
+@autocast_op("lower")
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-D convolution: input (N, C_in, L), weight (C_out, C_in/groups, k) -> (N, C_out, L_out)."""
     unbatched = input.ndim == 2
@@ -533,6 +539,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return out.squeeze(0) if unbatched else out
 
 
+@autocast_op("lower")
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """3-D convolution: input (N, C_in, D, H, W) or unbatched, weight (C_out, C_in/groups, kd, kh, kw)
     -> (N, C_out, D_out, H_out, W_out) (``torch.nn.functional.conv3d``).
@@ -569,6 +576,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return out.squeeze(0) if unbatched else out
 
 
+@autocast_op("lower")
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 2-D convolution (the gradient of conv2d with respect to its input) as matmul + col2im.
 
@@ -612,6 +620,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return out.squeeze(0) if unbatched else out
 
 
+@autocast_op("lower")
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 1-D convolution: input (N, C_in, L), weight (C_in, C_out/groups, k) -> (N, C_out, L_out)."""
     unbatched = input.ndim == 2
@@ -623,6 +632,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return out.squeeze(0) if unbatched else out
 
 
+@autocast_op("lower")
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """Transposed 3-D convolution: input (N, C_in, D, H, W) or unbatched, weight (C_in, C_out/groups, kd, kh, kw)
     -> (N, C_out, D_out, H_out, W_out), D_out = (D - 1) * stride - 2 * padding + dilation * (kd - 1) +
@@ -1250,6 +1260,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         out = out * weight.reshape(shape)
     if bias is not None:
         out = out + bias.reshape(shape)
+    if input.dtype.itemsize == 2 and out.dtype is not input.dtype:
+        out = out.to(input.dtype)  # half-precision input, float32 parameters: PyTorch's mixed-type batch norm
     return out
 
 
@@ -1692,6 +1704,7 @@ def _check_same_size(input, target, name):
                       "same size.", UserWarning, stacklevel=3)
 
 
+@autocast_op("fp32")
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Mean squared error ``(input - target)^2`` reduced by ``reduction`` ('mean' | 'sum' | 'none')."""
     _check_same_size(input, target, "mse_loss")
@@ -1699,23 +1712,27 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     return _reduce(d * d, reduction)
 
 
+@autocast_op("fp32")
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Mean absolute error."""
     _check_same_size(input, target, "l1_loss")
     return _reduce((input - target).abs(), reduction)
 
 
+@autocast_op("fp32")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     d = (input - target).abs()
     loss = _pw.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta) if beta > 0 else d
     return _reduce(loss, reduction)
 
 
+@autocast_op("fp32")
 def huber_loss(input, target, reduction="mean", delta=1.0):
     d = (input - target).abs()
     return _reduce(_pw.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
 
 
+@autocast_op("fp32")
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """Negative log-likelihood of log-probabilities ``input`` (N, C[, d...]) at class ``target`` (N[, d...]).
 
@@ -1744,6 +1761,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return nll_loss2d(input, target, weight, ignore_index, reduction)
 
 
+@autocast_op("fp32")
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
     """``nll_loss(log_softmax(input, 1), target)``, with class-probability targets and ``label_smoothing``.
@@ -1791,6 +1809,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     return nll * (1 - label_smoothing) + smooth * (label_smoothing / c)
 
 
+@autocast_op("fp32")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """``-(t log p + (1-t) log(1-p))`` with log clamped at -100 as in PyTorch. Shapes must match."""
     if input._shape != target._shape:
@@ -1804,6 +1823,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _reduce(loss, reduction)
 
 
+@autocast_op("fp32")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
     """BCE on logits, computed stably: ``(1-t) x + (1 + (pw-1) t) * softplus(-x)``."""
@@ -1819,6 +1839,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return _reduce(loss, reduction)
 
 
+@autocast_op("fp32")
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     loss = _pw.exp(target) * (target - input) if log_target else _pw.xlogy(target, target) - target * input
     if reduction == "batchmean":
@@ -1826,11 +1847,13 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return _reduce(loss, reduction)
 
 
+@autocast_op("fp32")
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     """``max(0, -target * (input1 - input2) + margin)``; inputs and target (+1 / -1) broadcast together."""
     return _reduce(_pw.clamp(-target * (input1 - input2) + margin, min=0), reduction)
 
 
+@autocast_op("fp32")
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     """``max(d(a, p) - d(a, n) + margin, 0)`` with the p-norm pairwise distance (Balntas et al. 2016);
@@ -1846,6 +1869,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     return _reduce(_pw.clamp(d_pos - d_neg + margin, min=0), reduction)
 
 
+@autocast_op("fp32")
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     """``1 - cos(x1, x2)`` where target is 1, ``max(0, cos(x1, x2) - margin)`` where it is -1.
     Inputs (N, D) or (D,), target (N,) or ()."""
@@ -1859,6 +1883,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     return _reduce(loss, reduction)
 
 
+@autocast_op("fp32")
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     """Poisson negative log-likelihood: ``exp(input) - target * input`` (``log_input``) or
@@ -1911,7 +1936,17 @@ def pixel_shuffle(input, upscale_factor):
     return x.reshape(*b, c // (r * r), h * r, w * r)
 
 
-pad = _pad
+@autocast_op("fp32")
+def _pad_fp32(input, pad, mode, value):
+    return _pad(input, pad, mode, value)
+
+
+def pad(input, pad, mode="constant", value=None):
+    """``torch.nn.functional.pad``: see ``tinytorch._ops.shape.pad``. Under autocast, reflect and replicate
+    padding run in float32 (PyTorch's fp32 autocast policy for reflection_pad / replication_pad)."""
+    if mode in ("reflect", "replicate"):
+        return _pad_fp32(input, pad, mode, value)
+    return _pad(input, pad, mode, value)
 
 
 def pixel_unshuffle(input, downscale_factor):
@@ -1927,6 +1962,7 @@ def pixel_unshuffle(input, downscale_factor):
     return x.reshape(*b, c * r * r, h // r, w // r)
 
 
+@autocast_op("lower")
 def prelu(input, weight):
     """``max(0, x) + weight * min(0, x)`` with one weight, or one per channel (dim 1) (He et al. 2015)."""
     if weight.numel() != 1:
@@ -1964,6 +2000,7 @@ def softshrink(input, lambd=0.5):
     return _pw.where(input > lambd, input - lambd, _pw.where(input < -lambd, input + lambd, 0.0))
 
 
+@autocast_op("fp32")
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """``x`` where target is 1, ``max(0, margin - x)`` where it is -1 (``torch.nn.functional.hinge_embedding_loss``)."""
     margin_part = _pw.where(target != 1, _pw.clamp(margin - input, min=0), 0.0)
@@ -1971,6 +2008,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _reduce(margin_part + self_part, reduction)
 
 
+@autocast_op("fp32")
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Two-class logistic loss ``log(1 + exp(-y x))`` for targets y in {1, -1}."""
     return _reduce(softplus(-target * input), reduction)
@@ -1999,6 +2037,7 @@ def pdist(input, p=2):
         cdist(input, input, p).reshape(-1)[:0]
 
 
+@autocast_op("lower")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """softmax(query @ key^T * scale + bias) @ value (Vaswani et al. 2017, "Attention Is All You Need").

@@ -7,6 +7,7 @@ Sources: Hochreiter & Schmidhuber 1997 (LSTM); Cho et al. 2014 (GRU); the PyTorc
 """
 import math
 
+from ...amp.autocast_mode import autocast_op
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -186,6 +187,10 @@ class LSTM(RNNBase):
 
     def _step(self, x, state, w):
         return _lstm_cell(x, state[0], state[1], *w)
+
+    @autocast_op("lower")  # PyTorch's CPU LSTM is one lower-precision op (mkldnn_rnn_layer) under autocast
+    def forward(self, input, hx=None):
+        return RNNBase.forward(self, input, hx)
 
 
 class GRU(RNNBase):

@@ -1,0 +1,241 @@
+"""Automatic mixed precision: ``torch.autocast``.
+
+Inside ``autocast(device_type, dtype)``, ops that gain from lower precision (matrix products, convolutions,
+``linear``, ``prelu``, ``scaled_dot_product_attention``) cast their floating-point tensor arguments on that
+device type to ``dtype``; ops that need the range of float32 (the losses, ``prod``, ``cdist``, ``trace``,
+the LAPACK routines) cast them to float32. float64 arguments are never cast, and every other op runs in the
+dtype of its inputs. These are PyTorch's CPU autocast policies (``aten/src/ATen/autocast_mode.cpp``,
+"lower_precision_fp" and "fp32"), applied to the same functions.
+
+The policy is attached to each function by ``autocast_op``; the casts are ordinary ``Tensor.to`` calls, so
+autograd sends float32 gradients to float32 leaves. Backward passes run without autocast, so backward ops
+run in the dtype their forward ops used (PyTorch's documented behaviour).
+"""
+import functools
+import warnings
+
+__all__ = ["autocast", "is_autocast_available", "custom_fwd", "custom_bwd"]
+
+# device type -> [enabled, dtype]; the "cuda" entry exists because scripts query it (never enabled here)
+_STATE = {}
+_DEFAULT_DTYPE = {"cpu": "bfloat16", "cuda": "float16"}
+_active = [0]  # number of device types with autocast on: the fast check in every wrapped function
+_cache_enabled = [True]
+
+
+def _entry(device_type):
+    e = _STATE.get(device_type)
+    if e is None:
+        from .. import _dtype
+        e = _STATE[device_type] = [False, getattr(_dtype, _DEFAULT_DTYPE.get(device_type, "bfloat16"))]
+    return e
+
+
+def _recount():
+    _active[0] = sum(1 for e in _STATE.values() if e[0])
+
+
+def is_autocast_available(device_type):
+    """Whether autocast can be enabled for ``device_type`` here: every registered device type but cuda."""
+    from ..device import _BACKENDS
+    return device_type != "cuda" and device_type in _BACKENDS
+
+
+class autocast:
+    """Context manager / decorator that runs the ops inside it in mixed precision (``torch.autocast``).
+
+    device_type: 'cpu' (or another registered device type); dtype: torch.bfloat16 (cpu's default) or
+    torch.float16; enabled=False turns autocast off inside the region. ValueError when ``device_type`` is not
+    a string; RuntimeError for an unknown device type. An unsupported dtype, or 'cuda' on this CUDA-less
+    framework, warns and leaves autocast off, as PyTorch does.
+    """
+
+    def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
+        if not isinstance(device_type, str):
+            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        from .. import _dtype
+        from ..device import _BACKENDS
+        if device_type != "cuda" and device_type not in _BACKENDS:
+            raise RuntimeError(f"Expected one of {', '.join(sorted(_BACKENDS))} device type at start of "
+                               f"device string: {device_type}")
+        self.device = device_type
+        self.fast_dtype = dtype if dtype is not None else _entry(device_type)[1]
+        self._cache_enabled = _cache_enabled[0] if cache_enabled is None else cache_enabled
+        self._enabled = bool(enabled)
+        if not self._enabled:
+            return
+        if device_type == "cuda":
+            warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.")
+            self._enabled = False
+        elif self.fast_dtype not in (_dtype.bfloat16, _dtype.float16):
+            warnings.warn(f"In {device_type.upper()} autocast, but the target dtype is not supported. Disabling "
+                          f"autocast.\n{device_type.upper()} Autocast only supports dtypes of torch.bfloat16, "
+                          "torch.float16 currently.")
+            self._enabled = False
+
+    def __enter__(self):
+        e = _entry(self.device)
+        self._prev = (e[0], e[1], _cache_enabled[0])
+        e[0] = self._enabled
+        e[1] = self.fast_dtype
+        _cache_enabled[0] = self._cache_enabled
+        _recount()
+        return self
+
+    def __exit__(self, *exc):
+        e = _entry(self.device)
+        e[0], e[1], _cache_enabled[0] = self._prev
+        _recount()
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*a, **k):
+            with autocast(self.device, self.fast_dtype, self._enabled, self._cache_enabled):
+                return fn(*a, **k)
+        return wrapper
+
+
+class _suspended:
+    """No autocast inside (the autograd engine runs backward passes in it)."""
+
+    def __enter__(self):
+        self._prev = {k: e[0] for k, e in _STATE.items()}
+        for e in _STATE.values():
+            e[0] = False
+        _active[0] = 0
+        return self
+
+    def __exit__(self, *exc):
+        for k, on in self._prev.items():
+            _STATE[k][0] = on
+        _recount()
+        return False
+
+
+def _cast(a, device_types, target):
+    from .._tensor import Tensor
+    if isinstance(a, Tensor):
+        dt = a.dtype
+        if dt.is_floating_point and dt.itemsize != 8 and dt is not target and a.device.type in device_types:
+            return a.to(target)
+        return a
+    if isinstance(a, (list, tuple)) and a and isinstance(a[0], Tensor):
+        return type(a)(_cast(x, device_types, target) for x in a)
+    return a
+
+
+def autocast_op(policy):
+    """Give the decorated function an autocast policy: 'lower' (cast to the autocast dtype), 'fp32', or 'off'
+    (a composite that PyTorch runs as one op outside the lists: its inner products must not be cast)."""
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kw):
+            if not _active[0]:
+                return fn(*args, **kw)
+            if policy == "off":
+                with _suspended():
+                    return fn(*args, **kw)
+            from .. import _dtype
+            for dev, (on, dt) in list(_STATE.items()):
+                if on:
+                    target = dt if policy == "lower" else _dtype.float32
+                    args = tuple(_cast(a, (dev,), target) for a in args)
+                    kw = {k: _cast(v, (dev,), target) for k, v in kw.items()}
+            return fn(*args, **kw)
+        wrapper.__wrapped_autocast__ = policy
+        return wrapper
+    return deco
+
+
+def is_autocast_enabled(device_type=None):
+    """Whether autocast is on for ``device_type`` (no argument: 'cuda', as PyTorch, which is never on here)."""
+    return _entry("cuda" if device_type is None else device_type)[0]
+
+
+def set_autocast_enabled(device_type, enabled=None):
+    if enabled is None:  # the old one-argument form: set_autocast_enabled(enabled) for cuda
+        device_type, enabled = "cuda", device_type
+    _entry(device_type)[0] = bool(enabled)
+    _recount()
+
+
+def get_autocast_dtype(device_type):
+    """The dtype autocast casts to on ``device_type`` (cpu: bfloat16 unless set)."""
+    return _entry(device_type)[1]
+
+
+def set_autocast_dtype(device_type, dtype):
+    _entry(device_type)[1] = dtype
+
+
+def is_autocast_cache_enabled():
+    return _cache_enabled[0]
+
+
+def set_autocast_cache_enabled(enabled):
+    _cache_enabled[0] = bool(enabled)
+
+
+def clear_autocast_cache():
+    """No-op: casts are not cached (each wrapped call casts its arguments again)."""
+
+
+def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
+    """Decorator for a custom ``autograd.Function.forward`` (``torch.amp.custom_fwd``): with ``cast_inputs``,
+    runs forward with autocast off and its floating tensor arguments cast to ``cast_inputs`` when autocast is
+    on for ``device_type``; without it, forward runs under the autocast state of the caller."""
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def wrapper(*args, **kw):
+        if cast_inputs is None or not _entry(device_type)[0]:
+            return fwd(*args, **kw)
+        args = tuple(_cast(a, (device_type,), cast_inputs) for a in args)
+        kw = {k: _cast(v, (device_type,), cast_inputs) for k, v in kw.items()}
+        with autocast(device_type, enabled=False):
+            return fwd(*args, **kw)
+    return wrapper
+
+
+def custom_bwd(bwd=None, *, device_type):
+    """Decorator for a custom ``autograd.Function.backward`` (``torch.amp.custom_bwd``). Backward passes run
+    without autocast here, so it returns ``bwd`` unchanged."""
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+    return bwd
+
+
+# the older per-device spellings (deprecated in PyTorch, still common in scripts)
+def is_autocast_cpu_enabled():
+    return is_autocast_enabled("cpu")
+
+
+def set_autocast_cpu_enabled(enabled):
+    set_autocast_enabled("cpu", enabled)
+
+
+def get_autocast_cpu_dtype():
+    return get_autocast_dtype("cpu")
+
+
+def set_autocast_cpu_dtype(dtype):
+    set_autocast_dtype("cpu", dtype)
+
+
+def get_autocast_gpu_dtype():
+    return get_autocast_dtype("cuda")
+
+
+_nesting = [0]
+
+
+def autocast_increment_nesting():
+    _nesting[0] += 1
+    return _nesting[0]
+
+
+def autocast_decrement_nesting():
+    _nesting[0] -= 1
+    return _nesting[0]
