@@ -139,3 +139,25 @@ def test_linalg_on_meta_device():
     U, S, Vh = tt.linalg.svd(a, full_matrices=False)
     assert (U.shape, S.shape, Vh.shape) == ((2, 5, 3), (2, 3), (2, 3, 3))
     assert U.device.type == "meta"
+
+
+def test_lu_errors_match_torch():
+    sing = [[1.0, 2, 3], [2, 4, 6], [1, 1, 1]]
+    for m in (torch, tt):
+        s = m.tensor(sing)
+        with pytest.raises(RuntimeError, match=r"^torch.linalg.lu_factor: U\[3,3\] is zero and using it on lu_solve"):
+            m.linalg.lu_factor(s)
+        with pytest.raises(RuntimeError, match=r"lu_factor: \(Batch element 1\): U\[3,3\] is zero"):
+            m.linalg.lu_factor(m.stack([m.eye(3), s]))
+        with pytest.raises(RuntimeError, match=r"^torch.linalg.lu_factor_ex: U\[3,3\] is zero"):
+            m.linalg.lu_factor_ex(s, check_errors=True)
+        assert m.linalg.lu_factor_ex(s).info.item() == 3
+        with pytest.raises(RuntimeError, match="LU without pivoting is not implemented on the CPU"):
+            m.linalg.lu_factor(s, pivot=False)
+        with pytest.raises(RuntimeError, match=r"Expected tensor with 2 or more dimensions. Got size: \[3\]"):
+            m.linalg.lu_factor(m.ones(3))
+        LU, piv = m.linalg.lu_factor(m.eye(3))
+        with pytest.raises(RuntimeError, match=r"Incompatible shapes of A and B for the equation AX = B \(3x3 and 4x2\)"):
+            m.linalg.lu_solve(LU, piv, m.ones(4, 2))
+        P, L, U = m.linalg.lu(s)  # singular is fine here
+        np.testing.assert_allclose((P @ L @ U).numpy(), np.array(sing, np.float32), atol=1e-6)

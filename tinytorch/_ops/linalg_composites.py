@@ -8,7 +8,7 @@ import math
 from ..amp.autocast_mode import autocast_op
 from .. import _dtype as _dt
 from ._util import method
-from .lapack import _check, _mT, pinv, qr as _linalg_qr, solve, svd as _linalg_svd
+from .lapack import _check, _defop, _mT, pinv, qr as _linalg_qr, solve, svd as _linalg_svd
 
 torch_svd = collections.namedtuple("svd", ["U", "S", "V"])
 torch_qr = collections.namedtuple("qr", ["Q", "R"])
@@ -412,4 +412,162 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
 
 
-__all__ += ["nuclear_norm"]
+__all__ += ["nuclear_norm", "lu_unpack"]
+
+
+# ---- LU ----------------------------------------------------------------------------------------------------
+linalg_lu_factor = collections.namedtuple("linalg_lu_factor", ["LU", "pivots"])
+linalg_lu_factor_ex = collections.namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+linalg_lu = collections.namedtuple("linalg_lu", ["P", "L", "U"])
+lu_unpack_result = collections.namedtuple("lu_unpack", ["P", "L", "U"])
+lu_with_info = collections.namedtuple("_lu_with_info", ["LU", "pivots", "info"])
+
+
+def _lu_meta(A):
+    k = min(A._shape[-2:])
+    return [(A._shape, A.dtype), (A._shape[:-2] + (k,), _dt.int32), (A._shape[:-2], _dt.int32)], [None]
+
+
+def _permutation(pivots, m, like):
+    """P (*, m, m) with A = P L U, from LAPACK's 1-based row interchanges (row j swapped with pivots[j])."""
+    import numpy as np
+    from .creation import tensor
+    piv = pivots.cpu().numpy().astype(np.int64) - 1
+    batch = piv.shape[:-1]
+    piv = piv.reshape(-1, piv.shape[-1])
+    perm = np.tile(np.arange(m), (piv.shape[0], 1))
+    rows = np.arange(piv.shape[0])
+    for j in range(piv.shape[1]):
+        p = piv[:, j]
+        tmp = perm[rows, j].copy()
+        perm[rows, j] = perm[rows, p]
+        perm[rows, p] = tmp
+    P = np.zeros((piv.shape[0], m, m), like.dtype.np)
+    P[rows[:, None], perm, np.arange(m)] = 1  # (P^T A)[i] = A[perm[i]]
+    return tensor(P.reshape(batch + (m, m)), device=like.device)
+
+
+def _lu_bw(c, g):
+    # square A = P L U (FunctionsManual's linalg_lu_backward): gA = P L^-T (tril_-1(L^T gL) + triu(gU U^T)) U^-T
+    from .shape import tril, triu
+    LU, pivots = c.out[0], c.out[1]
+    m, n = LU._shape[-2:]
+    if m != n:
+        raise NotImplementedError("linalg.lu_factor: the derivative is implemented for square matrices only")
+    L = _triangle(LU, False, True)
+    U = triu(LU)
+    phi = tril(_mT(L) @ tril(g, -1), -1) + triu(triu(g) @ _mT(U))
+    X = solve_triangular(_mT(L), phi, upper=True, unitriangular=True)
+    X = solve_triangular(_mT(U), X, upper=False, left=False)
+    return _permutation(pivots, m, LU) @ X
+
+
+_lu_op = _defop("linalg_lu_factor", _lu_meta, _lu_bw)
+
+
+def _lu_check_info(info, op):
+    import numpy as np
+    bad = np.nonzero(info.cpu().numpy().reshape(-1))[0]
+    if bad.size:
+        b = int(bad[0])
+        where = f"(Batch element {b}): " if info.ndim else ""
+        j = int(info.reshape(-1)[b].item())
+        raise RuntimeError(f"{op}: {where}U[{j},{j}] is zero and using it on lu_solve would result in a division by "
+                           "zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) "
+                           "or linalg.lu_factor_ex(A, pivot)")
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    """LU factorization with partial pivoting of A (*, m, n) (``torch.linalg.lu_factor_ex``): LU (*, m, n)
+    holding unit-lower L below the diagonal and U on and above it, pivots (*, min(m, n)) int32 (1-based row
+    interchanges, as LAPACK's getrf), info (*) int32 (1-based index of the first zero pivot, 0 if none).
+    Differentiable for square A. RuntimeError without pivoting (not on the CPU, as torch), and with
+    ``check_errors`` for a zero pivot."""
+    from .._dispatch import dispatch
+    if A.ndim < 2:
+        raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(A._shape)} "
+                           "instead")
+    _check(A, "linalg.lu_factor_ex", square=False)
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    LU, pivots, info = dispatch(_lu_op, (A,))
+    if check_errors:
+        _lu_check_info(info, "torch.linalg.lu_factor_ex")
+    return linalg_lu_factor_ex(LU, pivots, info)
+
+
+def lu_factor(A, *, pivot=True, out=None):
+    """``torch.linalg.lu_factor``: (LU, pivots) of ``lu_factor_ex``; RuntimeError naming the batch element and
+    the zero pivot when A is singular."""
+    LU, pivots, info = lu_factor_ex(A, pivot=pivot)
+    _lu_check_info(info, "torch.linalg.lu_factor")
+    return linalg_lu_factor(LU, pivots)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    """P (*, m, m), L (*, m, k), U (*, k, n) from a packed LU factorization (``torch.lu_unpack``); the parts
+    not asked for are empty tensors. Gradients reach LU_data through L and U."""
+    from .creation import empty, eye
+    from .shape import tril, triu
+    m, n = LU_data._shape[-2:]
+    k = min(m, n)
+    nothing = empty(0, dtype=LU_data.dtype, device=LU_data.device)
+    if unpack_data:
+        L = tril(LU_data[..., :, :k], -1) + eye(m, k, dtype=LU_data.dtype, device=LU_data.device)
+        U = triu(LU_data[..., :k, :])
+    else:
+        L = U = nothing
+    P = _permutation(LU_pivots, m, LU_data) if unpack_pivots else nothing
+    return lu_unpack_result(P, L, U)
+
+
+def lu(A, *, pivot=True, out=None):
+    """A = P L U (``torch.linalg.lu``): P (*, m, m), L (*, m, k) unit lower, U (*, k, n), k = min(m, n).
+    Singular A is fine (no error). Differentiable for square A."""
+    LU, pivots, _ = lu_factor_ex(A, pivot=pivot)
+    return linalg_lu(*lu_unpack(LU, pivots))
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """Solves A X = B (``left``) or X A = B, with A^T for A when ``adjoint``, from A's LU factorization
+    (``torch.linalg.lu_solve``). LU (*, n, n), B (*, n, k) (or (*, k, n) with left=False). RuntimeError for
+    incompatible shapes. Gradients reach LU and B."""
+    n = LU._shape[-1]
+    if LU._shape[-2] != n:
+        raise RuntimeError(f"linalg.lu_solve: A must be batches of square matrices, but they are {LU._shape[-2]} by "
+                           f"{n} matrices")
+    if (B._shape[-2] if left else B._shape[-1]) != n:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation {eq} "
+                           f"({n}x{n} and {B._shape[-2]}x{B._shape[-1]})")
+    P, L, U = lu_unpack(LU, pivots)
+    if left and not adjoint:  # U^-1 L^-1 P^T B
+        X = solve_triangular(U, solve_triangular(L, _mT(P) @ B, upper=False, unitriangular=True), upper=True)
+    elif left:  # A^T X = B: P L^-T U^-T B
+        X = P @ solve_triangular(_mT(L), solve_triangular(_mT(U), B, upper=False), upper=True, unitriangular=True)
+    elif not adjoint:  # X A = B: B U^-1 L^-1 P^T
+        Y = solve_triangular(U, B, upper=True, left=False)
+        X = solve_triangular(L, Y, upper=False, left=False, unitriangular=True) @ _mT(P)
+    else:  # X A^T = B: B P L^-T U^-T
+        Y = solve_triangular(_mT(L), B @ P, upper=True, left=False, unitriangular=True)
+        X = solve_triangular(_mT(U), Y, upper=False, left=False)
+    return X if out is None else out._write(X)
+
+
+@method("lu")
+def torch_lu(A, pivot=True, get_infos=False, out=None):
+    """``torch.lu`` (deprecated in torch for ``linalg.lu_factor``): (LU, pivots), and info with ``get_infos``
+    (without it, a singular A raises)."""
+    LU, pivots, info = lu_factor_ex(A, pivot=pivot)
+    if get_infos:
+        return lu_with_info(LU, pivots, info)
+    _lu_check_info(info, "torch.linalg.lu_factor")
+    return LU, pivots
+
+
+@method("lu_solve")
+def torch_lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """``torch.lu_solve(b, LU_data, LU_pivots)``: ``linalg.lu_solve(LU_data, LU_pivots, b)``."""
+    return lu_solve(LU_data, LU_pivots, b, out=out)
+
+

@@ -784,6 +784,35 @@ def _qr(a, mode):
     return _pack(a.shape[:-2], q, r)
 
 
+def _lu_factor(a):
+    """LU with partial pivoting of (..., m, n) ``a`` (LAPACK getrf's algorithm, unblocked): the packed factor
+    (unit-lower L below the diagonal, U on and above it), the 1-based row interchanges (int32), and info (the
+    1-based index of the first zero pivot, else 0). NumPy has no getrf, so the column loop is here: each step
+    is a vectorized pivot search, row swap and rank-1 update over the whole batch."""
+    batch, (m, n) = a.shape[:-2], a.shape[-2:]
+    A = np.array(a, dtype=a.dtype, copy=True).reshape(-1, m, n)
+    B, k = A.shape[0], min(m, n)
+    piv = np.empty((B, k), np.int32)
+    info = np.zeros(B, np.int32)
+    rows = np.arange(B)
+    with _quiet():
+        for j in range(k):
+            p = j + np.argmax(np.abs(A[:, j:, j]), axis=1)  # first largest |a_ij|, as LAPACK's i?amax
+            piv[:, j] = p + 1
+            swap = p != j
+            if swap.any():
+                r, pr = rows[swap], p[swap]
+                tmp = A[r, j].copy()
+                A[r, j] = A[r, pr]
+                A[r, pr] = tmp
+            d = A[:, j, j]
+            zero = d == 0
+            info[(info == 0) & zero] = j + 1
+            A[:, j + 1:, j] /= np.where(zero, 1, d)[:, None]
+            A[:, j + 1:, j + 1:] -= A[:, j + 1:, j:j + 1] * A[:, j:j + 1, j + 1:]
+    return A.reshape(a.shape), piv.reshape(batch + (k,)), info.reshape(batch)
+
+
 def _lapack(fn):
     def k(a):
         with _quiet():
@@ -814,7 +843,7 @@ KERNELS.update({
     "fft_c2c": _fft_c2c, "fft_r2c": _fft_r2c, "fft_c2r": _fft_c2r,
     "linalg_inv": _lapack(np.linalg.inv), "linalg_det": _lapack(np.linalg.det),
     "linalg_cholesky": _lapack(np.linalg.cholesky), "linalg_solve": lambda a, b: np.linalg.solve(a, b),
-    "linalg_eigh": _eigh, "linalg_svd": _svd, "linalg_qr": _qr,
+    "linalg_eigh": _eigh, "linalg_svd": _svd, "linalg_qr": _qr, "linalg_lu_factor": _lu_factor,
 })
 
 
