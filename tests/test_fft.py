@@ -169,3 +169,44 @@ def test_complex_random_and_roundtrips(tmp_path):
     assert tt.equal(tt.load(tmp_path / "z.pt")["z"], z[:5])
     assert tt.equal(z[:5].to("mydev").cpu(), z[:5])
     assert tt.empty(3, dtype=tt.complex64, device="meta").shape == (3,)
+
+
+STFT_CASES = [
+    ("stft", lambda L, x: L.stft(x, 8, window=L.hann_window(8, dtype=x.dtype, device=x.device), return_complex=True)),
+    ("stft_hop_win_real", lambda L, x: L.stft(x, 8, hop_length=3, win_length=6, return_complex=False,
+                                             window=L.hamming_window(6, dtype=x.dtype, device=x.device))),
+    ("stft_no_center_twosided_normalized", lambda L, x: L.stft(x[0], 8, center=False, onesided=False, normalized=True,
+                                                              window=L.ones(8, dtype=x.dtype, device=x.device),
+                                                              return_complex=True)),
+    ("stft_constant_pad", lambda L, x: L.stft(x, 8, pad_mode="constant", window=L.ones(8, dtype=x.dtype,
+                                                                                          device=x.device),
+                                              return_complex=True)),
+    ("istft_roundtrip", lambda L, x: L.istft(L.stft(x, 8, window=L.hann_window(8, dtype=x.dtype, device=x.device),
+                                                    return_complex=True), 8,
+                                             window=L.hann_window(8, dtype=x.dtype, device=x.device), length=40)),
+    ("istft_of_complex", lambda L, x: L.istft(_c(L, x, (2, 5, 4)), 8, hop_length=2,
+                                              window=L.hann_window(8, dtype=x.dtype, device=x.device))),
+    ("istft_length_longer", lambda L, x: L.istft(_c(L, x, (2, 5, 4)), 8, hop_length=2, length=12, normalized=True,
+                                                 window=L.hann_window(8, dtype=x.dtype, device=x.device))),
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name,fn", STFT_CASES, ids=[c[0] for c in STFT_CASES])
+def test_stft_istft_match_torch(name, fn, device):
+    _compare(fn, device=device, shape=(2, 40))
+
+
+def test_stft_errors_and_warnings_match_torch():
+    for L in (torch, tt):
+        x = L.ones(2, 50)
+        with pytest.raises(RuntimeError, match="stft requires the return_complex parameter be given for real inputs"):
+            L.stft(x, 16)
+        if L is tt:  # torch warns once per process (TORCH_WARN_ONCE), so an earlier test may have used it up
+            with pytest.warns(UserWarning, match="A window was not provided"):
+                L.stft(x, 16, return_complex=True)
+        with pytest.raises(RuntimeError, match="win_length <= n_fft"):
+            L.stft(x, 16, win_length=20, window=L.ones(20), return_complex=True)
+        with pytest.raises(RuntimeError, match="window overlap add min"):
+            L.istft(L.stft(x, 8, hop_length=8, window=L.hann_window(8), return_complex=True), 8, hop_length=8,
+                    window=L.hann_window(8), center=False)

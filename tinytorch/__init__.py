@@ -39,6 +39,7 @@ from ._ops.complex import *  # noqa: E402,F401,F403
 from ._ops.composites import *  # noqa: E402,F401,F403
 from ._ops.special import *  # noqa: E402,F401,F403
 from ._ops.linalg_composites import *  # noqa: E402,F401,F403
+from ._ops.spectral import istft, stft  # noqa: E402,F401
 from ._ops.linalg_composites import torch_lu as lu, torch_lu_solve as lu_solve  # noqa: E402,F401
 from ._ops import variants as _variants  # noqa: E402
 _variants._install()
