@@ -404,3 +404,28 @@ def test_poisson_binomial_cauchy_geometric_sample_statistics():
     for lib in (tt, torch):
         with pytest.raises(RuntimeError):
             lib.poisson(lib.tensor([-1.0]))
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(lr=0.02, weight_decay=0.0, momentum=0.9, nesterov=False, ns_steps=3),
+                                dict(lr=0.01, adjust_lr_fn="match_rms_adamw")])
+@pytest.mark.parametrize("shape", [(3, 5), (6, 4)])
+def test_muon_trajectory_matches_torch(kw, shape):
+    """Muon on wide and tall matrices. Its Newton-Schulz iteration runs in bfloat16 in both libraries, so the
+    trajectories agree to bfloat16 precision of the update times the learning rate."""
+    a = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    target = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    p_tt, p_th = tt.nn.Parameter(tt.tensor(a)), torch.nn.Parameter(torch.tensor(a))
+    o_tt, o_th = tt.optim.Muon([p_tt], **kw), torch.optim.Muon([p_th], **kw)
+    for _ in range(5):
+        for p, o, lib in ((p_tt, o_tt, tt), (p_th, o_th, torch)):
+            o.zero_grad()
+            ((p - lib.tensor(target)) ** 2).sum().backward()
+            o.step()
+        assert_close(p_tt.detach(), p_th.detach(), "float32", 0, 0.2 * kw.get("lr", 1e-3))  # a step is ~lr
+    assert not np.allclose(p_tt.detach().numpy(), a)  # it moved
+    assert set(o_tt.state[p_tt]) == set(o_th.state[p_th])
+    for m in (tt, torch):
+        with pytest.raises(ValueError, match="Muon only supports 2D parameters"):
+            m.optim.Muon([m.nn.Parameter(m.ones(3))])
+        with pytest.raises(ValueError, match="Adjust learning rate function bad is not supported"):
+            m.optim.Muon([m.nn.Parameter(m.ones(3, 3))], adjust_lr_fn="bad")

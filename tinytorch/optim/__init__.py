@@ -13,4 +13,5 @@ from .rprop import Rprop
 from .asgd import ASGD
 from .lbfgs import LBFGS
 from .adafactor import Adafactor
+from .muon import Muon
 from . import lr_scheduler
