@@ -150,3 +150,33 @@ def test_view_dtype_on_meta_and_on_a_backend_without_reinterpret():
     import mydevice  # noqa: F401  (registers mydev, which does not implement Backend.reinterpret)
     with pytest.raises(NotImplementedError, match="'mydev' device.*Backend.reinterpret"):
         tt.ones(4, device="mydev").view(tt.int32)
+
+
+def test_backend_switch_modules_and_accelerator():
+    """torch.backends.cudnn / cuda / mps / mkldnn report unavailable, as on a CPU-only torch build, and their
+    flags can be set; cuda.matmul.allow_tf32 is the float32 matmul precision. torch.accelerator finds the first
+    available non-cpu device (opencl, else the test suite's mydev), so the tutorial idiom runs on it."""
+    for m in (torch, tt):
+        assert not m.backends.cudnn.is_available() and not m.backends.mps.is_available()
+        assert not m.backends.cuda.is_built() and not m.backends.mps.is_built()
+        m.backends.cudnn.benchmark = True
+        m.backends.cudnn.deterministic = True
+        m.backends.cudnn.benchmark = False
+        m.backends.cudnn.deterministic = False
+        try:
+            m.backends.cuda.matmul.allow_tf32 = True
+            assert m.get_float32_matmul_precision() == "high" and m.backends.cuda.matmul.allow_tf32
+        finally:
+            m.backends.cuda.matmul.allow_tf32 = False
+        assert m.get_float32_matmul_precision() == "highest"
+        assert m.cpu.is_available() and m.cpu.device_count() == 1
+    import mydevice  # noqa: F401
+    expected = "opencl" if tt.opencl.is_available() else "mydev"
+    assert tt.accelerator.is_available() and tt.accelerator.current_accelerator().type == expected
+    device = tt.accelerator.current_accelerator().type if tt.accelerator.is_available() else "cpu"
+    x = tt.ones(2, 3, device=device)
+    assert (x @ x.T).cpu().tolist() == [[3.0, 3.0], [3.0, 3.0]]
+    assert tt.accelerator.device_count() >= 1 and tt.accelerator.current_device_index() == 0
+    tt.accelerator.synchronize()
+    with tt.cpu.amp.autocast():
+        assert (tt.ones(2, 2) @ tt.ones(2, 2)).dtype is tt.bfloat16

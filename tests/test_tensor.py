@@ -430,3 +430,36 @@ def test_post_accumulate_grad_hook_matches_torch():
         assert seen == [[2.0] * 3, [5.0] * 3]
         with pytest.raises(RuntimeError, match="non-leaf"):
             (w * 2).register_post_accumulate_grad_hook(print)
+
+
+def test_testing_assert_close_matches_torch():
+    """torch.testing.assert_close: passes and failures, and the failure messages, as torch's."""
+    def cases(m):
+        return [(m.tensor([1.0, 2, 3]), m.tensor([1.0, 2.1, 3]), {}), (m.tensor([1.0, 2]), m.tensor([1, 2]), {}),
+                (m.ones(2), m.ones(3), {}), (m.tensor([1, 2]), m.tensor([1, 3]), {}), (1.0, 1.1, {}),
+                ([m.ones(2)], [m.zeros(2)], {}), (m.tensor([float("nan")]), m.tensor([float("nan")]), {}),
+                (m.tensor([float("nan")]), m.tensor([float("nan")]), {"equal_nan": True}),
+                (m.ones(2, 2), m.ones(2, 2) * 1.1, {"msg": "custom"}), ({"a": m.ones(2)}, {"a": m.ones(2)}, {}),
+                (m.tensor([1.0, 2]), m.tensor([1, 2]), {"check_dtype": False}),
+                (m.tensor([1.0, 2]), m.tensor([1.0, 2.5]), {"rtol": 0.3, "atol": 0.0}),
+                (m.ones(3, dtype=m.float16), m.ones(3, dtype=m.float16) * 1.001, {})]
+
+    def outcome(m, a, b, kw):
+        try:
+            m.testing.assert_close(a, b, **kw)
+            return "ok"
+        except AssertionError as e:
+            return str(e)
+    for (a1, b1, kw), (a2, b2, _) in zip(cases(torch), cases(tt)):
+        assert outcome(tt, a2, b2, kw) == outcome(torch, a1, b1, kw)
+    with pytest.raises(ValueError, match="Both 'rtol' and 'atol' must be either specified or omitted"):
+        tt.testing.assert_close(tt.ones(1), tt.ones(1), rtol=0.1)
+
+
+def test_random_fork_rng_restores_the_stream():
+    tt.manual_seed(0)
+    a = tt.rand(3)
+    tt.manual_seed(0)
+    with tt.random.fork_rng():
+        tt.rand(5)
+    assert tt.equal(a, tt.rand(3)) and tt.random.initial_seed() == 0
