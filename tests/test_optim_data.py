@@ -429,3 +429,57 @@ def test_muon_trajectory_matches_torch(kw, shape):
             m.optim.Muon([m.nn.Parameter(m.ones(3))])
         with pytest.raises(ValueError, match="Adjust learning rate function bad is not supported"):
             m.optim.Muon([m.nn.Parameter(m.ones(3, 3))], adjust_lr_fn="bad")
+
+
+def _swa_setup(m, avg):
+    m.manual_seed(0)
+    net = m.nn.Sequential(m.nn.Linear(3, 4), m.nn.BatchNorm1d(4), m.nn.Linear(4, 1))
+    if m is tt:  # the same weights as torch's
+        net.load_state_dict({k: tt.tensor(v.numpy()) for k, v in _swa_setup(torch, None)[0].state_dict().items()})
+    kw = {"multi_avg_fn": m.optim.swa_utils.get_ema_multi_avg_fn(0.9)} if avg == "ema_multi" else \
+        {"avg_fn": m.optim.swa_utils.get_ema_avg_fn(0.8)} if avg == "ema" else {}
+    return net, (m.optim.swa_utils.AveragedModel(net, **kw) if avg is not None else None)
+
+
+@pytest.mark.parametrize("avg", ["swa", "ema", "ema_multi"])
+def test_averaged_model_and_update_bn_match_torch(avg):
+    """AveragedModel (SWA, EMA per tensor, EMA in place) over an SGD run, its state_dict, then update_bn
+    recomputing the batch-norm statistics of the averaged model."""
+    rng = np.random.default_rng(0)
+    xs = [rng.standard_normal((8, 3)).astype(np.float32) for _ in range(4)]
+    res = {}
+    for m in (torch, tt):
+        net, swa = _swa_setup(m, avg)
+        opt = m.optim.SGD(net.parameters(), lr=0.1)
+        for x in xs:
+            opt.zero_grad()
+            net(m.tensor(x)).pow(2).mean().backward()
+            opt.step()
+            swa.update_parameters(net)
+        m.optim.swa_utils.update_bn([(m.tensor(x), 0) for x in xs], swa)
+        res[m] = ({k: v.detach().numpy() for k, v in swa.state_dict().items()}, swa.training)
+    assert list(res[tt][0]) == list(res[torch][0])
+    for k, v in res[torch][0].items():
+        np.testing.assert_allclose(res[tt][0][k], v, rtol=1e-5, atol=1e-6, err_msg=k)
+    assert res[tt][1] == res[torch][1]
+
+
+@pytest.mark.parametrize("kw", [dict(swa_lr=0.05), dict(swa_lr=0.05, anneal_epochs=3, anneal_strategy="linear"),
+                                dict(swa_lr=0.01, anneal_epochs=0)])
+def test_swalr_schedule_matches_torch(kw):
+    seqs = []
+    for m in (torch, tt):
+        opt = m.optim.SGD([m.nn.Parameter(m.ones(2))], lr=0.5)
+        sched = m.optim.swa_utils.SWALR(opt, **kw)
+        seq = []
+        for _ in range(12):
+            opt.step()
+            sched.step()
+            seq.append(opt.param_groups[0]["lr"])
+        seqs.append(seq)
+    np.testing.assert_allclose(seqs[1], seqs[0], rtol=1e-12)
+    for m in (torch, tt):
+        with pytest.raises(ValueError, match="anneal_strategy must be one of 'cos' or 'linear'"):
+            m.optim.swa_utils.SWALR(m.optim.SGD([m.nn.Parameter(m.ones(2))], lr=0.5), 0.1, anneal_strategy="x")
+        with pytest.raises(ValueError, match="Invalid decay value"):
+            m.optim.swa_utils.get_ema_avg_fn(1.5)

@@ -14,4 +14,5 @@ from .asgd import ASGD
 from .lbfgs import LBFGS
 from .adafactor import Adafactor
 from .muon import Muon
+from . import swa_utils  # noqa: F401
 from . import lr_scheduler
