@@ -355,6 +355,12 @@ class Module:
         ``strict``: RuntimeError listing missing and unexpected keys. Returns (missing, unexpected).
         """
         missing, unexpected, errors = [], [], []
+        hooked = [(name, m) for name, m in self.named_modules() if m.__dict__.get("_load_state_dict_pre_hooks")]
+        if hooked:
+            state_dict = dict(state_dict)  # hooks may rename keys; the caller's dict is left alone
+            for name, m in hooked:
+                for hook in m.__dict__["_load_state_dict_pre_hooks"]:
+                    hook(state_dict, name + "." if name else "", {}, strict, missing, unexpected, errors)
         own = {}
         for name, m in self.named_modules():
             pre = name + "." if name else ""
@@ -393,6 +399,25 @@ class Module:
         return _IncompatibleKeys(missing, unexpected)
 
     # ---- hooks ----
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """``hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)`` (with
+        ``with_module``, the module first) runs before ``load_state_dict`` reads this module's keys, and may
+        rename or convert entries of ``state_dict``."""
+        fn = (lambda *a: hook(self, *a)) if with_module else hook
+        self.__dict__.setdefault("_load_state_dict_pre_hooks", []).append(fn)
+        lst = self.__dict__["_load_state_dict_pre_hooks"]
+
+        class _Handle:
+            def remove(self_h):
+                if fn in lst:
+                    lst.remove(fn)
+        return _Handle()
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs)`` before ``load_state_dict`` reads this module's keys (``Module.register_load_state_dict_pre_hook``)."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """``hook(module, args, output) -> None or new output`` after every forward."""
         _hook_id[0] += 1

@@ -3,7 +3,8 @@ import math
 
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
-from . import rnn
+from . import parametrizations, parametrize, rnn  # noqa: F401
+from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401
 
 
 def _params(parameters):
