@@ -161,3 +161,14 @@ def test_lu_errors_match_torch():
             m.linalg.lu_solve(LU, piv, m.ones(4, 2))
         P, L, U = m.linalg.lu(s)  # singular is fine here
         np.testing.assert_allclose((P @ L @ U).numpy(), np.array(sing, np.float32), atol=1e-6)
+
+
+def test_matrix_transpose_properties_errors_match_torch():
+    for m in (torch, tt):
+        with pytest.raises(RuntimeError, match="tensor.mT is only supported on matrices or batches of matrices. Got 1-D"):
+            m.ones(3).mT
+        with pytest.raises(RuntimeError, match="tensor.mH is only supported on matrices or batches of matrices. Got 1-D"):
+            m.ones(3).mH
+        with pytest.raises(RuntimeError, match="tensor.H is only supported on matrices \\(2-D tensors\\). Got 3-D tensor. "
+                                               "For batches of matrices, consider using tensor.mH"):
+            m.ones(2, 3, 4).H

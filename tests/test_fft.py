@@ -87,6 +87,8 @@ COMPLEX_OPS = [
     ("sgn", lambda L, x: L.fft.fft(x).sgn()),
     ("fftshift", lambda L, x: L.fft.fftshift(L.fft.fft(x), dim=-1)),
     ("ifftshift", lambda L, x: L.fft.ifftshift(x)),
+    ("H_mH_adjoint", lambda L, x: L.cat([_c(L, x, (3, 4))[:, :3].H, _c(L, x, (3, 4))[:, :3].mH,
+                                         _c(L, x, (3, 4))[:, :3].adjoint(), _c(L, x, (3, 4))[:, :3].mT], 0)),
     ("to_complex_and_back", lambda L, x: (x.to(L.complex128) * 1j).real + x.to(L.complex128).abs()),
 ]
 

@@ -284,15 +284,38 @@ def t(input):
     return transpose(input, 0, 1) if input.ndim == 2 else input
 
 
+def _conj_if_complex(x):
+    if x.dtype.is_complex:
+        from .complex import conj
+        return conj(x)
+    return x
+
+
+def _matrix_transpose(self, what):
+    if self.ndim < 2:
+        raise RuntimeError(f"tensor.{what} is only supported on matrices or batches of matrices. Got {self.ndim}-D "
+                           "tensor.")
+    t_ = transpose(self, -2, -1)
+    return _conj_if_complex(t_) if what == "mH" else t_
+
+
+def _hermitian(self):
+    if self.ndim not in (0, 2):
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor."
+                           + (" For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""))
+    return _conj_if_complex(transpose(self, 0, 1) if self.ndim == 2 else self)
+
+
 Tensor.T = property(lambda self: permute(self, tuple(range(self.ndim - 1, -1, -1))))
-Tensor.mT = property(lambda self: transpose(self, -2, -1))
-Tensor.H = Tensor.T
-Tensor.mH = Tensor.mT
+Tensor.mT = property(lambda self: _matrix_transpose(self, "mT"))
+Tensor.mH = property(lambda self: _matrix_transpose(self, "mH"))
+Tensor.H = property(_hermitian)
 
 
 @method("adjoint")
 def adjoint(input):
-    return transpose(input, -2, -1)
+    """The conjugate transpose of the last two dims (``torch.adjoint``)."""
+    return _conj_if_complex(transpose(input, -2, -1))
 
 
 @method("movedim")
