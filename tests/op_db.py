@@ -216,6 +216,9 @@ OPS = [
     OpInfo("index_select", lambda m, x, i: m.index_select(x, 1, i), [[(3, 4), (6,)]], ALL_NUM, int_inputs={1: 4}),
     OpInfo("index_add", lambda m, x, i, s: x.index_add(0, i, s, alpha=2), [[(3, 4), (5,), (5, 4)]],
            int_inputs={1: 3}),
+    # many rows into few (an embedding gradient): the cpu kernel's sorted-runs path
+    OpInfo("index_add_many", lambda m, x, i, s: x.index_add(1, i, s), [[(2, 4, 3), (20,), (2, 20, 3)]],
+           ALL_NUM[:4], int_inputs={1: 4}),
     OpInfo("masked_fill", lambda m, x: x.masked_fill(x > 0.5, -1.0), [[(3, 4)]], ALL_NUM[:3]),
     OpInfo("masked_select", lambda m, x, y: m.masked_select(x, y > 0), [[(3, 4), (4,)]]),
     OpInfo("getitem_bool", lambda m, x: x[x > 0], [[(3, 4)]], ALL_NUM),
