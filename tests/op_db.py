@@ -186,6 +186,9 @@ OPS = [
     # the cpu backend's blocked GEMM paths: split-K for long thin products, column blocks for a tiny left factor
     OpInfo("matmul_blocked", lambda m, x, y: x @ y, [[(4, 8200), (8200, 3)], [(6, 25), (25, 16400)]],
            ("float32", "float64", "int64"), -1.0, 1.0, atol=2e-3, gradcheck=False),
+    # a batched right factor seen transposed (attention's q @ k^T): the cpu kernel copies it first
+    OpInfo("matmul_batched_transposed", lambda m, x, y: x @ y.mT, [[(2, 3, 20, 30), (2, 3, 40, 30)]], atol=1e-4,
+           gradcheck=False),
     OpInfo("mm", lambda m, x, y: m.mm(x, y), [[(3, 4), (4, 5)]]),
     OpInfo("bmm", lambda m, x, y: m.bmm(x, y), [[(2, 3, 4), (2, 4, 5)]]),
     OpInfo("addmm", lambda m, b, x, y: m.addmm(b, x, y, beta=0.5, alpha=2), [[(5,), (3, 4), (4, 5)]]),
