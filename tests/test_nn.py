@@ -566,3 +566,28 @@ def test_fractional_max_pool_matches_torch():
             lib.FractionalMaxPool2d(3)
         with pytest.raises(RuntimeError, match="too large relative to input"):
             lib.functional.fractional_max_pool2d(m.randn(1, 1, 7, 7), 3, output_size=6)
+
+
+@pytest.mark.parametrize("device", ["cpu", "mydev"])
+def test_gelu_extremes_and_output_modified_in_place_match_torch(device):
+    """GELU at 0, tiny, very negative, infinite and NaN inputs (values and first-order gradients, which come
+    from the saved output), and the gradient when the output was modified in place after the forward (it is
+    then recomputed from the input, as torch's formula always is)."""
+    import mydevice  # noqa: F401
+    xs = np.array([0.0, -0.0, 1e-40, -1e-40, -14.0, -5.0, -3.9, 3.9, 0.7, np.inf, -np.inf, np.nan], np.float32)
+    x_th = torch.tensor(xs, requires_grad=True)
+    x_tt = tt.tensor(xs, device=device, requires_grad=True)
+    y_th, y_tt = torch.nn.functional.gelu(x_th), tt.nn.functional.gelu(x_tt)
+    assert_close(y_tt.cpu()[:-3], y_th[:-3].detach(), "float32")
+    y_th.sum().backward()
+    y_tt.sum().backward()
+    np.testing.assert_allclose(x_tt.grad.cpu().numpy(), x_th.grad.numpy(), rtol=1.3e-6, atol=1e-5, equal_nan=True)
+    a = np.random.default_rng(0).standard_normal(20).astype(np.float32)
+    outs = []
+    for m, dev in ((torch, "cpu"), (tt, device)):
+        x = m.tensor(a, device=dev, requires_grad=True)
+        y = m.nn.functional.gelu(x)
+        y.mul_(3)
+        y.sum().backward()
+        outs.append(x.grad.cpu().numpy())
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-6)

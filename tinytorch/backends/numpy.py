@@ -432,7 +432,10 @@ _ERF_P = np.array([0.00022905065861350646, 0.0034082910107109506, 0.050955695062
                    1.128379143519084], np.float32)
 _ERF_Q = np.array([-1.1791602954361697e-7, 0.000023547966471313185, 0.0010179625278914885, 0.014070470171167667,
                    0.11098505178285362, 0.49746925110067538, 1.0], np.float32)
-_ERF_CLIP = np.float32(3.7439211627767994)
+# Past erfinv(1 - 2^-24) = 3.7439 the fit is an extrapolation that crosses 1 at ~3.851: clipping the input at
+# 3.86 and the result to [-1, 1] makes erf exactly +-1 there, as float32 rounding of the true erf is, so
+# 1 + erf(x) is exactly 0 for very negative x (GELU's Phi underflows to 0, as in torch)
+_ERF_CLIP = np.float32(3.86)
 _CHUNK = 1 << 15
 
 
@@ -451,6 +454,7 @@ def _erf32_into(x, out):
     q += _ERF_Q[-1]
     out *= p
     out /= q
+    np.clip(out, -1, 1, out=out)
 
 
 def _erf(a):
@@ -504,7 +508,8 @@ def _gelu(x, approximate):
         out *= 0.5
     else:
         out = _phi(x)
-    out *= x
+    with np.errstate(invalid="ignore"):  # +-inf * Phi: NaN, quietly, as torch
+        out *= x
     return out
 
 
@@ -516,7 +521,8 @@ def _gelu_backward(g, x, approximate):
         d *= x * (0.5 * 0.7978845608028654)
         d += 0.5 * (1 + t)
     elif x.dtype == np.float32:
-        d = _phi32(x, pdf_times_x=True)
+        with np.errstate(invalid="ignore", over="ignore"):
+            d = _phi32(x, pdf_times_x=True)
     else:
         d = np.exp(x * x * np.asarray(-0.5, x.dtype))
         d *= x
@@ -524,6 +530,32 @@ def _gelu_backward(g, x, approximate):
         d += _phi(x)
     d *= g
     return d
+
+
+def _gelu_backward_from_output(g, x, out):
+    # g * (Phi(x) + x phi(x)) with Phi(x) = out / x from the saved forward output, in cache-sized chunks
+    dt = x.dtype
+    work = np.float32 if dt.itemsize < 4 else dt
+    xf = np.ascontiguousarray(x, dtype=work).reshape(-1)
+    of = np.ascontiguousarray(out, dtype=work).reshape(-1)
+    gf = np.ascontiguousarray(np.broadcast_to(g, x.shape), dtype=work).reshape(-1)
+    res = np.empty_like(xf)
+    c = np.asarray(0.3989422804014327, work)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        for i in range(0, xf.size, _CHUNK):
+            xc, rc = xf[i:i + _CHUNK], res[i:i + _CHUNK]
+            np.divide(of[i:i + _CHUNK], xc, out=rc)
+            tiny = np.abs(xc) < 1e-30  # Phi rounds to 0.5 there, and out / x loses digits or is 0 / 0
+            if tiny.any():
+                rc[tiny] = 0.5
+            e = xc * xc
+            e *= np.asarray(-0.5, work)
+            np.exp(e, out=e)
+            e *= xc
+            e *= c
+            rc += e
+            rc *= gf[i:i + _CHUNK]
+    return res.reshape(x.shape).astype(dt, copy=False)
 
 
 _SPLIT_K = 4096
@@ -771,7 +803,7 @@ KERNELS = {
     # nn
     "im2col": _im2col, "col2im": _col2im, "log_softmax": _log_softmax, "softmax": _softmax,
     "log_softmax_backward": _log_softmax_backward, "softmax_backward": _softmax_backward,
-    "gelu": _gelu, "gelu_backward": _gelu_backward,
+    "gelu": _gelu, "gelu_backward": _gelu_backward, "gelu_backward_from_output": _gelu_backward_from_output,
     "native_layer_norm": _layer_norm, "native_layer_norm_backward": _layer_norm_backward, "nll_loss": _nll_loss, "nll_loss_backward": _nll_loss_backward,
 }
 KERNELS = {k: v for k, v in KERNELS.items() if v is not None}
