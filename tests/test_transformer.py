@@ -139,3 +139,49 @@ def test_attention_errors_match_torch():
             m(x, x, x, is_causal=True)
         with pytest.raises(RuntimeError, match="activation should be relu/gelu"):
             lib.nn.TransformerEncoderLayer(8, 2, activation="tanh")
+
+
+@pytest.mark.parametrize("variant", ["plain", "bias_kv_zero_attn", "separate", "static_kv", "unbatched"])
+def test_functional_multi_head_attention_forward_matches_torch(variant):
+    """F.multi_head_attention_forward called directly (as CLIP's attention pooling does), outputs, weights and
+    gradients against torch."""
+    rng = np.random.default_rng(0)
+    E, H, L, S, N = 8, 2, 3, 4, 2
+    arrs = {n: rng.standard_normal(s).astype(np.float32) for n, s in {
+        "q": (L, N, E), "k": (S, N, E), "v": (S, N, E), "w_in": (3 * E, E), "b_in": (3 * E,), "w_out": (E, E),
+        "b_out": (E,), "bk": (1, 1, E), "bv": (1, 1, E), "wq": (E, E), "wk": (E, E), "wv": (E, E),
+        "sk": (N * H, S, E // H), "sv": (N * H, S, E // H)}.items()}
+    mask = np.triu(np.ones((L, S), bool), 1)
+    kpm = np.zeros((N, S), bool)
+    kpm[1, -1] = True
+    res = []
+    for m in (torch, tt):
+        t = {n: m.tensor(a, requires_grad=True) for n, a in arrs.items()}
+        kw = dict(attn_mask=m.tensor(mask), key_padding_mask=m.tensor(kpm))
+        q, k, v = t["q"], t["k"], t["v"]
+        if variant == "bias_kv_zero_attn":
+            kw.update(bias_k=t["bk"], bias_v=t["bv"], add_zero_attn=True)
+            kw["attn_mask"] = kw["key_padding_mask"] = None
+        if variant == "separate":
+            kw.update(use_separate_proj_weight=True, q_proj_weight=t["wq"], k_proj_weight=t["wk"],
+                      v_proj_weight=t["wv"])
+        if variant == "static_kv":
+            kw.update(static_k=t["sk"], static_v=t["sv"])
+        if variant == "unbatched":
+            q, k, v = q[:, 0], k[:, 0], v[:, 0]
+            kw["key_padding_mask"] = kw["key_padding_mask"][0]
+        args = dict(bias_k=None, bias_v=None, add_zero_attn=False)
+        args.update({a: kw.pop(a) for a in ("bias_k", "bias_v", "add_zero_attn") if a in kw})
+        out, w = m.nn.functional.multi_head_attention_forward(
+            q, k, v, E, H, t["w_in"], t["b_in"], args["bias_k"], args["bias_v"], args["add_zero_attn"], 0.0,
+            t["w_out"], t["b_out"], training=True, need_weights=True, average_attn_weights=False, **kw)
+        (out.sum() + (w * w).sum()).backward()
+        res.append((out, w, {n: x.grad for n, x in t.items()}))
+    (o_th, w_th, g_th), (o_tt, w_tt, g_tt) = res
+    assert_close(o_tt, o_th.detach(), "float32", 1e-4, 1e-5)
+    assert_close(w_tt, w_th.detach(), "float32", 1e-4, 1e-5)
+    for n, g in g_th.items():
+        if g is None:
+            assert g_tt[n] is None, n
+        else:
+            assert_close(g_tt[n], g, "float32", 1e-4, 1e-5, msg=n)

@@ -16,15 +16,7 @@ from .linear import Linear, NonDynamicallyQuantizableLinear
 from .module import Module
 
 
-def _float_mask(mask, dtype, name):
-    """A bool mask (True = masked out) as an additive float mask (-inf where True); float masks as they are."""
-    if mask is None:
-        return None
-    if mask.dtype.is_floating_point:
-        return mask.to(dtype)
-    if mask.dtype.name != "bool":
-        raise AssertionError(f"only bool and floating types of {name} are supported")
-    return zeros(mask._shape, dtype=dtype, device=mask.device).masked_fill(mask, float("-inf"))
+_float_mask = F._float_mask
 
 
 class MultiheadAttention(Module):
@@ -90,73 +82,18 @@ class MultiheadAttention(Module):
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
-        if is_causal and attn_mask is None:
-            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer "
-                               "module method `generate_square_subsequent_mask` to create this mask.")
-        unbatched = query.ndim == 2
-        if query.ndim not in (2, 3):
-            raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D "
-                                 "query tensor")
-        if unbatched:
-            query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
-            if key_padding_mask is not None:
-                key_padding_mask = key_padding_mask.unsqueeze(0)
-        elif self.batch_first:
+        if self.batch_first and query.ndim == 3:
             query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
-        tgt_len, bsz, e = query._shape
-        if e != self.embed_dim:
-            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {e}")
-        h, hd = self.num_heads, self.head_dim
-        if self._qkv_same_embed_dim:
-            wq, wk, wv = self.in_proj_weight.chunk(3)
-        else:
-            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-        bq = bk = bv = None
-        if self.in_proj_bias is not None:
-            bq, bk, bv = self.in_proj_bias.chunk(3)
-        q, k, v = F.linear(query, wq, bq), F.linear(key, wk, bk), F.linear(value, wv, bv)
-        attn_mask = _float_mask(attn_mask, q.dtype, "attn_mask")
-        key_padding_mask = _float_mask(key_padding_mask, q.dtype, "key_padding_mask")
-        if attn_mask is not None and attn_mask.ndim == 2:
-            attn_mask = attn_mask.unsqueeze(0)
-        if self.bias_k is not None:
-            k = cat([k, self.bias_k.expand(1, bsz, e)])
-            v = cat([v, self.bias_v.expand(1, bsz, e)])
-            attn_mask = F.pad(attn_mask, (0, 1)) if attn_mask is not None else None
-            key_padding_mask = F.pad(key_padding_mask, (0, 1)) if key_padding_mask is not None else None
-        q = q.reshape(tgt_len, bsz * h, hd).transpose(0, 1)
-        k = k.reshape(k._shape[0], bsz * h, hd).transpose(0, 1)
-        v = v.reshape(v._shape[0], bsz * h, hd).transpose(0, 1)
-        if self.add_zero_attn:
-            k = cat([k, zeros((bsz * h, 1, hd), dtype=k.dtype, device=k.device)], dim=1)
-            v = cat([v, zeros((bsz * h, 1, hd), dtype=v.dtype, device=v.device)], dim=1)
-            attn_mask = F.pad(attn_mask, (0, 1)) if attn_mask is not None else None
-            key_padding_mask = F.pad(key_padding_mask, (0, 1)) if key_padding_mask is not None else None
-        src_len = k._shape[1]
-        if key_padding_mask is not None:
-            if tuple(key_padding_mask._shape) != (bsz, src_len):
-                raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
-                                     f"{tuple(key_padding_mask._shape)}")
-            kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(bsz, h, 1, src_len).reshape(bsz * h, 1, src_len)
-            attn_mask = kpm if attn_mask is None else attn_mask + kpm
-        scores = (q * (1.0 / math.sqrt(hd))).matmul(k.transpose(1, 2))
-        if attn_mask is not None:
-            scores = scores + attn_mask
-        weights = scores.softmax(-1)
-        if self.dropout > 0.0 and self.training:
-            weights = F.dropout(weights, self.dropout)
-        out = weights.matmul(v).transpose(0, 1).reshape(tgt_len * bsz, e)
-        out = self.out_proj(out).reshape(tgt_len, bsz, e)
-        if unbatched:
-            out = out.squeeze(1)
-        elif self.batch_first:
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.bias_k,
+            self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+            training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
+            attn_mask=attn_mask, use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights, is_causal=is_causal)
+        if self.batch_first and query.ndim == 3:
             out = out.transpose(0, 1)
-        if not need_weights:
-            return out, None
-        weights = weights.reshape(bsz, h, tgt_len, src_len)
-        if average_attn_weights:
-            weights = weights.mean(1)
-        return out, (weights.squeeze(0) if unbatched else weights)
+        return out, weights
 
 
 def _activation(activation):
