@@ -77,3 +77,60 @@ def test_bad_input():
         m(tt.randn(3, 2, 5), tt.zeros(2, 2, 7))
     with pytest.raises(ValueError, match="Unknown nonlinearity"):
         tt.nn.RNN(2, 3, nonlinearity="gelu")
+
+
+@pytest.mark.parametrize("mode,kw", [("LSTM", dict(num_layers=2, bidirectional=True)), ("GRU", dict()),
+                                     ("RNN", dict(bidirectional=True, nonlinearity="relu")),
+                                     ("LSTM", dict(batch_first=True))])
+@pytest.mark.parametrize("enforce_sorted", [True, False])
+def test_packed_sequences_through_rnns_match_torch(mode, kw, enforce_sorted):
+    """pack_padded_sequence -> RNN -> pad_packed_sequence: outputs, final states (in the caller's batch
+    order), and gradients of the padded input, against torch."""
+    rng = np.random.default_rng(0)
+    bf = kw.get("batch_first", False)
+    x = rng.standard_normal((3, 5, 4) if bf else (5, 3, 4)).astype(np.float32)
+    lengths = [5, 3, 2] if enforce_sorted else [3, 5, 2]
+    torch.manual_seed(0)
+    net_th = getattr(torch.nn, mode)(4, 3, **kw)
+    net_tt = getattr(tt.nn, mode)(4, 3, **kw)
+    net_tt.load_state_dict({k: tt.tensor(v.detach().numpy()) for k, v in net_th.state_dict().items()})
+    h0 = rng.standard_normal((net_th.num_layers * (2 if net_th.bidirectional else 1), 3, 3)).astype(np.float32)
+    res = []
+    for m, net in ((torch, net_th), (tt, net_tt)):
+        xx = m.tensor(x, requires_grad=True)
+        p = m.nn.utils.rnn.pack_padded_sequence(xx, m.tensor(lengths), batch_first=bf, enforce_sorted=enforce_sorted)
+        hx = (m.tensor(h0), m.tensor(h0 * 0.5)) if mode == "LSTM" else m.tensor(h0)
+        out, h = net(p, hx)
+        assert isinstance(out, m.nn.utils.rnn.PackedSequence)
+        padded, lens = m.nn.utils.rnn.pad_packed_sequence(out, batch_first=bf, total_length=6)
+        states = h if mode == "LSTM" else (h,)
+        (padded.sum() + sum((s * (i + 2)).sum() for i, s in enumerate(states))).backward()
+        res.append((padded.detach().numpy(), lens.tolist(), [s.detach().numpy() for s in states], xx.grad.numpy(),
+                    out.batch_sizes.tolist()))
+    (p_th, l_th, s_th, g_th, b_th), (p_tt, l_tt, s_tt, g_tt, b_tt) = res
+    assert l_tt == l_th and b_tt == b_th
+    np.testing.assert_allclose(p_tt, p_th, rtol=1e-5, atol=1e-6)
+    for a, b in zip(s_tt, s_th):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(g_tt, g_th, rtol=1e-5, atol=1e-6)
+
+
+def test_pack_utilities_and_errors_match_torch():
+    seqs = [np.arange(n * 2, dtype=np.float32).reshape(n, 2) + n for n in (2, 4, 1)]
+    for m in (torch, tt):
+        R = m.nn.utils.rnn
+        ts = [m.tensor(s) for s in seqs]
+        p = R.pack_sequence(ts, enforce_sorted=False)
+        assert p.batch_sizes.tolist() == [3, 2, 1, 1] and p.sorted_indices.tolist() == [1, 0, 2]
+        assert p.unsorted_indices.tolist() == [1, 0, 2]
+        back = R.unpack_sequence(p)
+        assert [b.tolist() for b in back] == [s.tolist() for s in seqs]
+        padded = R.pad_sequence(ts, batch_first=True)
+        assert [u.tolist() for u in R.unpad_sequence(padded, m.tensor([2, 4, 1]), batch_first=True)] == \
+            [s.tolist() for s in seqs]
+        with pytest.raises(RuntimeError, match="must be sorted in decreasing order when `enforce_sorted` is True"):
+            R.pack_sequence(ts)
+        with pytest.raises(RuntimeError, match="Length of all samples has to be greater than 0"):
+            R.pack_padded_sequence(m.ones(3, 2, 1), m.tensor([3, 0]))
+        with pytest.raises(ValueError, match="Expected total_length to be at least the length of the longest"):
+            R.pad_packed_sequence(p, total_length=2)

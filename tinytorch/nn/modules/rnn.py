@@ -108,18 +108,34 @@ class RNNBase(Module):
     def forward(self, input, hx=None):
         """input (L, N, H_in) ((N, L, H_in) with batch_first, or unbatched (L, H_in)) -> (output, h_n) for RNN/GRU,
         (output, (h_n, c_n)) for LSTM. output is (L, N, D * hidden_size); h_n is (D * num_layers, N, hidden)."""
-        if input.ndim not in (2, 3):
-            raise ValueError(f"{self.mode}: Expected input to be 2D or 3D, got {input.ndim}D instead")
-        batched = input.ndim == 3
-        x = input if batched else input.unsqueeze(1)
-        if batched and self.batch_first:
-            x = x.transpose(0, 1)
+        from ..utils.rnn import PackedSequence
+        packed = isinstance(input, PackedSequence)
+        is_lstm = self.mode == "LSTM"
+        if packed:
+            # the padded (T, N, H_in) batch in the packed (sorted) order: step t updates only its first
+            # batch_sizes[t] rows, so a finished sequence keeps its last state and padding is never read
+            bsizes = [int(b) for b in input.batch_sizes.tolist()]
+            data, n_max, off, rows = input.data, bsizes[0], 0, []
+            for b in bsizes:
+                rows.append(data[off:off + b] if b == n_max else F.pad(data[off:off + b], (0, 0, 0, n_max - b)))
+                off += b
+            x = stack(rows)
+            batched = True
+            if hx is not None and input.sorted_indices is not None:
+                hx = tuple(h.index_select(1, input.sorted_indices) for h in hx) if is_lstm else \
+                    hx.index_select(1, input.sorted_indices)
+        else:
+            if input.ndim not in (2, 3):
+                raise ValueError(f"{self.mode}: Expected input to be 2D or 3D, got {input.ndim}D instead")
+            batched = input.ndim == 3
+            x = input if batched else input.unsqueeze(1)
+            if batched and self.batch_first:
+                x = x.transpose(0, 1)
         if x.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {x.shape[-1]}")
         L, N = x.shape[0], x.shape[1]
         ndir = 2 if self.bidirectional else 1
-        is_lstm = self.mode == "LSTM"
         if hx is None:
             h0 = zeros(self.num_layers * ndir, N, self.hidden_size, dtype=x.dtype, device=x.device)
             hx = (h0, h0) if is_lstm else h0
@@ -140,7 +156,14 @@ class RNNBase(Module):
                 seq = [None] * L
                 steps = range(L - 1, -1, -1) if d else range(L)
                 for t in steps:
-                    state = self._step(layer_in[t], state, w)
+                    b = bsizes[t] if packed else N
+                    if b == N:
+                        state = self._step(layer_in[t], state, w)
+                    elif is_lstm:
+                        h_b, c_b = self._step(layer_in[t][:b], (state[0][:b], state[1][:b]), w)
+                        state = (cat([h_b, state[0][b:]]), cat([c_b, state[1][b:]]))
+                    else:
+                        state = cat([self._step(layer_in[t][:b], state[:b], w), state[b:]])
                     seq[t] = state[0] if is_lstm else state
                 outs.append(stack(seq) if L else zeros(0, N, self.hidden_size, dtype=x.dtype, device=x.device))
                 h_n.append(state[0] if is_lstm else state)
@@ -150,6 +173,16 @@ class RNNBase(Module):
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_in = F.dropout(layer_in, self.dropout, True)
         out = layer_in
+        if packed:
+            out = PackedSequence(cat([out[t, :b] for t, b in enumerate(bsizes)]), input.batch_sizes,
+                                 input.sorted_indices, input.unsorted_indices)
+            hn = stack(h_n)
+            if input.unsorted_indices is not None:
+                hn = hn.index_select(1, input.unsorted_indices)
+                c_n = [stack(c_n).index_select(1, input.unsorted_indices)] if is_lstm else c_n
+            if is_lstm:
+                return out, (hn, c_n[0] if input.unsorted_indices is not None else stack(c_n))
+            return out, hn
         if batched and self.batch_first:
             out = out.transpose(0, 1)
         hn = stack(h_n)
