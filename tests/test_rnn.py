@@ -134,3 +134,39 @@ def test_pack_utilities_and_errors_match_torch():
             R.pack_padded_sequence(m.ones(3, 2, 1), m.tensor([3, 0]))
         with pytest.raises(ValueError, match="Expected total_length to be at least the length of the longest"):
             R.pad_packed_sequence(p, total_length=2)
+
+
+@pytest.mark.parametrize("kw", [dict(proj_size=2), dict(proj_size=3, num_layers=2, bidirectional=True),
+                                dict(proj_size=1, batch_first=True)])
+def test_lstm_with_projections_matches_torch(kw):
+    """LSTM proj_size: weight_hr_l{k} parameters, h of size proj_size (outputs, h_n), c of hidden_size, and the
+    gradients, against torch with the same weights; also through a packed batch."""
+    rng = np.random.default_rng(0)
+    torch.manual_seed(0)
+    net_th = torch.nn.LSTM(4, 5, **kw)
+    net_tt = tt.nn.LSTM(4, 5, **kw)
+    assert [(k, tuple(v.shape)) for k, v in net_tt.state_dict().items()] == \
+        [(k, tuple(v.shape)) for k, v in net_th.state_dict().items()]
+    assert repr(net_tt) == repr(net_th)
+    net_tt.load_state_dict({k: tt.tensor(v.detach().numpy()) for k, v in net_th.state_dict().items()})
+    x = rng.standard_normal((3, 6, 4)).astype(np.float32)
+    for packed in (False, True):
+        res = []
+        for m, net in ((torch, net_th), (tt, net_tt)):
+            xx = m.tensor(x, requires_grad=True)
+            inp = m.nn.utils.rnn.pack_padded_sequence(xx, [6, 4, 2] if kw.get("batch_first") else [3, 3, 2, 2, 1, 1],
+                                                      batch_first=kw.get("batch_first", False)) if packed else xx
+            out, (h, c) = net(inp)
+            if packed:
+                out = m.nn.utils.rnn.pad_packed_sequence(out, batch_first=kw.get("batch_first", False))[0]
+            (out.sum() + (h * 2).sum() + (c * 3).sum()).backward()
+            res.append([t.detach().numpy() for t in (out, h, c, xx.grad)])
+        for a, b in zip(*reversed(res)):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    for m in (torch, tt):
+        with pytest.raises(ValueError, match="proj_size has to be smaller than hidden_size"):
+            m.nn.LSTM(4, 5, proj_size=5)
+        with pytest.raises(ValueError, match="proj_size argument is only supported for LSTM, not RNN or GRU"):
+            m.nn.GRU(4, 5, proj_size=2)
+        with pytest.raises(RuntimeError, match="Expected hidden\\[0\\] size \\(1, 1, 2\\), got \\[1, 1, 5\\]"):
+            m.nn.LSTM(4, 5, proj_size=2)(m.ones(3, 1, 4), (m.zeros(1, 1, 5), m.zeros(1, 1, 5)))

@@ -21,11 +21,12 @@ def _rnn_cell(x, h, w_ih, w_hh, b_ih, b_hh, nonlinearity):
     return pre.tanh() if nonlinearity == "tanh" else pre.relu()
 
 
-def _lstm_cell(x, h, c, w_ih, w_hh, b_ih, b_hh):
+def _lstm_cell(x, h, c, w_ih, w_hh, b_ih, b_hh, w_hr=None):
     gates = F.linear(x, w_ih, b_ih) + F.linear(h, w_hh, b_hh)
     i, f, g, o = gates.chunk(4, -1)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    return o.sigmoid() * c.tanh(), c
+    h = o.sigmoid() * c.tanh()
+    return (h if w_hr is None else F.linear(h, w_hr)), c
 
 
 def _gru_cell(x, h, w_ih, w_hh, b_ih, b_hh):
@@ -59,22 +60,29 @@ class RNNBase(Module):
                              "element being zeroed")
         if hidden_size <= 0 or num_layers <= 0:
             raise ValueError("hidden_size and num_layers must be greater than zero")
-        if proj_size:
-            raise NotImplementedError("LSTM proj_size is not supported by tinytorch")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if proj_size and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         self.mode = mode
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
         self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
         self.bidirectional, self.proj_size, self.nonlinearity = bidirectional, proj_size, nonlinearity
         ndir = 2 if bidirectional else 1
         g = self._gates * hidden_size
+        out_size = proj_size or hidden_size  # an LSTM with projections outputs h of size proj_size
         self._flat_weights_names = []
         for layer in range(num_layers):
             for d in range(ndir):
                 suffix = f"_l{layer}" + ("_reverse" if d else "")
-                in_size = input_size if layer == 0 else hidden_size * ndir
-                names = [("weight_ih", (g, in_size)), ("weight_hh", (g, hidden_size))]
+                in_size = input_size if layer == 0 else out_size * ndir
+                names = [("weight_ih", (g, in_size)), ("weight_hh", (g, out_size))]
                 if bias:
                     names += [("bias_ih", (g,)), ("bias_hh", (g,))]
+                if proj_size:
+                    names.append(("weight_hr", (proj_size, hidden_size)))
                 for n, shape in names:
                     setattr(self, n + suffix, Parameter(empty(shape, device=device, dtype=dtype)))
                     self._flat_weights_names.append(n + suffix)
@@ -85,6 +93,8 @@ class RNNBase(Module):
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if not self.bias:
@@ -100,7 +110,8 @@ class RNNBase(Module):
     def _weights(self, layer, d):
         suffix = f"_l{layer}" + ("_reverse" if d else "")
         get = lambda n: getattr(self, n + suffix, None)  # noqa: E731
-        return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
+        w = (get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh"))
+        return w + (get("weight_hr"),) if self.proj_size else w
 
     def _step(self, x, state, w):
         raise NotImplementedError
@@ -136,15 +147,21 @@ class RNNBase(Module):
                                f"got {x.shape[-1]}")
         L, N = x.shape[0], x.shape[1]
         ndir = 2 if self.bidirectional else 1
+        hsize = self.proj_size or self.hidden_size
         if hx is None:
-            h0 = zeros(self.num_layers * ndir, N, self.hidden_size, dtype=x.dtype, device=x.device)
-            hx = (h0, h0) if is_lstm else h0
+            h0 = zeros(self.num_layers * ndir, N, hsize, dtype=x.dtype, device=x.device)
+            hx = (h0, zeros(self.num_layers * ndir, N, self.hidden_size, dtype=x.dtype, device=x.device)) \
+                if is_lstm else h0
         elif not batched:
             hx = tuple(h.unsqueeze(1) for h in hx) if is_lstm else hx.unsqueeze(1)
-        expect = (self.num_layers * ndir, N, self.hidden_size)
-        for h in (hx if is_lstm else (hx,)):
-            if tuple(h.shape) != expect:
-                raise RuntimeError(f"Expected hidden size {expect}, got {list(h.shape)}")
+        if is_lstm:
+            for k, (h, size) in enumerate(zip(hx, (hsize, self.hidden_size))):
+                expect = (self.num_layers * ndir, N, size)
+                if tuple(h.shape) != expect:
+                    raise RuntimeError(f"Expected hidden[{k}] size {expect}, got {list(h.shape)}")
+        elif tuple(hx.shape) != (self.num_layers * ndir, N, self.hidden_size):
+            raise RuntimeError(f"Expected hidden size {(self.num_layers * ndir, N, self.hidden_size)}, got "
+                               f"{list(hx.shape)}")
         h_n, c_n = [], []
         layer_in = x
         for layer in range(self.num_layers):
@@ -165,7 +182,7 @@ class RNNBase(Module):
                     else:
                         state = cat([self._step(layer_in[t][:b], state[:b], w), state[b:]])
                     seq[t] = state[0] if is_lstm else state
-                outs.append(stack(seq) if L else zeros(0, N, self.hidden_size, dtype=x.dtype, device=x.device))
+                outs.append(stack(seq) if L else zeros(0, N, hsize, dtype=x.dtype, device=x.device))
                 h_n.append(state[0] if is_lstm else state)
                 if is_lstm:
                     c_n.append(state[1])
@@ -198,11 +215,11 @@ class RNN(RNNBase):
     """Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu), as ``torch.nn.RNN``."""
 
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+                 dropout=0.0, bidirectional=False, device=None, dtype=None, proj_size=0):
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
         super().__init__("RNN", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
-                         device=device, dtype=dtype, nonlinearity=nonlinearity)
+                         proj_size, device=device, dtype=dtype, nonlinearity=nonlinearity)
 
     def _step(self, x, h, w):
         return _rnn_cell(x, h, *w, self.nonlinearity)
@@ -232,9 +249,9 @@ class GRU(RNNBase):
     _gates = 3
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, device=None, dtype=None):
+                 bidirectional=False, device=None, dtype=None, proj_size=0):
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
-                         device=device, dtype=dtype)
+                         proj_size, device=device, dtype=dtype)
 
     def _step(self, x, h, w):
         return _gru_cell(x, h, *w)
