@@ -591,3 +591,42 @@ def test_gelu_extremes_and_output_modified_in_place_match_torch(device):
         y.sum().backward()
         outs.append(x.grad.cpu().numpy())
     np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-6)
+
+
+def test_module_extra_state_to_empty_get_buffer_set_submodule_match_torch():
+    def build(m):
+        class WithState(m.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = m.nn.Linear(2, 2)
+                self.register_buffer("count", m.zeros(1))
+                self.tag = "a"
+
+            def get_extra_state(self):
+                return {"tag": self.tag}
+
+            def set_extra_state(self, state):
+                self.tag = state["tag"]
+        return WithState()
+    for m in (torch, tt):
+        a, b = build(m), build(m)
+        a.tag = "b"
+        sd = a.state_dict()
+        assert list(sd) == ["count", "_extra_state", "lin.weight", "lin.bias"]
+        b.load_state_dict(sd)
+        assert b.tag == "b"
+        with pytest.raises(RuntimeError, match="Missing key\\(s\\) in state_dict: \"_extra_state\""):
+            b.load_state_dict({k: v for k, v in sd.items() if k != "_extra_state"})
+        assert b.get_buffer("count") is b.count
+        with pytest.raises(AttributeError):
+            b.get_buffer("nope")
+        b.set_submodule("lin", m.nn.Linear(2, 3))
+        assert b.lin.out_features == 3
+        with m.device("meta"):
+            big = m.nn.Linear(3, 4)
+        assert big.weight.device.type == "meta"
+        big.to_empty(device="cpu")
+        assert big.weight.device.type == "cpu" and tuple(big.weight.shape) == (4, 3)
+        assert isinstance(big.weight, m.nn.Parameter) and big.weight.requires_grad
+        big.reset_parameters()
+        assert big(m.ones(1, 3)).shape == (1, 4)

@@ -483,3 +483,18 @@ def test_swalr_schedule_matches_torch(kw):
             m.optim.swa_utils.SWALR(m.optim.SGD([m.nn.Parameter(m.ones(2))], lr=0.5), 0.1, anneal_strategy="x")
         with pytest.raises(ValueError, match="Invalid decay value"):
             m.optim.swa_utils.get_ema_avg_fn(1.5)
+
+
+def test_optimizer_step_hooks_match_torch():
+    for m in (torch, tt):
+        p = m.nn.Parameter(m.ones(2))
+        opt = m.optim.SGD([p], lr=0.1)
+        log = []
+        pre = opt.register_step_pre_hook(lambda o, a, k: log.append(("pre", o is opt)))
+        opt.register_step_post_hook(lambda o, a, k: log.append(("post", float(p.detach()[0]))))
+        p.sum().backward()
+        opt.step()
+        pre.remove()
+        opt.step()
+        assert [(k, round(v, 5) if isinstance(v, float) else v) for k, v in log] == \
+            [("pre", True), ("post", 0.9), ("post", 0.8)]

@@ -30,8 +30,62 @@ def check_betas(betas):
             raise ValueError(f"Invalid beta parameter at index {i}: {b}")
 
 
+def _with_step_hooks(step):
+    import functools
+
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        hooks = self.__dict__.get("_step_hooks")
+        if not hooks:
+            return step(self, *args, **kwargs)
+        for hook in list(hooks["pre"].values()):
+            r = hook(self, args, kwargs)
+            if r is not None:
+                if not (isinstance(r, tuple) and len(r) == 2):
+                    raise RuntimeError(f"{hook} must return None or a tuple of (new_args, new_kwargs), but got {r}.")
+                args, kwargs = r
+        out = step(self, *args, **kwargs)
+        for hook in list(hooks["post"].values()):
+            hook(self, args, kwargs)
+        return out
+    wrapper._hooked = True
+    return wrapper
+
+
+class _HookHandle:
+    def __init__(self, table, key):
+        self._table, self._key = table, key
+
+    def remove(self):
+        self._table.pop(self._key, None)
+
+
 class Optimizer:
     """Base class: ``params`` is an iterable of tensors or of dicts (parameter groups with their own options)."""
+
+    def __init_subclass__(cls, **kwargs):
+        # every optimizer's step runs its step hooks (PyTorch patches step the same way)
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "_hooked", False):
+            cls.step = _with_step_hooks(step)
+
+    def _hook_table(self, kind):
+        hooks = self.__dict__.setdefault("_step_hooks", {"pre": {}, "post": {}, "n": 0})
+        hooks["n"] += 1
+        return hooks[kind], hooks["n"]
+
+    def register_step_pre_hook(self, hook):
+        """``hook(optimizer, args, kwargs)`` before each ``step``; it may return (new_args, new_kwargs)."""
+        table, key = self._hook_table("pre")
+        table[key] = hook
+        return _HookHandle(table, key)
+
+    def register_step_post_hook(self, hook):
+        """``hook(optimizer, args, kwargs)`` after each ``step``."""
+        table, key = self._hook_table("post")
+        table[key] = hook
+        return _HookHandle(table, key)
 
     def __init__(self, params, defaults):
         self.defaults = defaults

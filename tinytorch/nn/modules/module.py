@@ -195,6 +195,39 @@ class Module:
         mod, _, name = target.rpartition(".")
         return self.get_submodule(mod)._parameters[name]
 
+    def get_buffer(self, target):
+        """The buffer at dotted path ``target``; AttributeError when there is none."""
+        mod, _, name = target.rpartition(".")
+        m = self.get_submodule(mod)
+        if name not in m._buffers:
+            raise AttributeError(f"{type(m).__name__} has no attribute `{name}`")
+        return m._buffers[name]
+
+    def set_submodule(self, target, module, strict=False):
+        """Replace (or, unless ``strict``, add) the submodule at dotted path ``target``."""
+        if not target:
+            raise ValueError("Cannot set the submodule without a target name!")
+        parent, _, name = target.rpartition(".")
+        mod = self.get_submodule(parent)
+        if strict and name not in mod._modules:
+            raise AttributeError(f"{type(mod).__name__} has no attribute `{name}`")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        setattr(mod, name, module)
+
+    def get_extra_state(self):
+        """Override (with ``set_extra_state``) to save non-tensor state in the state_dict under
+        ``_extra_state``."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called. Please file "
+                           "an issue.")
+
+    def set_extra_state(self, state):
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called. Please file "
+                           "an issue.")
+
+    def _has_extra_state(self):
+        return type(self).get_extra_state is not Module.get_extra_state
+
     # ---- iteration ----
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
         if memo is None:
@@ -305,6 +338,16 @@ class Module:
             return t.to(device=dev, dtype=dtype if t.is_floating_point() else None)
         return self._apply(conv)
 
+    def to_empty(self, *, device, recurse=True):
+        """Replace every parameter and buffer by an uninitialized tensor of the same shape on ``device`` (after
+        building a model on the ``meta`` device; initialize it afterwards, e.g. with ``reset_parameters``)."""
+        from ..._ops.creation import empty_like
+        return self._apply(lambda t: empty_like(t, device=device))
+
+    def compile(self, *args, **kwargs):
+        """``Module.compile``: tinytorch runs eagerly, so there is nothing to compile (as ``torch.compile``,
+        which here returns its argument)."""
+
     def cpu(self):
         return self.to("cpu")
 
@@ -344,6 +387,8 @@ class Module:
         for k, b in self._buffers.items():
             if b is not None and k not in self._non_persistent_buffers_set:
                 destination[prefix + k] = b if keep_vars else b.detach()
+        if self._has_extra_state():
+            destination[prefix + "_extra_state"] = self.get_extra_state()
         for k, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination, prefix + k + ".", keep_vars)
@@ -370,7 +415,18 @@ class Module:
             for k, b in m._buffers.items():
                 if b is not None and k not in m._non_persistent_buffers_set:
                     own[pre + k] = (m, "_buffers", k)
-        for key, (m, store, k) in own.items():
+        for name, m in self.named_modules():
+            if m._has_extra_state():
+                key = (name + "." if name else "") + "_extra_state"
+                if key in state_dict:
+                    m.set_extra_state(state_dict[key])
+                    own[key] = None
+                elif strict:
+                    missing.append(key)
+        for key, entry in own.items():
+            if entry is None:
+                continue
+            m, store, k = entry
             if key not in state_dict:
                 missing.append(key)
                 continue
