@@ -108,6 +108,11 @@ OPS = [
     # torch's trigamma (digamma's derivative) is accurate to ~1e-10 only: tests/test_ops.py checks against mpmath
     _u("digamma", 0.05, 12.0, rtol=2e-5),
     OpInfo("digamma_reflected", lambda m, x: m.digamma(x - 3.5), [[(3, 4)]], low=-0.4, high=0.4, atol=2e-5),
+    # incomplete gamma: a differentiable in x only (torch has no derivative in a), both series and fraction regimes
+    OpInfo("igamma", lambda m, x, a: m.igamma(a.to(x.dtype) * 0.8 + 0.3, x), [[(3, 4), (3, 4)]], low=0.1,
+           high=4.0, rtol=1e-5, int_inputs={1: 6}),
+    OpInfo("igammac_broadcast", lambda m, x, a: m.special.gammaincc(a.to(x.dtype) * 0.6 + 0.2, x * 4),
+           [[(3, 4), (4,)]], low=0.1, high=3.0, rtol=1e-5, int_inputs={1: 6}),
     OpInfo("polygamma1", lambda m, x: m.polygamma(1, x), [[(3, 4)], [(0, 2)]], low=0.2, high=12.0, rtol=2e-5),
     OpInfo("polygamma3", lambda m, x: x.polygamma(3), [[(3, 4)]], low=0.3, high=12.0, rtol=2e-5),
     OpInfo("polygamma2_negative", lambda m, x: m.polygamma(2, x - 2.5), [[(3, 4)]], low=-0.4, high=0.4, rtol=2e-5),

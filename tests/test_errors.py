@@ -172,3 +172,17 @@ def test_matrix_transpose_properties_errors_match_torch():
         with pytest.raises(RuntimeError, match="tensor.H is only supported on matrices \\(2-D tensors\\). Got 3-D tensor. "
                                                "For batches of matrices, consider using tensor.mH"):
             m.ones(2, 3, 4).H
+
+
+def test_igamma_edges_and_errors_match_torch():
+    a = [0.0, 0.0, 1.0, 1.0, -1.0, 2.0, float("inf"), 2.0, 0.5]
+    x = [0.0, 1.0, 0.0, float("inf"), 1.0, -1.0, 1.0, float("nan"), 1e-3]
+    for fn in ("igamma", "igammac"):
+        ours = getattr(tt, fn)(tt.tensor(a, dtype=tt.float64), tt.tensor(x, dtype=tt.float64)).numpy()
+        ref = getattr(torch, fn)(torch.tensor(a, dtype=torch.float64), torch.tensor(x, dtype=torch.float64)).numpy()
+        np.testing.assert_allclose(ours, ref, rtol=1e-9, equal_nan=True)
+    for m in (torch, tt):
+        with pytest.raises(NotImplementedError, match="\"igamma_cpu\" not implemented for 'Long'"):
+            m.igamma(m.tensor([2]), m.tensor([3]))
+        with pytest.raises(NotImplementedError, match="the derivative for 'igamma: input' is not implemented"):
+            m.igamma(m.tensor([2.0], requires_grad=True), m.tensor([1.0])).backward()

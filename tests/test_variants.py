@@ -21,6 +21,7 @@ _ARGS = {
     "greater": ((0.1,), (-2, 2)), "greater_equal": ((0.1,), (-2, 2)), "less": ((0.1,), (-2, 2)),
     "less_equal": ((0.1,), (-2, 2)), "not_equal": ((0.0,), (-2, 2)), "multiply": ((3.0,), (-2, 2)),
     "subtract": ((1.5,), (-2, 2)), "xlogy": ((2.0,), (0.1, 2)), "arctan2": (lambda m: (m.ones(4),), (-2, 2)),
+    "igamma": (lambda m: (m.ones(4) * 1.5,), (0.2, 3)), "igammac": (lambda m: (m.ones(4) * 1.5,), (0.2, 3)),
 
 
     "addmm": (lambda m: (m.ones(3, 2), m.ones(2, 4) * 0.5), (-2, 2)),

@@ -16,12 +16,13 @@ from ._ops import nn as _nn
 
 __all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e", "log1p",
            "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc",
-           "softmax", "xlog1py", "xlogy", "zeta"]
+           "softmax", "xlog1py", "xlogy", "zeta", "gammainc", "gammaincc"]
 
 digamma = psi = _sp.digamma
 gammaln = _sp.lgamma
 polygamma = _sp.polygamma
 zeta = _sp.zeta
+gammainc, gammaincc = _sp.igamma, _sp.igammac
 entr = _sp.entr
 i0, i0e, i1, i1e = _sp.i0, _sp.special_i0e, _sp.i1, _sp.special_i1e
 erf, erfinv, exp2, expm1, log1p, logit, xlogy = _pw.erf, _pw.erfinv, _pw.exp2, _pw.expm1, _pw.log1p, _pw.logit, _pw.xlogy

@@ -23,7 +23,7 @@ _INPLACE = ("acosh", "arccosh", "arcsinh", "arctanh", "asinh", "atanh", "bitwise
             "deg2rad", "divide", "erfc", "floor_divide", "frac", "greater", "greater_equal", "hypot", "less",
             "less_equal", "logit", "multiply", "not_equal", "rad2deg", "sgn", "sinc", "square", "subtract",
             "true_divide", "xlogy", "addmm", "addmv", "addr", "baddbmm", "absolute", "arccos", "arcsin", "arctan",
-            "arctan2", "negative", "fix")
+            "arctan2", "negative", "fix", "igamma", "igammac")
 # ``torch.op_(input, ...)``: the Tensor method of the same name
 _TORCH_INPLACE = ("abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
                   "arctanh_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clip_", "cos_", "cosh_",

@@ -858,6 +858,70 @@ def _lu_factor(a):
     return A.reshape(a.shape), piv.reshape(batch + (k,)), info.reshape(batch)
 
 
+_lgamma_np = np.frompyfunc(math.lgamma, 1, 1)
+
+
+def _igamma(a, x, upper):
+    """The regularized incomplete gamma P(a, x), or Q(a, x) = 1 - P with ``upper``, computed in float64: the
+    power series for P where x < a + 1, Lentz's continued fraction for Q otherwise (Numerical Recipes 6.2);
+    each branch's own function is exact to rounding and the other is 1 minus it. torch's values at the edges
+    (a = 0, x = 0, x = inf), NaN for negative arguments."""
+    out_dt = np.result_type(a, x)
+    a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
+    P = np.full(a.shape, np.nan)
+    Q = np.full(a.shape, np.nan)
+    with np.errstate(all="ignore"):
+        ok = (a >= 0) & (x >= 0) & ~((a == 0) & (x == 0)) & ~(np.isinf(a) & np.isinf(x))
+        one = ok & ((a == 0) | np.isposinf(x))
+        zero = ok & ((x == 0) | np.isposinf(a))
+        P[one], Q[one], P[zero], Q[zero] = 1.0, 0.0, 0.0, 1.0
+        reg = ok & (a > 0) & (x > 0) & np.isfinite(a) & np.isfinite(x)
+        ar, xr = a[reg], x[reg]
+        pre = np.exp(ar * np.log(xr) - xr - _lgamma_np(ar).astype(np.float64))
+        ser = xr < ar + 1
+        # series: P = pre * sum_n x^n / (a (a+1) ... (a+n))
+        sa, sx = ar[ser], xr[ser]
+        term = 1.0 / sa
+        total = term.copy()
+        ap = sa.copy()
+        live = np.ones(sa.shape, bool)
+        while live.any():
+            ap[live] += 1
+            term[live] *= sx[live] / ap[live]
+            total[live] += term[live]
+            live &= np.abs(term) > np.abs(total) * 1e-17
+        p_ser = total * pre[ser]
+        # continued fraction (modified Lentz): Q = pre * h
+        ca, cx = ar[~ser], xr[~ser]
+        tiny = 1e-300
+        b = cx + 1 - ca
+        c = np.full(ca.shape, 1 / tiny)
+        d = 1 / b
+        h = d.copy()
+        live = np.ones(ca.shape, bool)
+        i = 0
+        while live.any():
+            i += 1
+            idx = np.flatnonzero(live)
+            an = -i * (i - ca[idx])
+            b[idx] += 2
+            dl = an * d[idx] + b[idx]
+            dl[np.abs(dl) < tiny] = tiny
+            cl = b[idx] + an / c[idx]
+            cl[np.abs(cl) < tiny] = tiny
+            dl = 1 / dl
+            delta = dl * cl
+            d[idx], c[idx] = dl, cl
+            h[idx] *= delta
+            live[idx[np.abs(delta - 1) < 1e-16]] = False
+        q_cf = h * pre[~ser]
+        pr, qr = np.empty(ar.shape), np.empty(ar.shape)
+        pr[ser], qr[ser] = p_ser, 1 - p_ser
+        pr[~ser], qr[~ser] = 1 - q_cf, q_cf
+        P[reg], Q[reg] = pr, qr
+    return (Q if upper else P).astype(out_dt, copy=False)
+
+
 def _lapack(fn):
     def k(a):
         with _quiet():
@@ -889,6 +953,7 @@ KERNELS.update({
     "linalg_inv": _lapack(np.linalg.inv), "linalg_det": _lapack(np.linalg.det),
     "linalg_cholesky": _lapack(np.linalg.cholesky), "linalg_solve": lambda a, b: np.linalg.solve(a, b),
     "linalg_eigh": _eigh, "linalg_svd": _svd, "linalg_qr": _qr, "linalg_lu_factor": _lu_factor,
+    "igamma": _igamma,
 })
 
 
