@@ -630,3 +630,43 @@ def test_module_extra_state_to_empty_get_buffer_set_submodule_match_torch():
         assert isinstance(big.weight, m.nn.Parameter) and big.weight.requires_grad
         big.reset_parameters()
         assert big(m.ones(1, 3)).shape == (1, 4)
+
+
+def test_full_backward_hooks_match_torch():
+    """register_full_backward_hook sees (grad_input, grad_output) of each module and may replace grad_input;
+    register_full_backward_pre_hook may replace grad_output; modules with two inputs, inputs that do not
+    require grad (None entries, and torch's warning when none does), and removal."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    y = rng.standard_normal((2, 4)).astype(np.float32)
+    torch.manual_seed(0)
+    nets = {torch: torch.nn.ModuleList([torch.nn.Linear(3, 4), torch.nn.Bilinear(4, 4, 2)])}
+    nets[tt] = tt.nn.ModuleList([tt.nn.Linear(3, 4), tt.nn.Bilinear(4, 4, 2)])
+    nets[tt].load_state_dict({k: tt.tensor(v.detach().numpy()) for k, v in nets[torch].state_dict().items()})
+    logs = {}
+    for m, net in nets.items():
+        log = logs[m] = []
+
+        def rec(name):
+            def hook(mod, gi, go):
+                log.append((name, [None if g is None else g.detach().numpy().round(5) for g in gi],
+                            [g.detach().numpy().round(5) for g in go]))
+            return hook
+        h0 = net[0].register_full_backward_hook(rec("lin"))
+        net[1].register_full_backward_hook(rec("bil"))
+        net[1].register_full_backward_pre_hook(lambda mod, go: (go[0] * 3,))
+        net[0].register_full_backward_hook(lambda mod, gi, go: (gi[0] * 0.5,))  # halves x's gradient
+        xx = m.tensor(x, requires_grad=True)
+        h = net[0](xx)
+        net[1](h, m.tensor(y)).sum().backward()
+        log.append(("x.grad", [xx.grad.numpy().round(5)], []))
+        h0.remove()
+        with pytest.warns(UserWarning, match="Full backward hook is firing when gradients are computed with respect"):
+            net[1](m.tensor(y), m.tensor(y)).sum().backward()
+    assert len(logs[tt]) == len(logs[torch])
+    for (n1, gi1, go1), (n2, gi2, go2) in zip(logs[tt], logs[torch]):
+        assert n1 == n2
+        assert [g is None for g in gi1] == [g is None for g in gi2], n1
+        for a, b in zip(gi1 + go1, gi2 + go2):
+            if a is not None:
+                np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5, err_msg=n1)

@@ -6,6 +6,99 @@ from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
 
 
+def _grad_enabled():
+    from ...autograd.grad_mode import is_grad_enabled
+    return is_grad_enabled()
+
+
+def _backward_hook_fns():
+    """Identity autograd Functions around a module's inputs and outputs: the one on the outputs records the
+    output gradients (after the backward pre-hooks), the one on the inputs calls the full backward hooks with
+    (grad_input, grad_output) and passes on what they return (PyTorch's BackwardHook)."""
+    from ...autograd.function import Function
+
+    class _InputHook(Function):
+        @staticmethod
+        def forward(ctx, state, *xs):
+            ctx.state = state
+            outs = tuple(x.view_as(x) for x in xs)
+            # inputs that do not require grad stay so; their grad_input entries are zeros, as in torch
+            ctx.mark_non_differentiable(*(o for o, x in zip(outs, xs) if not x.requires_grad))
+            return outs
+
+        @staticmethod
+        def backward(ctx, *grads):
+            st = ctx.state
+            grad_input = list(st["template"])
+            for pos, g in zip(st["positions"], grads):
+                grad_input[pos] = g
+            grad_input = tuple(grad_input)
+            for hook in list(st["module"]._backward_hooks.values()):
+                r = hook(st["module"], grad_input, st["grad_output"])
+                if r is not None:
+                    grad_input = tuple(r) if isinstance(r, (tuple, list)) else (r,)
+            return (None,) + tuple(grad_input[p] for p in st["positions"])
+
+    class _OutputHook(Function):
+        @staticmethod
+        def forward(ctx, state, *ys):
+            ctx.state = state
+            return tuple(y.view_as(y) for y in ys)
+
+        @staticmethod
+        def backward(ctx, *grads):
+            st = ctx.state
+            mod = st["module"]
+            for hook in list(mod.__dict__.get("_backward_pre_hooks", {}).values()):
+                r = hook(mod, grads)
+                if r is not None:
+                    grads = tuple(r) if isinstance(r, (tuple, list)) else (r,)
+            st["grad_output"] = grads
+            if not st["positions"] and mod._backward_hooks:  # no input needs a gradient: grad_input of Nones now
+                import warnings
+                warnings.warn("Full backward hook is firing when gradients are computed with respect to module "
+                              "outputs since no inputs require gradients. See https://docs.pytorch.org/docs/main/"
+                              "generated/torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more "
+                              "details.")
+                for hook in list(mod._backward_hooks.values()):
+                    hook(mod, st["template"], grads)
+            return (None,) + tuple(grads)
+    return _InputHook, _OutputHook
+
+
+_HOOK_FNS = []
+
+
+def _wrap_inputs_for_backward_hooks(module, args):
+    if not _HOOK_FNS:
+        _HOOK_FNS.extend(_backward_hook_fns())
+    # every tensor argument is wrapped (and gets a gradient) once one of them requires grad, as in torch
+    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    if not any(args[i].requires_grad for i in positions):
+        positions = []
+    state = {"module": module, "positions": positions, "template": (None,) * len(args), "grad_output": None}
+    if positions:
+        wrapped = _HOOK_FNS[0].apply(state, *(args[i] for i in positions))
+        args = list(args)
+        for i, w in zip(positions, wrapped if isinstance(wrapped, tuple) else (wrapped,)):
+            args[i] = w
+        args = tuple(args)
+    return args, state
+
+
+def _wrap_outputs_for_backward_hooks(module, out, state):
+    outs = out if isinstance(out, tuple) else (out,)
+    idx = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and o.requires_grad]
+    if not idx:
+        return out
+    wrapped = _HOOK_FNS[1].apply(state, *(outs[i] for i in idx))
+    wrapped = wrapped if isinstance(wrapped, tuple) else (wrapped,)
+    outs = list(outs)
+    for i, w in zip(idx, wrapped):
+        outs[i] = w
+    return tuple(outs) if isinstance(out, tuple) else outs[0]
+
+
 class _RemovableHandle:
     def __init__(self, d, key):
         self._d, self._key = d, key
@@ -66,21 +159,16 @@ class Module:
             r = hook(self, args)
             if r is not None:
                 args = r if isinstance(r, tuple) else (r,)
+        state = None
+        if (self._backward_hooks or self.__dict__.get("_backward_pre_hooks")) and _grad_enabled():
+            args, state = _wrap_inputs_for_backward_hooks(self, args)
         out = self.forward(*args, **kwargs)
         for hook in list(self._forward_hooks.values()):
             r = hook(self, args, out)
             if r is not None:
                 out = r
-        if self._backward_hooks and isinstance(out, Tensor) and out.requires_grad:
-            mod = self
-
-            def bw_hook(g):
-                for h in list(mod._backward_hooks.values()):
-                    r = h(mod, (g,), (g,))
-                    if r is not None:
-                        g = r[0] if isinstance(r, tuple) else r
-                return g
-            out.register_hook(bw_hook)
+        if state is not None:
+            out = _wrap_outputs_for_backward_hooks(self, out, state)
         return out
 
     # ---- attribute bookkeeping ----
@@ -491,10 +579,20 @@ class Module:
         return _RemovableHandle(self._forward_pre_hooks, _hook_id[0])
 
     def register_full_backward_hook(self, hook, prepend=False):
-        """``hook(module, grad_input, grad_output)``; tinytorch passes the output gradient as both."""
+        """``hook(module, grad_input, grad_output) -> None or new grad_input``, called when the gradients of the
+        module's inputs are computed: grad_input has one entry per positional argument (None for arguments
+        that are not tensors requiring grad), grad_output one per tensor output."""
         _hook_id[0] += 1
         self._backward_hooks[_hook_id[0]] = hook
         return _RemovableHandle(self._backward_hooks, _hook_id[0])
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """``hook(module, grad_output) -> None or new grad_output``, called when the gradients of the module's
+        outputs are known, before those of its inputs are computed."""
+        _hook_id[0] += 1
+        table = self.__dict__.setdefault("_backward_pre_hooks", OrderedDict())
+        table[_hook_id[0]] = hook
+        return _RemovableHandle(table, _hook_id[0])
 
     # ---- repr ----
     def extra_repr(self):
