@@ -80,3 +80,28 @@ def test_run_passes_argv_and_reports_a_missing_script(tmp_path):
     r = subprocess.run([sys.executable, "-m", "tinytorch.run", str(tmp_path / "nope.py")], capture_output=True,
                        text=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT))
     assert r.returncode == 2 and "can't open file" in r.stderr
+
+
+def test_distributed_and_cuda_queries_answer_as_a_cpu_only_build():
+    """Scripts import torch.distributed and DistributedDataParallel at the top and take that path only under
+    torchrun: the imports work, the queries answer truthfully, and anything needing a process group raises
+    the error torch raises without one."""
+    import tinytorch as tt
+    import tinytorch.distributed as dist
+    from conftest import torch
+    from tinytorch.nn.parallel import DistributedDataParallel as DDP
+    assert not dist.is_available() and not dist.is_initialized()
+    for m, d in ((torch, torch.distributed), (tt, dist)):
+        with pytest.raises(ValueError, match="Default process group has not been initialized"):
+            d.get_rank()
+        with pytest.raises(ValueError, match="Default process group has not been initialized"):
+            d.all_reduce(m.ones(1))
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
+        DDP(tt.nn.Linear(1, 1))
+    with pytest.raises(RuntimeError, match="tinytorch has no distributed backend"):
+        dist.init_process_group("gloo")
+    assert tt.cuda.is_bf16_supported() is torch.cuda.is_bf16_supported() is False
+    assert tt.cuda.memory_allocated() == torch.cuda.memory_allocated() == 0
+    for m in (torch, tt):
+        with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+            m.cuda.current_device()

@@ -66,7 +66,7 @@ from .func import vmap  # noqa: E402,F401
 import importlib as _importlib  # noqa: E402
 cuda = _importlib.import_module(".cuda", __name__)  # the module, not Tensor.cuda's function of the same name
 cpu = _importlib.import_module(".cpu", __name__)  # likewise for Tensor.cpu
-from . import accelerator, random, testing  # noqa: E402
+from . import accelerator, distributed, random, testing  # noqa: E402
 from ._dtype import result_type_of as _result_type_of  # noqa: E402
 
 __version__ = "0.1.0"

@@ -42,3 +42,28 @@ class _AmpNamespace:
 
 
 amp = _AmpNamespace()
+
+
+# the answers of a CPU-only PyTorch build: no CUDA memory, no bfloat16 support, no current device
+def is_bf16_supported(including_emulation=True):
+    return False
+
+
+def empty_cache():
+    """Nothing to free: there is no CUDA memory."""
+
+
+def memory_allocated(device=None):
+    return 0
+
+
+def max_memory_allocated(device=None):
+    return 0
+
+
+def _not_compiled(*args, **kwargs):
+    raise AssertionError("Torch not compiled with CUDA enabled (tinytorch has no CUDA backend; use device='opencl' "
+                         "for a GPU without CUDA)")
+
+
+current_device = get_device_name = get_device_capability = set_device = mem_get_info = _not_compiled
