@@ -670,3 +670,30 @@ def test_full_backward_hooks_match_torch():
         for a, b in zip(gi1 + go1, gi2 + go2):
             if a is not None:
                 np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5, err_msg=n1)
+
+
+def test_state_dict_hooks_match_torch():
+    """state_dict pre/post hooks (a post hook renaming keys), and a load_state_dict post hook that clears an
+    expected missing key before the strict check."""
+    results = []
+    for m in (torch, tt):
+        net = m.nn.Sequential(m.nn.Linear(2, 2), m.nn.Linear(2, 1))
+        calls = []
+        net[0].register_state_dict_pre_hook(lambda mod, prefix, keep_vars: calls.append(("pre", prefix)))
+
+        def rename(mod, sd, prefix, meta):
+            calls.append(("post", prefix))
+            for k in [k for k in sd if k.startswith(prefix + "bias")]:
+                sd[k.replace("bias", "b")] = sd.pop(k)
+        net[1].register_state_dict_post_hook(rename)
+        keys = list(net.state_dict())
+
+        def forgive(mod, incompatible):
+            for k in list(incompatible.missing_keys):
+                if k.endswith("1.bias"):
+                    incompatible.missing_keys.remove(k)
+        net.register_load_state_dict_post_hook(forgive)
+        sd = {k: v for k, v in net.state_dict().items() if not k.startswith("1.b")}
+        res = net.load_state_dict(sd)
+        results.append((calls, keys, list(res.missing_keys), list(res.unexpected_keys)))
+    assert results[0] == results[1]

@@ -469,6 +469,10 @@ class Module:
         """OrderedDict of parameters and persistent buffers keyed by dotted name (detached unless keep_vars)."""
         if destination is None:
             destination = OrderedDict()
+        hooks = self.__dict__.get("_state_dict_hooks")
+        if hooks:
+            for hook in list(hooks["pre"].values()):
+                hook(self, prefix, keep_vars)
         for k, p in self._parameters.items():
             if p is not None:
                 destination[prefix + k] = p if keep_vars else p.detach()
@@ -480,6 +484,11 @@ class Module:
         for k, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination, prefix + k + ".", keep_vars)
+        if hooks:
+            for hook in list(hooks["post"].values()):
+                r = hook(self, destination, prefix, {})
+                if r is not None:
+                    destination = r
         return destination
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
@@ -533,6 +542,10 @@ class Module:
         for key in state_dict:
             if key not in own:
                 unexpected.append(key)
+        result = _IncompatibleKeys(missing, unexpected)
+        for _, m in self.named_modules():
+            for hook in list((m.__dict__.get("_state_dict_hooks") or {}).get("load_post", {}).values()):
+                hook(m, result)  # may edit the missing / unexpected lists in place, before the strict check
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". ")
@@ -540,7 +553,7 @@ class Module:
                 errors.insert(0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ")
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
-        return _IncompatibleKeys(missing, unexpected)
+        return result
 
     # ---- hooks ----
     def _register_load_state_dict_pre_hook(self, hook, with_module=False):
@@ -556,6 +569,34 @@ class Module:
                 if fn in lst:
                     lst.remove(fn)
         return _Handle()
+
+    def _state_dict_hook_table(self, kind):
+        table = self.__dict__.setdefault("_state_dict_hooks", {"pre": OrderedDict(), "post": OrderedDict(),
+                                                               "load_post": OrderedDict()})[kind]
+        _hook_id[0] += 1
+        return table, _hook_id[0]
+
+    def register_state_dict_pre_hook(self, hook):
+        """``hook(module, prefix, keep_vars)`` before ``state_dict`` collects this module's entries."""
+        table, key = self._state_dict_hook_table("pre")
+        table[key] = hook
+        return _RemovableHandle(table, key)
+
+    def register_state_dict_post_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata)`` after this module's entries (and its children's)
+        are in ``state_dict``; it may edit it in place."""
+        table, key = self._state_dict_hook_table("post")
+        table[key] = hook
+        return _RemovableHandle(table, key)
+
+    _register_state_dict_hook = register_state_dict_post_hook  # the older name (it may also return a new dict)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """``hook(module, incompatible_keys)`` after ``load_state_dict``; it may edit
+        ``incompatible_keys.missing_keys`` / ``unexpected_keys`` in place before the strict check."""
+        table, key = self._state_dict_hook_table("load_post")
+        table[key] = hook
+        return _RemovableHandle(table, key)
 
     def register_load_state_dict_pre_hook(self, hook):
         """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
