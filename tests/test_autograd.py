@@ -184,3 +184,46 @@ def test_detect_anomaly_names_the_node_that_returned_nan():
             assert lib.is_anomaly_enabled() and not lib.is_anomaly_check_nan_enabled()
             (x.sqrt() * 0).sum().backward()
         assert not lib.is_anomaly_enabled() and lib.is_anomaly_check_nan_enabled()
+
+
+def test_saved_tensors_hooks_match_torch():
+    """saved_tensors_hooks: pack sees every tensor saved for backward (op inputs and outputs, custom Function
+    saves), unpack's results are what backward uses; save_on_cpu; disable_saved_tensors_hooks."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((3, 4)).astype(np.float32)
+    res = []
+    for m in (torch, tt):
+        class Sq(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return 2 * x * g
+        packed = []
+        x = m.tensor(a, requires_grad=True)
+        with m.autograd.graph.saved_tensors_hooks(lambda t: (packed.append(tuple(t.shape)), t * 2)[1],
+                                                  lambda t: t / 2):
+            y = (Sq.apply(x).sin() * x).sum()
+        y.backward()
+        g1 = x.grad.numpy().copy()
+        x.grad = None
+        with m.autograd.graph.save_on_cpu():
+            z = (x.exp() * x).sum()
+        z.backward()
+        res.append((len(packed) > 0, g1, x.grad.numpy().copy()))
+        with m.autograd.graph.disable_saved_tensors_hooks("no hooks here"):
+            with pytest.raises(RuntimeError, match="no hooks here"):
+                with m.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+                    pass
+    assert res[0][0] and res[1][0]
+    np.testing.assert_allclose(res[1][1], res[0][1], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(res[1][2], res[0][2], rtol=1e-5, atol=1e-6)
+    # the hooks' results are really used: an unpack that scales changes the gradient
+    x = tt.tensor(a, requires_grad=True)
+    with tt.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t * 0):
+        (x * x).sum().backward()  # mul's gradient reads the saved factors
+    assert float(x.grad.abs().sum()) == 0.0

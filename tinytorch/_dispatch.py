@@ -15,6 +15,7 @@ Kernels never see autograd or ``Tensor``; they get backend-native arrays and key
 from . import _strides
 from .autograd.engine import Node, edge_of
 from .autograd.grad_mode import _state
+from .autograd.graph import _stack as _saved_hooks
 from .device import get_backend
 
 OPS = {}
@@ -67,7 +68,8 @@ def _check_version(t, expected, node, idx):
 class OpNode(Node):
     """Graph node of one op call (PyTorch's ``<Name>Backward0``)."""
 
-    __slots__ = ("op", "_inputs", "_versions", "kw", "_out", "_out_version", "shapes", "dtypes", "outs", "released")
+    __slots__ = ("op", "_inputs", "_versions", "kw", "_out", "_out_version", "shapes", "dtypes", "outs", "released",
+                 "_unpack")
 
     def __init__(self, op, args, kw, out, outs, next_edges):
         Node.__init__(self, next_edges)
@@ -85,6 +87,10 @@ class OpNode(Node):
                 shapes.append(None)
                 dtypes.append(None)
         self.shapes, self.dtypes = shapes, dtypes
+        self._unpack = None
+        if _saved_hooks:
+            self._save_packed(args, out)
+            return
         if op.save_inputs:
             self._inputs = args
             self._versions = [a._storage._version[0] if isinstance(a, T) else 0 for a in args]
@@ -94,6 +100,19 @@ class OpNode(Node):
             # multi-output ops (values, indices) keep all outputs; only the first is differentiable
             self._out = tuple(o._alias() for o in out) if isinstance(out, tuple) else out._alias()
             self._out_version = (out[0] if isinstance(out, tuple) else out)._storage._version[0]
+        else:
+            self._out = None
+
+    def _save_packed(self, args, out):
+        """Save through the active ``autograd.graph.saved_tensors_hooks`` (no version checks on those)."""
+        T = Tensor
+        from .autograd.graph import packer
+        pack, self._unpack = packer()
+        self._inputs = tuple((True, pack(a)) if isinstance(a, T) else (False, a) for a in args) \
+            if self.op.save_inputs else None
+        if self.op.save_output:
+            outs = out if isinstance(out, tuple) else (out,)
+            self._out = (isinstance(out, tuple), tuple(pack(o._alias()) for o in outs))
         else:
             self._out = None
 
@@ -107,6 +126,8 @@ class OpNode(Node):
             _raise_released()
         if self._inputs is None:
             raise RuntimeError(f"{self.op.name}: backward formula reads inputs but the op does not save them")
+        if self._unpack is not None:
+            return tuple(self._unpack(v) if packed else v for packed, v in self._inputs)
         T = Tensor
         for i, (a, v) in enumerate(zip(self._inputs, self._versions)):
             if isinstance(a, T) and a._storage._version[0] != v:
@@ -117,6 +138,10 @@ class OpNode(Node):
     def out(self):
         if self.released:
             _raise_released()
+        if self._unpack is not None:
+            is_tuple, packed = self._out
+            outs = tuple(self._unpack(p) for p in packed)
+            return outs if is_tuple else outs[0]
         outs = self._out
         o = outs[0] if isinstance(outs, tuple) else outs
         if o._storage._version[0] != self._out_version:

@@ -403,7 +403,8 @@ def _gelu_backward_decomp(g, x, approximate):
 def _gelu_bw(c, g):
     from ..autograd.grad_mode import _state
     out = c._out
-    if c.kw["approximate"] == "none" and not _state["enabled"] and out._storage._version[0] == c._out_version:
+    if c.kw["approximate"] == "none" and not _state["enabled"] and c._unpack is None and \
+            out._storage._version[0] == c._out_version:
         # first-order backward from the saved output: Phi(x) = out / x, so no erf is evaluated again (~3x less
         # work on cpu). Building a graph (create_graph), or an output modified in place since, takes the
         # gradient op, which recomputes from x and has its own derivative.

@@ -7,6 +7,11 @@ class FunctionCtx:
     """The ``ctx`` passed to ``forward`` and ``backward``: save_for_backward, saved_tensors, needs_input_grad."""
 
     def save_for_backward(self, *tensors):
+        from .graph import _stack, packer
+        if _stack:  # saved_tensors_hooks: store what pack returns, unpack on access, no version checks
+            pack, self._unpack = packer()
+            self._saved = tuple((t is not None, pack(t) if t is not None else None) for t in tensors)
+            return
         self._saved = tensors
         self._saved_versions = tuple(t._storage._version[0] if t is not None else 0 for t in tensors)
 
@@ -16,6 +21,9 @@ class FunctionCtx:
             from .._dispatch import _raise_released
             _raise_released()
         saved = getattr(self, "_saved", ())
+        unpack = getattr(self, "_unpack", None)
+        if unpack is not None:
+            return tuple(unpack(v) if packed else None for packed, v in saved)
         for t, v in zip(saved, self._saved_versions if saved else ()):
             if t is not None and t._storage._version[0] != v:
                 raise RuntimeError(
