@@ -4,7 +4,6 @@ so both are differentiable on every device. Definitions and argument rules follo
 ``aten/src/ATen/native/SpectralOps.cpp``."""
 import warnings
 
-from .._tensor import Tensor
 from ._util import method
 
 

@@ -3,10 +3,8 @@ TransformerDecoderLayer / TransformerDecoder and Transformer (Vaswani et al. 201
 ``torch.nn.MultiheadAttention``, ``torch.nn.Transformer*``). Parameter names, shapes, initialisation and
 state_dict keys are PyTorch's, so weights load both ways."""
 import copy
-import math
 
-from ..._ops.creation import empty, zeros
-from ..._ops.shape import cat
+from ..._ops.creation import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
