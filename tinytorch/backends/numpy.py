@@ -861,12 +861,12 @@ def _lu_factor(a):
 _lgamma_np = np.frompyfunc(math.lgamma, 1, 1)
 
 
-def _igamma(a, x, upper):
-    """The regularized incomplete gamma P(a, x), or Q(a, x) = 1 - P with ``upper``, computed in float64: the
-    power series for P where x < a + 1, Lentz's continued fraction for Q otherwise (Numerical Recipes 6.2);
-    each branch's own function is exact to rounding and the other is 1 minus it. torch's values at the edges
-    (a = 0, x = 0, x = inf), NaN for negative arguments."""
-    out_dt = np.result_type(a, x)
+def _gamma_pq(a, x):
+    """The regularized incomplete gamma functions (P(a, x), Q(a, x) = 1 - P) of float64 arrays: the power series
+    for P where x < a + 1, Lentz's continued fraction for Q otherwise (Numerical Recipes 6.2); each branch's
+    own function is exact to rounding (so the smaller of P and Q keeps its relative accuracy) and the other is
+    1 minus it. torch's values at the edges (a = 0, x = 0, x = inf), NaN for negative arguments. Used by the
+    ``igamma`` kernel and by the Gamma distribution's implicit reparameterization gradient."""
     a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
     P = np.full(a.shape, np.nan)
     Q = np.full(a.shape, np.nan)
@@ -919,7 +919,13 @@ def _igamma(a, x, upper):
         pr[ser], qr[ser] = p_ser, 1 - p_ser
         pr[~ser], qr[~ser] = 1 - q_cf, q_cf
         P[reg], Q[reg] = pr, qr
-    return (Q if upper else P).astype(out_dt, copy=False)
+    return P, Q
+
+
+def _igamma(a, x, upper):
+    """P(a, x), or Q(a, x) with ``upper``, in the dtype of the inputs (computed in float64)."""
+    P, Q = _gamma_pq(a, x)
+    return (Q if upper else P).astype(np.result_type(a, x), copy=False)
 
 
 def _lapack(fn):

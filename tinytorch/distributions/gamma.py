@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from .._ops.creation import _rng, tensor
+from ..backends.numpy import _gamma_pq
 from .._ops.pointwise import log, xlogy
 from .._ops.special import digamma, lgamma
 from .._tensor import Size
@@ -27,71 +28,6 @@ def _broadcast_np(t, shape):
 
 
 _lgamma_np = np.vectorize(math.lgamma, otypes=[np.float64])
-
-
-def _gamma_pq(a, x):
-    """The regularized incomplete gamma functions (P(a, x), Q(a, x) = 1 - P) of float64 arrays: P by the power
-    series where x < a + 1, else Q by the continued fraction with Lentz's method (Numerical Recipes, 3rd ed.,
-    6.2); each is returned with full relative accuracy where it is the smaller one."""
-    a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
-    out = np.zeros(a.shape)
-    q = np.ones(a.shape)
-    pos = x > 0
-    lead = np.zeros(a.shape)
-    lead[pos] = np.exp(-x[pos] + a[pos] * np.log(x[pos]) - _lgamma_np(a[pos]))
-    ser = pos & (x < a + 1)
-    if ser.any():
-        idx = np.flatnonzero(ser)
-        aa, xx = a.reshape(-1)[idx], x.reshape(-1)[idx]
-        term = 1.0 / aa
-        total = term.copy()
-        ap = aa.copy()
-        res = np.empty(idx.size)
-        act = np.arange(idx.size)  # elements still summing
-        for _ in range(100000):
-            ap += 1
-            term *= xx / ap
-            total += term
-            done = np.abs(term) < np.abs(total) * 1e-16
-            if done.any():
-                res[act[done]] = total[done]
-                keep = ~done
-                act, aa, xx, term, total, ap = act[keep], aa[keep], xx[keep], term[keep], total[keep], ap[keep]
-                if not act.size:
-                    break
-        out.reshape(-1)[idx] = res * lead.reshape(-1)[idx]
-        q.reshape(-1)[idx] = 1 - out.reshape(-1)[idx]
-    cf = pos & ~ser
-    if cf.any():
-        idx = np.flatnonzero(cf)
-        aa, xx = a.reshape(-1)[idx], x.reshape(-1)[idx]
-        tiny = 1e-300
-        b = xx + 1 - aa
-        c = np.full(aa.shape, 1 / tiny)
-        d = 1 / b
-        h = d.copy()
-        res = np.empty(idx.size)
-        act = np.arange(idx.size)
-        for i in range(1, 100000):
-            an = -i * (i - aa)
-            b = b + 2
-            d = an * d + b
-            d = np.where(np.abs(d) < tiny, tiny, d)
-            c = b + an / c
-            c = np.where(np.abs(c) < tiny, tiny, c)
-            d = 1 / d
-            delta = d * c
-            h *= delta
-            done = np.abs(delta - 1) < 1e-15
-            if done.any():
-                res[act[done]] = h[done]
-                keep = ~done
-                act, aa, b, c, d, h = act[keep], aa[keep], b[keep], c[keep], d[keep], h[keep]
-                if not act.size:
-                    break
-        q.reshape(-1)[idx] = lead.reshape(-1)[idx] * res
-        out.reshape(-1)[idx] = 1 - q.reshape(-1)[idx]
-    return out, q
 
 
 def _standard_gamma_grad(a, z):
