@@ -656,7 +656,7 @@ class OpenCLBackend(Backend):
         args = [out.buf.mem] + [a.buf.mem for a in inputs] + [meta]
         for v, dt in scalars:
             args.append(np.array(v, dtype=dt.np)[()] if dt.name != "bool" else np.uint8(bool(v)))
-        k.set_args(*args)
+        _set_args(k, *args)
         _launch_1d(dev, k, n)
         return out
 
@@ -754,7 +754,7 @@ class OpenCLBackend(Backend):
         for a in arrays:
             args += [a.buf.mem, np.int64(a.offset)]
         args += [dt.np.type(v) for v in scalars] + [np.int64(n)]
-        k.set_args(*args)
+        _set_args(k, *args)
         _launch_1d(dev, k, n)
         return True
 
@@ -902,7 +902,7 @@ class OpenCLBackend(Backend):
                     f" {tree}\n if (lid == 0) {{ {store} }}\n}}\n")
         k = dev.kernel(key, source)
         args = [out.buf.mem, a.buf.mem, meta] + ([idx_out.buf.mem] if arg else [])
-        k.set_args(*args)
+        _set_args(k, *args)
         cl.enqueue_nd_range_kernel(dev.queue, k, (nout * L,), (L,))
         return (out, idx_out) if arg else out
 
@@ -1003,7 +1003,7 @@ class OpenCLBackend(Backend):
                         f" for (long j = 0; j < n; ++j) {{ T x = p[j]; if ({lt} || ({eq} && j < i)) ++r; }}\n"
                         f" vals[row * n + r] = y; idx[row * n + r] = i;\n}}\n")
             k = dev.kernel(key, source)
-            k.set_args(vals.buf.mem, idx.buf.mem, src.buf.mem, np.int64(n), np.int64(src.size))
+            _set_args(k, vals.buf.mem, idx.buf.mem, src.buf.mem, np.int64(n), np.int64(src.size))
             _launch_1d(dev, k, src.size)
         inv = [0] * a.ndim
         for i, p in enumerate(perm):
@@ -1095,7 +1095,7 @@ class OpenCLBackend(Backend):
                     f" for (int w = 0; w < {WPT}; ++w) {{ long row = row0 + tr + w * {TS // WPT};\n"
                     f"  if (row < M && col < N) out[po * M * N + row * N + col] = acc[w]; }}\n}}\n")
         k = dev.kernel(key, source)
-        k.set_args(out.buf.mem, a.buf.mem, b.buf.mem, meta, np.int64(ab.offset), np.int64(bb.offset))
+        _set_args(k, out.buf.mem, a.buf.mem, b.buf.mem, meta, np.int64(ab.offset), np.int64(bb.offset))
         gx = (N + TS - 1) // TS * TS
         gy = (M + TS - 1) // TS * (TS // WPT)
         cl.enqueue_nd_range_kernel(dev.queue, k, (gx, gy, nb), (TS, TS // WPT, 1))
@@ -1126,7 +1126,7 @@ class OpenCLBackend(Backend):
                     f" for (long k = 0; k < K; ++k) {{ V bv = vload{VN}(0, B + pb + k * N + col0); {upd} }}\n"
                     f" {st}\n}}\n")
         k = dev.kernel(key, source)
-        k.set_args(out.buf.mem, a.buf.mem, b.buf.mem, meta, np.int64(ab.offset), np.int64(bb.offset))
+        _set_args(k, out.buf.mem, a.buf.mem, b.buf.mem, meta, np.int64(ab.offset), np.int64(bb.offset))
         gx = -(-(N // VN) // LX) * LX
         gy = -(-(-(-M // RM)) // LY) * LY
         cl.enqueue_nd_range_kernel(dev.queue, k, (gx, gy, nb), (LX, LY, 1))
@@ -1198,7 +1198,7 @@ class OpenCLBackend(Backend):
                     f" for (; k + {VK} <= K; k += {VK}) {{ {vl} {upd} }}\n {hs}\n"
                     f" for (; k < K; ++k) {{ {tail} }}\n {st}\n}}\n")
         k = dev.kernel(key, source)
-        k.set_args(out.buf.mem, a.buf.mem, b.buf.mem, meta, np.int64(ab.offset), np.int64(bb.offset),
+        _set_args(k, out.buf.mem, a.buf.mem, b.buf.mem, meta, np.int64(ab.offset), np.int64(bb.offset),
                    *((bias.buf.mem, np.int64(bias.offset)) if bias is not None else ()))
         gx = -(-(-(-N // RN)) // LX) * LX
         gy = -(-(-(-M // RM)) // LY) * LY
@@ -1341,7 +1341,7 @@ class OpenCLBackend(Backend):
                     f" for (long j = seg[u]; j < seg[u + 1]; ++j) {{ T v = vals[voff + order[j]]; acc = {combine}; }}\n"
                     f" out[tgt[u]] = acc;\n}}\n")
         k = dev.kernel(key, source)
-        k.set_args(out.buf.mem, vals.buf.mem, o_d.buf.mem, s_d.buf.mem, u_d.buf.mem, np.int64(vals.offset),
+        _set_args(k, out.buf.mem, vals.buf.mem, o_d.buf.mem, s_d.buf.mem, u_d.buf.mem, np.int64(vals.offset),
                    np.int64(uniq.size))
         _launch_1d(dev, k, uniq.size)
         return out
@@ -1424,7 +1424,7 @@ class OpenCLBackend(Backend):
                         f" s = sh[0];\n"
                         f" for (long j = lid; j < n; j += {L}) {{ T x = a[base + j * s1]; out[o * n + j] = {fin}; }}\n}}\n")
             k = dev.kernel(key, source)
-            k.set_args(out.buf.mem, a.buf.mem, meta)
+            _set_args(k, out.buf.mem, a.buf.mem, meta)
             cl.enqueue_nd_range_kernel(dev.queue, k, (rows * L,), (L,))
         inv = [0] * a.ndim
         for i, p in enumerate(perm):
@@ -1463,7 +1463,7 @@ class OpenCLBackend(Backend):
                         f" for (long j = lid; j < n; j += {L}) {{ T y = (x[j] - mean) * rstd;"
                         f" if (flags & 1) y *= w[wo + j]; if (flags & 2) y += b[bo + j]; out[o * n + j] = y; }}\n}}\n")
             k = dev.kernel(("layer_norm", a.dtype.name, L), source)
-            k.set_args(out.buf.mem, mean.buf.mem, rstd.buf.mem, a.buf.mem, np.int64(a.offset),
+            _set_args(k, out.buf.mem, mean.buf.mem, rstd.buf.mem, a.buf.mem, np.int64(a.offset),
                        (w if w is not None else a).buf.mem, np.int64(w.offset if w is not None else 0),
                        (b if b is not None else a).buf.mem, np.int64(b.offset if b is not None else 0),
                        np.int64(n), a.dtype.np.type(eps), np.int32((w is not None) | ((b is not None) << 1)))
@@ -1513,7 +1513,7 @@ class OpenCLBackend(Backend):
         w = w if w is None or w.is_contiguous() else self._copy(w)
         bad = self._empty((1,), _dt.int64, dev)
         k = dev.kernel(("nll_loss", x.dtype.name), lambda: self._nll_source(x.dtype, False))
-        k.set_args(out.buf.mem, bad.buf.mem, x.buf.mem, np.int64(x.offset), np.int64(x.strides[0]),
+        _set_args(k, out.buf.mem, bad.buf.mem, x.buf.mem, np.int64(x.offset), np.int64(x.strides[0]),
                    np.int64(x.strides[1]), t.buf.mem, np.int64(t.offset), np.int64(t.strides[0]),
                    (w if w is not None else x).buf.mem, np.int64(w.offset if w is not None else 0),
                    np.int32(w is not None), np.int64(n), np.int64(c), np.int64(ignore_index), np.int32(red))
@@ -1531,7 +1531,7 @@ class OpenCLBackend(Backend):
             return out
         w = w if w is None or w.is_contiguous() else self._copy(w)
         k = dev.kernel(("nll_loss_backward", g.dtype.name), lambda: self._nll_source(g.dtype, True))
-        k.set_args(out.buf.mem, g.buf.mem, np.int64(g.offset), np.int64(g.strides[0] if g.ndim else 0),
+        _set_args(k, out.buf.mem, g.buf.mem, np.int64(g.offset), np.int64(g.strides[0] if g.ndim else 0),
                    t.buf.mem, np.int64(t.offset), np.int64(t.strides[0]),
                    (w if w is not None else g).buf.mem, np.int64(w.offset if w is not None else 0),
                    np.int32(w is not None), np.int64(n), np.int64(num_classes), np.int64(ignore_index),
@@ -1555,7 +1555,7 @@ class OpenCLBackend(Backend):
     def _run_geom(self, dev, key, source, args, n):
         key = key + tuple(int(v) for v in args[2][4:12])
         k = dev.kernel(key, source)
-        k.set_args(*args)
+        _set_args(k, *args)
         _launch_1d(dev, k, n)
 
     @staticmethod
@@ -1667,6 +1667,29 @@ class OpenCLBackend(Backend):
 # kernel once instead of once per tensor shape.
 _LOCAL = 64
 _VN = 16  # vector width of the register-blocked GEMM
+
+
+def _set_args(k, *args):
+    """``k.set_args(*args)``, after declaring the kernel's by-value argument types on its first call.
+
+    pyopencl's untyped path converts each by-value argument by trial (15-20 us per numpy scalar or
+    parameter struct on PoCL, more than the launch itself); with the types declared it packs them
+    directly (under 1 us). A kernel's signature is fixed, so the first call's argument types hold for all."""
+    if k not in _TYPED:
+        types = []
+        for a in args:
+            if isinstance(a, np.ndarray):
+                types.append(np.dtype((np.void, a.nbytes)))  # a struct passed by value
+            elif isinstance(a, np.generic) and a.dtype.kind in "biuf" and a.dtype.char in "?bBhHiIlLqQfd":
+                types.append(a.dtype)
+            else:
+                types.append(None)  # memory objects, local memory: pyopencl's generic path
+        k.set_scalar_arg_dtypes(types)
+        _TYPED.add(k)
+    k.set_args(*args)
+
+
+_TYPED = set()
 
 
 # Work-group size of the kernels whose work-items are independent (elementwise, gathers, updates). PoCL runs a
