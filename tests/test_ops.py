@@ -125,6 +125,24 @@ def test_double_backward(op):
         assert_close(a, b, "float64", 1e-8, 1e-10, msg=f"{op.name} double backward")
 
 
+@pytest.mark.parametrize("device,dtype", [(d, t) for d in DEVICES for t in ("float32", "float64", "bfloat16")
+                                          if not (d == "opencl" and t == "bfloat16")])  # opencl has no bfloat16
+def test_relu_gradient_at_nan_and_zero_matches_torch(device, dtype):
+    """relu's gradient is threshold_backward: 0 where the output is <= 0 (also for a NaN gradient there), the
+    gradient where the input is NaN; and it has a derivative of its own (double backward)."""
+    x = np.array([-1.0, -0.0, 0.0, 1.0, np.nan, 2.0, -3.0, 0.5], np.float32)
+    g = np.array([1.0, np.nan, 2.0, 3.0, 4.0, np.nan, np.nan, -1.0], np.float32)
+    t_dt, th_dt = DT[dtype]
+    a = tt.tensor(x, device=device).to(t_dt).requires_grad_()
+    b = torch.tensor(x).to(th_dt).requires_grad_()
+    tt.relu(a).backward(tt.tensor(g, device=device).to(t_dt))
+    torch.relu(b).backward(torch.tensor(g).to(th_dt))
+    assert_close(a.grad.cpu(), b.grad, dtype)
+    if dtype == "float64":
+        c = tt.tensor([-1.5, 0.5, 2.0], dtype=tt.float64, device=device, requires_grad=True)
+        assert tt.autograd.gradgradcheck(lambda t: tt.relu(t) * t, (c,))
+
+
 @pytest.mark.parametrize("device", ["cpu", "mydev"])  # the fused kernel (cpu) and the decomposition (mydev)
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_layer_norm_half_precision(device, dtype):

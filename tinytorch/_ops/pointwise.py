@@ -157,7 +157,32 @@ floor = _unary("floor", "same", _zero_grad, save_inputs=False)
 ceil = _unary("ceil", "same", _zero_grad, save_inputs=False)
 trunc = _unary("trunc", "same", _zero_grad, save_inputs=False)
 fix = trunc
-relu = _unary("relu", "same", lambda c, g: g * (c.out > 0), save_output=True, save_inputs=False,
+# ---- threshold_backward: the gradient of relu / threshold, one op instead of a compare and a product ----
+def _threshold_bw_meta(g, x, threshold):
+    return [(_strides.broadcast_shapes(g._shape, x._shape), g.dtype)], [None, None]
+
+
+def _threshold_bw_decomp(g, x, threshold):
+    return where(x <= threshold, 0, g)
+
+
+def _threshold_bw_bw(c, gg):
+    # linear in the gradient; piecewise constant in x, so x gets no gradient (as in PyTorch)
+    return dispatch(_threshold_backward_op, (gg, c.inputs[1]), c.kw), None
+
+
+_threshold_backward_op = defop("threshold_backward", _threshold_bw_meta, _threshold_bw_bw,
+                               decomp=_threshold_bw_decomp)
+
+
+def _threshold_backward(grad_output, input, threshold):
+    """``0 where input <= threshold, else grad_output`` (ATen's ``threshold_backward``, the gradient of relu
+    and threshold). ``grad_output`` and ``input`` broadcast; the result has ``grad_output``'s dtype. A NaN in
+    ``input`` passes the gradient, a NaN in ``grad_output`` below the threshold does not, as in PyTorch."""
+    return dispatch(_threshold_backward_op, (grad_output, input), {"threshold": threshold})
+
+
+relu = _unary("relu", "same", lambda c, g: _threshold_backward(g, c.out, 0), save_output=True, save_inputs=False,
               doc="max(input, 0) elementwise, same shape and dtype. Mirrors ``torch.relu``.")
 isnan = _unary("isnan", "bool")
 isinf = _unary("isinf", "bool")

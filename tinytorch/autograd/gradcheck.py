@@ -10,15 +10,13 @@ def _flat_inputs(inputs):
 def _numerical_jacobian(fn, inputs, out_numel, eps):
     jac = []
     for x in _flat_inputs(inputs):
-        data = x.detach().numpy()
-        flat = data.reshape(-1) if data.flags.c_contiguous else None
-        if flat is None:
+        if not x.is_contiguous():
             raise ValueError("gradcheck needs contiguous inputs")
-        cols = np.zeros((flat.size, out_numel))
-        for k in range(flat.size):
-            orig = flat[k]
+        flat = x.detach().view(-1)  # shares x's storage on any device; writes bump its version
+        cols = np.zeros((flat.numel(), out_numel))
+        for k in range(flat.numel()):
+            orig = flat[k].item()
             flat[k] = orig + eps
-            x._storage._version[0] += 1
             plus = _out_vec(fn(*inputs))
             flat[k] = orig - eps
             minus = _out_vec(fn(*inputs))
@@ -31,7 +29,7 @@ def _numerical_jacobian(fn, inputs, out_numel, eps):
 def _out_vec(out):
     from .._tensor import Tensor
     outs = out if isinstance(out, (tuple, list)) else (out,)
-    return np.concatenate([o.detach().numpy().astype(np.float64).reshape(-1) for o in outs if isinstance(o, Tensor)])
+    return np.concatenate([o.detach().cpu().numpy().astype(np.float64).reshape(-1) for o in outs if isinstance(o, Tensor)])
 
 
 def _analytical_jacobian(fn, inputs):
@@ -54,7 +52,7 @@ def _analytical_jacobian(fn, inputs):
             gs = grad([o], xs, [go], retain_graph=True, allow_unused=True)
             for j, g in enumerate(gs):
                 if g is not None:
-                    jac[j][:, col] = g.detach().numpy().reshape(-1)
+                    jac[j][:, col] = g.detach().cpu().numpy().reshape(-1)
             col += 1
     return jac, total
 
@@ -86,7 +84,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     out = func(*inputs)
     outs = out if isinstance(out, (tuple, list)) else (out,)
-    gos = grad_outputs or [randn(o._shape, dtype=o.dtype) for o in outs]
+    gos = grad_outputs or [randn(o._shape, dtype=o.dtype, device=o.device) for o in outs]
 
     def first(*args):
         o = func(*args)

@@ -513,6 +513,21 @@ def _gelu(x, approximate):
     return out
 
 
+_SAME_SIZE_INT = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _threshold_backward(g, x, threshold):
+    with _quiet():  # a NaN input compares False without a warning, as in PyTorch
+        below = np.less_equal(x, threshold)
+    if g.dtype.kind == "f" or g.dtype.itemsize == 2 and g.dtype.kind == "V":  # incl. ml_dtypes' bfloat16
+        # clear the bits below the threshold: exact as np.where (a NaN gradient there becomes 0, which g * mask
+        # would keep) and 3x faster than np.where on a random mask
+        it = _SAME_SIZE_INT[g.dtype.itemsize]
+        keep = np.subtract(below.view(np.uint8), 1, dtype=it)  # 0 below the threshold, all ones above
+        return np.bitwise_and(g.view(it), keep).view(g.dtype)
+    return np.where(below, np.zeros((), g.dtype), g)
+
+
 def _gelu_backward(g, x, approximate):
     if approximate == "tanh":
         x2 = x * x
@@ -803,7 +818,7 @@ KERNELS = {
     # nn
     "im2col": _im2col, "col2im": _col2im, "log_softmax": _log_softmax, "softmax": _softmax,
     "log_softmax_backward": _log_softmax_backward, "softmax_backward": _softmax_backward,
-    "gelu": _gelu, "gelu_backward": _gelu_backward, "gelu_backward_from_output": _gelu_backward_from_output,
+    "gelu": _gelu, "gelu_backward": _gelu_backward, "threshold_backward": _threshold_backward, "gelu_backward_from_output": _gelu_backward_from_output,
     "native_layer_norm": _layer_norm, "native_layer_norm_backward": _layer_norm_backward, "nll_loss": _nll_loss, "nll_loss_backward": _nll_loss_backward,
 }
 KERNELS = {k: v for k, v in KERNELS.items() if v is not None}

@@ -498,7 +498,7 @@ class OpenCLBackend(Backend):
         for n in _BINARY_NAMES:
             self.kernels[n] = self._binary(n)
         self.kernels.update({
-            "where": self._where, "clamp": self._clamp, "to_dtype": lambda a, dtype: self.cast(a, dtype),
+            "where": self._where, "threshold_backward": self._threshold_backward, "clamp": self._clamp, "to_dtype": lambda a, dtype: self.cast(a, dtype),
             "sum": self._red("sum"), "prod": self._red("prod"), "amax": self._red("amax"),
             "amin": self._red("amin"), "all": self._red("all"), "any": self._red("any"),
             "max_dim": self._arg_red("max", True), "min_dim": self._arg_red("min", True),
@@ -823,6 +823,11 @@ class OpenCLBackend(Backend):
         shape = _bshape([x.shape for x in ins])
         return self._ew("where", f"(x0 ? {names[0]} : {names[1]})", ins, scalars, dt, shape,
                         ct=_ct(dt))
+
+    def _threshold_backward(self, g, x, threshold):
+        shape = _bshape([g.shape, x.shape])
+        return self._ew("threshold_backward", "(x1 <= s0 ? (OT)0 : x0)", [g, x], [(threshold, x.dtype)], g.dtype,
+                        shape)
 
     def _clamp(self, a, lo, hi):
         dt = a.dtype
