@@ -511,6 +511,8 @@ class OpenCLBackend(Backend):
             "index_put": self._index_put, "scatter": self._scatter, "index_add": self._index_add,
             "softmax": lambda a, dim: self._softmax(a, dim, False),
             "log_softmax": lambda a, dim: self._softmax(a, dim, True),
+            "softmax_backward": lambda g, out, dim: self._softmax_backward(g, out, dim, False),
+            "log_softmax_backward": lambda g, out, dim: self._softmax_backward(g, out, dim, True),
             "native_layer_norm": self._layer_norm, "linear": self._linear,
             "nll_loss": self._nll_loss, "nll_loss_backward": self._nll_loss_backward,
             "im2col": self._im2col, "col2im": self._col2im, "max_pool2d_with_indices": self._max_pool2d,
@@ -1435,6 +1437,45 @@ class OpenCLBackend(Backend):
         for i, p in enumerate(perm):
             inv[p] = i
         return out.permute(inv)
+
+    def _softmax_backward(self, g, out, dim, log):
+        """The (log-)softmax gradient in one kernel, one work-group per row: s = sum(g) (log) or sum(g * out),
+        then g - exp(out) * s (log) or out * (g - s)."""
+        dim %= max(out.ndim, 1)
+        if out.ndim == 0:
+            return self._ew("softmax_bw0", "(OT)0", [out], [], out.dtype, ())
+        dev = out.buf.dev
+        perm = [d for d in range(out.ndim) if d != dim] + [dim]
+        gs, os_ = (x if x.is_contiguous() else self._copy(x) for x in (self._expand(g, out.shape).permute(perm),
+                                                                         out.permute(perm)))
+        res = self._empty(os_.shape, out.dtype, dev)
+        n = os_.shape[-1]
+        rows = math.prod(os_.shape[:-1])
+        if rows and n:
+            L = _group_size(n, dev)
+            key = ("softmax_backward", out.dtype.name, log, L)
+
+            def source():
+                term = "x" if log else "x * y"
+                fin = "x - exp(y) * s" if log else "y * (x - s)"
+                return (f"typedef {_ct(out.dtype)} T;\n"
+                        f"__kernel void k(__global T* res, __global const T* g, long go, __global const T* o, long oo,"
+                        f" long n) {{\n long base = get_group_id(0) * n; int lid = get_local_id(0);\n"
+                        f" __local T sh[{L}];\n"
+                        f" T s = 0; for (long j = lid; j < n; j += {L}) {{ T x = g[go + base + j], y = o[oo + base + j];"
+                        f" s += {term}; }}\n"
+                        f" sh[lid] = s; barrier(CLK_LOCAL_MEM_FENCE);\n"
+                        f" for (int t = {L} / 2; t > 0; t >>= 1) {{ if (lid < t) sh[lid] += sh[lid + t]; barrier(CLK_LOCAL_MEM_FENCE); }}\n"
+                        f" s = sh[0];\n"
+                        f" for (long j = lid; j < n; j += {L}) {{ T x = g[go + base + j], y = o[oo + base + j];"
+                        f" res[base + j] = {fin}; }}\n}}\n")
+            k = dev.kernel(key, source)
+            _set_args(k, res.buf.mem, gs.buf.mem, np.int64(gs.offset), os_.buf.mem, np.int64(os_.offset), np.int64(n))
+            cl.enqueue_nd_range_kernel(dev.queue, k, (rows * L,), (L,))
+        inv = [0] * out.ndim
+        for i, p in enumerate(perm):
+            inv[p] = i
+        return res.permute(inv)
 
     def _layer_norm(self, a, w, b, normalized_ndim, eps):
         """(out, mean, rstd) in one kernel: one work-group per row of the normalized dims (mean, variance, write)."""
