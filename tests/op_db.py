@@ -262,6 +262,10 @@ OPS = [
     OpInfo("diagonal", lambda m, x: x.diagonal(1) * 2, [[(3, 4)], [(4, 3)]]),
     OpInfo("diagonal_dims", lambda m, x: m.diagonal(x, -1, 0, 2), [[(3, 2, 4)]]),
     OpInfo("as_strided", lambda m, x: m.as_strided(x.contiguous(), (2, 2), (1, 4), 1), [[(3, 4)]]),
+    # overlapping windows (their gradients add up) and a transposed input (gathered back by its own strides)
+    OpInfo("as_strided_overlap", lambda m, x: m.as_strided(x.contiguous(), (3, 4), (2, 1), 1), [[(3, 4)]]),
+    OpInfo("as_strided_transposed_input", lambda m, x: m.as_strided(x.contiguous().t(), (3, 2), (1, 5), 2),
+           [[(3, 4)]]),
     OpInfo("movedim", lambda m, x: m.movedim(x, 0, -1), [[(2, 3, 4)]]),
     OpInfo("broadcast_to", lambda m, x: m.broadcast_to(x, (2, 3, 4)) * 2, [[(3, 4)]]),
     # nn

@@ -212,3 +212,29 @@ def test_stft_errors_and_warnings_match_torch():
         with pytest.raises(RuntimeError, match="window overlap add min"):
             L.istft(L.stft(x, 8, hop_length=8, window=L.hann_window(8), return_complex=True), 8, hop_length=8,
                     window=L.hann_window(8), center=False)
+
+
+def test_real_imag_and_view_as_real_are_views_like_torch():
+    """Writes through ``.real``, ``.imag`` and ``view_as_real`` change the complex tensor (they are views of
+    its memory, with doubled strides), and gradients flow back through them as in torch."""
+    res = []
+    for L in (tt, torch):
+        x = L.tensor([1 + 2j, 3 - 1j, 5 + 5j, -2 + 0.5j])
+        x.real[0] = 10
+        x.imag.mul_(2)
+        L.view_as_real(x)[2, 0] = -7
+        x[1:].real.add_(1)
+        y = x.reshape(2, 2).t()  # a non-contiguous complex view
+        y.imag.zero_()
+        geo = (x.real.stride(), x.imag.storage_offset(), L.view_as_real(y).stride(), x[1:].imag.storage_offset())
+        a = L.tensor([1 + 2j, 3 - 1j], dtype=L.complex128, requires_grad=True)
+        ((a.real * 3 + a.imag ** 2).sum() + (L.view_as_real(a) * L.tensor([[1.0, 2.0], [3.0, 4.0]],
+                                                                          dtype=L.float64)).sum()).backward()
+        res.append((x.numpy(), geo, a.grad.numpy()))
+    np.testing.assert_array_equal(res[0][0], res[1][0])
+    assert res[0][1] == res[1][1]
+    np.testing.assert_allclose(res[0][2], res[1][2])
+    a = tt.tensor([1 + 2j, 3 - 1j], dtype=tt.complex128, requires_grad=True)
+    with pytest.raises(NotImplementedError, match="in-place write with autograd"):
+        b = a * 1
+        b.real.mul_(2)

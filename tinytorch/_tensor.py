@@ -556,6 +556,9 @@ def _copy_slices(view, base, src):
     then re-derived from the new base by ``as_strided``.
     """
     from ._ops.movement import _as_strided_view
+    if view.dtype is not base.dtype:
+        raise NotImplementedError(f"in-place write with autograd into a {view.dtype} view of a {base.dtype} tensor "
+                                  "(.real, .imag, view_as_real) is not supported by tinytorch; write into a clone")
     if base.requires_grad and base.grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     if not _strides.is_contiguous(base._shape, base._stride):

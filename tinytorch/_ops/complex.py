@@ -43,20 +43,47 @@ _imag_op = _defop("imag", _to_real_meta, lambda c, g: g * 1j, save_inputs=False)
 _conj_op = _defop("conj", lambda a: ([(a._shape, a.dtype)], [None]), lambda c, g: conj(g), save_inputs=False)
 
 
+def _as_real_view(input):
+    """``view_as_real`` as a true view: the complex storage reinterpreted as its real dtype, shape (*, 2),
+    strides doubled; None when the backend cannot reinterpret its buffers (the caller then copies)."""
+    from .._storage import Storage
+    from .._tensor import _new
+    from ..autograd.engine import edge_of
+    from ..autograd.grad_mode import _state
+    from .._dispatch import OpNode
+    st = input._storage
+    new = input.dtype.to_real()
+    try:
+        buf = st.backend.reinterpret(st.buf, input.dtype, new)
+    except NotImplementedError:
+        return None
+    storage = Storage(buf, new, st.device, st.size * 2, st.backend)
+    storage._version = st._version  # writes through either tensor bump the one counter
+    t = _new(storage, input._shape + (2,), tuple(2 * s for s in input._stride) + (1,), 2 * input._offset, new)
+    t._base = input._base if input._base is not None else input
+    if input.requires_grad and _state["enabled"]:
+        t.grad_fn = OpNode(_var_op, (input,), {}, t, None, (edge_of(input),))
+        t.requires_grad = True
+    return t
+
+
 def real(input):
-    """Real part of a complex tensor (same shape, float dtype); a real tensor is returned as is (``torch.real``)."""
+    """Real part of a complex tensor: a view of float dtype sharing its memory, so writes to it change
+    ``input`` (``torch.real``). A real tensor is returned as is."""
     if not input.dtype.is_complex:
         return input
-    return dispatch(_real_op, (input,))
+    v = _as_real_view(input)
+    return dispatch(_real_op, (input,)) if v is None else v.select(-1, 0)
 
 
 def imag(input):
-    """Imaginary part of a complex tensor (same shape, float dtype) (``torch.imag``).
+    """Imaginary part of a complex tensor: a view of float dtype sharing its memory (``torch.imag``).
 
     RuntimeError for a real tensor, as in PyTorch.
     """
     _check_complex(input, "imag")
-    return dispatch(_imag_op, (input,))
+    v = _as_real_view(input)
+    return dispatch(_imag_op, (input,)) if v is None else v.select(-1, 1)
 
 
 Tensor.real = property(real)
@@ -113,7 +140,13 @@ _vac_op = _defop("view_as_complex", _vac_meta, lambda c, g: view_as_real(g), sav
 
 
 def view_as_real(input):
-    """Complex (*) -> real (*, 2) holding (real, imag) pairs (``torch.view_as_real``; a copy here, not a view)."""
+    """Complex (*) -> real (*, 2) holding (real, imag) pairs, a view sharing ``input``'s memory
+    (``torch.view_as_real``); a copy on a backend that cannot reinterpret its buffers. RuntimeError for a
+    real tensor."""
+    if isinstance(input, Tensor) and input.dtype.is_complex:
+        v = _as_real_view(input)
+        if v is not None:
+            return v
     return dispatch(_var_op, (input,))
 
 

@@ -56,8 +56,42 @@ def _as_strided_meta(shape, stride, offset, size, stride_, storage_offset):
     return tuple(size), tuple(stride_), storage_offset
 
 
+def _non_overlapping(size, stride):
+    """Whether no two indices of the geometry reach the same element (sufficient test: with dims sorted by
+    stride, each stride exceeds the span of the dims below it)."""
+    span = 0
+    for n, st in sorted(((n, st) for n, st in zip(size, stride) if n > 1), key=lambda p: p[1]):
+        if st <= span:
+            return False
+        span += (n - 1) * st
+    return True
+
+
 def _as_strided_bw(c, g):
-    return _into_zeros(c.shapes[0], g, c.kw["size"], c.kw["stride"], c.kw["rel_offset"])
+    kw = c.kw
+    shape, in_stride = c.shapes[0], kw["in_stride"]
+    size, stride, off = kw["size"], kw["stride"], kw["rel_offset"]
+    if (_strides.numel(shape) <= 1 or in_stride == _strides.contiguous_strides(shape)) and \
+            _non_overlapping(size, stride):
+        return _into_zeros(shape, g, size, stride, off)
+    # general case (as torch's as_strided_backward): sum the gradient onto the storage positions the view
+    # read, where overlapping windows meet several times, then gather the input's elements by its own strides
+    import numpy as np
+    from .creation import _from_host, zeros
+    from .. import _dtype as _dt
+    if not _non_overlapping(shape, in_stride):
+        raise RuntimeError("as_strided: the derivative for an input whose own elements overlap in memory (e.g. "
+                           "an expanded tensor) is not implemented; call .contiguous() before as_strided")
+    pos = np.full(size, off, np.int64)
+    for d, (n, st) in enumerate(zip(size, stride)):
+        pos += (np.arange(n, dtype=np.int64) * st).reshape((n,) + (1,) * (len(size) - d - 1))
+    in_lo = min(0, builtins.sum(min(0, (n - 1) * st) for n, st in zip(shape, in_stride)))
+    in_hi = builtins.sum(max(0, (n - 1) * st) for n, st in zip(shape, in_stride))
+    lo = min(in_lo, int(pos.min()) if pos.size else 0)
+    hi = max(in_hi, int(pos.max()) if pos.size else 0)
+    idx = _from_host((pos - lo).reshape(-1), _dt.int64, g.device)
+    storage = zeros((hi - lo + 1,), dtype=g.dtype, device=g.device).index_add(0, idx, g.reshape(-1))
+    return storage.as_strided(shape, in_stride, storage._offset - lo).contiguous()
 
 
 _as_strided_op = _view_op("as_strided", _as_strided_bw)
@@ -78,8 +112,8 @@ def as_strided(input, size, stride, storage_offset=None):
         if hi >= input._storage.size or off < 0 or builtins.any(st < 0 for st in stride):
             raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off} "
                                f"out of bounds for storage of size {input._storage.size}")
-    return _make_view(input, _as_strided_op, {"size": size, "stride": stride, "rel_offset": off - input._offset},
-                      size, stride, off)
+    return _make_view(input, _as_strided_op, {"size": size, "stride": stride, "rel_offset": off - input._offset,
+                                              "in_stride": input._stride}, size, stride, off)
 
 
 def _as_strided_view(base, size, stride, rel_offset):
