@@ -463,3 +463,14 @@ def test_random_fork_rng_restores_the_stream():
     with tt.random.fork_rng():
         tt.rand(5)
     assert tt.equal(a, tt.rand(3)) and tt.random.initial_seed() == 0
+
+
+def test_flip_spellings_match_torch():
+    for m in (tt, torch):
+        x = m.arange(6).reshape(2, 3)
+        assert x.flip(0, 1).tolist() == [[5, 4, 3], [2, 1, 0]]
+        assert x.flip([0]).tolist() == [[3, 4, 5], [0, 1, 2]]
+        assert x.flip(dims=(1,)).tolist() == [[2, 1, 0], [5, 4, 3]]
+        assert m.flip(x, (-1,)).tolist() == [[2, 1, 0], [5, 4, 3]]
+        with pytest.raises(TypeError, match="must be tuple of ints, not int"):
+            m.flip(x, 0)

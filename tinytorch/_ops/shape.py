@@ -98,11 +98,25 @@ def _flip_meta(a, dims):
 _flip_op = defop("flip", _flip_meta, lambda c, g: flip(g, c.kw["dims"]), save_inputs=False)
 
 
-@method("flip")
 def flip(input, dims):
-    """Reverse the order of elements along ``dims`` (a copy; tinytorch has no negative strides)."""
-    dims = _strides.wrap_dims((dims,) if isinstance(dims, int) else tuple(dims), input.ndim, "flip")
+    """Reverse the order of elements along ``dims`` (a tuple of ints) (``torch.flip``; a copy, as tinytorch
+    has no negative strides). TypeError for a bare int, as torch."""
+    if isinstance(dims, int):
+        raise TypeError("flip(): argument 'dims' (position 2) must be tuple of ints, not int")
+    dims = _strides.wrap_dims(tuple(dims), input.ndim, "flip")
     return dispatch(_flip_op, (input,), {"dims": dims})
+
+
+@method("flip")
+def _flip_method(self, *dims, **kw):
+    """``Tensor.flip(*dims)``: dims as varargs or one sequence (``dims=`` keyword too)."""
+    if "dims" in kw:
+        dims = kw.pop("dims")
+    elif len(dims) == 1 and not isinstance(dims[0], int):
+        dims = dims[0]
+    if kw:
+        raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kw))}'")
+    return flip(self, (dims,) if isinstance(dims, int) else dims)
 
 
 def fliplr(input):
