@@ -300,18 +300,96 @@ def test_save_load_roundtrip(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["ckpt.pt"]  # no temporary file left behind
 
 
-def test_save_is_atomic_and_load_refuses_pickles(tmp_path):
+def test_save_is_atomic_and_load_refuses_code(tmp_path):
+    import pickle
+    import zipfile
     path = tmp_path / "x.pt"
     tt.save({"a": tt.ones(2)}, path)
-    with pytest.raises(TypeError, match="cannot serialize"):
-        tt.save({"a": object()}, path)
+    with pytest.raises((pickle.PicklingError, AttributeError)):
+        tt.save({"a": lambda: 0}, path)  # a local function cannot be pickled (nor can torch.save)
     assert tt.load(path)["a"].tolist() == [1.0, 1.0]  # the failed save left the old file intact
     assert sorted(os.listdir(tmp_path)) == ["x.pt"]
-    import pickle
     evil = tmp_path / "evil.pt"
     evil.write_bytes(pickle.dumps(os.system))
-    with pytest.raises(RuntimeError, match="not a tinytorch checkpoint"):
+    with pytest.raises(RuntimeError, match="not a zip checkpoint"):
         tt.load(evil)
+    # a checkpoint in torch's zip format whose pickle names os.system: refused unless weights_only=False
+    with zipfile.ZipFile(evil, "w") as z:
+        z.writestr("archive/data.pkl", pickle.dumps((os.getcwd, ()), protocol=2))
+    with pytest.raises(pickle.UnpicklingError, match="unsupported global: GLOBAL posix.getcwd"):
+        tt.load(evil)
+    assert tt.load(evil, weights_only=False) == (os.getcwd, ())
+
+
+def test_checkpoints_move_between_torch_and_tinytorch(tmp_path):
+    """tinytorch.save writes torch's zip format and tinytorch.load reads it: a model and optimizer state saved
+    by one library load into the other (torch with weights_only=True, and mmap), views keep sharing storage,
+    and dtypes, devices, sizes, parameters and nested containers come back as the other library's."""
+    m_tt = tt.nn.Sequential(tt.nn.Linear(3, 2), tt.nn.BatchNorm1d(2))
+    opt = tt.optim.Adam(m_tt.parameters())
+    m_tt(tt.randn(4, 3)).sum().backward()
+    opt.step()
+    x = tt.arange(6.0).reshape(2, 3).t()
+    obj = {"model": m_tt.state_dict(), "opt": opt.state_dict(), "x": x, "row": x[1], "p": tt.nn.Parameter(tt.ones(2)),
+           "dt": tt.bfloat16, "dev": tt.device("cpu"), "size": x.shape, "bf": tt.ones(2, dtype=tt.bfloat16),
+           "i8": tt.tensor([1, -2], dtype=tt.int8), "c": tt.tensor([1 + 2j]), "misc": (1, 2.5, None, "s", [True])}
+    tt.save(obj, tmp_path / "tt.pt")
+    for kw in ({}, {"mmap": True}):
+        got = torch.load(tmp_path / "tt.pt", weights_only=True, **kw)
+        assert got["x"].tolist() == x.tolist() and got["x"].stride() == (1, 3)
+        assert got["row"].untyped_storage().data_ptr() == got["x"].untyped_storage().data_ptr()
+        assert (got["dt"], got["dev"], got["size"]) == (torch.bfloat16, torch.device("cpu"), torch.Size([3, 2]))
+        assert isinstance(got["p"], torch.nn.Parameter) and got["misc"] == (1, 2.5, None, "s", [True])
+        assert got["bf"].dtype == torch.bfloat16 and got["i8"].tolist() == [1, -2] and got["c"].tolist() == [1 + 2j]
+    m_th = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.BatchNorm1d(2))
+    m_th.load_state_dict(got["model"])
+    opt_th = torch.optim.Adam(m_th.parameters())
+    opt_th.load_state_dict(got["opt"])
+    np.testing.assert_array_equal(m_th[0].weight.detach().numpy(), m_tt[0].weight.detach().numpy())
+    np.testing.assert_array_equal(opt_th.state_dict()["state"][0]["exp_avg"].numpy(),
+                                  opt.state_dict()["state"][0]["exp_avg"].numpy())
+    # and back: a checkpoint torch wrote
+    torch.save({"model": m_th.state_dict(), "opt": opt_th.state_dict(), "x": got["x"], "row": got["x"][1],
+                "p": torch.nn.Parameter(torch.ones(2)), "dt": torch.float16, "size": torch.Size([2])},
+               tmp_path / "th.pt")
+    back = tt.load(tmp_path / "th.pt")
+    assert back["x"].tolist() == x.tolist() and back["x"].stride() == (1, 3)
+    assert back["row"].data_ptr() == back["x"].data_ptr() + 4  # a view of the same storage again
+    assert back["dt"] is tt.float16 and back["size"] == (2,) and isinstance(back["p"], tt.nn.Parameter)
+    assert back["model"]._metadata[""] == {"version": 1}
+    m2 = tt.nn.Sequential(tt.nn.Linear(3, 2), tt.nn.BatchNorm1d(2))
+    m2.load_state_dict(back["model"])
+    opt2 = tt.optim.Adam(m2.parameters())
+    opt2.load_state_dict(back["opt"])
+    np.testing.assert_array_equal(m2[1].running_var.numpy(), m_tt[1].running_var.numpy())
+    torch.save({"w": torch.ones(2)}, tmp_path / "gpu.pt")
+    with zipfile_replace(tmp_path / "gpu.pt", b"cpu", b"cuda:0") as p:  # as if saved from a GPU
+        with pytest.raises(RuntimeError, match="map_location"):
+            tt.load(p)
+        assert tt.load(p, map_location="cpu")["w"].tolist() == [1.0, 1.0]
+        assert tt.load(p, map_location={"cuda:0": "cpu"})["w"].tolist() == [1.0, 1.0]
+
+
+class zipfile_replace:
+    """A copy of a torch checkpoint whose pickle has ``old`` replaced by ``new`` (same length not required)."""
+
+    def __init__(self, path, old, new):
+        self.path, self.old, self.new = path, old, new
+
+    def __enter__(self):
+        import zipfile
+        out = self.path.with_suffix(".edited.pt")
+        with zipfile.ZipFile(self.path) as zin, zipfile.ZipFile(out, "w") as zout:
+            for n in zin.namelist():
+                data = zin.read(n)
+                if n.endswith("data.pkl"):
+                    data = data.replace(b"X\x03\x00\x00\x00" + self.old,
+                                        b"X" + len(self.new).to_bytes(4, "little") + self.new)
+                zout.writestr(n, data)
+        return out
+
+    def __exit__(self, *exc):
+        return False
 
 
 @pytest.mark.parametrize("kw", [dict(), dict(line_search_fn="strong_wolfe"),
