@@ -288,7 +288,9 @@ class TinyTorchTensorOps:
 
 
 class TinyTorchLoadWeights:
-    """Read a state_dict from a .safetensors file (keys under ``prefix``) for a Linear or Conv2D node."""
+    """Read a state_dict (keys under ``prefix``) for a Linear or Conv2D node from a .safetensors file or a
+    PyTorch checkpoint (.pt / .pth / .ckpt, ``torch.save``'s format, read with ``weights_only`` safety); a
+    checkpoint holding ``{"state_dict": ...}`` or ``{"model": ...}`` is looked into."""
 
     CATEGORY = "tinytorch/io"
     RETURN_TYPES = (STATE,)
@@ -302,15 +304,28 @@ class TinyTorchLoadWeights:
 
     def load(self, path, prefix=""):
         import os
+        import zipfile
         if not os.path.isfile(path):
             raise ValueError(f"Load weights: no file at {path!r}")
-        try:
-            from safetensors.numpy import load_file
-        except ImportError:
-            raise ValueError("Load weights: the safetensors package is needed (pip install safetensors)") from None
-        raw = load_file(path)
+        if zipfile.is_zipfile(path):  # torch.save's format
+            try:
+                raw = tt.load(path, map_location="cpu")
+            except Exception as e:
+                raise ValueError(f"Load weights: {path} is not a readable PyTorch checkpoint ({e})") from None
+            for key in ("state_dict", "model"):
+                if isinstance(raw, dict) and isinstance(raw.get(key), dict):
+                    raw = raw[key]
+            if not isinstance(raw, dict):
+                raise ValueError(f"Load weights: {path} holds a {type(raw).__name__}, not a state_dict")
+            raw = {k: v for k, v in raw.items() if isinstance(v, tt.Tensor)}
+        else:
+            try:
+                from safetensors.numpy import load_file
+            except ImportError:
+                raise ValueError("Load weights: the safetensors package is needed (pip install safetensors)") from None
+            raw = {k: tt.tensor(v) for k, v in load_file(path).items()}
         pre = prefix + "." if prefix and not prefix.endswith(".") else prefix
-        out = {k[len(pre):]: tt.tensor(v) for k, v in raw.items() if k.startswith(pre)}
+        out = {k[len(pre):]: v.detach() for k, v in raw.items() if k.startswith(pre)}
         if not out:
             raise ValueError(f"Load weights: no tensors under prefix {prefix!r} in {path} (keys: {sorted(raw)})")
         return (out,)

@@ -99,6 +99,22 @@ def test_conv2d_matches_torch_with_loaded_weights(pack, tmp_path):
     assert torch.equal(again, same)  # the seed fixes the initial weights
 
 
+def test_load_weights_reads_torch_checkpoints(pack, tmp_path):
+    conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+    torch.save({"epoch": 3, "state_dict": {"enc." + k: v for k, v in conv.state_dict().items()}}, tmp_path / "c.pth")
+    (weights,), _ = run(pack, "TinyTorchLoadWeights", path=str(tmp_path / "c.pth"), prefix="enc")
+    assert sorted(weights) == ["bias", "weight"]
+    img = image()
+    (out, _), _ = run(pack, "TinyTorchConv2D", image=img, in_channels=3, out_channels=4, kernel_size=3, stride=1,
+                      padding=1, bias=True, seed=0, weights=weights)
+    with torch.inference_mode():
+        expected = conv(img.permute(0, 3, 1, 2)).permute(0, 2, 3, 1)
+    assert torch.allclose(out, expected, atol=1e-5)
+    torch.save([1, 2], tmp_path / "list.pt")
+    with pytest.raises(ValueError, match="holds a list, not a state_dict"):
+        run(pack, "TinyTorchLoadWeights", path=str(tmp_path / "list.pt"))
+
+
 def test_linear_over_channels_matches_torch(pack, tmp_path):
     from safetensors.numpy import save_file
     lin = torch.nn.Linear(3, 5)
