@@ -697,3 +697,30 @@ def test_state_dict_hooks_match_torch():
         res = net.load_state_dict(sd)
         results.append((calls, keys, list(res.missing_keys), list(res.unexpected_keys)))
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("device", ["cpu", "mydev"] + (["opencl"] if tt.opencl.is_available() else []))
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "lanczos"])
+def test_interpolate_antialias_matches_torch(device, mode):
+    """Antialiased resizing (PIL's filters stretched by the downscale factor, torch's ``_upsample_*_aa``):
+    values and gradients for down- and upscaling, a scale_factor, align_corners, and torch's errors."""
+    import mydevice  # noqa: F401
+    x = np.random.default_rng(0).standard_normal((2, 3, 17, 13)).astype(np.float32)
+    cases = [dict(size=(5, 7)), dict(size=(40, 9)), dict(scale_factor=(2.5, 0.45)), dict(size=(1, 1))]
+    if mode != "lanczos":
+        cases.append(dict(size=(5, 7), align_corners=True))
+    for kw in cases:
+        a = tt.tensor(x, device=device, requires_grad=True)
+        b = torch.tensor(x, requires_grad=True)
+        ya = tt.nn.functional.interpolate(a, mode=mode, antialias=True, **kw)
+        yb = torch.nn.functional.interpolate(b, mode=mode, antialias=True, **kw)
+        np.testing.assert_allclose(ya.detach().cpu().numpy(), yb.detach().numpy(), rtol=1e-5, atol=1e-5, err_msg=str(kw))
+        g = np.random.default_rng(1).standard_normal(tuple(yb.shape)).astype(np.float32)
+        ya.backward(tt.tensor(g, device=device))
+        yb.backward(torch.tensor(g))
+        np.testing.assert_allclose(a.grad.cpu().numpy(), b.grad.numpy(), rtol=1e-4, atol=1e-5, err_msg=str(kw))
+    for m in (tt, torch):
+        with pytest.raises(ValueError, match="Anti-alias option is restricted"):
+            m.nn.functional.interpolate(m.ones(1, 2, 8), size=4, mode="linear", antialias=True)
+        with pytest.raises(ValueError, match="Lanczos mode requires antialias=True"):
+            m.nn.functional.interpolate(m.ones(1, 1, 8, 8), size=4, mode="lanczos")

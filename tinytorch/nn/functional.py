@@ -1339,7 +1339,40 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
 
 
 # ---- resampling --------------------------------------------------------------------------------------------
-_INTERP_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+_INTERP_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3, "lanczos": 2}
+
+
+def _aa_filter(mode):
+    import numpy as np
+    if mode == "bilinear":
+        return lambda x: np.maximum(0.0, 1.0 - np.abs(x))
+    if mode == "bicubic":  # Keys' cubic with a = -0.5, as PIL's antialiased bicubic (torch's non-aa one uses -0.75)
+        def cubic(x, a=-0.5):
+            x = np.abs(x)
+            return np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1,
+                            np.where(x < 2, (((x - 5) * x + 8) * x - 4) * a, 0.0))
+        return cubic
+    # Lanczos-3: sinc(x) sinc(x / 3) on |x| < 3 (np.sinc is the normalized sinc)
+    return lambda x: np.where(np.abs(x) < 3, np.sinc(x) * np.sinc(x / 3), 0.0)
+
+
+def _aa_weights(n_in, n_out, scale, mode):
+    """(n_out, n_in) resampling matrix of antialiased interpolation (PIL's convolution resize, as torch's
+    ``_upsample_*_aa`` kernels): when downscaling by ``scale`` the filter is stretched by it, so every input
+    pixel contributes; each row is normalized to sum 1."""
+    import numpy as np
+    filt = _aa_filter(mode)
+    support = {"bilinear": 1.0, "bicubic": 2.0, "lanczos": 3.0}[mode] * (scale if scale >= 1.0 else 1.0)
+    inv = 1.0 / scale if scale >= 1.0 else 1.0
+    w = np.zeros((n_out, n_in))
+    for i in range(n_out):
+        center = scale * (i + 0.5)
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), n_in)
+        taps = filt((np.arange(lo, hi) - center + 0.5) * inv)
+        total = taps.sum()
+        w[i, lo:hi] = taps / total if total != 0 else taps
+    return w
 
 
 def _source_taps(n_in, n_out, scale, mode, align_corners):
@@ -1380,8 +1413,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     (``torch.nn.functional.interpolate``).
 
     mode: 'nearest', 'nearest-exact', 'linear' (3-D input), 'bilinear' / 'bicubic' (4-D), 'trilinear' (5-D),
-    'area' (adaptive average pooling). Separable: each dim is a weighted sum of ``index_select`` taps, so the
-    gradient comes from index_select's. ValueError / NotImplementedError as PyTorch for bad combinations.
+    'area' (adaptive average pooling), 'lanczos' (4-D, antialias only). Separable: each dim is a weighted sum
+    of ``index_select`` taps, so the gradient comes from index_select's. ``antialias=True`` (bilinear, bicubic,
+    lanczos on 4-D input) resamples with PIL's filters widened by the downscale factor, as torch: one
+    (out, in) weight matrix per dim, applied by matmul. ValueError / NotImplementedError as PyTorch for bad
+    combinations.
     """
     from .._ops.creation import _from_host
     import numpy as np
@@ -1403,8 +1439,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
                                   f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
                                   f"nearest-exact (got {mode})")
-    if antialias:
-        raise NotImplementedError("interpolate(antialias=True) is not supported by tinytorch")
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                         "4-D tensor as input")
+    if mode == "lanczos":
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
     if (size is None) == (scale_factor is None):
         raise ValueError("only one of size or scale_factor should be defined" if size is not None
                          else "either size or scale_factor should be defined")
@@ -1434,6 +1476,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             return adaptive_avg_pool2d(input, out_sizes)
         raise NotImplementedError("interpolate(mode='area') on 5-D input is not supported by tinytorch")
     out = input
+    if antialias:
+        # separable: (OH, H) on the rows, then (OW, W) on the columns, as two matmuls (gradients from matmul's)
+        for k in range(2):
+            n_in, n_out = in_sizes[k], out_sizes[k]
+            scale = ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0) if align_corners else scales[k]
+            w = _from_host(_aa_weights(n_in, n_out, scale, mode).astype(input.dtype.np), input.dtype, input.device)
+            out = w.matmul(out) if k == 0 else out.matmul(w.t())
+        return out
     for k in range(nd):
         d = 2 + k
         idx, w = _source_taps(in_sizes[k], out_sizes[k], scales[k], mode, align_corners)
