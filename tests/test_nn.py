@@ -292,12 +292,16 @@ def test_random_activations_and_new_module_reprs():
 
 
 @pytest.mark.filterwarnings("ignore:Default grid_sample")
-@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("mode,nd", [("bilinear", 2), ("nearest", 2), ("bicubic", 2), ("bilinear", 3),
+                                     ("nearest", 3)])
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 @pytest.mark.parametrize("align_corners", [False, True])
-def test_grid_sample_matches_torch(mode, padding_mode, align_corners):
+def test_grid_sample_matches_torch(mode, nd, padding_mode, align_corners):
     rng = np.random.default_rng(0)
-    inp, grid = rng.standard_normal((2, 3, 5, 7)), rng.uniform(-1.3, 1.3, (2, 4, 6, 2))  # some points outside
+    if nd == 2:
+        inp, grid = rng.standard_normal((2, 3, 5, 7)), rng.uniform(-1.3, 1.3, (2, 4, 6, 2))  # some points outside
+    else:  # volumetric: (N, C, D, H, W) sampled at (x, y, z) points
+        inp, grid = rng.standard_normal((2, 3, 4, 5, 6)), rng.uniform(-1.3, 1.3, (2, 3, 4, 2, 3))
     res = []
     for m in (tt, torch):
         x, g = m.tensor(inp, requires_grad=True), m.tensor(grid, requires_grad=True)
@@ -306,7 +310,7 @@ def test_grid_sample_matches_torch(mode, padding_mode, align_corners):
         res.append((out, x.grad, g.grad))
     assert_close(res[0][0], res[1][0], "float64")
     assert_close(res[0][1], res[1][1], "float64")
-    if mode == "bilinear":
+    if mode != "nearest":
         assert_close(res[0][2], res[1][2], "float64")
 
 
@@ -347,6 +351,9 @@ def test_grid_sample_gradcheck_and_errors():
         F.grid_sample(x, g, padding_mode="wrap")
     with pytest.raises(RuntimeError, match="same batch size"):
         F.grid_sample(x, tt.zeros(2, 2, 2, 2, dtype=tt.float64), align_corners=True)
+    assert tt.autograd.gradcheck(lambda a, b: F.grid_sample(a, b, mode="bicubic", align_corners=True), (x, g))
+    with pytest.raises(RuntimeError, match="bicubic interpolation only supports 4D input"):
+        F.grid_sample(x.unsqueeze(2), tt.zeros(1, 1, 2, 2, 3, dtype=tt.float64), mode="bicubic", align_corners=True)
     with pytest.raises(ValueError, match="Expected a batch of 2D affine matrices of shape Nx2x3"):
         F.affine_grid(tt.zeros(1, 3, 3), (1, 1, 2, 2), align_corners=False)
     with pytest.raises(ValueError, match="floating point type"):

@@ -1577,12 +1577,15 @@ def _reflect(coord, twice_low, twice_high):
     return _pw.where(_pw.fmod(flips, 2) == 0, extra + lo, span - extra + lo)
 
 
-def _source_index(coord, size, padding_mode, align_corners):
-    """Normalized grid coordinate in [-1, 1] -> pixel coordinate, with the padding mode applied."""
+def _unnormalize(coord, size, align_corners):
+    """Normalized grid coordinate in [-1, 1] -> pixel coordinate (corners or centers at +-1)."""
     if align_corners:
-        c = (coord + 1) * ((size - 1) / 2)
-    else:
-        c = ((coord + 1) * size - 1) / 2
+        return (coord + 1) * ((size - 1) / 2)
+    return ((coord + 1) * size - 1) / 2
+
+
+def _pad_coord(c, size, padding_mode, align_corners):
+    """A pixel coordinate with the padding mode applied ('zeros' leaves it; out-of-range taps then read 0)."""
     if padding_mode == "border":
         c = c.clamp(0, size - 1)
     elif padding_mode == "reflection":
@@ -1591,16 +1594,34 @@ def _source_index(coord, size, padding_mode, align_corners):
     return c
 
 
+def _source_index(coord, size, padding_mode, align_corners):
+    """Normalized grid coordinate in [-1, 1] -> pixel coordinate, with the padding mode applied."""
+    return _pad_coord(_unnormalize(coord, size, align_corners), size, padding_mode, align_corners)
+
+
+def _cubic_coeffs(t, a=-0.75):
+    """The 4 weights of Keys' cubic convolution at fraction ``t`` (taps -1, 0, 1, 2), as torch's bicubic."""
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return far(t + 1), near(t), near(1 - t), far(2 - t)
+
+
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample ``input`` at the normalized positions of ``grid`` (``torch.nn.functional.grid_sample``).
 
-    input (N, C, H_in, W_in), grid (N, H_out, W_out, 2) holding (x, y) in [-1, 1] -> (N, C, H_out, W_out).
-    mode 'bilinear' or 'nearest' (round half to even, as PyTorch); padding_mode 'zeros', 'border' or
-    'reflection'. Written in gather and pointwise ops, so it is differentiable with respect to ``input``
-    and (bilinear) ``grid``. ValueError for an unknown mode or padding mode, RuntimeError for mismatched
-    shapes; NotImplementedError for 'bicubic' and 5-D (volumetric) input.
+    input (N, C, H_in, W_in), grid (N, H_out, W_out, 2) holding (x, y) in [-1, 1] -> (N, C, H_out, W_out); or
+    volumetric input (N, C, D_in, H_in, W_in), grid (N, D_out, H_out, W_out, 3) holding (x, y, z) ->
+    (N, C, D_out, H_out, W_out). mode 'bilinear' (trilinear on 5-D), 'nearest' (round half to even, as
+    PyTorch) or 'bicubic' (4-D only; Keys' cubic, a = -0.75, padding applied to each of the 16 taps);
+    padding_mode 'zeros', 'border' or 'reflection'. Written in gather and pointwise ops, so it is
+    differentiable with respect to ``input`` and (bilinear, bicubic) ``grid``. ValueError for an unknown mode
+    or padding mode, RuntimeError for mismatched shapes or bicubic on 5-D input.
     """
     import warnings
+    import itertools
     from .._ops.indexing import gather
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
@@ -1611,37 +1632,66 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
-    if mode == "bicubic" or input.ndim == 5:
-        raise NotImplementedError("grid_sample: tinytorch implements 'bilinear' and 'nearest' sampling of 4-D "
-                                  "inputs; bicubic and volumetric (5-D) sampling are not implemented")
-    if input.ndim != 4 or grid.ndim != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
-        raise RuntimeError(f"grid_sampler(): expected 4D input and grid with same batch size and grid of shape "
-                           f"(N, H, W, 2), but got input with sizes {list(input.shape)} and grid with sizes "
-                           f"{list(grid.shape)}")
+    nd = input.ndim - 2
+    sizes_msg = f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
+    if grid.ndim and grid.shape[-1] != nd:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {nd} in last dimension, but got grid with "
+                           f"sizes {list(grid.shape)}")
+    if nd not in (2, 3) or grid.ndim != input.ndim:
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but "
+                           f"got {sizes_msg}")
+    if grid.shape[0] != input.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got {sizes_msg}")
+    if mode == "bicubic" and nd == 3:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if grid.dtype is not input.dtype:
         raise RuntimeError(f"grid_sampler(): expected input and grid to have the same dtype, but input has "
                            f"{input.dtype} and grid has {grid.dtype}")
-    n, c, h, w = input.shape
-    ho, wo = grid.shape[1], grid.shape[2]
-    ix = _source_index(grid[..., 0], w, padding_mode, align_corners)
-    iy = _source_index(grid[..., 1], h, padding_mode, align_corners)
-    flat = input.reshape(n, c, h * w)
+    n, c = input.shape[:2]
+    sizes = tuple(input.shape[2:])[::-1]  # (W, H[, D]): grid's last dim holds x, y[, z]
+    out_sp = tuple(grid.shape[1:-1])
+    m = math.prod(out_sp)
+    strides = [math.prod(sizes[:k]) for k in range(nd)]  # flat offset of a unit step in x, y, z
+    flat = input.reshape(n, c, math.prod(sizes))
 
-    def tap(x, y):
-        # value of input at integer pixel (x, y), 0 where it falls outside the image
-        inside = (x >= 0) & (x <= w - 1) & (y >= 0) & (y <= h - 1)
-        idx = (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)).long().reshape(n, 1, ho * wo).expand(n, c, ho * wo)
-        return gather(flat, 2, idx).reshape(n, c, ho, wo), inside.unsqueeze(1).to(input.dtype)
+    def tap(pts):
+        # input at integer pixel ``pts`` (x, y[, z]), with a mask that is 0 where it falls outside
+        inside = None
+        idx = 0
+        for p, size, st in zip(pts, sizes, strides):
+            ok = (p >= 0) & (p <= size - 1)
+            inside = ok if inside is None else inside & ok
+            idx = idx + p.clamp(0, size - 1) * st
+        idx = idx.long().reshape(n, 1, m).expand(n, c, m)
+        return gather(flat, 2, idx).reshape((n, c) + out_sp), inside.unsqueeze(1).to(input.dtype)
 
+    if mode == "bicubic":
+        ix, iy = (_unnormalize(grid[..., k], sizes[k], align_corners) for k in range(2))
+        x0, y0 = _pw.floor(ix).detach(), _pw.floor(iy).detach()
+        cx, cy = _cubic_coeffs((ix - x0).unsqueeze(1)), _cubic_coeffs((iy - y0).unsqueeze(1))
+        out = 0
+        for j in range(4):
+            yy = _pad_coord(y0 + (j - 1), sizes[1], padding_mode, align_corners)
+            row = 0
+            for i in range(4):
+                v, mask = tap((_pad_coord(x0 + (i - 1), sizes[0], padding_mode, align_corners), yy))
+                row = row + v * (cx[i] * mask)
+            out = out + row * cy[j]
+        return out
+    src = [_source_index(grid[..., k], sizes[k], padding_mode, align_corners) for k in range(nd)]
     if mode == "nearest":
-        v, m = tap(_pw.round(ix).detach(), _pw.round(iy).detach())
-        return v * m
-    x0, y0 = _pw.floor(ix).detach(), _pw.floor(iy).detach()
-    tx, ty = (ix - x0).unsqueeze(1), (iy - y0).unsqueeze(1)
+        v, mask = tap([_pw.round(p).detach() for p in src])
+        return v * mask
+    lo = [_pw.floor(p).detach() for p in src]
+    frac = [(p - q).unsqueeze(1) for p, q in zip(src, lo)]
     out = 0
-    for dx, dy, wgt in ((0, 0, (1 - tx) * (1 - ty)), (1, 0, tx * (1 - ty)), (0, 1, (1 - tx) * ty), (1, 1, tx * ty)):
-        v, m = tap(x0 + dx, y0 + dy)
-        out = out + v * (wgt * m)
+    for corner in itertools.product((0, 1), repeat=nd):  # bilinear / trilinear: 2**nd corners
+        wgt = None
+        for bit, t in zip(corner, frac):
+            f = t if bit else 1 - t
+            wgt = f if wgt is None else wgt * f
+        v, mask = tap([q + bit for q, bit in zip(lo, corner)])
+        out = out + v * (wgt * mask)
     return out
 
 
