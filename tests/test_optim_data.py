@@ -1,6 +1,7 @@
 """Optimizers' and schedulers' trajectories against torch; DataLoader, datasets, save/load."""
 import io
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -133,6 +134,33 @@ def _lr_sequence(lib, make, metrics=None):
 ], ids=["sequential-warmup", "sequential-3", "chained", "chained-3"])
 def test_composed_schedulers_match_torch(make):
     np.testing.assert_allclose(_lr_sequence(tt, make), _lr_sequence(torch, make), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("name,kw", [("StepLR", dict(step_size=3, gamma=0.5)), ("MultiStepLR", dict(milestones=[2, 5, 5])),
+                                     ("ExponentialLR", dict(gamma=0.8)), ("ConstantLR", dict(factor=0.5, total_iters=3)),
+                                     ("LinearLR", dict(start_factor=0.2, total_iters=6)),
+                                     ("CosineAnnealingLR", dict(T_max=4, eta_min=0.01)),
+                                     ("PolynomialLR", dict(total_iters=8, power=2.0))])
+def test_schedulers_keep_an_lr_changed_between_steps_like_torch(name, kw):
+    """torch's decaying schedules are chainable: each step scales the group's current lr, so a change made to
+    the lr between steps (by hand, or by another scheduler) carries on; ``step(epoch)`` jumps in closed form."""
+    seqs = []
+    for lib in (tt, torch):
+        opt = lib.optim.SGD([lib.nn.Parameter(lib.zeros(1))], lr=0.1)
+        sch = getattr(lib.optim.lr_scheduler, name)(opt, **kw)
+        seq = []
+        for i in range(12):
+            opt.step()
+            sch.step()
+            if i == 3:
+                opt.param_groups[0]["lr"] *= 0.5
+            seq.append(opt.param_groups[0]["lr"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch deprecates step(epoch)
+            sch.step(2)
+        seq.append(opt.param_groups[0]["lr"])
+        seqs.append(seq)
+    np.testing.assert_allclose(seqs[0], seqs[1], rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.parametrize("kw", [dict(patience=2), dict(mode="max", factor=0.5, patience=1, cooldown=2, min_lr=0.02),

@@ -5,7 +5,13 @@ import math
 
 
 class LRScheduler:
-    """Base class: ``step()`` advances ``last_epoch`` and sets each group's 'lr' from ``get_lr()``."""
+    """Base class: ``step()`` advances ``last_epoch`` and sets each group's 'lr' from ``get_lr()``.
+
+    As in torch, the decaying schedules compute the next lr from each group's *current* lr (the chainable
+    form), so they compose (``ChainedScheduler``) and keep a change made to the lr between steps; ``step(epoch)``
+    jumps with ``_get_closed_form_lr`` where a schedule has one."""
+
+    _is_initial = False
 
     def __init__(self, optimizer, last_epoch=-1):
         self.optimizer = optimizer
@@ -14,8 +20,15 @@ class LRScheduler:
                 g.setdefault("initial_lr", g["lr"])
         self.base_lrs = [g["initial_lr"] for g in optimizer.param_groups]
         self.last_epoch = last_epoch
+        self._initial_step()
+
+    def _initial_step(self):
         self._step_count = 0
-        self.step()
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def get_lr(self):
         raise NotImplementedError
@@ -25,10 +38,21 @@ class LRScheduler:
 
     def step(self, epoch=None):
         self._step_count += 1
-        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
-        for g, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
+        if epoch is None:
+            self.last_epoch += 1
+            values = self.get_lr()
+        else:
+            self.last_epoch = epoch
+            values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
+        for g, lr in zip(self.optimizer.param_groups, values):
             g["lr"] = lr
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+    def _lrs(self):
+        return [g["lr"] for g in self.optimizer.param_groups]
 
     def state_dict(self):
         return {k: v for k, v in self.__dict__.items() if k != "optimizer" and not callable(v)}
@@ -71,63 +95,123 @@ class MultiplicativeLR(LRScheduler):
 
 
 class StepLR(LRScheduler):
-    """lr = base_lr * gamma ** (epoch // step_size)."""
+    """lr *= gamma every ``step_size`` epochs (closed form base_lr * gamma ** (epoch // step_size))."""
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
         self.step_size, self.gamma = step_size, gamma
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
+            return self._lrs()
+        return [lr * self.gamma for lr in self._lrs()]
+
+    def _get_closed_form_lr(self):
         return [b * self.gamma ** (self.last_epoch // self.step_size) for b in self.base_lrs]
 
 
 class MultiStepLR(LRScheduler):
+    """lr *= gamma at each milestone epoch (a milestone listed twice applies gamma twice)."""
+
     def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
-        self.milestones, self.gamma = sorted(milestones), gamma
+        import collections
+        self.milestones, self.gamma = collections.Counter(milestones), gamma
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        k = sum(1 for m in self.milestones if m <= self.last_epoch)
+        if self.last_epoch not in self.milestones:
+            return self._lrs()
+        return [lr * self.gamma ** self.milestones[self.last_epoch] for lr in self._lrs()]
+
+    def _get_closed_form_lr(self):
+        import bisect
+        k = bisect.bisect_right(sorted(self.milestones.elements()), self.last_epoch)
         return [b * self.gamma ** k for b in self.base_lrs]
 
 
 class ExponentialLR(LRScheduler):
+    """lr *= gamma every epoch."""
+
     def __init__(self, optimizer, gamma, last_epoch=-1):
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        if self._is_initial:
+            return self._lrs()
+        return [lr * self.gamma for lr in self._lrs()]
+
+    def _get_closed_form_lr(self):
         return [b * self.gamma ** self.last_epoch for b in self.base_lrs]
 
 
 class ConstantLR(LRScheduler):
+    """lr * factor until epoch ``total_iters``, then the lr it had before."""
+
     def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
         self.factor, self.total_iters = factor, total_iters
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        return [b * (self.factor if self.last_epoch < self.total_iters else 1.0) for b in self.base_lrs]
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in self._lrs()]
+        if self.last_epoch != self.total_iters:
+            return self._lrs()
+        return [lr * (1.0 / self.factor) for lr in self._lrs()]
+
+    def _get_closed_form_lr(self):
+        return [b * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor)) for b in self.base_lrs]
 
 
 class LinearLR(LRScheduler):
+    """The lr factor goes linearly from ``start_factor`` to ``end_factor`` over ``total_iters`` epochs."""
+
     def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1):
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
         self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        t = min(self.last_epoch, self.total_iters)
-        f = self.start_factor + (self.end_factor - self.start_factor) * t / self.total_iters
-        return [b * f for b in self.base_lrs]
+        if self.last_epoch == 0:
+            return [lr * self.start_factor for lr in self._lrs()]
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return self._lrs()
+        d = self.end_factor - self.start_factor
+        f = 1.0 + d / (self.total_iters * self.start_factor + (self.last_epoch - 1) * d)
+        return [lr * f for lr in self._lrs()]
+
+    def _get_closed_form_lr(self):
+        t = min(self.total_iters, self.last_epoch)
+        return [b * (self.start_factor + (self.end_factor - self.start_factor) * t / self.total_iters)
+                for b in self.base_lrs]
 
 
 class CosineAnnealingLR(LRScheduler):
-    """lr = eta_min + (base - eta_min) (1 + cos(pi epoch / T_max)) / 2 (closed form)."""
+    """Cosine annealing from the lr to ``eta_min`` over ``T_max`` epochs (Loshchilov & Hutter 2017, SGDR
+    without restarts), in torch's recursive form: eta_min + (base - eta_min) (1 + cos(pi epoch / T_max)) / 2
+    when nothing else touches the lr."""
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
         self.T_max, self.eta_min = T_max, eta_min
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        e, T, lo = self.last_epoch, self.T_max, self.eta_min
+        if self._is_initial:
+            return self._lrs()
+        if self._step_count == 1 and e > 0:
+            return [lo + (b - lo) * (1 + math.cos(e * math.pi / T)) / 2 for b in self.base_lrs]
+        if (e - 1 - T) % (2 * T) == 0:
+            return [lr + (b - lo) * (1 - math.cos(math.pi / T)) / 2 for b, lr in zip(self.base_lrs, self._lrs())]
+        return [(1 + math.cos(math.pi * e / T)) / (1 + math.cos(math.pi * (e - 1) / T)) * (lr - lo) + lo
+                for lr in self._lrs()]
+
+    def _get_closed_form_lr(self):
         return [self.eta_min + (b - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
                 for b in self.base_lrs]
 
@@ -197,13 +281,19 @@ class OneCycleLR(LRScheduler):
 
 
 class PolynomialLR(LRScheduler):
-    """lr = base_lr * (1 - min(epoch, total_iters) / total_iters) ** power."""
+    """Polynomial decay to 0 over ``total_iters`` epochs: base_lr * (1 - epoch / total_iters) ** power."""
 
     def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
         self.total_iters, self.power = total_iters, power
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return self._lrs()
+        f = ((1.0 - self.last_epoch / self.total_iters) / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return [lr * f for lr in self._lrs()]
+
+    def _get_closed_form_lr(self):
         f = (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
         return [b * f for b in self.base_lrs]
 
@@ -332,15 +422,23 @@ class SequentialLR(LRScheduler):
             raise ValueError("Sequential Schedulers expects number of schedulers provided to be one more than the "
                              f"number of milestone points, but got number of schedulers {len(schedulers)} and the "
                              f"number of milestones to be equal to {len(milestones)}")
+        import bisect
         self.optimizer = optimizer
         self._schedulers, self._milestones = list(schedulers), list(milestones)
         self.last_epoch = last_epoch + 1
         for g in optimizer.param_groups:
             g["lr"] = g["initial_lr"]
-        for s in self._schedulers:  # undo the step each scheduler took at construction
-            s.last_epoch -= 1
-        self._schedulers[0].step()
-        self._last_lr = self._schedulers[0].get_last_lr()
+        self._undo(self)  # undo the step each scheduler took at construction
+        i = bisect.bisect_right(self._milestones, 0)
+        self._schedulers[i]._initial_step()
+        self._last_lr = self._schedulers[i].get_last_lr()
+
+    def _undo(self, sched):
+        if hasattr(sched, "_schedulers"):
+            for s in sched._schedulers:
+                self._undo(s)
+        elif hasattr(sched, "last_epoch") and sched is not self:
+            sched.last_epoch -= 1
 
     def step(self):
         import bisect
@@ -348,19 +446,15 @@ class SequentialLR(LRScheduler):
         i = bisect.bisect_right(self._milestones, self.last_epoch)
         s = self._schedulers[i]
         if i > 0 and self._milestones[i - 1] == self.last_epoch:
-            s.step(0)
+            s._update_lr(0)  # the next schedule starts from its epoch 0, in closed form
         else:
             s.step()
         self._last_lr = s.get_last_lr()
 
 
 class ChainedScheduler(LRScheduler):
-    """Steps every scheduler in ``schedulers`` at each ``step()``; their factors multiply.
-
-    tinytorch's schedulers set the lr in closed form, so chaining multiplies each scheduler's factor
-    ``lr / base_lr``. Schedulers whose lr is not a multiple of base_lr (OneCycleLR, CyclicLR, SGDR with
-    eta_min) cannot be chained: TypeError.
-    """
+    """Steps every scheduler in ``schedulers`` in turn at each ``step()``: each continues from the lr the
+    previous one left, so their decays compose (``torch.optim.lr_scheduler.ChainedScheduler``)."""
 
     def __init__(self, schedulers, optimizer=None):
         if len(schedulers) < 1:
@@ -371,29 +465,14 @@ class ChainedScheduler(LRScheduler):
                 raise ValueError(f"ChainedScheduler expects all schedulers to belong to the same optimizer, but got "
                                  f"scheduler {type(s).__name__} at index {i} to be different than the optimizer "
                                  "passed in.")
-            if not isinstance(s, (LambdaLR, StepLR, MultiStepLR, ExponentialLR, ConstantLR, LinearLR, PolynomialLR)) \
-                    and not (isinstance(s, CosineAnnealingLR) and s.eta_min == 0):
-                raise TypeError(f"ChainedScheduler: {type(s).__name__} is not a multiplicative schedule in tinytorch")
         self.optimizer = optimizer
         self._schedulers = list(schedulers)
-        self.base_lrs = self._schedulers[0].base_lrs
-        self._apply()
-
-    def _apply(self):
-        lrs = list(self.base_lrs)
-        for s in self._schedulers:
-            lrs = [lr * (f / b if b else 0.0) for lr, f, b in zip(lrs, s.get_lr(), s.base_lrs)]
-        for g, lr in zip(self.optimizer.param_groups, lrs):
-            g["lr"] = lr
-        self._last_lr = lrs
-        for s in self._schedulers:
-            s._last_lr = lrs
+        self._last_lr = [g["lr"] for g in self._schedulers[-1].optimizer.param_groups]
 
     def step(self):
         for s in self._schedulers:
-            s.last_epoch += 1
-            s._step_count += 1
-        self._apply()
+            s.step()
+        self._last_lr = [g["lr"] for g in self._schedulers[-1].optimizer.param_groups]
 
 
 class ReduceLROnPlateau(LRScheduler):
@@ -442,3 +521,21 @@ class ReduceLROnPlateau(LRScheduler):
             self.cooldown_counter = self.cooldown
             self.num_bad_epochs = 0
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+
+def _composite_state_dict(self):
+    state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+    state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+    return state
+
+
+def _composite_load_state_dict(self, state_dict):
+    state = dict(state_dict)
+    inner = state.pop("_schedulers")
+    self.__dict__.update(state)
+    for s, sd in zip(self._schedulers, inner):
+        s.load_state_dict(sd)
+
+
+SequentialLR.state_dict = ChainedScheduler.state_dict = _composite_state_dict
+SequentialLR.load_state_dict = ChainedScheduler.load_state_dict = _composite_load_state_dict
