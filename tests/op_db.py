@@ -339,6 +339,16 @@ OPS = [
            [[(2, 4, 3, 2), (2, 3, 2)]], int_inputs={1: 4}),
     OpInfo("cross_entropy_probs", lambda m, x, p: m.nn.functional.cross_entropy(x, p.softmax(1)),
            [[(5, 4), (5, 4)]]),
+    # reduction='none' keeps the target's shape: (N, d...) for K-dimensional losses, () unbatched
+    OpInfo("cross_entropy_nd_none", lambda m, x, t: m.nn.functional.cross_entropy(x, t, reduction="none"),
+           [[(2, 4, 3, 2), (2, 3, 2)]], int_inputs={1: 4}),
+    OpInfo("cross_entropy_nd_smooth_none", lambda m, x, t: m.nn.functional.cross_entropy(
+        x, t, reduction="none", label_smoothing=0.3), [[(2, 4, 3), (2, 3)]], int_inputs={1: 4}),
+    OpInfo("cross_entropy_unbatched_none", lambda m, x, t: m.nn.functional.cross_entropy(
+        x, t[0], reduction="none", label_smoothing=0.1), [[(4,), (1,)]], int_inputs={1: 4}),
+    OpInfo("linear_cross_entropy", lambda m, x, w, b, t: m.nn.functional.linear_cross_entropy(
+        x, w, t, linear_bias=b, reduction="none", label_smoothing=0.1), [[(3, 5), (4, 2, 5), (4, 2), (3, 2)]],
+        int_inputs={3: 4}),
     OpInfo("margin_ranking_loss", lambda m, a, b, y: m.nn.functional.margin_ranking_loss(a, b, y.sign(), margin=0.3),
            [[(6,), (6,), (6,)]]),
     OpInfo("triplet_margin_loss", lambda m, a, p, n: m.nn.functional.triplet_margin_loss(a, p, n, margin=0.5),

@@ -731,3 +731,30 @@ def test_interpolate_antialias_matches_torch(device, mode):
             m.nn.functional.interpolate(m.ones(1, 2, 8), size=4, mode="linear", antialias=True)
         with pytest.raises(ValueError, match="Lanczos mode requires antialias=True"):
             m.nn.functional.interpolate(m.ones(1, 1, 8, 8), size=4, mode="lanczos")
+
+
+def test_linear_cross_entropy_loss_module_matches_torch():
+    """nn.LinearCrossEntropyLoss: state_dict names and shapes, repr, values and gradients (K-dim logits too)."""
+    rng = np.random.default_rng(0)
+    for kw, tgt in ((dict(bias=True), rng.integers(0, 3, 5)),
+                    (dict(out_features=(2,), reduction="sum", label_smoothing=0.1), rng.integers(0, 3, (5, 2)))):
+        mods = [m.nn.LinearCrossEntropyLoss(4, 3, **kw).double() for m in (tt, torch)]
+        sd = mods[1].state_dict()
+        assert {k: tuple(v.shape) for k, v in mods[0].state_dict().items()} == {k: tuple(v.shape) for k, v in sd.items()}
+        mods[0].load_state_dict({k: tt.tensor(v.numpy()) for k, v in sd.items()})
+        assert repr(mods[0]) == repr(mods[1])
+        x = rng.standard_normal((5, 4))
+        outs = []
+        for m, mod in zip((tt, torch), mods):
+            xi = m.tensor(x, requires_grad=True)
+            loss = mod(xi, m.tensor(tgt))
+            loss.backward()
+            outs.append((loss.item(), xi.grad.numpy(), mod.linear.weight.grad.numpy()))
+        np.testing.assert_allclose(outs[0][0], outs[1][0], rtol=1e-12)
+        for a, b in zip(outs[0][1:], outs[1][1:]):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    for m in (tt, torch):
+        with pytest.raises(RuntimeError, match="expected weight shape to be"):
+            m.nn.LinearCrossEntropyLoss(4, 3, weight=m.ones(2))
+        with pytest.raises(RuntimeError, match="expected equal input and linear_weight last dimensions"):
+            m.nn.functional.linear_cross_entropy(m.ones(2, 4), m.ones(3, 5), m.zeros(2, dtype=m.int64))

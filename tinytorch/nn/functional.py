@@ -1840,6 +1840,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """
     if input.ndim < 1:
         raise ValueError("Expected input to have at least 1 dimension")
+    out_shape = tuple(target._shape)  # the shape of the 'none' result: (N, d...), or () unbatched
     if input.ndim == 1:
         input, target = input.unsqueeze(0), target.unsqueeze(0)
     if target.dtype.is_floating_point:
@@ -1858,7 +1859,43 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. "
                            "This input cannot have requires_grad True.")
     from .._ops.nn import nll_loss2d
-    return nll_loss2d(input, target, weight, ignore_index, reduction)
+    out = nll_loss2d(input, target, weight, ignore_index, reduction)
+    return out.reshape(out_shape) if reduction == "none" and tuple(out._shape) != out_shape else out
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
+                         ignore_index=None, label_smoothing=0.0, options=None):
+    """Cross entropy of the logits ``linear(input, linear_weight, linear_bias)`` (``torch.nn.functional.
+    linear_cross_entropy``): input (N, in) or (in,); linear_weight (C, *out_features, in), whose extra dims make a
+    K-dimensional loss over (N, C, *out_features) logits; target class indices or probabilities of that shape.
+    ``options`` (``nn.LinearCrossEntropyOptions``, torch's batch-chunked kernel) is accepted and the reference
+    computation runs, which gives the same values. RuntimeError for mismatched shapes, as torch."""
+    if input.ndim < 1 or input.ndim > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.ndim}")
+    if linear_weight.ndim < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.ndim}")
+    batch, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError("expected equal input and linear_weight last dimensions (in_features), got "
+                           f"{in_features} and {linear_weight.shape[-1]}, respectively")
+    num_classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(num_classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out_features and not batch:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} requires "
+                           f"batched input, (N, {in_features}), got unbatched input with shape {tuple(input.shape)}")
+    logits_shape = (*batch, num_classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    ignore_index = -100 if ignore_index is None else ignore_index
+    if out_features:
+        linear_weight = linear_weight.reshape(math.prod(out_features, start=num_classes), in_features)
+        if linear_bias is not None:
+            linear_bias = linear_bias.reshape(math.prod(out_features, start=num_classes))
+    logits = linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction, ignore_index=ignore_index,
+                         label_smoothing=label_smoothing)
 
 
 @autocast_op("fp32")
@@ -1906,7 +1943,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         smooth = smooth.sum()
     else:
         smooth = smooth.reshape(nll._shape)
-    return nll * (1 - label_smoothing) + smooth * (label_smoothing / c)
+    out = nll * (1 - label_smoothing) + smooth * (label_smoothing / c)
+    return out.squeeze(0) if squeeze and reduction == "none" else out
 
 
 @autocast_op("fp32")

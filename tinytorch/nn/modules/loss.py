@@ -241,3 +241,54 @@ class TripletMarginWithDistanceLoss(_Loss):
     def forward(self, anchor, positive, negative):
         return F.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
                                                    margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class LinearCrossEntropyOptions:
+    """Settings of torch's batch-chunked ``linear_cross_entropy`` kernel (``torch.nn.LinearCrossEntropyOptions``).
+    tinytorch keeps them (they show in the loss module's repr) and runs the reference computation, whose values
+    are the same."""
+
+    def __init__(self, allow_retain_graph=False, batch_chunk_size=None, chunking_method="auto", acc_policy="auto",
+                 acc_dtype=None):
+        self.allow_retain_graph, self.batch_chunk_size = allow_retain_graph, batch_chunk_size
+        self.chunking_method, self.acc_policy, self.acc_dtype = chunking_method, acc_policy, acc_dtype
+
+    def __repr__(self):
+        return (f"LinearCrossEntropyOptions(allow_retain_graph={self.allow_retain_graph}, batch_chunk_size="
+                f"{self.batch_chunk_size}, chunking_method={self.chunking_method!r}, acc_policy={self.acc_policy!r}, "
+                f"acc_dtype={self.acc_dtype})")
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """A Linear layer to ``num_classes`` (times ``out_features``) logits and the cross entropy on them, in one
+    module (``torch.nn.LinearCrossEntropyLoss``); its parameters are ``linear.weight`` / ``linear.bias``. See
+    ``F.linear_cross_entropy``. RuntimeError for a class weight of the wrong shape or label_smoothing outside
+    [0, 1]."""
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None, dtype=None,
+                 reduction="mean", weight=None, ignore_index=None, label_smoothing=0.0, options=None):
+        import math
+        from .linear import Linear
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(weight, None, None, reduction)
+        self.num_classes, self.out_features = num_classes, tuple(out_features)
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+        # a 2-D Linear weight, reshaped to (C, *out_features, in) in forward (as torch stores it)
+        self.linear = Linear(in_features, math.prod(self.out_features, start=num_classes), bias=bias, device=device,
+                             dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        w = self.linear.weight.reshape((self.num_classes, *self.out_features, self.linear.in_features))
+        b = self.linear.bias.reshape((self.num_classes, *self.out_features)) if self.linear.bias is not None else None
+        return F.linear_cross_entropy(input, w, target, linear_bias=b, weight=self.weight, reduction=self.reduction,
+                                      ignore_index=self.ignore_index, label_smoothing=self.label_smoothing,
+                                      options=self.options)
+
+    def extra_repr(self):
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, out_features="
+                f"{self.out_features}, bias={self.linear.bias is not None}, reduction={self.reduction}, "
+                f"ignore_index={self.ignore_index}, label_smoothing={self.label_smoothing}, options={self.options}")
