@@ -282,3 +282,19 @@ def test_kaiser_window_matches_torch():
     for args in [(8,), (9, False), (10, True, 5.0), (1,), (0,)]:
         assert_close(tt.kaiser_window(*args), torch.kaiser_window(*args), atol=1e-7, msg=str(args))
     assert_close(tt.kaiser_window(12, dtype=tt.float64), torch.kaiser_window(12, dtype=torch.float64), "float64")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_nextafter_matches_torch(device):
+    res = []
+    for m, dev in ((tt, device), (torch, "cpu")):
+        a = m.tensor([1.0, 0.0, -1.0, 3.0], device=dev, requires_grad=True)
+        b = m.tensor([2.0, -1.0, -1.0, 0.0], dtype=m.float64, device=dev, requires_grad=True)
+        y = m.nextafter(a, b)
+        y.sum().backward()
+        res.append([v.detach().cpu().numpy() for v in (y, a.grad, b.grad)] + [y.dtype == m.float64])
+    for x, y in zip(*res):
+        np.testing.assert_array_equal(x, y)
+    for m in (tt, torch):
+        with pytest.raises(RuntimeError, match="\"nextafter_cpu\" not implemented for 'Long'"):
+            m.nextafter(m.tensor([1]), m.tensor([2]))

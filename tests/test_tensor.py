@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tinytorch as tt
-from conftest import DT, assert_close, pair, torch
+from conftest import DT, assert_close, pair, to_np, torch
 
 DTYPES = list(DT)
 
@@ -474,3 +474,34 @@ def test_flip_spellings_match_torch():
         assert m.flip(x, (-1,)).tolist() == [[2, 1, 0], [5, 4, 3]]
         with pytest.raises(TypeError, match="must be tuple of ints, not int"):
             m.flip(x, 0)
+
+
+def test_list_index_holding_sequences_is_a_tuple_index_like_torch():
+    """torch (as NumPy before 1.23) reads a short list holding sequences, tensors, slices, None or Ellipsis as
+    a tuple of indices, with a deprecation warning; a list of ints stays one index tensor."""
+    a = np.arange(24.0).reshape(2, 3, 4)
+    res = []
+    for m in (tt, torch):
+        x = m.tensor(a)
+        with pytest.warns(UserWarning, match="non-tuple sequence for multidimensional indexing"):
+            got = [x[[[0, 1], [1, 0]]].tolist(), x[[slice(None), 1]].tolist(), list(x[[None, 0]].shape),
+                   x[[0, [1, 2]]].tolist()]
+        got.append(list(x[[0, 1]].shape))
+        y = m.tensor(a)
+        with pytest.warns(UserWarning, match="non-tuple sequence"):
+            y[[[0, 1], [1, 0]]] = 0
+        got.append(y.sum().item())
+        res.append(got)
+    assert res[0] == res[1]
+
+
+def test_fmax_fmin_ignore_nan_like_torch():
+    res = []
+    for m in (tt, torch):
+        a = m.tensor([float("nan"), 1.0, float("nan"), 2.0, 3.0], requires_grad=True)
+        b = m.tensor([2.0, float("nan"), float("nan"), 2.0, 1.0], requires_grad=True)
+        out = m.fmax(a, b)
+        out.sum().backward()
+        res.append([to_np(v) for v in (out, m.fmin(a, b), a.grad, b.grad, m.fmax(m.tensor([1, 5]), m.tensor([3, 2])))])
+    for x, y in zip(*res):
+        np.testing.assert_array_equal(x, y)

@@ -19,8 +19,23 @@ def _to_index_tensor(x, like):
     return t
 
 
+def _sequence_as_tuple(idx):
+    """PyTorch's (and old NumPy's) rule: a list shorter than 32 holding a tensor, a sequence, a slice, None
+    or Ellipsis indexes like the tuple of its items, so ``x[[[0, 1], [1, 0]]]`` is ``x[[0, 1], [1, 0]]``."""
+    if len(idx) >= 32:
+        return False
+    return any(isinstance(it, (Tensor, list, tuple, slice, np.ndarray)) or it is None or it is Ellipsis for it in idx)
+
+
 def _parse_index(self, idx):
     """Split an index into a spec (ints, slices, None, ('t', k) placeholders) and its index tensors."""
+    if isinstance(idx, list) and _sequence_as_tuple(idx):
+        import warnings
+        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in "
+                      "pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as "
+                      "tensor index, x[torch.tensor(seq)], which will result either in an error or a different "
+                      "result", UserWarning, stacklevel=3)
+        idx = tuple(idx)
     if not isinstance(idx, tuple):
         idx = (idx,)
     items = []

@@ -379,7 +379,18 @@ def _minmax_bw(which):
 
 maximum = _binary("maximum", "same", _minmax_bw("max"))
 minimum = _binary("minimum", "same", _minmax_bw("min"))
-fmax, fmin = maximum, minimum
+
+
+def fmax(input, other):
+    """Elementwise maximum that ignores NaN: the other value where one is NaN, NaN only where both are
+    (``torch.fmax``, C's fmax). Broadcasts and promotes like ``maximum``; at ties the gradient goes to
+    ``input``, as in torch."""
+    return where((input >= other) | isnan(other), input, other)
+
+
+def fmin(input, other):
+    """Elementwise minimum that ignores NaN (``torch.fmin``); see ``fmax``."""
+    return where((input <= other) | isnan(other), input, other)
 
 # ---- comparisons, logical and bitwise ---------------------------------------------------------------
 eq = _binary("eq", "bool")

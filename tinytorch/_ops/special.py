@@ -402,3 +402,39 @@ def igammac(input, other, *, out=None):
 
 
 __all__ += ["igamma", "igammac"]
+
+
+# ---- nextafter: the next representable float, a cpu kernel (NumPy's) ---------------------------------------
+def _nextafter_meta(a, b):
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        bad = a if not isinstance(a, Tensor) else b
+        raise TypeError(f"nextafter(): argument 'other' must be Tensor, not {type(bad).__name__}")
+    dt = _dt.promote_types(a.dtype, b.dtype)
+    if not dt.is_floating_point:
+        word = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                "bool": "Bool"}.get(dt.name, dt.name)
+        raise RuntimeError(f"\"nextafter_cpu\" not implemented for '{word}'")
+    from .. import _strides
+    return [(_strides.broadcast_shapes(a._shape, b._shape), dt)], [dt, dt]
+
+
+def _nextafter_bw(c, g):
+    # torch's convention: locally the identity in input (except where input == other, which returns other),
+    # constant in other
+    a, b = c.inputs
+    return g * (a != b), g * 0
+
+
+_defop_on_cpu("nextafter", _nextafter_meta, _nextafter_bw, _IGAMMA_OPS)
+
+
+@method("nextafter")
+def nextafter(input, other, *, out=None):
+    """The next floating-point value after ``input`` towards ``other``, elementwise (broadcast, promoted;
+    ``torch.nextafter``). RuntimeError for integer tensors, as torch."""
+    r = dispatch(_IGAMMA_OPS["nextafter"], (input, other))
+    return r if out is None else out._write(r)
+
+
+method("nextafter_")(lambda self, other: self._inplace(nextafter, other))
+__all__ += ["nextafter"]

@@ -818,7 +818,8 @@ KERNELS = {
     # nn
     "im2col": _im2col, "col2im": _col2im, "log_softmax": _log_softmax, "softmax": _softmax,
     "log_softmax_backward": _log_softmax_backward, "softmax_backward": _softmax_backward,
-    "gelu": _gelu, "gelu_backward": _gelu_backward, "threshold_backward": _threshold_backward, "gelu_backward_from_output": _gelu_backward_from_output,
+    "gelu": _gelu, "gelu_backward": _gelu_backward, "threshold_backward": _threshold_backward,
+    "nextafter": np.nextafter, "gelu_backward_from_output": _gelu_backward_from_output,
     "native_layer_norm": _layer_norm, "native_layer_norm_backward": _layer_norm_backward, "nll_loss": _nll_loss, "nll_loss_backward": _nll_loss_backward,
 }
 KERNELS = {k: v for k, v in KERNELS.items() if v is not None}
