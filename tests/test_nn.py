@@ -758,3 +758,42 @@ def test_linear_cross_entropy_loss_module_matches_torch():
             m.nn.LinearCrossEntropyLoss(4, 3, weight=m.ones(2))
         with pytest.raises(RuntimeError, match="expected equal input and linear_weight last dimensions"):
             m.nn.functional.linear_cross_entropy(m.ones(2, 4), m.ones(3, 5), m.zeros(2, dtype=m.int64))
+
+
+def test_module_api_details_match_torch():
+    """Forward hooks with kwargs and always_call, Sequential's list methods, ParameterList/Dict reprs, and
+    load_state_dict's handling of a batch norm checkpoint without num_batches_tracked, against torch."""
+    res = []
+    for m in (tt, torch):
+        got = []
+        lin = m.nn.Linear(1, 1)
+        seen = []
+        lin.register_forward_pre_hook(lambda mod, a, k: ((a[0] * 2,), k), with_kwargs=True)
+        lin.register_forward_hook(lambda mod, a, k, o: (seen.append(sorted(k)), o * 0)[1], with_kwargs=True)
+        got += [lin(m.ones(1, 1)).tolist(), seen]
+        bad = m.nn.Linear(1, 1)
+        bad.register_forward_hook(lambda mod, a, o: seen.append(o), always_call=True)
+        with pytest.raises(RuntimeError):
+            bad(m.ones(1, 2))
+        got.append(seen[-1])
+        pre = m.nn.Linear(1, 1)
+        pre.register_forward_pre_hook(lambda mod, a, k: 5, with_kwargs=True)
+        with pytest.raises(RuntimeError, match="must return None or a tuple of"):
+            pre(m.ones(1, 1))
+        seq = m.nn.Sequential(m.nn.ReLU())
+        seq.extend([m.nn.Tanh()]).insert(0, m.nn.Sigmoid())
+        popped = seq.pop(1)
+        got += [repr(seq), type(popped).__name__, repr(seq + m.nn.Sequential(m.nn.ReLU()))]
+        got.append(repr(m.nn.ParameterList([m.nn.Parameter(m.ones(2)), m.nn.Parameter(m.ones(2, 3))])))
+        got.append(repr(m.nn.ParameterDict({"a": m.nn.Parameter(m.ones(2))})))
+        net = m.nn.Sequential(m.nn.Linear(3, 2), m.nn.BatchNorm1d(2))
+        sd = net.state_dict()
+        got.append(dict(sd._metadata))
+        plain = {k: v for k, v in sd.items() if not k.endswith("num_batches_tracked")}  # no metadata: old format
+        got.append(repr(net.load_state_dict(plain, strict=False)))
+        with pytest.raises(RuntimeError, match="num_batches_tracked"):
+            sd2 = type(sd)((k, v) for k, v in sd.items() if not k.endswith("num_batches_tracked"))
+            sd2._metadata = sd._metadata  # version 2 recorded: the counter is required
+            net.load_state_dict(sd2)
+        res.append(got)
+    assert res[0] == res[1]

@@ -1244,8 +1244,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if training:
         n = input.numel() // input._shape[1]
         if n <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
-                             f"{list(input._shape)}")
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
         mean = input.mean(dims)
         var = input.var(dims, correction=0)
         if running_mean is not None:

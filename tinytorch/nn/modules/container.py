@@ -33,7 +33,14 @@ class Sequential(Module):
         self._modules[list(self._modules)[idx]] = module
 
     def __delitem__(self, idx):
-        del self._modules[list(self._modules)[idx]]
+        keys = list(self._modules)
+        for k in (keys[idx] if isinstance(idx, slice) else [keys[idx]]):
+            del self._modules[k]
+        # renumber, as torch does, so the keys stay 0..n-1
+        mods = list(self._modules.values())
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self._modules[str(i)] = m
 
     def __len__(self):
         return len(self._modules)
@@ -44,6 +51,39 @@ class Sequential(Module):
     def append(self, module):
         self.add_module(str(len(self)), module)
         return self
+
+    def extend(self, sequential):
+        for m in sequential:
+            self.append(m)
+        return self
+
+    def insert(self, index, module):
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        if index < 0:
+            index += n
+        mods = list(self._modules.values())
+        mods.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self.add_module(str(i), m)
+        return self
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
+    def __add__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+        return Sequential(*self, *other)
+
+    def __iadd__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+        return self.extend(other)
 
 
 class ModuleList(Module):
@@ -132,6 +172,15 @@ class ModuleDict(Module):
         return self._modules.pop(key)
 
 
+def _params_repr(items, type_name):
+    """torch's extra_repr of ParameterList / ParameterDict: one indented line per parameter."""
+    lines = []
+    for k, p in items:
+        dev = "" if p.device.type == "cpu" else f" ({p.device})"
+        lines.append(f"  ({k}): Parameter containing: [{type_name(p)} of size {'x'.join(map(str, p.shape))}{dev}]")
+    return "\n".join(lines)
+
+
 class ParameterList(Module):
     def __init__(self, values=None):
         super().__init__()
@@ -151,6 +200,18 @@ class ParameterList(Module):
 
     def __iter__(self):
         return iter(self._parameters.values())
+
+    def extend(self, values):
+        for v in values:
+            self.append(v)
+        return self
+
+    def __setitem__(self, i, p):
+        from ..parameter import Parameter
+        self.register_parameter(str(i % len(self._parameters)), p if isinstance(p, Parameter) else Parameter(p))
+
+    def extra_repr(self):
+        return _params_repr(self._parameters.items(), lambda p: str(p.dtype))
 
 
 class ParameterDict(Module):
@@ -177,6 +238,9 @@ class ParameterDict(Module):
 
     def items(self):
         return self._parameters.items()
+
+    def extra_repr(self):
+        return _params_repr(self._parameters.items(), lambda p: p.type())
 
     def values(self):
         return self._parameters.values()

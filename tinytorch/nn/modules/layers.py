@@ -155,6 +155,7 @@ class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
 # ---- normalization ----------------------------------------------------------------------------------------
 class _BatchNorm(Module):
     _expected = (2, 3)
+    _version = 2  # version 2 added num_batches_tracked (older checkpoints load without it)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
                  dtype=None, *, bias=True):

@@ -99,6 +99,31 @@ def _wrap_outputs_for_backward_hooks(module, out, state):
     return tuple(outs) if isinstance(out, tuple) else outs[0]
 
 
+def _old_batch_norm(state_dict, key):
+    """Whether ``state_dict`` records a batch norm of version < 2 (or no version) at ``key``'s module."""
+    meta = getattr(state_dict, "_metadata", None) or {}
+    version = meta.get(key[:-len(".num_batches_tracked")], {}).get("version")
+    return version is None or version < 2
+
+
+def _run_always_called_hooks(module, flags, args, kwargs):
+    """After forward raised: the ``always_call`` forward hooks run with output None, their own errors turned
+    into warnings, as in torch; the caller then re-raises."""
+    import warnings
+    out = None
+    for hid, hook in list(module._forward_hooks.items()):
+        with_kwargs, always = flags.get(hid, (False, False))
+        if not always:
+            continue
+        try:
+            r = hook(module, args, kwargs, out) if with_kwargs else hook(module, args, out)
+            if r is not None:
+                out = r
+        except Exception as e:
+            warnings.warn("forward hook with ``always_call=True`` raised an exception that was silenced as another "
+                          f"error was raised in forward: {e}")
+
+
 class _RemovableHandle:
     def __init__(self, d, key):
         self._d, self._key = d, key
@@ -155,18 +180,36 @@ class Module:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        for hook in list(self._forward_pre_hooks.values()):
-            r = hook(self, args)
-            if r is not None:
-                args = r if isinstance(r, tuple) else (r,)
+        if self._forward_pre_hooks:
+            with_kwargs = self.__dict__.get("_forward_pre_hooks_with_kwargs", ())
+            for hid, hook in list(self._forward_pre_hooks.items()):
+                if hid in with_kwargs:
+                    r = hook(self, args, kwargs)
+                    if r is not None:
+                        if not (isinstance(r, tuple) and len(r) == 2):
+                            raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, "
+                                               f"new_kwargs), but got {r}.")
+                        args, kwargs = r
+                else:
+                    r = hook(self, args)
+                    if r is not None:
+                        args = r if isinstance(r, tuple) else (r,)
         state = None
         if (self._backward_hooks or self.__dict__.get("_backward_pre_hooks")) and _grad_enabled():
             args, state = _wrap_inputs_for_backward_hooks(self, args)
-        out = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            r = hook(self, args, out)
-            if r is not None:
-                out = r
+        if not self._forward_hooks:
+            out = self.forward(*args, **kwargs)
+        else:
+            flags = self.__dict__.get("_forward_hook_flags", {})  # hook id -> (with_kwargs, always_call)
+            try:
+                out = self.forward(*args, **kwargs)
+            except Exception:
+                _run_always_called_hooks(self, flags, args, kwargs)
+                raise
+            for hid, hook in list(self._forward_hooks.items()):
+                r = hook(self, args, kwargs, out) if flags.get(hid, (False,))[0] else hook(self, args, out)
+                if r is not None:
+                    out = r
         if state is not None:
             out = _wrap_outputs_for_backward_hooks(self, out, state)
         return out
@@ -469,6 +512,10 @@ class Module:
         """OrderedDict of parameters and persistent buffers keyed by dotted name (detached unless keep_vars)."""
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()  # per-module {"version": cls._version}, as torch records
+        local_metadata = {"version": self._version}
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
         hooks = self.__dict__.get("_state_dict_hooks")
         if hooks:
             for hook in list(hooks["pre"].values()):
@@ -486,7 +533,7 @@ class Module:
                 m.state_dict(destination, prefix + k + ".", keep_vars)
         if hooks:
             for hook in list(hooks["post"].values()):
-                r = hook(self, destination, prefix, {})
+                r = hook(self, destination, prefix, local_metadata)
                 if r is not None:
                     destination = r
         return destination
@@ -525,6 +572,8 @@ class Module:
                 continue
             m, store, k = entry
             if key not in state_dict:
+                if k == "num_batches_tracked" and _old_batch_norm(state_dict, key):
+                    continue  # a checkpoint from before the counter existed: keep the current count, as torch
                 missing.append(key)
                 continue
             src = state_dict[key]
@@ -604,17 +653,24 @@ class Module:
         return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
-        """``hook(module, args, output) -> None or new output`` after every forward."""
+        """``hook(module, args, output)`` (or ``hook(module, args, kwargs, output)`` with ``with_kwargs``) after
+        every forward; a non-None return replaces the output. ``always_call`` also runs it, with output None,
+        when forward raises. ``prepend`` puts it before the hooks already registered."""
         _hook_id[0] += 1
         self._forward_hooks[_hook_id[0]] = hook
+        if with_kwargs or always_call:
+            self.__dict__.setdefault("_forward_hook_flags", {})[_hook_id[0]] = (with_kwargs, always_call)
         if prepend:
             self._forward_hooks.move_to_end(_hook_id[0], last=False)
         return _RemovableHandle(self._forward_hooks, _hook_id[0])
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
-        """``hook(module, args) -> None or new args`` before every forward."""
+        """``hook(module, args) -> None or new args`` before every forward; with ``with_kwargs``,
+        ``hook(module, args, kwargs) -> None or (new_args, new_kwargs)`` (RuntimeError for anything else)."""
         _hook_id[0] += 1
         self._forward_pre_hooks[_hook_id[0]] = hook
+        if with_kwargs:
+            self.__dict__.setdefault("_forward_pre_hooks_with_kwargs", set()).add(_hook_id[0])
         if prepend:
             self._forward_pre_hooks.move_to_end(_hook_id[0], last=False)
         return _RemovableHandle(self._forward_pre_hooks, _hook_id[0])
