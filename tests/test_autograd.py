@@ -227,3 +227,54 @@ def test_saved_tensors_hooks_match_torch():
     with tt.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t * 0):
         (x * x).sum().backward()  # mul's gradient reads the saved factors
     assert float(x.grad.abs().sum()) == 0.0
+
+
+def test_function_setup_context_vjp_and_autograd_functional_products_match_torch():
+    """Custom Functions in the setup_context style and with ``vjp`` instead of ``backward`` (grad_fn type
+    ``<Name>Backward``), and autograd.functional's vjp / jvp / vhp / hvp, against torch."""
+    res = []
+    for m in (tt, torch):
+        class Scale(m.autograd.Function):
+            @staticmethod
+            def forward(x, k):
+                return x * k
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.k = inputs[1]
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * ctx.k, None
+
+        class Double(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def vjp(ctx, g):
+                return g * 2
+
+        x = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True)
+        y = Scale.apply(x, 3.0) + Double.apply(x)
+        y.sum().backward()
+        got = [x.grad.tolist(), type(Scale.apply(x, 1.0).grad_fn).__name__]
+        F = m.autograd.functional
+        f = lambda a, b: (a ** 2 * b).sum() * b.sum()  # noqa: E731
+        a, b = m.tensor([1.0, 2.0], dtype=m.float64), m.tensor([0.5, 3.0], dtype=m.float64)
+        v = (m.ones(2, dtype=m.float64), m.tensor([1.0, -1.0], dtype=m.float64))
+        for fn in (F.vhp, F.hvp):
+            out, prod = fn(f, (a, b), v)
+            got += [out.item(), [p.tolist() for p in prod]]
+        out, prod = F.vjp(lambda t: t.exp() * 2, a, m.tensor([1.0, 3.0], dtype=m.float64))
+        got += [out.tolist(), prod.tolist()]
+        out, prod = F.jvp(lambda s, t: (s * t, s.exp()), (a, b), v)
+        got += [[o.tolist() for o in out], [p.tolist() for p in prod]]
+        with pytest.raises(RuntimeError, match="The differentiated Tensor at index 1 appears to not have been used"):
+            p, q = m.ones(1, requires_grad=True), m.ones(1, requires_grad=True)
+            m.autograd.grad((p * 2).sum(), [p, q])
+        res.append(got)
+    assert res[0][:2] == res[1][:2]
+    for g, t in zip(res[0][2:], res[1][2:]):
+        np.testing.assert_allclose(np.asarray(g, dtype=np.float64), np.asarray(t, dtype=np.float64), rtol=1e-12)

@@ -211,7 +211,7 @@ def test_dataloader_batches_shuffle_and_collate():
             return {"x": tt.ones(2) * i, "n": i, "f": 0.5, "pair": (i, tt.tensor(i))}
 
     b = next(iter(DataLoader(Dicts(), batch_size=5)))
-    assert b["x"].shape == (5, 2) and b["n"].tolist() == [0, 1, 2, 3, 4] and b["f"].dtype is tt.float32
+    assert b["x"].shape == (5, 2) and b["n"].tolist() == [0, 1, 2, 3, 4] and b["f"].dtype is tt.float64  # as torch
     assert b["pair"][1].tolist() == [0, 1, 2, 3, 4]
     a, c = random_split(ds, [7, 3], generator=tt.Generator().manual_seed(0))
     assert len(a) == 7 and len(c) == 3 and not set(a.indices) & set(c.indices)
@@ -604,3 +604,22 @@ def test_optimizer_step_hooks_match_torch():
         opt.step()
         assert [(k, round(v, 5) if isinstance(v, float) else v) for k, v in log] == \
             [("pre", True), ("post", 0.9), ("post", 0.8)]
+
+
+def test_default_collate_matches_torch():
+    """Tuples collate to lists, Python floats to float64, strings stay as the batch's tuple, mappings, named
+    tuples and NumPy values as torch's default_collate."""
+    import collections
+    Pt = collections.namedtuple("Pt", "x y")
+
+    def sample(m, i):
+        return {"a": m.tensor([i, i + 1.0]), "b": i, "c": (np.float32(i), f"s{i}"), "d": Pt(i, 2.0 * i),
+                "e": np.arange(2) * i, "f": [True, i]}
+    got = [repr(m.utils.data.default_collate([sample(m, i) for i in range(3)])) for m in (tt, torch)]
+    assert got[0] == got[1]
+    loaders = [[repr(b) for b in m.utils.data.DataLoader(m.utils.data.TensorDataset(m.arange(5.0)), batch_size=2)]
+               for m in (tt, torch)]
+    assert loaders[0] == loaders[1]
+    for m in (tt, torch):
+        with pytest.raises(TypeError, match="default_collate: batch must contain tensors"):
+            m.utils.data.default_collate([object(), object()])

@@ -88,12 +88,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         capture.setdefault(edge_of(i), [])
     run_backward(roots, retain_graph, create_graph, capture, accumulate=False)
     result = []
-    for i in inputs:
+    for n, i in enumerate(inputs):
         got = capture[edge_of(i)]
         if not got:
             if not (allow_unused or materialize_grads):
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
-                                   "Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {n} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
             if materialize_grads:
                 from .._ops.creation import zeros_like
                 result.append(zeros_like(i))

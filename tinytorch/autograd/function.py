@@ -57,7 +57,9 @@ class BackwardCFunction(Node, FunctionCtx):
     def apply(self, grads):
         from .._ops.creation import zeros
         grads = [g if g is not None else zeros(s, dtype=d, device=dev) for g, (s, d, dev) in zip(grads, self._out_meta)]
-        res = self._cls.backward(self, *grads)
+        cls = self._cls
+        fn = cls.vjp if cls.vjp is not Function.vjp else cls.backward  # vjp and backward are aliases, as torch
+        res = fn(self, *grads)
         if not isinstance(res, tuple):
             res = (res,)
         if len(res) < len(self.next_edges):
@@ -76,7 +78,11 @@ class BackwardCFunction(Node, FunctionCtx):
 
 
 class _FunctionMeta(type):
-    pass
+    """Gives each Function subclass its own node class, ``<Name>Backward`` (the grad_fn's type, as in torch)."""
+
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {})
 
 
 class Function(metaclass=_FunctionMeta):
@@ -95,17 +101,29 @@ class Function(metaclass=_FunctionMeta):
         raise NotImplementedError("You must implement either the backward or vjp method for your custom "
                                   "autograd.Function to use it with backward mode AD.")
 
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Optional: with it, ``forward`` takes no ctx and this saves what backward needs (torch 2.x style)."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    vjp = backward
+
     @classmethod
     def apply(cls, *args, **kwargs):
         from .._tensor import Tensor
         tensors = [a for a in args if isinstance(a, Tensor)]
         needs = _state["enabled"] and any(t.requires_grad for t in tensors)
-        ctx = BackwardCFunction(cls, (), 1, ()) if needs else FunctionCtx()
+        ctx = cls._backward_cls(cls, (), 1, ()) if needs else FunctionCtx()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         prev = _state["enabled"]
         _state["enabled"] = False
         try:
-            out = cls.forward(ctx, *args, **kwargs)
+            if cls.setup_context is not Function.setup_context:
+                # the functorch-style split: forward(*args) computes, setup_context(ctx, inputs, output) saves
+                out = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, out)
+            else:
+                out = cls.forward(ctx, *args, **kwargs)
         finally:
             _state["enabled"] = prev
         if not needs:

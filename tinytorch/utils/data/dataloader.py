@@ -1,6 +1,7 @@
 """DataLoader, default_collate, default_convert, get_worker_info."""
+import collections
 import collections.abc
-import numbers
+import copy
 
 import numpy as np
 
@@ -9,33 +10,60 @@ from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 
 def default_collate(batch):
-    """Stack a list of samples: tensors -> stacked tensor, numbers -> tensor, tuples/dicts recursively."""
-    from ..._ops.creation import tensor
+    """Collate a list of samples into a batch, as ``torch.utils.data.default_collate``: tensors are stacked,
+    NumPy arrays and scalars become tensors, Python floats float64 and ints int64 tensors, strings stay as they
+    are; mappings, named tuples and sequences are collated field by field (a tuple sample gives a list, as in
+    torch). TypeError for other element types; RuntimeError for samples of unequal length."""
+    from ..._ops.creation import as_tensor, tensor
     from ..._ops.shape import stack
+    from ... import _dtype as _dt
     if hasattr(batch, "stacked"):  # a dataset's __getitems__ already built the batch
         return batch.stacked
     elem = batch[0]
     if isinstance(elem, Tensor):
-        return stack(batch, 0)
+        return stack(list(batch), 0)
     if isinstance(elem, np.ndarray):
-        return tensor(np.stack(batch))
-    if isinstance(elem, (bool, np.bool_)):
-        return tensor(batch)
-    if isinstance(elem, numbers.Number):
-        return tensor(batch)
+        if elem.dtype.char in "SaUO":
+            raise TypeError(_COLLATE_ERR.format(elem.dtype))
+        return default_collate([as_tensor(b) for b in batch])
+    if isinstance(elem, (np.bool_, np.number, np.object_)):
+        return as_tensor(np.asarray(batch))
+    if isinstance(elem, float):
+        return tensor(list(batch), dtype=_dt.float64)
+    if isinstance(elem, int):  # bool included: a bool tensor, as torch.tensor makes
+        return tensor(list(batch))
     if isinstance(elem, (str, bytes)):
         return batch
     if isinstance(elem, collections.abc.Mapping):
-        return {k: default_collate([b[k] for b in batch]) for k in elem}
-    if isinstance(elem, tuple) and hasattr(elem, "_fields"):
-        return type(elem)(*(default_collate(list(s)) for s in zip(*batch)))
+        try:
+            if isinstance(elem, collections.abc.MutableMapping):
+                clone = copy.copy(elem)
+                clone.update({k: default_collate([d[k] for d in batch]) for k in elem})
+                return clone
+            return type(elem)({k: default_collate([d[k] for d in batch]) for k in elem})
+        except TypeError:
+            return {k: default_collate([d[k] for d in batch]) for k in elem}
+    if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # a named tuple
+        return type(elem)(*(default_collate(samples) for samples in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         if any(len(b) != len(elem) for b in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        out = [default_collate(list(s)) for s in zip(*batch)]
-        return tuple(out) if isinstance(elem, tuple) else out
-    raise TypeError(f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found "
-                    f"{type(elem)}")
+        transposed = list(zip(*batch))
+        if isinstance(elem, tuple):
+            return [default_collate(samples) for samples in transposed]  # torch's backward-compatible list
+        try:
+            if isinstance(elem, collections.abc.MutableSequence):
+                clone = copy.copy(elem)
+                for i, samples in enumerate(transposed):
+                    clone[i] = default_collate(samples)
+                return clone
+            return type(elem)([default_collate(samples) for samples in transposed])
+        except TypeError:
+            return [default_collate(samples) for samples in transposed]
+    raise TypeError(_COLLATE_ERR.format(type(elem)))
+
+
+_COLLATE_ERR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
 
 
 def default_convert(data):
