@@ -797,3 +797,21 @@ def test_module_api_details_match_torch():
             net.load_state_dict(sd2)
         res.append(got)
     assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("device", ["cpu", "mydev"])
+def test_embedding_scale_grad_by_freq_matches_torch(device):
+    import mydevice  # noqa: F401
+    w0 = np.random.default_rng(0).standard_normal((5, 3))
+    res = []
+    for m, dev in ((tt, device), (torch, "cpu")):
+        w = m.tensor(w0, device=dev, requires_grad=True)
+        idx = m.tensor([[0, 0, 2], [4, 0, 2]], device=dev)
+        out = m.nn.functional.embedding(idx, w, padding_idx=4, scale_grad_by_freq=True)
+        (out * m.arange(1.0, 4.0, dtype=m.float64, device=dev)).sum().backward()
+        res.append((out.detach().cpu().numpy(), w.grad.cpu().numpy()))
+    np.testing.assert_allclose(res[0][0], res[1][0])
+    np.testing.assert_allclose(res[0][1], res[1][1])
+    for m in (tt, torch):
+        with pytest.raises(RuntimeError, match="All input tensors should have same dimension"):
+            m.nn.functional.margin_ranking_loss(m.ones(8), m.ones(8), m.tensor(1.0))

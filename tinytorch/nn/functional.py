@@ -432,7 +432,8 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """Rows of ``weight`` (num_embeddings, dim) at integer ``input`` (*) -> (*, dim).
 
-    Rows at ``padding_idx`` get no gradient. IndexError for out-of-range indices.
+    Rows at ``padding_idx`` get no gradient; with ``scale_grad_by_freq`` a row's gradient is divided by the
+    number of times its index occurs in ``input``. IndexError for out-of-range indices.
     """
     if input.dtype.is_floating_point:
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
@@ -450,7 +451,15 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         mask = ones(weight._shape[0], 1, dtype=weight.dtype, device=weight.device)
         mask[padding_idx] = 0
         w = weight * mask + (weight * (1 - mask)).detach()
-    return w.index_select(0, input.reshape(-1)).reshape(input._shape + (weight._shape[1],))
+    flat = input.reshape(-1)
+    rows = w.index_select(0, flat)
+    if scale_grad_by_freq and weight.requires_grad and flat.numel():
+        # each row's gradient is divided by how often its index occurs in this batch; the forward value is
+        # unchanged (rows.detach() + 0)
+        from .._ops.reduce import bincount
+        freq = bincount(flat, minlength=weight._shape[0]).index_select(0, flat).to(weight.dtype).unsqueeze(1)
+        rows = rows.detach() + (rows - rows.detach()) / freq
+    return rows.reshape(input._shape + (weight._shape[1],))
 
 
 def one_hot(tensor, num_classes=-1):
@@ -1986,7 +1995,11 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 @autocast_op("fp32")
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
-    """``max(0, -target * (input1 - input2) + margin)``; inputs and target (+1 / -1) broadcast together."""
+    """``max(0, -target * (input1 - input2) + margin)``; inputs and target (+1 / -1) of one dimensionality
+    (RuntimeError otherwise, as torch), broadcast together."""
+    if not (input1.ndim == input2.ndim == target.ndim):
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
     return _reduce(_pw.clamp(-target * (input1 - input2) + margin, min=0), reduction)
 
 
