@@ -298,3 +298,29 @@ def test_nextafter_matches_torch(device):
     for m in (tt, torch):
         with pytest.raises(RuntimeError, match="\"nextafter_cpu\" not implemented for 'Long'"):
             m.nextafter(m.tensor([1]), m.tensor([2]))
+
+
+@pytest.mark.parametrize("device", ["cpu", "mydev"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_linalg_eig_matches_torch(device, dtype):
+    """Complex eigenvalues and unit eigenvectors of general matrices (LAPACK geev, as torch), batched; the
+    backward says it is not implemented rather than returning something."""
+    rng = np.random.default_rng(0)
+    for a in (rng.standard_normal((2, 4, 4)), rng.standard_normal((3, 3))):
+        a = a.astype(dtype)
+        w, v = tt.linalg.eig(tt.tensor(a, device=device))
+        wt, vt = torch.linalg.eig(torch.tensor(a))
+        assert w.dtype == tt.complex64 if dtype == "float32" else tt.complex128
+        tol = 1e-4 if dtype == "float32" else 1e-10
+        np.testing.assert_allclose(w.cpu().numpy(), wt.numpy(), rtol=tol, atol=tol)
+        # eigenvectors are defined up to a phase per column (LAPACK builds may differ in sign): compare
+        # magnitudes, and check A v = v diag(w)
+        vn = v.cpu().numpy()
+        np.testing.assert_allclose(np.abs(vn), np.abs(vt.numpy()), rtol=tol, atol=tol)
+        np.testing.assert_allclose(a.astype(vn.dtype) @ vn, vn * w.cpu().numpy()[..., None, :], rtol=tol * 10,
+                                   atol=tol * 10)
+        np.testing.assert_allclose(tt.linalg.eigvals(tt.tensor(a, device=device)).cpu().numpy(), wt.numpy(),
+                                   rtol=tol, atol=tol)
+    x = tt.tensor(rng.standard_normal((3, 3)), requires_grad=True)
+    with pytest.raises(NotImplementedError, match="derivative of the eigendecomposition"):
+        tt.linalg.eig(x)[0].real.sum().backward()

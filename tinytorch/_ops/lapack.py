@@ -13,7 +13,7 @@ import collections
 import math
 
 from .. import _dtype as _dt
-from .._dispatch import dispatch
+from .._dispatch import COMPLEX_GRAD, dispatch
 from .._tensor import Tensor
 from ._util import defop_on_cpu, method
 
@@ -225,6 +225,39 @@ def eigh(A, UPLO="L", *, out=None):
 def eigvalsh(A, UPLO="L"):
     """Eigenvalues of symmetric A, ascending (``torch.linalg.eigvalsh``)."""
     return eigh(A, UPLO)[0]
+
+
+# ---- eig (general square matrices: complex eigenvalues and eigenvectors) -----------------------------------
+linalg_eig = collections.namedtuple("linalg_eig", ["eigenvalues", "eigenvectors"])
+
+
+def _eig_meta(A):
+    n = A._shape[-1]
+    ct = A.dtype if A.dtype.is_complex else A.dtype.to_complex()
+    return [(A._shape[:-2] + (n + n * n,), ct)], [None]
+
+
+def _eig_bw(c, g):
+    raise NotImplementedError("linalg.eig: the derivative of the eigendecomposition of a general matrix is not "
+                              "implemented in tinytorch (linalg.eigh has one for symmetric matrices)")
+
+
+_eig_op = _defop("linalg_eig", _eig_meta, _eig_bw)
+COMPLEX_GRAD.add("linalg_eig")  # record the graph; its backward says what is missing, only if it is reached
+
+
+def eig(A, *, out=None):
+    """Eigenvalues (*, n) and eigenvectors (columns of (*, n, n), unit norm) of square A, complex
+    (complex64 for float32 input, complex128 for float64), by LAPACK's geev as ``torch.linalg.eig``.
+    Eigenvalues come unsorted, in LAPACK's order. The backward raises NotImplementedError."""
+    _check(A, "linalg.eig")
+    P = _run(_eig_op, (A,), None, "linalg.eig: The algorithm failed to converge.")
+    return linalg_eig(*_eigh_split(P, A._shape[-1]))
+
+
+def eigvals(A, *, out=None):
+    """Eigenvalues of square A, complex and unsorted (``torch.linalg.eigvals``)."""
+    return eig(A)[0]
 
 
 # ---- svd ---------------------------------------------------------------------------------------------------

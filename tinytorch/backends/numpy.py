@@ -835,6 +835,12 @@ def _eigh(a, UPLO):
     return _pack(a.shape[:-2], w, v)
 
 
+def _eig(a):
+    w, v = np.linalg.eig(a)  # NumPy returns a real dtype when every eigenvalue is real; torch is always complex
+    ct = np.result_type(a.dtype, np.complex64)
+    return _pack(a.shape[:-2], w.astype(ct, copy=False), v.astype(ct, copy=False))
+
+
 def _svd(a, full_matrices):
     u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
     return _pack(a.shape[:-2], u, s, vh)
@@ -974,7 +980,7 @@ KERNELS.update({
     "fft_c2c": _fft_c2c, "fft_r2c": _fft_r2c, "fft_c2r": _fft_c2r,
     "linalg_inv": _lapack(np.linalg.inv), "linalg_det": _lapack(np.linalg.det),
     "linalg_cholesky": _lapack(np.linalg.cholesky), "linalg_solve": lambda a, b: np.linalg.solve(a, b),
-    "linalg_eigh": _eigh, "linalg_svd": _svd, "linalg_qr": _qr, "linalg_lu_factor": _lu_factor,
+    "linalg_eigh": _eigh, "linalg_eig": _eig, "linalg_svd": _svd, "linalg_qr": _qr, "linalg_lu_factor": _lu_factor,
     "igamma": _igamma,
 })
 
