@@ -186,3 +186,23 @@ def test_igamma_edges_and_errors_match_torch():
             m.igamma(m.tensor([2]), m.tensor([3]))
         with pytest.raises(NotImplementedError, match="the derivative for 'igamma: input' is not implemented"):
             m.igamma(m.tensor([2.0], requires_grad=True), m.tensor([1.0])).backward()
+
+
+def test_bool_negation_bitwise_on_floats_empty_max_and_legacy_empty_cat_match_torch():
+    """Errors from the type checks (not NumPy's), with torch's types and messages; cat skips 1-D empty tensors."""
+    for m in (tt, torch):
+        with pytest.raises(RuntimeError, match="Negation, the `-` operator, on a bool tensor is not supported"):
+            -m.tensor([True])
+        with pytest.raises(NotImplementedError, match="\"bitwise_and_cpu\" not implemented for 'Float'"):
+            m.tensor([1.0]) & m.tensor([1.0])
+        with pytest.raises(NotImplementedError, match="\"lshift_cpu\" not implemented for 'Float'"):
+            m.tensor([1.0]) << 1
+        with pytest.raises(NotImplementedError, match="\"bitwise_not_cpu\" not implemented for 'Float'"):
+            m.bitwise_not(m.tensor([1.0]))
+        with pytest.raises(TypeError, match="only implemented on integer and Boolean-type tensors"):
+            ~m.tensor([1.0])
+        for name in ("max", "min", "amax"):
+            with pytest.raises(RuntimeError, match=f"{name}\\(\\): Expected reduction dim to be specified"):
+                getattr(m.tensor([]), name)()
+    got = [tt.cat([tt.tensor([]), tt.ones(2, 2, dtype=tt.int64)]), torch.cat([torch.tensor([]), torch.ones(2, 2, dtype=torch.int64)])]
+    assert str(got[0].dtype) == str(got[1].dtype) and got[0].tolist() == got[1].tolist()

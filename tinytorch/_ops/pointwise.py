@@ -15,7 +15,13 @@ from ._util import method, scalar_check
 _FLOAT = 2
 
 
-def _meta(kind):
+# ATen's kernel names and scalar type names, for torch's "not implemented for" messages
+_KERNEL_NAME = {"bitwise_left_shift": "lshift", "bitwise_right_shift": "rshift"}
+_TORCH_TYPE_NAME = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+                    "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def _meta(kind, name="bitwise"):
     """Meta function for a pointwise op. kind: 'same' | 'float' | 'bool' | 'int' | 'logical'."""
     def meta(*args, **kw):
         if kind == "same" and len(args) == 2:
@@ -49,8 +55,9 @@ def _meta(kind):
             out = _dt.bool
             ct = None
         elif kind == "int":
-            if ct.is_floating_point:
-                raise RuntimeError(f"\"bitwise_cpu\" not implemented for '{ct.name.capitalize()}'")
+            if ct.is_floating_point or ct.is_complex:
+                raise NotImplementedError(f"\"{_KERNEL_NAME.get(name, name)}_cpu\" not implemented for "
+                                          f"'{_TORCH_TYPE_NAME.get(ct.name, ct.name)}'")
             out = ct
         else:
             out = ct
@@ -77,8 +84,9 @@ def _unary(name, kind, backward=None, save_output=False, save_inputs=True, doc=N
 
 
 def _binary(name, kind, backward=None, save_inputs=True, doc=None):
-    op = defop(name, {"same": _same, "float": _float, "bool": _bool, "int": _int, "logical": _logical}[kind],
-               backward, save_inputs=save_inputs)
+    meta = _meta("int", name) if kind == "int" else \
+        {"same": _same, "float": _float, "bool": _bool, "logical": _logical}[kind]
+    op = defop(name, meta, backward, save_inputs=save_inputs)
 
     def fn(input, other):
         return dispatch(op, (input, other))
@@ -140,7 +148,14 @@ erfinv = _unary("erfinv", "float", lambda c, g: g * exp(c.out * c.out) * (math.s
 arcsin, arccos, arctan = asin, acos, atan
 
 # ---- dtype-preserving unary ops --------------------------------------------------------------------
-neg = _unary("neg", "same", lambda c, g: -g, save_inputs=False)
+def _neg_meta(a):
+    if a.dtype is _dt.bool:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    return _same(a)
+
+
+neg = _unary("neg", "same", lambda c, g: -g, save_inputs=False, meta=_neg_meta)
 negative = neg
 def _abs_meta(a):
     outs, casts = _same(a)
@@ -202,8 +217,9 @@ method("round_")(lambda self, decimals=0: self._inplace(round, decimals=decimals
 
 
 def _bitwise_not_meta(a):
-    if a.dtype.is_floating_point:
-        raise TypeError(f"bitwise_not(): not implemented for '{a.dtype.name.capitalize()}'")
+    if a.dtype.is_floating_point or a.dtype.is_complex:
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for "
+                                  f"'{_TORCH_TYPE_NAME.get(a.dtype.name, a.dtype.name)}'")
     return [(a._shape, a.dtype)], [None]
 
 
@@ -615,7 +631,13 @@ def _scalar_bool(like, v):
 Tensor.__and__ = Tensor.__rand__ = _logic_or_bitwise(logical_and, bitwise_and)
 Tensor.__or__ = Tensor.__ror__ = _logic_or_bitwise(logical_or, bitwise_or)
 Tensor.__xor__ = Tensor.__rxor__ = _logic_or_bitwise(logical_xor, bitwise_xor)
-Tensor.__invert__ = bitwise_not
+def _invert(self):
+    if self.dtype.is_floating_point or self.dtype.is_complex:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return bitwise_not(self)
+
+
+Tensor.__invert__ = _invert
 Tensor.__lshift__ = bitwise_left_shift
 Tensor.__rshift__ = bitwise_right_shift
 Tensor.__iadd__ = lambda self, o: self._inplace(add, o)

@@ -38,8 +38,8 @@ def _red_meta(name, kind):
         else:
             out = a.dtype
         if kind == "minmax" and a.numel() == 0 and builtins.any(a._shape[d] == 0 for d in dims):
-            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
-                             "reduction dim with the 'dim' argument.")
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
+                               "the reduction dim with the 'dim' argument.")
         return [(_reduced_shape(a._shape, dims, keepdim), out)], [None]
     return meta
 
@@ -207,6 +207,9 @@ def max(input, dim=None, keepdim=False, *, out=None):
         from .pointwise import maximum
         return maximum(input, dim)
     if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                               "reduction dim with the 'dim' argument.")
         return amax(input)
     if input.ndim == 0:
         return max_ret(input.clone(), _zeros_idx(input))
@@ -221,6 +224,9 @@ def min(input, dim=None, keepdim=False):
         from .pointwise import minimum
         return minimum(input, dim)
     if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError("min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                               "reduction dim with the 'dim' argument.")
         return amin(input)
     if input.ndim == 0:
         return min_ret(input.clone(), _zeros_idx(input))

@@ -53,9 +53,15 @@ def cat(tensors, dim=0, *, out=None):
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
-    ref = next((t for t in tensors if not (t.ndim == 1 and t._shape[0] == 0)), tensors[0])
+    legacy = [t.ndim == 1 and t._shape[0] == 0 for t in tensors]  # torch skips 1-D empty tensors in cat
+    ref = next((t for t, e in zip(tensors, legacy) if not e), tensors[0])
     d = _strides.wrap_dim(dim, ref.ndim)
-    r = dispatch(_cat_op, tensors, {"dim": d})
+    if any(legacy) and not all(legacy):
+        dt = _dt.result_type_of(list(tensors), [])  # they still take part in type promotion
+        r = dispatch(_cat_op, tuple(t for t, e in zip(tensors, legacy) if not e), {"dim": d})
+        r = r if r.dtype is dt else r.to(dt)
+    else:
+        r = dispatch(_cat_op, tensors, {"dim": d})
     return r if out is None else out._write(r)
 
 
