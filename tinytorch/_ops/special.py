@@ -353,18 +353,23 @@ __all__ += ["i0"]
 
 
 # ---- regularized incomplete gamma: a cpu kernel (a convergence-driven loop), the derivative in ops --------
-def _igamma_meta(a, x, upper):
-    name = "igammac" if upper else "igamma"
-    if not isinstance(a, Tensor) or not isinstance(x, Tensor):
-        bad = a if not isinstance(a, Tensor) else x
+def _float_pair_meta(name, a, b, error):
+    """Meta of a binary op on two tensors that promote to a floating dtype; ``error`` (torch's exception type
+    for the op) for integer inputs, with ATen's kernel and type names."""
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        bad = a if not isinstance(a, Tensor) else b
         raise TypeError(f"{name}(): argument 'other' must be Tensor, not {type(bad).__name__}")
-    dt = _dt.promote_types(a.dtype, x.dtype)
+    dt = _dt.promote_types(a.dtype, b.dtype)
     if not dt.is_floating_point:
         word = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
                 "bool": "Bool"}.get(dt.name, dt.name)
-        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{word}'")
+        raise error(f"\"{name}_cpu\" not implemented for '{word}'")
     from .. import _strides
-    return [(_strides.broadcast_shapes(a._shape, x._shape), dt)], [dt, dt]
+    return [(_strides.broadcast_shapes(a._shape, b._shape), dt)], [dt, dt]
+
+
+def _igamma_meta(a, x, upper):
+    return _float_pair_meta("igammac" if upper else "igamma", a, x, NotImplementedError)
 
 
 def _igamma_bw(c, g):
@@ -406,16 +411,7 @@ __all__ += ["igamma", "igammac"]
 
 # ---- nextafter: the next representable float, a cpu kernel (NumPy's) ---------------------------------------
 def _nextafter_meta(a, b):
-    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
-        bad = a if not isinstance(a, Tensor) else b
-        raise TypeError(f"nextafter(): argument 'other' must be Tensor, not {type(bad).__name__}")
-    dt = _dt.promote_types(a.dtype, b.dtype)
-    if not dt.is_floating_point:
-        word = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-                "bool": "Bool"}.get(dt.name, dt.name)
-        raise RuntimeError(f"\"nextafter_cpu\" not implemented for '{word}'")
-    from .. import _strides
-    return [(_strides.broadcast_shapes(a._shape, b._shape), dt)], [dt, dt]
+    return _float_pair_meta("nextafter", a, b, RuntimeError)
 
 
 def _nextafter_bw(c, g):

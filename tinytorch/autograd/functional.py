@@ -118,19 +118,24 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     return _out(out, create_graph), res[0] if isinstance(out, Tensor) else res
 
 
+def _value_and_gradient(func, ins):
+    """func(*ins), which must be a single-element tensor, and its gradient with a graph (for a second one)."""
+    from .._tensor import Tensor
+    from . import grad
+    out = func(*ins)
+    if not isinstance(out, Tensor) or out.numel() != 1:
+        raise RuntimeError("The Tensor returned by the function given to hessian should contain a single element")
+    return out, grad([out], list(ins), create_graph=True, allow_unused=True)
+
+
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T H) for a function with a single-element output (``torch.autograd.functional.vhp``)."""
-    from .._tensor import Tensor
     from . import grad
     from .grad_mode import enable_grad
     ins, single = _grad_inputs(inputs)
     vs = _vector(v, ins, "input to the function")
     with enable_grad():
-        out = func(*ins)
-        if not isinstance(out, Tensor) or out.numel() != 1:
-            raise RuntimeError("The Tensor returned by the function given to hessian should contain a single "
-                               "element")
-        jac = grad([out], list(ins), create_graph=True, allow_unused=True)
+        out, jac = _value_and_gradient(func, ins)
         pairs = [(j, w) for j, w in zip(jac, vs) if j is not None]
         res = grad([j for j, _ in pairs], list(ins), [w for _, w in pairs], create_graph=create_graph,
                    allow_unused=True) if pairs else (None,) * len(ins)
@@ -141,18 +146,13 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), H v) for a function with a single-element output (``torch.autograd.functional.hvp``),
     computed as torch does: the gradient with respect to u of (J^T-of-the-gradient u) . v."""
-    from .._tensor import Tensor
     from .._ops.creation import zeros_like
     from . import grad
     from .grad_mode import enable_grad
     ins, single = _grad_inputs(inputs)
     vs = _vector(v, ins, "input to the function")
     with enable_grad():
-        out = func(*ins)
-        if not isinstance(out, Tensor) or out.numel() != 1:
-            raise RuntimeError("The Tensor returned by the function given to hessian should contain a single "
-                               "element")
-        jac = grad([out], list(ins), create_graph=True, allow_unused=True)
+        out, jac = _value_and_gradient(func, ins)
         keep = [(j, x) for j, x in zip(jac, ins) if j is not None]
         us = [zeros_like(x).requires_grad_(True) for _, x in keep]
         dbl = grad([j for j, _ in keep], list(ins), us, create_graph=True, allow_unused=True) if keep else ()
