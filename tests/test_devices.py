@@ -71,7 +71,7 @@ def test_transfers_and_mixed_device_errors():
         tt.ones(2, device="mydev:5")
     with pytest.raises(RuntimeError, match="Expected one of .* device type at start of device string: nodev"):
         tt.device("nodev")
-    with pytest.raises(RuntimeError, match="'cuda' is not available"):
+    with pytest.raises(RuntimeError, match="Torch not compiled with CUDA enabled"):
         tt.ones(2, device="cuda")
 
 
@@ -180,3 +180,16 @@ def test_backend_switch_modules_and_accelerator():
     tt.accelerator.synchronize()
     with tt.cpu.amp.autocast():
         assert (tt.ones(2, 2) @ tt.ones(2, 2)).dtype is tt.bfloat16
+
+
+def test_cuda_requests_raise_torchs_assertion():
+    """Asking for CUDA raises torch's "not compiled with CUDA" AssertionError (also a RuntimeError, like the
+    other unavailable-device errors), from every entry point."""
+    for call in (lambda: tt.ones(1).cuda(), lambda: tt.ones(1).to("cuda"), lambda: tt.zeros(1, device="cuda:0"),
+                 lambda: tt.nn.Linear(1, 1).cuda(), lambda: tt.cuda.synchronize()):
+        with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+            call()
+        with pytest.raises(RuntimeError, match="no CUDA backend"):
+            call()
+    with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+        torch.ones(1).cuda()

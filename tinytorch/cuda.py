@@ -22,7 +22,8 @@ manual_seed_all = manual_seed
 
 
 def synchronize(device=None):
-    raise RuntimeError("tinytorch has no CUDA backend (use device='opencl' for a GPU without CUDA)")
+    from .device import no_cuda
+    raise no_cuda()
 
 
 class _AmpNamespace:
@@ -62,8 +63,8 @@ def max_memory_allocated(device=None):
 
 
 def _not_compiled(*args, **kwargs):
-    raise AssertionError("Torch not compiled with CUDA enabled (tinytorch has no CUDA backend; use device='opencl' "
-                         "for a GPU without CUDA)")
+    from .device import no_cuda
+    raise no_cuda()
 
 
 current_device = get_device_name = get_device_capability = set_device = mem_get_info = _not_compiled

@@ -117,6 +117,16 @@ def register_backend(name, backend):
     return backend
 
 
+class _NotCompiledWithCUDA(AssertionError, RuntimeError):
+    """torch's AssertionError for CUDA on a build without it; also a RuntimeError, the type of tinytorch's other
+    unavailable-device errors, so either ``except`` catches it."""
+
+
+def no_cuda(what=""):
+    return _NotCompiledWithCUDA(f"Torch not compiled with CUDA enabled{what} (tinytorch has no CUDA backend; use "
+                                "device='opencl' for a GPU without CUDA, or 'cpu')")
+
+
 def get_backend(dev):
     """The backend object for a device (or device string).
 
@@ -124,6 +134,8 @@ def get_backend(dev):
     """
     d = dev if isinstance(dev, device) else device(dev)
     b = _BACKENDS.get(d.type)
+    if b is None and d.type == "cuda":
+        raise no_cuda()
     if b is None:
         raise RuntimeError(f"device type '{d.type}' is not available in tinytorch: no backend is registered for it "
                            f"(registered: {', '.join(sorted(_BACKENDS))})")

@@ -347,7 +347,8 @@ method("cpu")(lambda self, memory_format=None: to(self, "cpu"))
 
 @method("cuda")
 def cuda(self, device=None, non_blocking=False):
-    raise RuntimeError("tinytorch has no CUDA backend: use .to('cpu') (or another registered device)")
+    from ..device import no_cuda
+    raise no_cuda()
 
 
 @method("clone")

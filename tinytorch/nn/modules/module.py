@@ -483,7 +483,8 @@ class Module:
         return self.to("cpu")
 
     def cuda(self, device=None):
-        raise RuntimeError("tinytorch has no CUDA backend")
+        from ...device import no_cuda
+        raise no_cuda()
 
     def _cast(self, dtype):
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
