@@ -6,7 +6,12 @@ from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .dirichlet import Dirichlet
 from .exponential import Exponential
-from .gamma import Beta, Gamma, Poisson
+from .gamma import Beta, Chi2, Gamma, Poisson
+from .cauchy import Cauchy
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
+from .log_normal import LogNormal
+from .studentT import StudentT
 from .independent import Independent
 from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal
@@ -15,5 +20,6 @@ from .uniform import Uniform
 from .kl import kl_divergence, register_kl
 from . import constraints, kl
 
-__all__ = ["Distribution", "Bernoulli", "Beta", "Categorical", "Dirichlet", "Exponential", "Gamma", "Independent",
-           "Laplace", "MultivariateNormal", "Normal", "Poisson", "Uniform", "constraints", "kl", "kl_divergence", "register_kl"]
+__all__ = ["Distribution", "Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Exponential", "Gamma",
+           "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal", "MultivariateNormal", "Normal", "Poisson",
+           "StudentT", "Uniform", "constraints", "kl", "kl_divergence", "register_kl"]

@@ -182,3 +182,16 @@ class Poisson(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         return xlogy(value, self.rate) - self.rate - lgamma(value + 1)
+
+
+class Chi2(Gamma):
+    """Chi-squared distribution with ``df`` degrees of freedom: Gamma(df / 2, 1 / 2)
+    (``torch.distributions.Chi2``)."""
+    arg_constraints = {"df": constraints.positive}
+
+    def __init__(self, df, validate_args=None):
+        super().__init__(0.5 * df, 0.5, validate_args=validate_args)
+
+    @property
+    def df(self):
+        return self.concentration * 2
