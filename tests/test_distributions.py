@@ -273,3 +273,36 @@ def test_new_distributions_sample_like_torch(name, args):
     p = tt.tensor([float(a) for a in args], requires_grad=True)
     getattr(D, name)(*p.unbind()).rsample((4,)).sum().backward()
     assert p.grad is not None and bool(tt.isfinite(p.grad).all())
+
+
+def test_discrete_additions_match_torch():
+    """Binomial, Geometric, Multinomial and OneHotCategorical: log_prob, entropy and moments with gradients
+    against torch; sample shapes and sample means."""
+    rng = np.random.default_rng(0)
+    p = rng.uniform(0.1, 0.9, (2, 3))
+    res = []
+    for m in (tt, torch):
+        d = m.distributions
+        probs = m.tensor(p, requires_grad=True)
+        logits = m.tensor(p - 0.5, requires_grad=True)
+        cnt = m.tensor([[0.0, 3.0, 5.0], [1.0, 2.0, 4.0]])
+        b = d.Binomial(5, probs=probs)
+        g = d.Geometric(logits=logits)
+        mn = d.Multinomial(4, probs=probs)
+        oh = d.OneHotCategorical(logits=logits)
+        outs = [b.log_prob(cnt), b.entropy(), b.mean, b.variance, d.Binomial(m.tensor([3.0, 5.0, 7.0]), logits=logits).log_prob(cnt),
+                g.log_prob(cnt), g.entropy(), g.mean, g.variance,
+                mn.log_prob(m.tensor([[1.0, 2.0, 1.0], [0.0, 0.0, 4.0]])), mn.mean, mn.variance,
+                oh.log_prob(m.tensor([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]])), oh.entropy(), oh.mean]
+        sum(o.sum() for o in outs).backward()
+        res.append([o.detach().numpy() for o in outs] + [probs.grad.numpy(), logits.grad.numpy()])
+    for a, b_ in zip(*res):
+        np.testing.assert_allclose(a, b_, rtol=1e-6, atol=1e-7)
+    tt.manual_seed(0)
+    probs = tt.tensor(p)
+    for dist, mean in ((tt.distributions.Binomial(5, probs), 5 * p), (tt.distributions.Geometric(probs), 1 / p - 1),
+                       (tt.distributions.Multinomial(4, probs[0]), 4 * p[0] / p[0].sum()),
+                       (tt.distributions.OneHotCategorical(probs[0]), p[0] / p[0].sum())):
+        s = dist.sample((4000,))
+        assert tuple(s.shape) == (4000,) + tuple(dist.batch_shape) + tuple(dist.event_shape)
+        np.testing.assert_allclose(s.mean(0).numpy(), mean, rtol=0.1, atol=0.05)

@@ -7,7 +7,10 @@ from .categorical import Categorical
 from .dirichlet import Dirichlet
 from .exponential import Exponential
 from .gamma import Beta, Chi2, Gamma, Poisson
+from .binomial import Binomial
 from .cauchy import Cauchy
+from .geometric import Geometric
+from .one_hot_categorical import Multinomial, OneHotCategorical
 from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .log_normal import LogNormal
@@ -20,6 +23,7 @@ from .uniform import Uniform
 from .kl import kl_divergence, register_kl
 from . import constraints, kl
 
-__all__ = ["Distribution", "Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Exponential", "Gamma",
+__all__ = ["Distribution", "Bernoulli", "Beta", "Binomial", "Categorical", "Geometric", "Multinomial",
+           "OneHotCategorical", "Cauchy", "Chi2", "Dirichlet", "Exponential", "Gamma",
            "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal", "MultivariateNormal", "Normal", "Poisson",
            "StudentT", "Uniform", "constraints", "kl", "kl_divergence", "register_kl"]

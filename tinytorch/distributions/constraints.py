@@ -89,6 +89,14 @@ class _Simplex(Constraint):
         return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class _OneHot(Constraint):
+    """Vectors of 0s and 1s with exactly one 1 along the last dim."""
+    is_discrete = True
+
+    def check(self, value):
+        return ((value == 0) | (value == 1)).all(-1) & (value.sum(-1) == 1)
+
+
 class _Dependent(Constraint):
     """A constraint that depends on other parameters (checked by the distribution itself)."""
 
@@ -103,6 +111,7 @@ nonnegative = _GreaterThanEq(0.0)
 nonnegative_integer = _IntegerGreaterThan(0)
 unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
+one_hot = _OneHot()
 dependent = _Dependent()
 
 
