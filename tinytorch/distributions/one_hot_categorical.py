@@ -5,14 +5,12 @@ from .categorical import Categorical
 from .distribution import Distribution
 
 
-class OneHotCategorical(Distribution):
-    """A Categorical draw as a one-hot vector of length K (``torch.distributions.OneHotCategorical``): given
-    ``probs`` or ``logits`` of shape (*batch, K); event shape (K,). Samples are in the parameter's dtype."""
+class _OverCategorical(Distribution):
+    """Distributions of vectors built from one Categorical over the last dim: its ``probs`` / ``logits``, and
+    event shape (K,)."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real}
-    support = constraints.one_hot
-    has_enumerate_support = True
 
-    def __init__(self, probs=None, logits=None, validate_args=None):
+    def __init__(self, probs, logits, validate_args):
         self._categorical = Categorical(probs, logits)
         param = self._categorical._param
         super().__init__(param.shape[:-1], param.shape[-1:], validate_args=validate_args)
@@ -24,6 +22,16 @@ class OneHotCategorical(Distribution):
     @property
     def logits(self):
         return self._categorical.logits
+
+
+class OneHotCategorical(_OverCategorical):
+    """A Categorical draw as a one-hot vector of length K (``torch.distributions.OneHotCategorical``): given
+    ``probs`` or ``logits`` of shape (*batch, K); event shape (K,). Samples are in the parameter's dtype."""
+    support = constraints.one_hot
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        super().__init__(probs, logits, validate_args)
 
     @property
     def mean(self):
@@ -52,30 +60,18 @@ class OneHotCategorical(Distribution):
         return self._categorical.entropy()
 
 
-class Multinomial(Distribution):
+class Multinomial(_OverCategorical):
     """Counts of ``total_count`` Categorical draws over K categories (``torch.distributions.Multinomial``):
     ``probs`` or ``logits`` of shape (*batch, K); event shape (K,). Samples are in the parameter's dtype."""
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real}
-
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
         if not isinstance(total_count, int):
             raise NotImplementedError("inhomogeneous total_count is not supported")
         self.total_count = total_count
-        self._categorical = Categorical(probs, logits)
-        param = self._categorical._param
-        super().__init__(param.shape[:-1], param.shape[-1:], validate_args=validate_args)
+        super().__init__(probs, logits, validate_args)
 
     @property
     def support(self):
         return constraints.integer_interval(0, self.total_count)
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
 
     @property
     def mean(self):
