@@ -21,9 +21,14 @@ from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .uniform import Uniform
 from .kl import kl_divergence, register_kl
-from . import constraints, kl
+from .transformed_distribution import TransformedDistribution
+from .transforms import (AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform, TanhTransform, Transform,
+                         identity_transform)
+from . import constraints, kl, transforms
 
 __all__ = ["Distribution", "Bernoulli", "Beta", "Binomial", "Categorical", "Geometric", "Multinomial",
            "OneHotCategorical", "Cauchy", "Chi2", "Dirichlet", "Exponential", "Gamma",
            "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal", "MultivariateNormal", "Normal", "Poisson",
-           "StudentT", "Uniform", "constraints", "kl", "kl_divergence", "register_kl"]
+           "StudentT", "Uniform", "constraints", "kl", "kl_divergence", "register_kl", "TransformedDistribution",
+           "Transform", "ComposeTransform", "ExpTransform", "AffineTransform", "SigmoidTransform", "TanhTransform",
+           "identity_transform", "transforms"]

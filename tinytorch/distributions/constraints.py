@@ -2,8 +2,10 @@
 
 
 class Constraint:
-    """A region of valid values: ``check(value)`` is a bool tensor, True where ``value`` lies inside."""
+    """A region of valid values: ``check(value)`` is a bool tensor, True where ``value`` lies inside.
+    ``event_dim`` is the number of rightmost dims that make one value (0: elementwise)."""
     is_discrete = False
+    event_dim = 0
 
     def check(self, value):
         raise NotImplementedError
@@ -102,6 +104,25 @@ class _Dependent(Constraint):
 
     def check(self, value):
         raise ValueError("Cannot determine validity of dependent constraint")
+
+
+class _IndependentConstraint(Constraint):
+    """``base`` with ``reinterpreted_batch_ndims`` more rightmost dims counted as one value (all must hold)."""
+
+    def __init__(self, base, reinterpreted_batch_ndims):
+        self.base, self.reinterpreted_batch_ndims = base, reinterpreted_batch_ndims
+        self.event_dim = base.event_dim + reinterpreted_batch_ndims
+        self.is_discrete = base.is_discrete
+
+    def check(self, value):
+        ok = self.base.check(value)
+        for _ in range(self.reinterpreted_batch_ndims):
+            ok = ok.all(-1)
+        return ok
+
+
+def independent(base, reinterpreted_batch_ndims):
+    return _IndependentConstraint(base, reinterpreted_batch_ndims)
 
 
 real = _Real()
