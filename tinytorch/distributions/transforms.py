@@ -43,24 +43,20 @@ class Transform:
         return _InverseTransform(self)
 
     def __call__(self, x):
-        if self._cache_size == 0:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = x, y
-        return y
+        return self._through_cache(x, 0, self._call)
 
     def _inv_call(self, y):
+        return self._through_cache(y, 1, self._inverse)
+
+    def _through_cache(self, value, side, fn):
+        """fn(value), or the other half of the cached (x, y) pair when ``value`` is its ``side`` (0: x, 1: y)."""
         if self._cache_size == 0:
-            return self._inverse(y)
-        x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = x, y
-        return x
+            return fn(value)
+        if value is self._cached_x_y[side]:
+            return self._cached_x_y[1 - side]
+        out = fn(value)
+        self._cached_x_y = (value, out) if side == 0 else (out, value)
+        return out
 
     def _call(self, x):
         raise NotImplementedError
