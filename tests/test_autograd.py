@@ -278,3 +278,37 @@ def test_function_setup_context_vjp_and_autograd_functional_products_match_torch
     assert res[0][:2] == res[1][:2]
     for g, t in zip(res[0][2:], res[1][2:]):
         np.testing.assert_allclose(np.asarray(g, dtype=np.float64), np.asarray(t, dtype=np.float64), rtol=1e-12)
+
+
+def test_inference_tensors_follow_torchs_rules():
+    script = []
+    for m in (tt, torch):
+        got = []
+        with m.inference_mode():
+            y = m.ones(2)
+            z = m.ones(2, requires_grad=True) * 2
+            y.add_(1)  # allowed inside the mode
+            v = y[1:]
+            got += [y.is_inference(), z.is_inference(), z.requires_grad, v.is_inference()]
+            with m.inference_mode(False):
+                got.append(m.ones(1).is_inference())
+        n = m.ones(3)
+        with m.inference_mode():
+            nv = n[1:]  # a view of a normal tensor stays normal
+        nv.add_(1)
+        got += [nv.is_inference(), y.clone().is_inference(), y.detach().is_inference(), (y * 2).is_inference()]
+        got.append(tuple((m.ones(2, requires_grad=True) + y).shape))  # add saves no input: allowed
+        for bad, msg in ((lambda: y.add_(1), "Inplace update to inference tensor outside InferenceMode"),
+                         (lambda: y.copy_(m.zeros(2)), "Inplace update to inference tensor outside InferenceMode"),
+                         (lambda: y.__setitem__(0, 5.0), "Inplace update to inference tensor outside InferenceMode"),
+                         (lambda: y.requires_grad_(), "Setting requires_grad=True on inference tensor"),
+                         (lambda: m.nn.Parameter(y), "Setting requires_grad=True on inference tensor"),
+                         (lambda: (m.ones(2, requires_grad=True) * y).sum(), "Inference tensors cannot be saved")):
+            with pytest.raises(RuntimeError, match=msg):
+                bad()
+        lin = m.nn.Linear(2, 2)
+        with m.inference_mode():
+            out = lin(m.ones(1, 2))
+        got += [out.is_inference(), out.requires_grad, lin.weight.is_inference()]
+        script.append(got)
+    assert script[0] == script[1]

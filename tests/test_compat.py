@@ -18,6 +18,8 @@ SCRIPTS = {  # script: (rtol, atol) between the two final losses
     "polynomial_regression.py": (0.0, 1e-4),
     "lstm_language_model.py": (0.25, 0.05),
     "autoencoder.py": (0.35, 0.01),
+    "resnet_classifier.py": (0.0, 0.1),  # test accuracy
+    "dqn.py": (0.0, 1.5),  # mean episode length of the last 10 episodes (7 is optimal)
 }
 
 

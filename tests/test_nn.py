@@ -815,3 +815,76 @@ def test_embedding_scale_grad_by_freq_matches_torch(device):
     for m in (tt, torch):
         with pytest.raises(RuntimeError, match="All input tensors should have same dimension"):
             m.nn.functional.margin_ranking_loss(m.ones(8), m.ones(8), m.tensor(1.0))
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "binary_cross_entropy", "soft_margin_loss",
+                                  "kl_div", "poisson_nll_loss"])
+@pytest.mark.parametrize("legacy", [dict(size_average=False), dict(reduce=False), dict(size_average=True, reduce=False),
+                                    dict(size_average=True)])
+def test_legacy_size_average_and_reduce_override_reduction_like_torch(name, legacy):
+    rng = np.random.default_rng(0)
+    a, b = rng.random((4, 3)), rng.random((4, 3))
+    res = []
+    for m in (tt, torch):
+        with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated"):
+            res.append(getattr(m.nn.functional, name)(m.tensor(a), m.tensor(b), **legacy).numpy())
+    assert res[0].shape == res[1].shape
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-12)
+    # positional, as old scripts pass them: nll_loss(input, target, weight, size_average)
+    logp, t = tt.tensor(a).log(), tt.tensor([0, 1, 2, 0])
+    with pytest.warns(UserWarning):
+        s = tt.nn.functional.nll_loss(logp, t, None, False)
+    np.testing.assert_allclose(s.item(), tt.nn.functional.nll_loss(logp, t, reduction="sum").item())
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "huber_loss"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_loss_elementwise_weight_matches_torch(name, reduction):
+    rng = np.random.default_rng(1)
+    a, b, w = rng.standard_normal((4, 3)), rng.standard_normal((4, 3)), rng.random((4, 3))
+    res = []
+    for m in (tt, torch):
+        x = m.tensor(a, requires_grad=True)
+        out = getattr(m.nn.functional, name)(x, m.tensor(b), reduction=reduction, weight=m.tensor(w))
+        out.sum().backward()
+        res.append((out.detach().numpy(), x.grad.numpy()))
+    for p, q in zip(*res):
+        np.testing.assert_allclose(p, q, rtol=1e-12)
+    for m in (tt, torch):
+        with pytest.raises(ValueError, match="Weights and input must have the same size"):
+            getattr(m.nn.functional, name)(m.tensor(a), m.tensor(b), weight=m.ones(3))
+
+
+@pytest.mark.parametrize("shape", [(5,), (3, 4), (2, 3, 4), (2, 3, 4, 5)])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
+def test_softmax_without_dim_uses_torchs_implicit_dim(name, shape):
+    # PyTorch's legacy rule picks dim 0 for 1-D and 3-D inputs and dim 1 otherwise, not the last dim
+    x = np.random.default_rng(2).standard_normal(shape)
+    res = []
+    for m in (tt, torch):
+        with pytest.warns(UserWarning, match="Implicit dimension choice"):
+            res.append(getattr(m.nn.functional, name)(m.tensor(x)).numpy())
+        with pytest.warns(UserWarning, match="Implicit dimension choice"):
+            res.append(getattr(m.nn, {"softmax": "Softmax", "log_softmax": "LogSoftmax", "softmin": "Softmin"}[name])()(
+                m.tensor(x)).numpy())
+    np.testing.assert_allclose(res[0], res[2], rtol=1e-12)
+    np.testing.assert_allclose(res[1], res[3], rtol=1e-12)
+
+
+def test_functional_relu_inplace_and_signature_details_match_torch():
+    for m in (tt, torch):
+        x = m.tensor([-1.0, 2.0, -3.0])
+        y = m.nn.functional.relu(x, inplace=True)
+        assert y is x and x.tolist() == [0.0, 2.0, 0.0]
+        a = m.tensor([[3.0, 4.0]])
+        out = m.empty(1, 2)
+        assert m.nn.functional.normalize(a, out=out) is out
+        np.testing.assert_allclose(out.numpy(), [[0.6, 0.8]])
+        with pytest.raises(TypeError):
+            m.nn.ConstantPad2d(1)  # the fill value is required
+        assert m.nn.ConstantPad1d(1, 2.5)(m.zeros(1, 1)).tolist() == [[2.5, 0.0, 2.5]]
+        gn = m.nn.GroupNorm(2, 4, bias=False)
+        assert gn.bias is None and [k for k, _ in gn.named_parameters()] == ["weight"]
+        lazy = m.nn.LazyBatchNorm1d(bias=False)
+        lazy(m.randn(3, 5))
+        assert lazy.bias is None and tuple(lazy.weight.shape) == (5,)

@@ -623,3 +623,38 @@ def test_default_collate_matches_torch():
     for m in (tt, torch):
         with pytest.raises(TypeError, match="default_collate: batch must contain tensors"):
             m.utils.data.default_collate([object(), object()])
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
+                                  "ASGD", "Rprop"])
+def test_optimizer_param_groups_have_torchs_keys_and_defaults(name):
+    groups = [getattr(m.optim, name)([m.nn.Parameter(m.ones(2))]).param_groups[0] for m in (tt, torch)]
+    assert {k: repr(v) for k, v in groups[0].items() if k != "params"} == \
+        {k: repr(v) for k, v in groups[1].items() if k != "params"}
+
+
+def test_adam_decoupled_weight_decay_is_adamw():
+    w0 = np.random.default_rng(0).standard_normal((3, 3))
+    res = []
+    for m, make in ((torch, lambda p: torch.optim.Adam(p, lr=0.1, weight_decay=0.5, decoupled_weight_decay=True)),
+                    (tt, lambda p: tt.optim.Adam(p, lr=0.1, weight_decay=0.5, decoupled_weight_decay=True)),
+                    (tt, lambda p: tt.optim.AdamW(p, lr=0.1, weight_decay=0.5))):
+        p = m.nn.Parameter(m.tensor(w0))
+        opt = make([p])
+        for _ in range(5):
+            opt.zero_grad()
+            (p ** 2).sum().backward()
+            opt.step()
+        res.append(p.detach().numpy())
+    np.testing.assert_allclose(res[1], res[0], rtol=1e-12)
+    np.testing.assert_allclose(res[2], res[0], rtol=1e-12)
+
+
+def test_dataloader_keeps_torchs_arguments_and_rejects_worker_options_without_workers():
+    for m in (tt, torch):
+        dl = m.utils.data.DataLoader(list(range(4)), batch_size=2, pin_memory=False, timeout=0, in_order=True)
+        assert (dl.pin_memory, dl.timeout, dl.prefetch_factor, dl.persistent_workers) == (False, 0, None, False)
+        with pytest.raises(ValueError, match="prefetch_factor option could only be specified in multiprocessing"):
+            m.utils.data.DataLoader([1], prefetch_factor=2)
+        with pytest.raises(ValueError, match="persistent_workers option needs num_workers > 0"):
+            m.utils.data.DataLoader([1], persistent_workers=True)

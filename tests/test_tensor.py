@@ -505,3 +505,25 @@ def test_fmax_fmin_ignore_nan_like_torch():
         res.append([to_np(v) for v in (out, m.fmin(a, b), a.grad, b.grad, m.fmax(m.tensor([1, 5]), m.tensor([3, 2])))])
     for x, y in zip(*res):
         np.testing.assert_array_equal(x, y)
+
+
+def test_keyword_names_and_out_arguments_match_torch():
+    res = []
+    for m in (tt, torch):
+        x = m.arange(6.0).reshape(2, 3)
+        got = [[t.tolist() for t in x.split(split_size=2, dim=1)]]
+        o = m.empty(())
+        assert m.norm(x, out=o) is o
+        got.append(round(o.item(), 6))
+        got.append(x.norm(1, 1, False, m.float64).tolist())  # Tensor.norm's 4th positional argument is dtype
+        o2 = m.empty(2, 2)
+        assert m.tensordot(x, x.T, 1, out=o2) is o2
+        got.append(o2.tolist())
+        state = m.get_rng_state()
+        a = m.rand(3)
+        m.set_rng_state(new_state=state)
+        got.append(m.equal(a, m.rand(3)))
+        m.set_default_device(device="cpu")
+        m.set_default_device(device=None)
+        res.append(got)
+    assert res[0] == res[1]

@@ -94,6 +94,8 @@ class OpNode(Node):
         if op.save_inputs:
             self._inputs = args
             self._versions = [a._storage._version[0] if isinstance(a, T) else 0 for a in args]
+            if _state["inference_seen"]:
+                _no_inference_saved(args)
         else:
             self._inputs = None
         if op.save_output:
@@ -180,6 +182,15 @@ class OpNode(Node):
         self._inputs = None
         self._out = None
         self.released = True
+
+
+def _no_inference_saved(args):
+    for a in args:
+        if isinstance(a, Tensor) and a._storage.inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode "
+                "in computation tracked by autograd. To work around this, you can make a clone to get a normal "
+                "tensor and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
 
 
 def _raise_released():

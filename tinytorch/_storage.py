@@ -1,4 +1,5 @@
 """Storage: a flat typed buffer owned by a device backend's allocator."""
+from .autograd.grad_mode import _state
 
 
 class Storage:
@@ -8,7 +9,7 @@ class Storage:
     Storage, and so one version counter (``_version``, bumped by in-place writes).
     """
 
-    __slots__ = ("buf", "dtype", "device", "size", "_version", "backend", "__weakref__")
+    __slots__ = ("buf", "dtype", "device", "size", "_version", "backend", "inference", "__weakref__")
 
     def __init__(self, buf, dtype, device, size, backend):
         self.backend = backend
@@ -17,6 +18,8 @@ class Storage:
         self.device = device
         self.size = size
         self._version = [0]
+        # allocated under inference_mode: its tensors are inference tensors (PyTorch's rule, per allocation)
+        self.inference = _state["inference"]
 
     def nbytes(self):
         return self.size * self.dtype.itemsize

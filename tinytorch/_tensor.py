@@ -264,14 +264,27 @@ class Tensor:
         self._storage, self._shape, self._stride = other._storage, other._shape, other._stride
         self._offset, self.dtype, self._nat = other._offset, other.dtype, other._nat
 
+    def is_inference(self):
+        """Whether this is an inference tensor: its memory was allocated under ``inference_mode`` (a view
+        shares its base's answer), as ``torch.Tensor.is_inference``."""
+        return self._storage.inference
+
+    def _check_inference_write(self):
+        if self._storage.inference and not _state["inference"]:
+            raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.You can make "
+                               "a clone to get a normal tensor before doing inplace update.See "
+                               "https://github.com/pytorch/rfcs/pull/17 for more details.")
+
     def requires_grad_(self, requires_grad=True):
         """Set ``requires_grad`` in place. Only leaves may change it (RuntimeError otherwise)."""
+        if requires_grad and self._storage.inference and not _state["inference"]:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         if self.grad_fn is not None and not requires_grad:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
                                "computed variable in a subgraph that doesn't require differentiation use "
                                "var_no_grad = var.detach().")
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
@@ -483,6 +496,7 @@ class Tensor:
         outs, _ = op.meta(self, *args, **kw)
         if len(outs) != 1 or outs[0][0] != self._shape or outs[0][1] is not self.dtype or _overlaps_itself(self):
             return False
+        self._check_inference_write()
         kernel(self._native(), *natives, **kw)
         self._storage._version[0] += 1
         return True
@@ -504,6 +518,7 @@ class Tensor:
             raise RuntimeError(f"{op}: unsupported operation: some elements of the input tensor and the written-to "
                                "tensor refer to a single memory location. Please clone() the tensor before "
                                "performing the operation.")
+        self._check_inference_write()
         sb = self._storage.backend
         if src._storage.device != self._storage.device:
             src = src.to(self._storage.device)

@@ -83,14 +83,14 @@ _default_device = [None]  # None: cpu
 _default_stack = []
 
 
-def set_default_device(device_):
-    """Make ``device_`` (a device, a string, or None for cpu) the device that factory functions (zeros, randn,
+def set_default_device(device):
+    """Make ``device`` (a device, a string, or None for cpu) the device that factory functions (zeros, randn,
     tensor, arange, ... and the parameters that nn modules create) use when given no ``device``, as
     ``torch.set_default_device``. RuntimeError for an unknown or unavailable device."""
-    if device_ is None:
+    if device is None:
         _default_device[0] = None
         return
-    d = as_device(device_)
+    d = as_device(device)
     get_backend(d)  # fail here, not at the next factory call
     _default_device[0] = None if d.type == "cpu" and d.index is None else d
 

@@ -461,8 +461,9 @@ def get_rng_state():
     return default_generator.get_state()
 
 
-def set_rng_state(state):
-    default_generator.set_state(state)
+def set_rng_state(new_state):
+    """Restore the default generator's state from ``get_rng_state()``'s ByteTensor (``torch.set_rng_state``)."""
+    default_generator.set_state(new_state)
 
 
 def _rng(generator):

@@ -276,8 +276,11 @@ def einsum(equation, *operands):
 
 
 @autocast_op("lower")
-def tensordot(a, b, dims=2):
-    """Sum over the last ``dims`` dims of ``a`` and the first of ``b`` (or explicit dim lists)."""
+def tensordot(a, b, dims=2, out=None):
+    """Sum over the last ``dims`` dims of ``a`` and the first of ``b`` (or explicit dim lists); written into
+    ``out`` when given (``torch.tensordot``)."""
+    if out is not None:
+        return out._write(tensordot(a, b, dims))
     if isinstance(dims, int):
         da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
     else:

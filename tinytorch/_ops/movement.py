@@ -600,7 +600,6 @@ def basic_index(input, spec):
 
 
 # ---- splitting ------------------------------------------------------------------------------------------
-@method("split")
 def split(tensor, split_size_or_sections, dim=0):
     """Views of consecutive chunks of ``split_size`` (last may be smaller) or of the given section sizes."""
     d = _strides.wrap_dim(dim, tensor.ndim)
@@ -620,6 +619,12 @@ def split(tensor, split_size_or_sections, dim=0):
         out.append(narrow(tensor, d, start, s))
         start += s
     return tuple(out)
+
+
+@method("split")
+def _split_method(self, split_size, dim=0):
+    """``Tensor.split(split_size, dim=0)``: ``torch.split`` with the method's argument name."""
+    return split(self, split_size, dim)
 
 
 @method("chunk")

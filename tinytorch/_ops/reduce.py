@@ -325,7 +325,7 @@ def logsumexp(input, dim, keepdim=False):
 
 
 @method("norm")
-def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+def _norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """Vector p-norm over ``dim`` (all elements by default): p in {'fro', number, inf, -inf}."""
     if dtype is not None:
         input = input.to(dtype)
@@ -347,6 +347,13 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if p == 1:
         return sum(a, dim, keepdim)
     return _root(sum(a ** p, dim, keepdim), p, input.requires_grad)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """Vector p-norm over ``dim`` (all elements by default), p in {'fro', 'nuc', number, inf, -inf}, written
+    into ``out`` when given (``torch.norm``; ``Tensor.norm`` is the same without ``out``)."""
+    r = _norm(input, p, dim, keepdim, dtype)
+    return r if out is None else out._write(r)
 
 
 def _root(s, p, safe):

@@ -4,7 +4,9 @@ Each works as a context manager and as a decorator, as in PyTorch.
 """
 import functools
 
-_state = {"enabled": True, "inference": False}
+# inference_seen: inference_mode was entered at least once, so inference tensors may exist (spares the
+# autograd recorder a per-input check in programs that never use it)
+_state = {"enabled": True, "inference": False, "inference_seen": False}
 
 
 def is_grad_enabled():
@@ -73,7 +75,9 @@ class set_grad_enabled(_Mode):
 
 
 class inference_mode(_Mode):
-    """Like ``no_grad``: no graph is recorded (``inference_mode(False)`` is a no-op switch back)."""
+    """Like ``no_grad``: no graph is recorded, and tensors allocated inside are inference tensors
+    (``Tensor.is_inference()``): outside the mode they may not be written in place, require grad, or be saved
+    for backward (RuntimeError, as ``torch.inference_mode``). ``inference_mode(False)`` switches back."""
 
     def __init__(self, mode=True):
         self._value = not mode
@@ -83,4 +87,5 @@ class inference_mode(_Mode):
     def __enter__(self):
         super().__enter__()
         _state["inference"] = self._mode
+        _state["inference_seen"] = _state["inference_seen"] or self._mode
         return self

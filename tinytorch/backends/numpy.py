@@ -94,6 +94,21 @@ def _fsum(a, axes, keepdims=False):
             trail = a.shape[k:]
             out = _ones(math.prod(a.shape[:k]), a.dtype) @ a.reshape(-1, math.prod(trail))
             return out.reshape((1,) * k + trail if keepdims else trail)
+        i = next(d for d in range(nd) if d not in axes)  # leading block [0, i), trailing block [j, nd)
+        j = max(d for d in range(nd) if d not in axes) + 1
+        if srt == list(range(i)) + list(range(j, nd)):
+            # a leading and a trailing block (NCHW -> C, a convolution bias's gradient): two GEMVs
+            lead, mid, trail = math.prod(a.shape[:i]), a.shape[i:j], math.prod(a.shape[j:])
+            out = _ones(lead, a.dtype) @ (a.reshape(lead, -1, trail) @ _ones(trail, a.dtype))
+            return out.reshape((1,) * i + mid + (1,) * (nd - j) if keepdims else mid)
+    elif a.dtype.type in (np.float32, np.float64) and a.size >= 64 and axes and nd > 1:
+        order = sorted(range(nd), key=lambda d: -a.strides[d])
+        am = a.transpose(order)
+        if am.flags.c_contiguous:
+            # a dense permuted layout (a transposed or channels-last result): sum it in memory order
+            pos = {d: q for q, d in enumerate(order)}
+            out = _fsum(am, tuple(pos[d] for d in axes), True).transpose(np.argsort(order))
+            return out if keepdims else out.reshape(tuple(n for d, n in enumerate(a.shape) if d not in axes))
     return np.sum(a, axis=axes, keepdims=keepdims)
 
 

@@ -4,17 +4,18 @@ Everything here is written in tinytorch ops, so it is differentiable (twice) on 
 Convolution and pooling are im2col (``unfold2d``) + matmul / reductions.
 """
 import math
+import warnings
 
 from ..amp.autocast_mode import autocast_op
 from .. import _dtype as _dt
 from .._ops import pointwise as _pw
 from .._ops.creation import bernoulli, empty, full_like, ones, zeros
-from .._ops.nn import fold2d, im2col, log_softmax, softmax, unfold2d
+from .._ops import nn as _nnops
+from .._ops.nn import fold2d, im2col, unfold2d
 from .._ops.shape import pad as _pad
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
 
-relu = _pw.relu
 sigmoid = _pw.sigmoid
 tanh = _pw.tanh
 
@@ -28,6 +29,11 @@ def _activation(input, inplace, fn):
     ``Tensor._inplace``: when a graph is being built, ``fn`` runs on a copy of ``input`` (PyTorch's
     original_self), so the tensors its backward saved are not the ones overwritten."""
     return input._inplace(fn) if inplace else fn(input)
+
+
+def relu(input, inplace=False):
+    """max(input, 0) elementwise; with ``inplace`` written into ``input`` (``torch.nn.functional.relu``)."""
+    return input._inplace(_pw.relu) if inplace else _pw.relu(input)
 
 
 def relu_(input):
@@ -347,8 +353,35 @@ def glu(input, dim=-1):
     return a * _pw.sigmoid(b)
 
 
-def softmin(input, dim=None, dtype=None):
-    return softmax(-input, dim, dtype)
+def _get_softmax_dim(name, ndim, stacklevel):
+    # PyTorch's legacy rule for a missing dim: 0 for 0-, 1- and 3-D inputs, else 1 (not the last dim)
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  "as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``exp(x) / sum(exp(x), dim)`` along ``dim``, computed in ``dtype`` when given
+    (``torch.nn.functional.softmax``). Without ``dim``, PyTorch's deprecated implicit choice (with its
+    warning): dim 0 for 0-, 1- and 3-D inputs, else dim 1."""
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.ndim, _stacklevel)
+    return _nnops.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``x - logsumexp(x, dim)`` along ``dim`` (``torch.nn.functional.log_softmax``); a missing ``dim``
+    is chosen as in ``softmax``."""
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.ndim, _stacklevel)
+    return _nnops.log_softmax(input, dim, dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """``softmax(-input, dim)`` (``torch.nn.functional.softmin``)."""
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.ndim, _stacklevel)
+    return _nnops.softmax(-input, dim, dtype)
 
 
 # ---- linear, dropout, embedding ------------------------------------------------------------------------------
@@ -1341,9 +1374,13 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     return out
 
 
-def normalize(input, p=2.0, dim=1, eps=1e-12):
-    """``input / max(||input||_p over dim, eps)``."""
-    return input / _pw.clamp(input.norm(p, dim, keepdim=True), min=eps)
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input / max(||input||_p over dim, eps)`` (``torch.nn.functional.normalize``); written into ``out``
+    when given."""
+    res = input / _pw.clamp(input.norm(p, dim, keepdim=True), min=eps)
+    if out is None:
+        return res
+    return out.copy_(res)
 
 
 # ---- resampling --------------------------------------------------------------------------------------------
@@ -1812,18 +1849,37 @@ def _check_same_size(input, target, name):
                       "same size.", UserWarning, stacklevel=3)
 
 
+def _weighted(loss, weight, input, reduction, mean_by_weight=True):
+    # torch 2.13's elementwise ``weight`` of mse/l1/huber: 'mean' divides by sum(weight) (huber: by numel)
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / weight.sum() if mean_by_weight else loss.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
 @autocast_op("fp32")
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """Mean squared error ``(input - target)^2`` reduced by ``reduction`` ('mean' | 'sum' | 'none')."""
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean squared error ``(input - target)^2`` reduced by ``reduction`` ('mean' | 'sum' | 'none');
+    an elementwise ``weight`` (input's shape) scales each term, and 'mean' then divides by its sum."""
     _check_same_size(input, target, "mse_loss")
     d = input - target
+    if weight is not None:
+        return _weighted(d * d, weight, input, reduction)
     return _reduce(d * d, reduction)
 
 
 @autocast_op("fp32")
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """Mean absolute error."""
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean absolute error ``|input - target|``, reduced and weighted as ``mse_loss``."""
     _check_same_size(input, target, "l1_loss")
+    if weight is not None:
+        return _weighted((input - target).abs(), weight, input, reduction)
     return _reduce((input - target).abs(), reduction)
 
 
@@ -1835,9 +1891,14 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 @autocast_op("fp32")
-def huber_loss(input, target, reduction="mean", delta=1.0):
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """Huber loss: ``0.5 d^2`` for ``|d| < delta``, else ``delta (|d| - 0.5 delta)``, d = input - target;
+    an elementwise ``weight`` scales each term ('mean' then averages over elements, as torch)."""
     d = (input - target).abs()
-    return _reduce(_pw.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
+    loss = _pw.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
+    if weight is not None:
+        return _weighted(loss, weight, input, reduction, mean_by_weight=False)
+    return _reduce(loss, reduction)
 
 
 @autocast_op("fp32")
@@ -2323,3 +2384,54 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, True)
     return attn @ value
+
+
+# ---- the legacy size_average / reduce arguments of the losses ----------------------------------------------
+def _legacy_get_string(size_average, reduce):
+    # PyTorch's _Reduction.legacy_get_string: an unset flag counts as True
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                  stacklevel=3)
+    return ret
+
+
+def _legacy_reduction_args(fn):
+    """``fn`` with its deprecated ``size_average`` / ``reduce`` arguments honoured as in PyTorch: when either
+    is given it overrides ``reduction`` (``size_average=False`` sums, ``reduce=False`` gives per-element
+    losses), with PyTorch's deprecation warning."""
+    import functools
+    import inspect
+    sig = inspect.signature(fn)
+    names = list(sig.parameters)
+    first = min(names.index("size_average"), names.index("reduce"))
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if len(args) <= first and "size_average" not in kwargs and "reduce" not in kwargs:
+            return fn(*args, **kwargs)
+        bound = sig.bind(*args, **kwargs)
+        a = bound.arguments
+        if a.get("size_average") is not None or a.get("reduce") is not None:
+            a["reduction"] = _legacy_get_string(a.get("size_average"), a.get("reduce"))
+            a["size_average"] = a["reduce"] = None
+        return fn(*bound.args, **bound.kwargs)
+    return wrapper
+
+
+def _wrap_legacy_losses():
+    import inspect
+    g = globals()
+    for name, fn in list(g.items()):
+        if name.startswith("_") or not inspect.isfunction(fn):
+            continue
+        try:
+            params = inspect.signature(fn).parameters
+        except (TypeError, ValueError):
+            continue
+        if "size_average" in params and "reduce" in params and "reduction" in params:
+            g[name] = _legacy_reduction_args(fn)
+
+
+_wrap_legacy_losses()

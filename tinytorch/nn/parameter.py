@@ -10,7 +10,10 @@ class Parameter(Tensor):
             from .._ops.creation import empty
             data = empty(0)
         t = _new(data._storage, data._shape, data._stride, data._offset, data.dtype, data._nat, cls)
-        t.requires_grad = requires_grad
+        t.requires_grad = False
+        if requires_grad and not (data.dtype.is_floating_point or data.dtype.is_complex):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        t.requires_grad_(requires_grad)  # refuses an inference tensor outside inference_mode
         return t
 
     def __init__(self, data=None, requires_grad=True):

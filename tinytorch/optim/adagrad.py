@@ -13,7 +13,7 @@ class Adagrad(Optimizer):
         check_range(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
                     initial_accumulator_value=initial_accumulator_value, eps=eps)
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
-                                      initial_accumulator_value=initial_accumulator_value, maximize=maximize))
+                                      initial_accumulator_value=initial_accumulator_value, maximize=maximize, foreach=foreach, differentiable=differentiable, fused=fused))
         for g in self.param_groups:
             for p in g["params"]:
                 self.state[p]["step"] = 0

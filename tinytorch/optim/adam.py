@@ -6,13 +6,14 @@ from .optimizer import Optimizer
 
 
 class Adam(Optimizer):
-    """Adam (Kingma & Ba 2015); ``weight_decay`` is L2 added to the gradient, or decoupled in AdamW
-    (Loshchilov & Hutter 2019)."""
+    """Adam (Kingma & Ba 2015); ``weight_decay`` is L2 added to the gradient, or, with
+    ``decoupled_weight_decay=True`` (as in AdamW), decays the parameter directly (Loshchilov & Hutter 2019)."""
 
     _decoupled = False
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
-                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if eps < 0.0:
@@ -24,7 +25,7 @@ class Adam(Optimizer):
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize))
+                                      maximize=maximize, foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused, decoupled_weight_decay=decoupled_weight_decay))
 
     @no_grad()
     def step(self, closure=None):
@@ -33,6 +34,7 @@ class Adam(Optimizer):
         loss = self._closure(closure)
         for g in self.param_groups:
             lr, (b1, b2), eps, wd = g["lr"], g["betas"], g["eps"], g["weight_decay"]
+            decoupled = g.get("decoupled_weight_decay", self._decoupled)
             for p, grad in self._grads(g):
                 st = self.state[p]
                 if not st:
@@ -44,10 +46,9 @@ class Adam(Optimizer):
                 st["step"] += 1
                 t = st["step"]
                 if self._fused("adam_step", (p, grad, st["exp_avg"], st["exp_avg_sq"], st.get("max_exp_avg_sq")),
-                               lr=lr, beta1=b1, beta2=b2, eps=eps, step=t, weight_decay=wd,
-                               decoupled=self._decoupled):
+                               lr=lr, beta1=b1, beta2=b2, eps=eps, step=t, weight_decay=wd, decoupled=decoupled):
                     continue
-                grad = self._weight_decay(p, grad, lr, wd, self._decoupled)
+                grad = self._weight_decay(p, grad, lr, wd, decoupled)
                 m, v = st["exp_avg"], st["exp_avg_sq"]
                 # written with basic in-place ops, which the cpu backend runs in one pass each
                 m.mul_(b1).add_(grad, alpha=1 - b1)
@@ -68,5 +69,8 @@ class AdamW(Adam):
 
     _decoupled = True
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, **kw):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, **kw)
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize, foreach=foreach,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)

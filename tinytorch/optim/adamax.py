@@ -12,7 +12,7 @@ class Adamax(Optimizer):
                  maximize=False, differentiable=False, capturable=False):
         check_range(lr=lr, eps=eps, weight_decay=weight_decay)
         check_betas(betas)
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize))
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize, foreach=foreach, capturable=capturable, differentiable=differentiable))
 
     @no_grad()
     def step(self, closure=None):

@@ -14,7 +14,7 @@ class ASGD(Optimizer):
                  differentiable=False, capturable=False):
         check_range(lr=lr, weight_decay=weight_decay)
         super().__init__(params, dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
-                                      maximize=maximize))
+                                      maximize=maximize, foreach=foreach, capturable=capturable, differentiable=differentiable))
 
     @no_grad()
     def step(self, closure=None):

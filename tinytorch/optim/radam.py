@@ -15,7 +15,7 @@ class RAdam(Optimizer):
         check_range(lr=lr, eps=eps, weight_decay=weight_decay)
         check_betas(betas)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                                      decoupled_weight_decay=decoupled_weight_decay, maximize=maximize))
+                                      decoupled_weight_decay=decoupled_weight_decay, maximize=maximize, foreach=foreach, capturable=capturable, differentiable=differentiable))
 
     @no_grad()
     def step(self, closure=None):

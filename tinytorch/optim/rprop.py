@@ -15,7 +15,7 @@ class Rprop(Optimizer):
         check_range(lr=lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        super().__init__(params, dict(lr=lr, etas=etas, step_sizes=step_sizes, maximize=maximize))
+        super().__init__(params, dict(lr=lr, etas=etas, step_sizes=step_sizes, maximize=maximize, foreach=foreach, capturable=capturable, differentiable=differentiable))
 
     @no_grad()
     def step(self, closure=None):

@@ -314,13 +314,13 @@ class LayerNorm(Module):
 
 
 class GroupNorm(Module):
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None):
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
         super().__init__()
         if num_channels % num_groups:
-            raise ValueError("num_channels must be divisible by num_groups")
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
         self.weight = Parameter(ones(num_channels, device=device, dtype=dtype)) if affine else None
-        self.bias = Parameter(zeros(num_channels, device=device, dtype=dtype)) if affine else None
+        self.bias = Parameter(zeros(num_channels, device=device, dtype=dtype)) if affine and bias else None
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
@@ -641,9 +641,12 @@ def _pad_module(name, n, mode, zero=False):
     if zero:
         def __init__(self, padding):
             _PadNd.__init__(self, padding, 0.0)
+    elif mode == "constant":
+        def __init__(self, padding, value):
+            _PadNd.__init__(self, padding, value)
     else:
-        def __init__(self, padding, *args):
-            _PadNd.__init__(self, padding, *args)
+        def __init__(self, padding):
+            _PadNd.__init__(self, padding)
     return type(name, (_PadNd,), {"_n": n, "_mode": mode, "__init__": __init__,
                                   "__doc__": f"Pads the last {n} dims (``F.pad`` mode '{mode}')."})
 

@@ -107,12 +107,13 @@ for _name, _target, _n in (("LazyConv1d", Conv1d, 1), ("LazyConv2d", Conv2d, 2),
 class _LazyNormBase(LazyModuleMixin, Module):
     _n = 2
 
-    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
+                 bias=True):
         super().__init__()
         self.num_features = 0
         self._lazy = dict(eps=eps, momentum=momentum, affine=affine, track_running_stats=track_running_stats,
-                          device=device, dtype=dtype)
-        _placeholders(self, ["weight", "bias"] if affine else [],
+                          device=device, dtype=dtype, bias=bias)
+        _placeholders(self, (["weight", "bias"] if bias else ["weight"]) if affine else [],
                       ["running_mean", "running_var"] if track_running_stats else [], dict(device=device, dtype=dtype))
 
     def initialize_parameters(self, input, *args, **kwargs):
