@@ -888,3 +888,14 @@ def test_functional_relu_inplace_and_signature_details_match_torch():
         lazy = m.nn.LazyBatchNorm1d(bias=False)
         lazy(m.randn(3, 5))
         assert lazy.bias is None and tuple(lazy.weight.shape) == (5,)
+
+
+def test_module_reprs_match_torch():
+    def build(n):
+        return [n.GroupNorm(2, 4), n.GroupNorm(2, 4, affine=False), n.GELU(approximate="tanh"), n.GELU(), n.Bilinear(2, 3, 4),
+                n.Conv1d(2, 3, 3, padding="same", dilation=2, padding_mode="reflect"), n.AvgPool1d(3),
+                n.Embedding(5, 3, max_norm=1.0, norm_type=1.0, scale_grad_by_freq=True), n.Unfold(2), n.Fold(4, 2),
+                n.ModuleList([n.Linear(2, 2), n.Linear(2, 2), n.ReLU(), n.Linear(2, 2)]), n.ModuleList(),
+                n.TransformerEncoder(n.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2, enable_nested_tensor=False)]
+    for a, b in zip(build(torch.nn), build(nn)):
+        assert repr(b) == repr(a)

@@ -89,6 +89,23 @@ class Sequential(Module):
 class ModuleList(Module):
     """A list of modules whose parameters the parent registers."""
 
+    def __repr__(self):
+        # as torch: a run of children with the same repr prints once, as "(i-j): n x <repr>"
+        reprs = [repr(m) for m in self._modules.values()]
+        if not reprs:
+            return type(self).__name__ + "()"
+        runs = []  # [first index, last index, repr]
+        for i, r in enumerate(reprs):
+            if runs and runs[-1][2] == r:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, r])
+        lines = []
+        for a, b, r in runs:
+            entry = f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}"
+            lines.append(entry.replace("\n", "\n  "))
+        return type(self).__name__ + "(\n  " + "\n  ".join(lines) + "\n)"
+
     def __init__(self, modules=None):
         super().__init__()
         if modules is not None:

@@ -63,6 +63,13 @@ class AvgPool2d(Module):
 
 
 class AvgPool1d(AvgPool2d):
+    """Mean over windows of (N, C, L) (``torch.nn.AvgPool1d``); sizes are kept as 1-tuples, as torch."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+        one = lambda v: tuple(v) if isinstance(v, (tuple, list)) else (v,)  # noqa: E731
+        super().__init__(one(kernel_size), one(stride if stride is not None else kernel_size), one(padding),
+                         ceil_mode, count_include_pad)
+
     def forward(self, input):
         return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
@@ -325,6 +332,10 @@ class GroupNorm(Module):
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
+    def extra_repr(self):
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
+
 
 class _InstanceNorm(_BatchNorm):
     """Instance normalization (``F.instance_norm``); no affine parameters and no running statistics by default."""
@@ -513,6 +524,14 @@ class Embedding(Module):
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        if self.sparse is not False:
+            s += ", sparse=True"
         return s
 
 
@@ -538,7 +557,8 @@ def _act(name, fn, params=(), inplace=False):
         return fn(input, **kw)
 
     def extra_repr(self):
-        parts = [f"{p}={getattr(self, p)}" for p, _ in params]
+        parts = [f"{p}={getattr(self, p)!r}" if isinstance(getattr(self, p), str) else f"{p}={getattr(self, p)}"
+                 for p, _ in params]
         if inplace and self.inplace:
             parts.append("inplace=True")
         return ", ".join(parts)
@@ -699,6 +719,9 @@ class Unfold(Module):
     def forward(self, input):
         return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
 
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, dilation={self.dilation}, padding={self.padding}, stride={self.stride}"
+
 
 class Fold(Module):
     """The adjoint of Unfold: (N, C kh kw, L) -> (N, C, H, W), overlapping values summed (``torch.nn.Fold``)."""
@@ -710,6 +733,10 @@ class Fold(Module):
 
     def forward(self, input):
         return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self):
+        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, dilation={self.dilation}, "
+                f"padding={self.padding}, stride={self.stride}")
 
 
 class EmbeddingBag(Module):

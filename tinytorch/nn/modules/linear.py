@@ -60,6 +60,10 @@ class Bilinear(Module):
     def forward(self, input1, input2):
         return F.bilinear(input1, input2, self.weight, self.bias)
 
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
 
 class Flatten(Module):
     """Flatten dims ``start_dim..end_dim`` (default: all but the batch dim)."""
