@@ -899,3 +899,63 @@ def test_module_reprs_match_torch():
                 n.TransformerEncoder(n.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2, enable_nested_tensor=False)]
     for a, b in zip(build(torch.nn), build(nn)):
         assert repr(b) == repr(a)
+
+
+@pytest.mark.parametrize("make,shape", [(lambda n: n.Linear(4, 3), (2, 4)),
+                                        (lambda n: n.Conv2d(2, 3, 3), (1, 2, 5, 5)),
+                                        (lambda n: n.ConvTranspose2d(2, 3, 3), (1, 2, 4, 4))])
+def test_hook_based_spectral_norm_matches_torch(make, shape):
+    m_th, m_tt = same_module(make)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape)
+    res = []
+    for m, mod in ((torch, m_th), (tt, m_tt)):
+        mod.double()
+        m.nn.utils.spectral_norm(mod)
+        assert list(mod.state_dict().keys())[-3:] == ["weight_orig", "weight_u", "weight_v"]
+        mod.weight_u.copy_(m.tensor(np.linspace(1, 2, mod.weight_u.shape[0])))
+        mod.weight_v.copy_(m.tensor(np.linspace(-1, 1, mod.weight_v.shape[0])))
+        for _ in range(3):  # training mode: each call runs one power-iteration step
+            out = mod(m.tensor(x))
+            out.sum().backward()
+        mod.eval()
+        ev = mod(m.tensor(x)).detach().numpy()
+        m.nn.utils.remove_spectral_norm(mod)
+        res.append((out.detach().numpy(), mod.weight.detach().numpy(), mod.weight_u.numpy() if hasattr(mod, "weight_u")
+                    else None, ev))
+        with pytest.raises(ValueError, match="spectral_norm of 'weight' not found"):
+            m.nn.utils.remove_spectral_norm(mod)
+    np.testing.assert_allclose(res[1][0], res[0][0], rtol=1e-10)
+    np.testing.assert_allclose(res[1][1], res[0][1], rtol=1e-10)
+    np.testing.assert_allclose(res[1][3], res[0][3], rtol=1e-10)
+
+
+def test_total_norm_and_clipping_helpers_match_torch():
+    rng = np.random.default_rng(3)
+    g = [rng.standard_normal((3, 4)), rng.standard_normal(5)]
+    res = []
+    for m in (torch, tt):
+        ps = [m.nn.Parameter(m.zeros(*a.shape, dtype=m.float64)) for a in g]
+        for p, a in zip(ps, g):
+            p.grad = m.tensor(a)
+        total = m.nn.utils.get_total_norm([p.grad for p in ps], 3.0)
+        m.nn.utils.clip_grads_with_norm_(ps, 1.5, total)
+        with pytest.warns(FutureWarning):
+            t2 = m.nn.utils.clip_grad_norm(ps, 0.5)
+        res.append([total.item(), t2.item()] + [p.grad.numpy() for p in ps])
+        with pytest.raises(RuntimeError, match="non-finite"):
+            m.nn.utils.get_total_norm([m.tensor([float("inf")])], error_if_nonfinite=True)
+    for a, b in zip(*res):
+        np.testing.assert_allclose(b, a, rtol=1e-12)
+
+
+def test_init_sparse_and_deprecated_names():
+    for m in (torch, tt):
+        w = m.empty(10, 4)
+        m.nn.init.sparse_(w, 0.3)
+        assert (w == 0).sum(0).tolist() == [3, 3, 3, 3]
+        with pytest.raises(ValueError, match="Only tensors with 2 dimensions"):
+            m.nn.init.sparse_(m.empty(2, 2, 2), 0.1)
+        with pytest.warns(FutureWarning, match="nn.init.constant` is now deprecated"):
+            m.nn.init.constant(w, 2.0)
+        assert (w == 2).all()

@@ -136,3 +136,48 @@ def orthogonal_(tensor, gain=1, generator=None):
     with no_grad():
         return tensor.copy_(_from_host(np.ascontiguousarray(q.reshape(tensor.shape)) * gain, tensor.dtype,
                                        tensor.device))
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """Fill a 2-D ``tensor`` with N(0, std) values, then zero ceil(sparsity * rows) randomly chosen rows in
+    each column (Martens 2010, "Deep learning via Hessian-free optimization"; ``torch.nn.init.sparse_``).
+    ValueError unless 2-D."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    from .._ops.creation import randperm
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for c in range(cols):
+            tensor[randperm(rows, generator=generator)[:num_zeros], c] = 0
+    return tensor
+
+
+def _deprecated(new):
+    # PyTorch's old names without the trailing underscore: the same functions, with a FutureWarning
+    import functools
+    import warnings
+    old = new.__name__[:-1]
+
+    @functools.wraps(new)
+    def init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`.", FutureWarning,
+                      stacklevel=2)
+        return new(*args, **kwargs)
+    init.__name__ = old
+    init.__doc__ = f"Deprecated name of ``{new.__name__}``."
+    return init
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)
