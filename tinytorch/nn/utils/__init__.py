@@ -1,5 +1,4 @@
 """``nn.utils``: gradient clipping, parameter/vector conversion, weight and spectral normalization."""
-import math
 import warnings
 
 from ..._tensor import Tensor
