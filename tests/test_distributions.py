@@ -77,6 +77,29 @@ CASES += [
 ]
 
 
+# built on transforms (Weibull, Pareto, HalfCauchy, the relaxed ones), a mixture, and a count distribution
+CASES += [
+    ("weibull", lambda d, p, q: d.Weibull(p.abs() + 0.5, q.abs() + 0.7), (3, 4),
+     lambda m, v: m.log_prob(v.abs() + 0.1) + m.entropy() + m.mean + m.variance + m.cdf(v.abs() + 0.2)),
+    ("pareto", lambda d, p, q: d.Pareto(p.abs() + 0.5, q.abs() + 2.5), (3, 4),
+     lambda m, v: m.log_prob(m.scale + v.abs()) + m.entropy() + m.mean + m.variance),
+    ("halfcauchy", lambda d, p, q: d.HalfCauchy(q.abs() + 0.3), (3, 4),
+     lambda m, v: m.log_prob(v.abs()) + m.entropy() + m.cdf(v.abs()) + m.icdf(v.abs() * 0.4 + 0.05)),
+    ("negative_binomial_probs", lambda d, p, q: d.NegativeBinomial(q.abs() * 3 + 0.5, probs=p.sigmoid()), (3, 4),
+     lambda m, v: m.log_prob((v.abs() * 3).floor()) + m.mean + m.variance),
+    ("negative_binomial_logits", lambda d, p, q: d.NegativeBinomial(q.abs() + 1.0, logits=p), (3, 4),
+     lambda m, v: m.log_prob((v.abs() * 3).floor()) + m.mode),
+    ("relaxed_bernoulli", lambda d, p, q: d.RelaxedBernoulli(q.abs() + 0.5, logits=p), (3, 4),
+     lambda m, v: m.log_prob(v.sigmoid() * 0.9 + 0.05)),
+    ("relaxed_one_hot", lambda d, p, q: d.RelaxedOneHotCategorical(q[0, 0].abs() + 0.5, logits=p), (3, 4),
+     lambda m, v: m.log_prob(v.softmax(-1))),
+    ("mixture_normal", lambda d, p, q: d.MixtureSameFamily(d.Categorical(logits=p[0]), d.Normal(p[1], q[2].abs() + 0.2)),
+     (3, 4), lambda m, v: m.log_prob(v) + m.cdf(v) + m.mean + m.variance),
+    ("mixture_mvn", lambda d, p, q: d.MixtureSameFamily(d.Categorical(logits=p[:, 0]), d.Independent(
+        d.Normal(p, q.abs() + 0.3), 1)), (3, 4), lambda m, v: m.log_prob(v[:2, None]) + m.mean.sum() + m.variance.sum()),
+]
+
+
 def _grad_rtol(name):
     # gradients through digamma meet torch's trigamma, which is accurate to ~5e-10 only (ours agrees with
     # mpmath to 1e-15: tests/test_ops.py::test_gamma_family_matches_mpmath)
@@ -164,7 +187,12 @@ def test_shapes_and_properties_match_torch():
                  lambda d, m: d.Beta(m.full((3,), 2.0), 3.0), lambda d, m: d.Poisson(m.full((2,), 4.0)),
                  lambda d, m: d.Independent(d.Normal(m.zeros(2, 3, 4), 1.0), 2),
                  lambda d, m: d.MultivariateNormal(m.zeros(2, 1, 3), m.eye(3).expand(4, 3, 3)),
-                 lambda d, m: d.Dirichlet(m.ones(2, 5))):
+                 lambda d, m: d.Dirichlet(m.ones(2, 5)), lambda d, m: d.Weibull(m.ones(2, 3), 1.5),
+                 lambda d, m: d.Pareto(1.0, m.full((3,), 3.0)), lambda d, m: d.HalfCauchy(m.ones(2)),
+                 lambda d, m: d.NegativeBinomial(m.full((3,), 4.0), probs=m.full((3,), 0.3)),
+                 lambda d, m: d.MixtureSameFamily(d.Categorical(m.ones(2, 3)), d.Normal(m.zeros(2, 3), 1.0)),
+                 lambda d, m: d.MixtureSameFamily(d.Categorical(m.ones(3)),
+                                                  d.Independent(d.Normal(m.zeros(3, 2), 1.0), 1))):
         a, b = make(D, tt), make(TD, torch)
         assert a.batch_shape == tuple(b.batch_shape) and a.event_shape == tuple(b.event_shape)
         assert a.sample((5, 2)).shape == tuple(b.sample((5, 2)).shape)
@@ -345,3 +373,24 @@ def test_transformed_distribution_matches_torch(name):
     d = D.TransformedDistribution(D.Normal(tt.tensor(mu0) * 10, 1.0), [D.TanhTransform(cache_size=1)])
     a = d.rsample()
     assert bool(tt.isfinite(d.log_prob(a)).all())
+
+
+def test_new_distribution_samples_have_the_right_moments_and_gradients():
+    tt.manual_seed(0)
+    n = 40000
+    checks = [(D.Weibull(tt.tensor(2.0), tt.tensor(1.5)), 0.03), (D.Pareto(tt.tensor(1.0), tt.tensor(4.0)), 0.03),
+              (D.NegativeBinomial(tt.tensor(5.0), probs=tt.tensor(0.3)), 0.03),
+              (D.MixtureSameFamily(D.Categorical(tt.tensor([0.2, 0.8])), D.Normal(tt.tensor([-2.0, 3.0]), 0.5)), 0.03)]
+    for d, rtol in checks:
+        s = d.sample((n,))
+        assert abs(s.mean().item() - d.mean.item()) <= rtol * abs(d.mean.item()) + 0.02, type(d).__name__
+    temp = tt.tensor(0.5, requires_grad=True)
+    logits = tt.tensor([0.1, -0.4, 1.2], requires_grad=True)
+    r = D.RelaxedOneHotCategorical(temp, logits=logits).rsample((5,))
+    assert r.shape == (5, 3) and tt.allclose(r.sum(-1), tt.ones(5))
+    (r[:, 0] * 2).sum().backward()
+    assert logits.grad is not None and temp.grad is not None
+    b = D.RelaxedBernoulli(tt.tensor(0.3), probs=tt.tensor([0.2, 0.9])).rsample((100,))
+    assert ((b > 0) & (b < 1)).all()
+    h = D.HalfCauchy(tt.tensor(1.0)).sample((1000,))
+    assert (h >= 0).all()

@@ -527,3 +527,15 @@ def test_keyword_names_and_out_arguments_match_torch():
         m.set_default_device(device=None)
         res.append(got)
     assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("n", [(), (1,), (300,), (70000,)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8"])
+def test_clamp_both_bounds_any_size_matches_torch(n, dtype):
+    # relu/clamp walk large arrays against constant blocks; 0-d and small inputs take NumPy's scalar path
+    x = (np.random.default_rng(0).standard_normal(n) * 50).astype(dtype)
+    for lo, hi in ((3, 40), (0, None), (None, 0), (2.5, 7.5) if dtype.startswith("float") else (2, 7)):
+        a = tt.tensor(x).clamp(lo, hi).numpy()
+        b = torch.tensor(x).clamp(lo, hi).numpy()
+        assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+    assert np.array_equal(tt.relu(tt.tensor(x)).numpy(), torch.relu(torch.tensor(x)).numpy())

@@ -794,7 +794,8 @@ def _clamp(a, lo, hi):
         if lo is not None:
             out = _bound(np.maximum, out, lo)
         if hi is not None:
-            out = _bound(np.minimum, out, hi, out=out if out is not a else None)
+            # the max's result can be written over (not for 0-d input: NumPy then returns a scalar)
+            out = _bound(np.minimum, out, hi, out=out if out is not a and isinstance(out, np.ndarray) else None)
         return np.array(out, copy=True) if out is a else out
 
 

@@ -22,8 +22,13 @@ from .normal import Normal
 from .uniform import Uniform
 from .kl import kl_divergence, register_kl
 from .transformed_distribution import TransformedDistribution
-from .transforms import (AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform, TanhTransform, Transform,
+from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, PowerTransform,
+                         SigmoidTransform, SoftmaxTransform, SoftplusTransform, TanhTransform, Transform,
                          identity_transform)
+from .weibull import HalfCauchy, Pareto, Weibull
+from .negative_binomial import NegativeBinomial
+from .mixture_same_family import MixtureSameFamily
+from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from . import constraints, kl, transforms
 
 __all__ = ["Distribution", "Bernoulli", "Beta", "Binomial", "Categorical", "Geometric", "Multinomial",
@@ -31,4 +36,6 @@ __all__ = ["Distribution", "Bernoulli", "Beta", "Binomial", "Categorical", "Geom
            "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal", "MultivariateNormal", "Normal", "Poisson",
            "StudentT", "Uniform", "constraints", "kl", "kl_divergence", "register_kl", "TransformedDistribution",
            "Transform", "ComposeTransform", "ExpTransform", "AffineTransform", "SigmoidTransform", "TanhTransform",
-           "identity_transform", "transforms"]
+           "identity_transform", "transforms", "AbsTransform", "PowerTransform", "SoftmaxTransform",
+           "SoftplusTransform", "HalfCauchy", "Pareto", "Weibull", "NegativeBinomial", "MixtureSameFamily",
+           "RelaxedBernoulli", "RelaxedOneHotCategorical"]

@@ -214,3 +214,75 @@ class TanhTransform(Transform):
     def log_abs_det_jacobian(self, x, y):
         # log(1 - tanh(x)^2), written stably (as torch and TensorFlow Probability do)
         return 2.0 * (math.log(2.0) - x - _softplus(-2.0 * x))
+
+
+class PowerTransform(Transform):
+    """y = x ** exponent on x > 0 (``torch.distributions.transforms.PowerTransform``)."""
+    domain = constraints.positive
+    codomain = constraints.positive
+
+    def __init__(self, exponent, cache_size=0):
+        super().__init__(cache_size)
+        (self.exponent,) = _as_tensors(exponent)
+
+    @property
+    def sign(self):
+        return self.exponent.sign()
+
+    def _call(self, x):
+        return x.pow(self.exponent)
+
+    def _inverse(self, y):
+        return y.pow(1 / self.exponent)
+
+    def log_abs_det_jacobian(self, x, y):
+        return (self.exponent * y / x).abs().log()
+
+
+class AbsTransform(Transform):
+    """y = |x| (not bijective: the inverse returns the non-negative root)."""
+    bijective = False
+    codomain = constraints.positive
+
+    def _call(self, x):
+        return x.abs()
+
+    def _inverse(self, y):
+        return y
+
+
+class SoftplusTransform(Transform):
+    """y = log(1 + exp(x)); inverse x = y + log(-expm1(-y))."""
+    codomain = constraints.positive
+
+    def _call(self, x):
+        return _softplus(x)
+
+    def _inverse(self, y):
+        from .._ops.pointwise import expm1
+        return y + log(-expm1(-y))
+
+    def log_abs_det_jacobian(self, x, y):
+        return -_softplus(-x)
+
+
+class SoftmaxTransform(Transform):
+    """Unconstrained R^n -> simplex by exp and normalization (not bijective; the inverse is log)."""
+    domain = constraints.independent(constraints.real, 1)
+    codomain = constraints.simplex
+    bijective = False
+
+    def _call(self, x):
+        probs = exp(x - x.amax(-1, keepdim=True))
+        return probs / probs.sum(-1, keepdim=True)
+
+    def _inverse(self, y):
+        return log(y)
+
+
+def _as_tensors(*args):
+    from .normal import _params
+    return _params(*args)
+
+
+__all__ += ["PowerTransform", "AbsTransform", "SoftplusTransform", "SoftmaxTransform"]
