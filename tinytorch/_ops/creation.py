@@ -403,23 +403,57 @@ method("new_tensor")(lambda self, data, dtype=None, device=None, requires_grad=F
 
 
 # ---- random -------------------------------------------------------------------------------------------
-class Generator:
-    """A random number generator (``torch.Generator``) backed by NumPy's PCG64.
+def _fma64(a, b, c):
+    """a * b + c for float64 arrays with (almost always) one rounding, as a fused multiply-add: Dekker's exact
+    product and Knuth's exact sum, then one final addition. PyTorch's compiled normal kernels fuse this way."""
+    a, b, c = np.asarray(a, np.float64), np.asarray(b, np.float64), np.asarray(c, np.float64)
+    p = a * b
+    split = 134217729.0  # 2^27 + 1: Veltkamp's split into 26-bit halves
+    ah = a * split
+    ah = ah - (ah - a)
+    bh = b * split
+    bh = bh - (bh - b)
+    e = ((ah * bh - p) + ah * (b - bh) + (a - ah) * bh) + (a - ah) * (b - bh)  # a * b = p + e exactly
+    s = p + c
+    z = s - p
+    t = (p - (s - z)) + (c - z)  # p + c = s + t exactly
+    return s + (t + e)
 
-    Streams differ from PyTorch's Mersenne Twister: the same seed gives reproducible, not identical, numbers.
+
+def _mt19937_key(seed):
+    """The 624-word state of C++'s std::mt19937 seeded with the low 32 bits of ``seed`` (init_genrand), which
+    is how PyTorch's CPU generator seeds its Mersenne Twister."""
+    key = [seed & 0xFFFFFFFF]
+    for i in range(1, 624):
+        prev = key[-1]
+        key.append((1812433253 * (prev ^ (prev >> 30)) + i) & 0xFFFFFFFF)
+    return np.array(key, dtype=np.uint32)
+
+
+class Generator:
+    """A random number generator (``torch.Generator``): a Mersenne Twister (MT19937) seeded as PyTorch's CPU
+    generator, whose raw 32-bit stream is NumPy's ``MT19937`` bit generator.
+
+    rand/randn/normal_/uniform_ (and the nn.init functions built on them), randint, randperm, random_ and
+    bernoulli turn that stream into numbers with PyTorch's own transformations, so after the same
+    ``manual_seed`` they give PyTorch's numbers (float32 ``randn`` of 16+ elements to 1 ulp: PyTorch's
+    vectorized sin/cos/log round differently). The other samplers (dropout masks, multinomial, exponential_,
+    Poisson, Gamma ...) draw from the same stream through NumPy's algorithms: reproducible, not identical.
     """
 
     def __init__(self, device="cpu"):
         self.device = as_device(device)
-        self._seed = 67280421310721
-        self._rng = np.random.Generator(np.random.PCG64(self._seed))
+        self.manual_seed(67280421310721)
 
     def manual_seed(self, seed):
         seed = int(seed)
         if seed < 0:
             seed &= (1 << 64) - 1
         self._seed = seed
-        self._rng = np.random.Generator(np.random.PCG64(seed))
+        self._bits = np.random.MT19937()
+        self._bits.state = {"bit_generator": "MT19937", "state": {"key": _mt19937_key(seed), "pos": 624}}
+        self._rng = np.random.Generator(self._bits)
+        self._next_normal = None  # PyTorch's normal_distribution<double> caches the second Box-Muller value
         return self
 
     def seed(self):
@@ -432,13 +466,111 @@ class Generator:
 
     def get_state(self):
         import json
-        st = json.dumps(self._rng.bit_generator.state).encode()
-        return tensor(list(st), dtype=_dt.uint8)
+        st = self._bits.state
+        doc = {"key": st["state"]["key"].tolist(), "pos": st["state"]["pos"], "next_normal": self._next_normal,
+               "seed": self._seed}
+        return tensor(list(json.dumps(doc).encode()), dtype=_dt.uint8)
 
     def set_state(self, state):
         import json
-        self._rng.bit_generator.state = json.loads(bytes(state.tolist()).decode())
+        doc = json.loads(bytes(state.tolist()).decode())
+        self._bits.state = {"bit_generator": "MT19937",
+                            "state": {"key": np.array(doc["key"], dtype=np.uint32), "pos": doc["pos"]}}
+        self._next_normal, self._seed = doc["next_normal"], doc["seed"]
         return self
+
+    # ---- PyTorch's transformations of the 32-bit stream (ATen's DistributionsHelper / TransformationHelper)
+    def _u32(self, n):
+        return self._bits.random_raw(n).astype(np.uint64)
+
+    def _u64(self, n):
+        r = self._u32(2 * n).reshape(n, 2)  # random64(): the first draw is the high word
+        return (r[:, 0] << np.uint64(32)) | r[:, 1]
+
+    def _uniform(self, n, dtype, low=0.0, high=1.0):
+        """n samples of U[low, high) in ``dtype`` (a NumPy float type): the top mantissa-width bits of one
+        draw scaled by 2^-digits, then x * (high - low) + low in the accumulation type (float for float32 and
+        half types, double for float64), as ``at::uniform_real_distribution``."""
+        if dtype == np.float64:
+            x = (self._u64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0 ** -53
+            return x * (float(high) - float(low)) + float(low)
+        digits = {np.dtype(np.float32): 24, np.dtype(np.float16): 11}.get(np.dtype(dtype), 8)  # 8: bfloat16
+        x = (self._u32(n) & np.uint64((1 << digits) - 1)).astype(np.float64) * 2.0 ** -digits
+        lo, hi = np.float32(dtype(low)), np.float32(dtype(high))
+        # x * (hi - lo) + lo with one rounding, as the fused multiply-add PyTorch's compiled loop uses
+        return (x * np.float64(hi - lo) + np.float64(lo)).astype(np.float32).astype(dtype)
+
+    def _normal(self, n, dtype, mean=0.0, std=1.0):
+        """n samples of N(mean, std^2) in ``dtype``, as ATen's CPU normal kernel: 16 or more values are filled
+        with uniforms, then Box-Muller on blocks of 16 (8 cos, 8 sin; a last partial block is redrawn and
+        recomputed over the final 16); fewer come one by one from normal_distribution<double>."""
+        if n >= 16:
+            if dtype == np.float64:
+                # up to 2^16 values the C library's log/sin/cos (as PyTorch's std:: calls; NumPy's vectorized
+                # ones may differ in the last bit), NumPy's beyond
+                small = n <= 1 << 16
+                log, cos, sin = (np.frompyfunc(f, 1, 1) for f in (math.log, math.cos, math.sin)) if small else \
+                    (np.log, np.cos, np.sin)
+                data = self._uniform(n, np.float64)
+
+                def fill16(d):  # d: (blocks, 16), 8 cosines then 8 sines per block
+                    radius = np.sqrt(-2 * log(1 - d[:, :8]).astype(np.float64))
+                    theta = 2.0 * math.pi * d[:, 8:]
+                    c, s_ = cos(theta).astype(np.float64), sin(theta).astype(np.float64)
+                    d[:, :8] = _fma64(radius * c, std, mean)
+                    d[:, 8:] = _fma64(radius * s_, std, mean)
+            else:
+                # float arithmetic step by step, as PyTorch's AVX2 kernel (whose SLEEF log/sin/cos round
+                # differently from NumPy's in some elements: those differ by an ulp or so)
+                f = np.float32
+                data = self._uniform(n, dtype).astype(f)
+                m, s = f(mean), f(std)
+
+                def fill16(d):
+                    radius = np.sqrt(f(-2) * np.log(f(1) - d[:, :8]))
+                    theta = f(2 * math.pi) * d[:, 8:]
+                    d[:, :8] = _fma64(radius * np.cos(theta), s, m).astype(f)
+                    d[:, 8:] = _fma64(radius * np.sin(theta), s, m).astype(f)
+            full = n - n % 16
+            fill16(data[:full].reshape(-1, 16))
+            if n % 16:
+                tail = self._uniform(16, dtype).astype(data.dtype)
+                fill16(tail.reshape(1, 16))
+                data[n - 16:] = tail
+            return data.astype(dtype)
+        out = np.empty(n, np.float64)
+        for i in range(n):
+            if self._next_normal is not None:
+                out[i] = self._next_normal
+                self._next_normal = None
+                continue
+            u1, u2 = self._uniform(2, np.float64)
+            r = math.sqrt(-2.0 * math.log1p(-u2))
+            theta = 2.0 * math.pi * u1
+            self._next_normal = r * math.sin(theta)
+            out[i] = r * math.cos(theta)
+        return _fma64(out, std, mean).astype(dtype)
+
+    def _randint(self, n, low, high):
+        """n integers uniform on [low, high): one 32-bit draw modulo the range (64-bit for ranges of 2^32 and
+        more), as ``transformation::uniform_int_from_to``."""
+        rng = high - low
+        raw = self._u64(n) if rng >= 1 << 32 else self._u32(n)
+        return (raw % np.uint64(rng)).astype(np.int64) + low if rng < 1 << 63 else \
+            np.array([int(v) % rng + low for v in raw], dtype=np.int64)
+
+    def _randperm(self, n):
+        """PyTorch's CPU randperm: a Fisher-Yates pass swapping i with i + (draw % (n - i))."""
+        perm = np.arange(n, dtype=np.int64)
+        if n < 2:
+            return perm
+        big = n >= (1 << 32) // 20  # PyTorch switches to 64-bit draws for large n
+        raw = self._u64(n - 1) if big else self._u32(n - 1)
+        z = (raw % np.arange(n, 1, -1, dtype=np.uint64)).astype(np.int64) + np.arange(n - 1)
+        p = perm.tolist()
+        for i, j in enumerate(z.tolist()):
+            p[i], p[j] = p[j], p[i]
+        return np.array(p, dtype=np.int64)
 
 
 default_generator = Generator()
@@ -470,6 +602,15 @@ def _rng(generator):
     return (generator or default_generator)._rng
 
 
+def _gen(generator):
+    return generator or default_generator
+
+
+def _np_float(d):
+    """The NumPy type of a real float dtype (ml_dtypes' bfloat16 included)."""
+    return d.np.type if hasattr(d.np, "type") else d.np
+
+
 def _float_dtype(dtype, op, complex_ok=False):
     d = dtype or _dt.get_default_dtype()
     if not (d.is_floating_point or complex_ok and d.is_complex):
@@ -491,7 +632,8 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
     if d.is_complex:
         arr = _complex_from_parts(_rng(generator).random(_size(size) + (2,)), d)
         return _from_host(arr, d, device, requires_grad)
-    arr = _rng(generator).random(_size(size), dtype=np.float64 if d is _dt.float64 else np.float32)
+    shape = _size(size)
+    arr = _gen(generator)._uniform(math.prod(shape), _np_float(d)).reshape(shape)
     return _from_host(arr, d, device, requires_grad)
 
 
@@ -505,7 +647,8 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
     if d.is_complex:
         arr = _complex_from_parts(_rng(generator).standard_normal(_size(size) + (2,)) * np.sqrt(0.5), d)
         return _from_host(arr, d, device, requires_grad)
-    arr = _rng(generator).standard_normal(_size(size), dtype=np.float64 if d is _dt.float64 else np.float32)
+    shape = _size(size)
+    arr = _gen(generator)._normal(math.prod(shape), _np_float(d)).reshape(shape)
     return _from_host(arr, d, device, requires_grad)
 
 
@@ -518,7 +661,9 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     d = dtype or _dt.int64
-    return _from_host(_rng(generator).integers(low, high, _size(size)).astype(d.np), d, device, requires_grad)
+    shape = _size(size)
+    arr = _gen(generator)._randint(math.prod(shape), int(low), int(high)).reshape(shape)
+    return _from_host(arr.astype(d.np), d, device, requires_grad)
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, device=None):
@@ -538,7 +683,7 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False):
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of 0..n-1 (int64)."""
     d = dtype or _dt.int64
-    return _from_host(_rng(generator).permutation(n).astype(d.np), d, device, requires_grad)
+    return _from_host(_gen(generator)._randperm(int(n)).astype(d.np), d, device, requires_grad)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
@@ -560,7 +705,9 @@ def bernoulli(input, p=None, *, generator=None):
     probs = input.detach().numpy(force=True) if p is None else np.full(input._shape, p)
     if np.any((probs < 0) | (probs > 1)):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
-    u = _rng(generator).random(input._shape)
+    # one uniform per element in the probabilities' float type, as PyTorch's CPU bernoulli(Tensor)
+    work = np.float64 if input.dtype is _dt.float64 else np.float32
+    u = _gen(generator)._uniform(math.prod(input._shape), work).reshape(input._shape)
     return _from_host((u < probs).astype(input.dtype.np), input.dtype, input.device)
 
 
@@ -610,12 +757,18 @@ method("multinomial")(multinomial)
 method("bernoulli")(lambda self, p=None, *, generator=None: bernoulli(self, p, generator=generator))
 
 
-def _rand_fill(name, sample):
+def _rand_fill(name, sample, torch_stream=False):
+    """Tensor method ``name`` filling the tensor in place with ``sample(rng, shape, *args)``: ``rng`` is the
+    Generator itself when ``torch_stream`` (PyTorch's transformations), else its NumPy Generator."""
     def f(self, *args, generator=None, **kw):
         if self._storage.backend.shape_only:
             return self
         with_nograd = _state["enabled"]
-        arr = sample(_rng(generator), self._shape, *args, **kw)
+        if torch_stream:
+            arr = sample(_gen(generator), self._shape, _np_float(self.dtype) if self.dtype.is_floating_point
+                         else None, *args, **kw)
+        else:
+            arr = sample(_rng(generator), self._shape, *args, **kw)
         _state["enabled"] = False
         try:
             self._write(_from_host(np.asarray(arr), self.dtype, self.device))
@@ -626,11 +779,33 @@ def _rand_fill(name, sample):
     method(name)(f)
 
 
-_rand_fill("uniform_", lambda r, s, a=0.0, b=1.0: r.uniform(a, b, s))
-_rand_fill("normal_", lambda r, s, mean=0.0, std=1.0: r.normal(mean, std, s))
+def _uniform_fill(g, shape, dt, a=0.0, b=1.0):
+    if dt is None:
+        raise RuntimeError("\"check_uniform_bounds\" not implemented for an integer tensor")
+    return g._uniform(math.prod(shape), dt, a, b).reshape(shape)
+
+
+def _normal_fill(g, shape, dt, mean=0.0, std=1.0):
+    if dt is None:
+        raise RuntimeError("\"normal_kernel_cpu\" not implemented for an integer tensor")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    return g._normal(math.prod(shape), dt, mean, std).reshape(shape)
+
+
+def _random_fill(g, shape, dt, a=None, b=None):
+    if a is None:  # [0, 2^mantissa] for floats, [0, max] for integers, as PyTorch's random_()
+        return g._randint(math.prod(shape), 0, (1 << 24) + 1 if dt == np.float32 else (1 << 53) + 1 if
+                          dt == np.float64 else (1 << 63)).reshape(shape)
+    lo, hi = (0, a) if b is None else (a, b)
+    return g._randint(math.prod(shape), int(lo), int(hi)).reshape(shape)
+
+
+_rand_fill("uniform_", _uniform_fill, torch_stream=True)
+_rand_fill("normal_", _normal_fill, torch_stream=True)
 _rand_fill("bernoulli_", lambda r, s, p=0.5: (r.random(s) < (p.numpy(force=True) if isinstance(p, Tensor) else p)))
 _rand_fill("exponential_", lambda r, s, lambd=1.0: r.exponential(1.0 / lambd, s))
-_rand_fill("random_", lambda r, s, a=0, b=None: r.integers(0, a, s) if b is None else r.integers(a, b, s))
+_rand_fill("random_", _random_fill, torch_stream=True)
 _rand_fill("log_normal_", lambda r, s, mean=1.0, std=2.0: r.lognormal(mean, std, s))
 _rand_fill("cauchy_", lambda r, s, median=0.0, sigma=1.0: r.standard_cauchy(s) * sigma + median)
 _rand_fill("geometric_", lambda r, s, p: r.geometric(p, s))

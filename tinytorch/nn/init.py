@@ -51,17 +51,50 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Normal samples redrawn until inside [a, b]."""
-    import numpy as np
-    from .._ops.creation import _from_host, _rng
-    rng = _rng(generator)
-    n = tensor.numel()
-    out = np.empty(0)
-    while out.size < n:
-        s = rng.normal(mean, std, 2 * n + 16)
-        out = np.concatenate([out, s[(s >= a) & (s <= b)]])
+    """N(mean, std^2) truncated to [a, b] (``torch.nn.init.trunc_normal_``, its algorithm and random draws):
+    when the interval holds more than 30% of the mass, normal samples outside it are redrawn; otherwise
+    uniform proposals on [a, b] are accepted with probability exp(-(x - mean)^2 / 2 std^2) relative to the
+    peak."""
+    import warnings
+    from .._ops.pointwise import where
+    from .._ops.creation import empty_like
+
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
+                      "may be incorrect.", stacklevel=2)
     with no_grad():
-        return tensor.copy_(_from_host(out[:n].reshape(tensor.shape), tensor.dtype, tensor.device))
+        p = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
+        if p > 0.3:
+            lo, hi = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not mask.any():
+                    break
+                result = where(mask, empty_like(result).normal_(mean, std, generator=generator), result)
+            if tensor is not result:
+                tensor.copy_(result)
+            return tensor
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+        candidates, accept = empty_like(tensor), empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        candidates.copy_(tensor)
+        candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        pending = accept.uniform_(generator=generator).log_().gt(candidates)
+        if pending.any():
+            result = tensor
+            while True:
+                candidates.uniform_(a, b, generator=generator)
+                result = where(pending, candidates, result)
+                candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+                pending = where(pending, accept.uniform_(generator=generator).log_().gt(candidates), pending)
+                if not pending.any():
+                    break
+            tensor.copy_(result)
+        return tensor
 
 
 def constant_(tensor, val):
@@ -98,7 +131,7 @@ def dirac_(tensor, groups=1):
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio 2010)."""
     fi, fo = _calculate_fan_in_and_fan_out(tensor)
-    a = gain * math.sqrt(6.0 / (fi + fo))
+    a = math.sqrt(3.0) * (gain * math.sqrt(2.0 / float(fi + fo)))  # PyTorch's order: the same float bound
     return uniform_(tensor, -a, a, generator)
 
 
@@ -111,7 +144,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     """U(-b, b) with b = gain * sqrt(3 / fan) (He et al. 2015)."""
     if 0 in tuple(tensor.shape):
         return tensor
-    bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / _fan(tensor, mode))
+    bound = math.sqrt(3.0) * (calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)))
     return uniform_(tensor, -bound, bound, generator)
 
 
@@ -122,11 +155,18 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 
 
 def orthogonal_(tensor, gain=1, generator=None):
+    """A (semi-)orthogonal matrix from the QR decomposition of N(0, 1) samples, signs fixed by R's diagonal,
+    times ``gain`` (Saxe et al. 2013; ``torch.nn.init.orthogonal_``). ValueError below 2 dims."""
     import numpy as np
-    from .._ops.creation import _from_host, _rng
+    from .._ops.creation import _from_host, empty
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = _rng(generator).normal(0, 1, (rows, cols))
+    with no_grad():
+        flat = empty(rows, cols, dtype=tensor.dtype).normal_(0, 1, generator=generator).numpy().astype(np.float64)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)

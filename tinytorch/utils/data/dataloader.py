@@ -137,6 +137,14 @@ class DataLoader:
         self.collate_fn = collate_fn or (default_collate if batch_size is not None or batch_sampler else default_convert)
 
     def __iter__(self):
+        from ..._dtype import int64
+        from ..._ops.creation import empty
+        # PyTorch's loader iterator draws a base seed (for worker seeding) before the sampler runs; drawing it
+        # here too keeps the random stream, and so shuffles, the same as PyTorch's
+        self._base_seed = int(empty((), dtype=int64).random_(generator=self.generator).item())
+        return self._batches()
+
+    def _batches(self):
         if self.batch_sampler is None:
             for i in self.sampler:
                 yield self.collate_fn(self.dataset[i])

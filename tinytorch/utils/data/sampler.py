@@ -32,14 +32,19 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
-        from ..._ops.creation import randint, randperm
+        from ..._dtype import int64
+        from ..._ops.creation import Generator, empty, randint, randperm
         n = len(self.data_source)
+        gen = self.generator
+        if gen is None:  # as PyTorch: a fresh generator seeded from the default one, per epoch
+            gen = Generator().manual_seed(int(empty((), dtype=int64).random_().item()))
         if self.replacement:
-            return iter(randint(0, n, (self.num_samples,), generator=self.generator).tolist())
+            return iter(randint(0, n, (self.num_samples,), generator=gen).tolist())
         idx = []
-        while len(idx) < self.num_samples:
-            idx += randperm(n, generator=self.generator).tolist()
-        return iter(idx[:self.num_samples])
+        for _ in range(self.num_samples // n):
+            idx += randperm(n, generator=gen).tolist()
+        idx += randperm(n, generator=gen).tolist()[:self.num_samples % n]  # drawn even when empty, as PyTorch
+        return iter(idx)
 
     def __len__(self):
         return self.num_samples
