@@ -1,8 +1,10 @@
 """Unmodified PyTorch scripts run on tinytorch through ``python -m tinytorch.run`` (and ``compat.install()``).
 
-Each script in tests/scripts is run twice, by real PyTorch and through tinytorch.run, and the final losses
-they print are compared. The random streams of the two libraries differ, so the check is that both
-trainings reach the same loss level, not the same digits.
+Each script in tests/scripts is run twice, by real PyTorch and through tinytorch.run, and the final results
+they print are compared. tinytorch's generator reproduces PyTorch's random stream, so both runs start from the
+same weights and see the same batches; the results agree closely, not to the last digit (the BLAS libraries
+round differently, dropout masks come from different samplers, and long or discrete trainings such as a DQN
+amplify small differences), hence a tolerance per script.
 """
 import os
 import re
@@ -14,13 +16,13 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-SCRIPTS = {  # script: (rtol, atol) between the two final losses
-    "polynomial_regression.py": (0.0, 1e-4),
-    "lstm_language_model.py": (0.25, 0.05),
-    "autoencoder.py": (0.35, 0.01),
-    "resnet_classifier.py": (0.0, 0.1),  # test accuracy
-    "dqn.py": (0.0, 1.5),  # mean episode length of the last 10 episodes (7 is optimal)
-    "nanogpt_train.py": (0.5, 0.1),
+SCRIPTS = {  # script: (rtol, atol) between the two final results
+    "polynomial_regression.py": (1e-3, 1e-6),
+    "lstm_language_model.py": (0.25, 0.05),  # dropout
+    "autoencoder.py": (0.02, 1e-4),
+    "resnet_classifier.py": (0.0, 0.05),  # test accuracy
+    "dqn.py": (0.0, 1.0),  # mean episode length of the last 10 episodes (7 is optimal)
+    "nanogpt_train.py": (0.05, 0.01),
 }
 
 
