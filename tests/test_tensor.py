@@ -589,3 +589,17 @@ def test_module_initialisation_and_data_order_match_torch_after_the_same_seed():
         assert np.array_equal(a, b)
     np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-6)  # float32 normals: within an ulp
     assert res[0][2] == res[1][2] and res[0][3] == res[1][3]
+
+
+def test_dropout_masks_match_torch_after_the_same_seed():
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((6, 5)).astype(np.float32), rng.standard_normal((2, 3, 4, 4)).astype(np.float32)
+    res = []
+    for m in (tt, torch):
+        m.manual_seed(4)
+        outs = [m.nn.functional.dropout(m.tensor(x), 0.3), m.nn.functional.dropout2d(m.tensor(y), 0.5),
+                m.nn.Dropout(0.2)(m.tensor(x)), m.empty(20).bernoulli_(0.3), m.empty(9).bernoulli_(m.full((9,), 0.6)),
+                m.bernoulli(m.full((7,), 0.5), p=0.2)]
+        res.append([t.numpy() for t in outs])
+    for a, b in zip(*res):
+        assert np.array_equal(a, b)

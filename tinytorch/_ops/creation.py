@@ -435,9 +435,9 @@ class Generator:
     generator, whose raw 32-bit stream is NumPy's ``MT19937`` bit generator.
 
     rand/randn/normal_/uniform_ (and the nn.init functions built on them), randint, randperm, random_ and
-    bernoulli turn that stream into numbers with PyTorch's own transformations, so after the same
-    ``manual_seed`` they give PyTorch's numbers (float32 ``randn`` of 16+ elements to 1 ulp: PyTorch's
-    vectorized sin/cos/log round differently). The other samplers (dropout masks, multinomial, exponential_,
+    bernoulli (so dropout masks) turn that stream into numbers with PyTorch's own transformations, so after
+    the same ``manual_seed`` they give PyTorch's numbers (float32 ``randn`` of 16+ elements to about an ulp:
+    PyTorch's vectorized sin/cos/log round differently). The other samplers (multinomial, exponential_,
     Poisson, Gamma ...) draw from the same stream through NumPy's algorithms: reproducible, not identical.
     """
 
@@ -705,8 +705,9 @@ def bernoulli(input, p=None, *, generator=None):
     probs = input.detach().numpy(force=True) if p is None else np.full(input._shape, p)
     if np.any((probs < 0) | (probs > 1)):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
-    # one uniform per element in the probabilities' float type, as PyTorch's CPU bernoulli(Tensor)
-    work = np.float64 if input.dtype is _dt.float64 else np.float32
+    # one uniform per element: in the probabilities' float type for a tensor of them, in double for a scalar
+    # p, as PyTorch's CPU kernels (bernoulli_tensor / bernoulli_scalar)
+    work = np.float64 if p is not None or input.dtype is _dt.float64 else np.float32
     u = _gen(generator)._uniform(math.prod(input._shape), work).reshape(input._shape)
     return _from_host((u < probs).astype(input.dtype.np), input.dtype, input.device)
 
@@ -803,7 +804,16 @@ def _random_fill(g, shape, dt, a=None, b=None):
 
 _rand_fill("uniform_", _uniform_fill, torch_stream=True)
 _rand_fill("normal_", _normal_fill, torch_stream=True)
-_rand_fill("bernoulli_", lambda r, s, p=0.5: (r.random(s) < (p.numpy(force=True) if isinstance(p, Tensor) else p)))
+def _bernoulli_fill(g, shape, dt, p=0.5):
+    if isinstance(p, Tensor):
+        probs = np.broadcast_to(p.numpy(force=True), shape)
+        work = np.float64 if p.dtype is _dt.float64 else np.float32
+    else:
+        probs, work = p, np.float64
+    return g._uniform(math.prod(shape), work).reshape(shape) < probs
+
+
+_rand_fill("bernoulli_", _bernoulli_fill, torch_stream=True)
 _rand_fill("exponential_", lambda r, s, lambd=1.0: r.exponential(1.0 / lambd, s))
 _rand_fill("random_", _random_fill, torch_stream=True)
 _rand_fill("log_normal_", lambda r, s, mean=1.0, std=2.0: r.lognormal(mean, std, s))

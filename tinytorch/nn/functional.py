@@ -407,8 +407,9 @@ def dropout(input, p=0.5, training=True, inplace=False):
         return input
     if p == 1:
         return _activation(input, inplace, lambda input: input * 0)
-    mask = bernoulli(empty(input._shape, dtype=input.dtype, device=input.device), 1 - p)
-    return _activation(input, inplace, lambda input: input * mask * (1.0 / (1 - p)))
+    # PyTorch's CPU formula: noise = bernoulli(1 - p) / (1 - p), then input * noise (same draws, same rounding)
+    noise = bernoulli(empty(input._shape, dtype=input.dtype, device=input.device), 1 - p) / (1 - p)
+    return _activation(input, inplace, lambda input: input * noise)
 
 
 def _feature_dropout(input, p, training, inplace, batched_ndim):
@@ -416,8 +417,8 @@ def _feature_dropout(input, p, training, inplace, batched_ndim):
         return input
     shape = input._shape[:-batched_ndim] + (1,) * batched_ndim if input.ndim > batched_ndim else \
         input._shape[:1] + (1,) * (input.ndim - 1)
-    mask = bernoulli(empty(shape, dtype=input.dtype, device=input.device), 1 - p)
-    return _activation(input, inplace, lambda input: input * mask * (1.0 / (1 - p)))
+    noise = bernoulli(empty(shape, dtype=input.dtype, device=input.device), 1 - p) / (1 - p)
+    return _activation(input, inplace, lambda input: input * noise)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
