@@ -16,7 +16,26 @@ def _clamp_probs(p):
     return p.clamp(eps, 1 - eps)
 
 
-class Bernoulli(Distribution):
+class BinaryParams:
+    """The ``probs`` / ``logits`` pair of a binary-event distribution (Bernoulli, NegativeBinomial,
+    LogitRelaxedBernoulli): one is given, the other is derived on first use, as torch's lazy_property."""
+
+    def __getattr__(self, name):
+        if name == "probs":
+            self.probs = sigmoid(self.__dict__["logits"])
+            return self.probs
+        if name == "logits":
+            p = _clamp_probs(self.__dict__["probs"])
+            self.logits = log(p) - log1p(-p)
+            return self.logits
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    @property
+    def param_shape(self):
+        return self._param.shape
+
+
+class Bernoulli(BinaryParams, Distribution):
     """Bernoulli distribution over {0, 1}, given ``probs`` or ``logits`` (exactly one) (``torch.distributions.
     Bernoulli``). Samples are in the parameter's float dtype; no rsample."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -35,21 +54,6 @@ class Bernoulli(Distribution):
         self._param = param
         batch = Size() if isinstance(probs if probs is not None else logits, Number) else param.shape
         super().__init__(batch, validate_args=validate_args)
-
-    def __getattr__(self, name):
-        # the parameter not given is derived on first use, as torch's lazy_property does
-        if name == "probs":
-            self.probs = sigmoid(self.__dict__["logits"])
-            return self.probs
-        if name == "logits":
-            p = _clamp_probs(self.__dict__["probs"])
-            self.logits = log(p) - log1p(-p)
-            return self.logits
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    @property
-    def param_shape(self):
-        return self._param.shape
 
     @property
     def mean(self):

@@ -5,7 +5,7 @@ from .._ops.pointwise import exp, sigmoid
 from ..autograd.grad_mode import no_grad
 from .._tensor import Size
 from . import constraints
-from .bernoulli import _clamp_probs
+from .bernoulli import BinaryParams
 from .distribution import Distribution
 from .normal import _params
 
@@ -15,7 +15,7 @@ def _logsigmoid(x):
     return logsigmoid(x)
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(BinaryParams, Distribution):
     """The number of successes before ``total_count`` failures in Bernoulli trials of success probability
     ``probs`` (or ``logits``; exactly one) (``torch.distributions.NegativeBinomial``). Samples come from
     Poisson(Gamma(total_count, rate=exp(-logits))); no rsample."""
@@ -36,20 +36,6 @@ class NegativeBinomial(Distribution):
             self._param = self.logits
         scalar = isinstance(total_count, Number) and isinstance(probs if probs is not None else logits, Number)
         super().__init__(Size() if scalar else self._param.shape, validate_args=validate_args)
-
-    def __getattr__(self, name):
-        if name == "probs":
-            self.probs = sigmoid(self.__dict__["logits"])
-            return self.probs
-        if name == "logits":
-            p = _clamp_probs(self.__dict__["probs"])
-            self.logits = p.log() - (-p).log1p()
-            return self.logits
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    @property
-    def param_shape(self):
-        return self._param.shape
 
     @property
     def mean(self):

@@ -6,10 +6,9 @@ from numbers import Number
 from .._dtype import finfo
 from .._ops.creation import full_like, rand
 from .._ops.special import lgamma
-from .._ops.pointwise import sigmoid
 from .._tensor import Size, Tensor
 from . import constraints
-from .bernoulli import _clamp_probs
+from .bernoulli import BinaryParams
 from .categorical import Categorical
 from .distribution import Distribution
 from .normal import _params
@@ -22,7 +21,7 @@ def _clamp_unit(u):
     return u.clamp(min=f.eps, max=1 - f.eps)
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(BinaryParams, Distribution):
     """The logit of a RelaxedBernoulli sample: (logit(u) + logits) / temperature, u ~ U(0, 1)
     (``torch.distributions.relaxed_bernoulli.LogitRelaxedBernoulli``)."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -42,20 +41,6 @@ class LogitRelaxedBernoulli(Distribution):
         scalar = isinstance(probs if probs is not None else logits, Number)
         super().__init__(Size() if scalar else self._param.shape, validate_args=validate_args)
 
-    def __getattr__(self, name):
-        if name == "probs":
-            self.probs = sigmoid(self.__dict__["logits"])
-            return self.probs
-        if name == "logits":
-            p = _clamp_probs(self.__dict__["probs"])
-            self.logits = p.log() - (-p).log1p()
-            return self.logits
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    @property
-    def param_shape(self):
-        return self._param.shape
-
     def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
         probs = _clamp_unit(self.probs.expand(shape))
@@ -70,16 +55,9 @@ class LogitRelaxedBernoulli(Distribution):
         return t.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
-    """A reparameterized relaxation of Bernoulli on (0, 1): sigmoid of a LogitRelaxedBernoulli sample
-    (``torch.distributions.RelaxedBernoulli``)."""
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
-    support = constraints.unit_interval
+class _Relaxed(TransformedDistribution):
+    """A relaxed distribution as a transformed base whose parameters it forwards."""
     has_rsample = True
-
-    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        super().__init__(LogitRelaxedBernoulli(temperature, probs, logits), SigmoidTransform(),
-                         validate_args=validate_args)
 
     @property
     def temperature(self):
@@ -92,6 +70,17 @@ class RelaxedBernoulli(TransformedDistribution):
     @property
     def probs(self):
         return self.base_dist.probs
+
+
+class RelaxedBernoulli(_Relaxed):
+    """A reparameterized relaxation of Bernoulli on (0, 1): sigmoid of a LogitRelaxedBernoulli sample
+    (``torch.distributions.RelaxedBernoulli``)."""
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.unit_interval
+
+    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
+        super().__init__(LogitRelaxedBernoulli(temperature, probs, logits), SigmoidTransform(),
+                         validate_args=validate_args)
 
 
 class ExpRelaxedCategorical(Distribution):
@@ -135,25 +124,12 @@ class ExpRelaxedCategorical(Distribution):
         return (score - score.logsumexp(-1, keepdim=True)).sum(-1) + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(_Relaxed):
     """A reparameterized relaxation of one-hot Categorical on the simplex: the Gumbel-softmax sample
     softmax((logits + g) / temperature) (``torch.distributions.RelaxedOneHotCategorical``)."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real}
     support = constraints.simplex
-    has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         super().__init__(ExpRelaxedCategorical(temperature, probs, logits), ExpTransform(),
                          validate_args=validate_args)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs

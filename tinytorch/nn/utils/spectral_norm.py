@@ -81,11 +81,7 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 
 def remove_spectral_norm(module, name="weight"):
     """Fold the spectral norm of ``name`` back into one parameter. ValueError when there is none."""
-    for k, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    from .weight_norm import remove_hook_reparametrization
+    return remove_hook_reparametrization(module, SpectralNorm, name, "spectral_norm")
 
 

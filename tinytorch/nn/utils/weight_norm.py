@@ -49,12 +49,18 @@ def weight_norm(module, name="weight", dim=0):
     return module
 
 
-def remove_weight_norm(module, name="weight"):
-    """Fold ``<name>_g`` and ``<name>_v`` back into one parameter ``<name>``. ValueError when there is no weight
-    norm on ``name``."""
+def remove_hook_reparametrization(module, hook_type, name, what):
+    """Undo the forward pre-hook reparametrization of type ``hook_type`` on ``name`` (its ``remove`` folds the
+    pieces back into one parameter); ValueError "<what> of '<name>' not found" when there is none."""
     for k, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, WeightNorm) and hook.name == name:
+        if isinstance(hook, hook_type) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[k]
             return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    raise ValueError(f"{what} of '{name}' not found in {module}")
+
+
+def remove_weight_norm(module, name="weight"):
+    """Fold ``<name>_g`` and ``<name>_v`` back into one parameter ``<name>``. ValueError when there is no weight
+    norm on ``name``."""
+    return remove_hook_reparametrization(module, WeightNorm, name, "weight_norm")
