@@ -403,7 +403,7 @@ def _gelu_backward_decomp(g, x, approximate):
 def _gelu_bw(c, g):
     from ..autograd.grad_mode import _state
     out = c._out
-    if c.kw["approximate"] == "none" and not _state["enabled"] and c._unpack is None and \
+    if c.kw["approximate"] == "none" and not _state.enabled and c._unpack is None and \
             out._storage._version[0] == c._out_version:
         # first-order backward from the saved output: Phi(x) = out / x, so no erf is evaluated again (~3x less
         # work on cpu). Building a graph (create_graph), or an output modified in place since, takes the
@@ -451,7 +451,7 @@ _gelu_backward_from_output_op = defop("gelu_backward_from_output", _gelu_bw_out_
                                       decomp=_gelu_bw_out_decomp)
 
 
-def gelu(input, approximate="none"):
+def gelu(input, *, approximate="none"):
     """Gaussian error linear unit (Hendrycks & Gimpel 2016, arXiv:1606.08415): ``x * Phi(x)`` exactly (erf) or
     with ``approximate='tanh'``. Any shape, floating dtype; same shape out (``torch.nn.functional.gelu``)."""
     if approximate not in ("none", "tanh"):
@@ -512,7 +512,7 @@ def _layer_norm_bw(c, g):
     out, mean, rstd = c.out
     need = tuple(e is not None for e in c.next_edges)
     n = c.kw["normalized_ndim"]
-    if _state["enabled"]:  # building a graph (create_graph=True): the formula in ops, statistics recomputed from x
+    if _state.enabled:  # building a graph (create_graph=True): the formula in ops, statistics recomputed from x
         _, mean, rstd = _layer_norm_decomp(x, None, None, n, c.kw["eps"])
         return _layer_norm_backward_formula(g, x, mean, rstd, weight, n, need)
     res = dispatch(_layer_norm_backward_op, (g, x, mean, rstd, weight),

@@ -115,9 +115,15 @@ def threshold(input, threshold, value, inplace=False):
     return _activation(input, inplace, lambda input: _pw.where(input > threshold, input, value))
 
 
-def elu_(input, alpha=1.0):
-    """In-place ``elu``."""
-    return elu(input, alpha, inplace=True)
+_threshold = threshold  # threshold_'s parameter is named ``threshold`` (as torch's) and shadows the function
+
+
+def elu_(input, alpha=1.0, scale=1, input_scale=1):
+    """In-place ``scale * elu(x)`` with the exponent's input scaled by ``input_scale``: ``x * scale`` for x > 0
+    else ``alpha * scale * (exp(x * input_scale) - 1)``, ATen's ``elu_`` (``F.elu_`` takes all three)."""
+    if scale == 1 and input_scale == 1:
+        return elu(input, alpha, inplace=True)
+    return _activation(input, True, lambda x: _pw.where(x > 0, x * scale, _pw.expm1(x * input_scale) * (alpha * scale)))
 
 
 def selu_(input):
@@ -140,25 +146,30 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
     return hardtanh(input, min_val, max_val, inplace=True)
 
 
-def threshold_(input, threshold_value, value):
+def threshold_(input, threshold, value):
     """In-place ``threshold``."""
-    return threshold(input, threshold_value, value, inplace=True)
+    return _threshold(input, threshold, value, inplace=True)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomized leaky ReLU (Xu et al. 2015): in training the negative slope of each element is drawn from
     U(lower, upper); in eval it is (lower + upper) / 2 (``torch.nn.functional.rrelu``)."""
+    return _rrelu(input, lower, upper, training, inplace, None)
+
+
+def _rrelu(input, lower, upper, training, inplace, _generator):
     if training:
         from .._ops.creation import rand
-        slope = rand(input._shape, dtype=input.dtype, device=input.device) * (upper - lower) + lower
+        slope = rand(input._shape, dtype=input.dtype, device=input.device, generator=_generator) * (upper - lower) \
+            + lower
     else:
         slope = (lower + upper) / 2
     return _activation(input, inplace, lambda input: _pw.where(input >= 0, input, input * slope))
 
 
-def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
-    """In-place ``rrelu``."""
-    return rrelu(input, lower, upper, training, inplace=True)
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """In-place ``rrelu``; slopes drawn from ``generator`` when given (``F.rrelu_`` takes one, ``F.rrelu`` not)."""
+    return _rrelu(input, lower, upper, training, True, generator)
 
 
 def channel_shuffle(input, groups):
@@ -173,7 +184,7 @@ def channel_shuffle(input, groups):
 native_channel_shuffle = channel_shuffle
 
 
-def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """Samples from the Gumbel-softmax distribution (Jang et al. 2016): ``softmax((logits + g) / tau)`` with
     Gumbel noise g; ``hard`` returns one-hot vectors with the soft sample's gradient (straight-through)."""
     from .._ops.creation import rand
@@ -496,8 +507,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     return rows.reshape(input._shape + (weight._shape[1],))
 
 
-def one_hot(tensor, num_classes=-1):
+def one_hot(input, num_classes=-1):
     """int64 one-hot encoding: (*) -> (*, num_classes)."""
+    tensor = input  # torch's binding names the argument input
     from .._ops.creation import arange
     if tensor.dtype is not _dt.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
@@ -746,7 +758,7 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     return _batched(f, input, 3)
 
 
-def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     """(values, flat d * H * W + h * W + w indices) of 3-D adaptive max pooling; the gradient goes to each
     window's maximum (the first one on ties)."""
     from .._ops.shape import stack
@@ -1070,7 +1082,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return adaptive_max_pool2d_with_indices(input, output_size)
 
 
-def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     """(values, flat h * W + w indices) of adaptive max pooling; the gradient goes to each window's maximum."""
     from .._ops.shape import stack
 
@@ -1098,7 +1110,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     return _batched(lambda x: adaptive_max_pool2d(x.unsqueeze(2), (1, output_size)).squeeze(2), input, 1)
 
 
-def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
     """(values, indices along L) of 1-D adaptive max pooling."""
     x = input.unsqueeze(-2)
     v, i = adaptive_max_pool2d_with_indices(x, (1, output_size))
@@ -1160,19 +1172,19 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            return_indices=True):
+                            return_indices=False):
     """``max_pool1d(..., return_indices=True)``."""
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            return_indices=True):
+                            return_indices=False):
     """``max_pool2d(..., return_indices=True)``."""
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            return_indices=True):
+                            return_indices=False):
     """``max_pool3d(..., return_indices=True)``."""
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
@@ -2056,7 +2068,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 @autocast_op("fp32")
-def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """``max(0, -target * (input1 - input2) + margin)``; inputs and target (+1 / -1) of one dimensionality
     (RuntimeError otherwise, as torch), broadcast together."""
     if not (input1.ndim == input2.ndim == target.ndim):
@@ -2082,7 +2094,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 
 
 @autocast_op("fp32")
-def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """``1 - cos(x1, x2)`` where target is 1, ``max(0, cos(x1, x2) - margin)`` where it is -1.
     Inputs (N, D) or (D,), target (N,) or ()."""
     d = 1 if input1.ndim == 2 else 0
@@ -2348,7 +2360,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
 
 
 @autocast_op("lower")
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None,
                                  enable_gqa=False):
     """softmax(query @ key^T * scale + bias) @ value (Vaswani et al. 2017, "Attention Is All You Need").
 

@@ -2,7 +2,7 @@
 import math
 
 from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _bump_step, _init_step
 
 
 class Adam(Optimizer):
@@ -12,7 +12,7 @@ class Adam(Optimizer):
     _decoupled = False
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
-                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
@@ -38,13 +38,12 @@ class Adam(Optimizer):
             for p, grad in self._grads(g):
                 st = self.state[p]
                 if not st:
-                    st["step"] = 0
+                    st["step"] = _init_step()
                     st["exp_avg"] = zeros_like(p)
                     st["exp_avg_sq"] = zeros_like(p)
                     if g["amsgrad"]:
                         st["max_exp_avg_sq"] = zeros_like(p)
-                st["step"] += 1
-                t = st["step"]
+                t = _bump_step(st)
                 if self._fused("adam_step", (p, grad, st["exp_avg"], st["exp_avg_sq"], st.get("max_exp_avg_sq")),
                                lr=lr, beta1=b1, beta2=b2, eps=eps, step=t, weight_decay=wd, decoupled=decoupled):
                     continue
