@@ -15,7 +15,7 @@ Kernels never see autograd or ``Tensor``; they get backend-native arrays and key
 from . import _strides
 from .autograd.engine import Node, edge_of
 from .autograd.grad_mode import _state
-from .autograd.graph import _stack as _saved_hooks
+from .autograd.graph import _hooks as _saved_hooks
 from .device import get_backend
 
 OPS = {}
@@ -88,13 +88,13 @@ class OpNode(Node):
                 dtypes.append(None)
         self.shapes, self.dtypes = shapes, dtypes
         self._unpack = None
-        if _saved_hooks:
+        if _saved_hooks.stack:
             self._save_packed(args, out)
             return
         if op.save_inputs:
             self._inputs = args
             self._versions = [a._storage._version[0] if isinstance(a, T) else 0 for a in args]
-            if _state["inference_seen"]:
+            if _state.inference_seen:
                 _no_inference_saved(args)
         else:
             self._inputs = None
@@ -148,7 +148,7 @@ class OpNode(Node):
         o = outs[0] if isinstance(outs, tuple) else outs
         if o._storage._version[0] != self._out_version:
             _check_version(o, self._out_version, self, -1)
-        if _state["enabled"] and o.grad_fn is None:
+        if _state.enabled and o.grad_fn is None:
             # double backward: the saved output is part of the graph again
             o.grad_fn = self
             o.requires_grad = True
@@ -251,13 +251,13 @@ def dispatch(op, args, kw=None):
             raise NotImplementedError(
                 f"Could not run '{op.name}' with arguments from the '{backend.name}' backend: the backend registers "
                 f"no kernel for it and the op has no decomposition")
-        if op.backward is None or not _state["enabled"]:
+        if op.backward is None or not _state.enabled:
             return op.decomp(*args, **kw)  # autograd, if any, comes from the primitives
-        _state["enabled"] = False
+        _state.enabled = False
         try:
             result = op.decomp(*args, **kw)
         finally:
-            _state["enabled"] = True
+            _state.enabled = True
         return _record(op, args, kw, result, outs)
     natives = []
     for a, c in zip(args, casts):
@@ -279,7 +279,7 @@ def dispatch(op, args, kw=None):
     else:
         results = tuple(T._from_native(backend, dev, r, dt, shp) for r, (shp, dt) in zip(res, outs))
         result = results[0]
-    if _state["enabled"] and op.backward is not None:
+    if _state.enabled and op.backward is not None:
         _record(op, args, kw, result if results is None else results, outs)
     return result if results is None else results
 
@@ -296,7 +296,7 @@ def _shape_only(op, args, kw, outs, backend, dev):
         nat, buf = backend.empty(shape, dtype)
         res.append(_new(Storage(buf, dtype, dev, buf.size, backend), shape, nat.strides, 0, dtype, nat))
     result = res[0] if len(res) == 1 else tuple(res)
-    if _state["enabled"] and op.backward is not None:
+    if _state.enabled and op.backward is not None:
         _record(op, args, kw, result, outs)
     return result
 

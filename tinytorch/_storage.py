@@ -19,7 +19,7 @@ class Storage:
         self.size = size
         self._version = [0]
         # allocated under inference_mode: its tensors are inference tensors (PyTorch's rule, per allocation)
-        self.inference = _state["inference"]
+        self.inference = _state.inference
 
     def nbytes(self):
         return self.size * self.dtype.itemsize

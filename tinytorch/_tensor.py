@@ -270,14 +270,14 @@ class Tensor:
         return self._storage.inference
 
     def _check_inference_write(self):
-        if self._storage.inference and not _state["inference"]:
+        if self._storage.inference and not _state.inference:
             raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.You can make "
                                "a clone to get a normal tensor before doing inplace update.See "
                                "https://github.com/pytorch/rfcs/pull/17 for more details.")
 
     def requires_grad_(self, requires_grad=True):
         """Set ``requires_grad`` in place. Only leaves may change it (RuntimeError otherwise)."""
-        if requires_grad and self._storage.inference and not _state["inference"]:
+        if requires_grad and self._storage.inference and not _state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         if self.grad_fn is not None and not requires_grad:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
@@ -461,12 +461,12 @@ class Tensor:
 
     # ---- in-place write path ----
     def _check_inplace(self):
-        if _state["enabled"] and self.requires_grad and self.grad_fn is None:
+        if _state.enabled and self.requires_grad and self.grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
     def _inplace(self, fn, *args, **kw):
         """Run out-of-place ``fn(self, *args)`` and write the result into ``self`` (PyTorch's ``op_``)."""
-        needs_grad = _state["enabled"] and (self.requires_grad or builtins.any(
+        needs_grad = _state.enabled and (self.requires_grad or builtins.any(
             isinstance(a, Tensor) and a.requires_grad for a in args))
         if needs_grad:
             self._check_inplace()
@@ -524,7 +524,7 @@ class Tensor:
             src = src.to(self._storage.device)
         sb.copy_(self._native(), src._native())
         self._storage._version[0] += 1
-        if _state["enabled"] and (src.requires_grad or self.requires_grad):
+        if _state.enabled and (src.requires_grad or self.requires_grad):
             if src.dtype is not self.dtype:
                 src = src.to(self.dtype)
             if src._shape != self._shape:

@@ -61,7 +61,7 @@ def _as_real_view(input):
     storage._version = st._version  # writes through either tensor bump the one counter
     t = _new(storage, input._shape + (2,), tuple(2 * s for s in input._stride) + (1,), 2 * input._offset, new)
     t._base = input._base if input._base is not None else input
-    if input.requires_grad and _state["enabled"]:
+    if input.requires_grad and _state.enabled:
         t.grad_fn = OpNode(_var_op, (input,), {}, t, None, (edge_of(input),))
         t.requires_grad = True
     return t

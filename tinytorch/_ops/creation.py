@@ -279,7 +279,7 @@ def _to_device(x, dev):
             for i, d in enumerate(order):
                 inv[d] = i
             t = t.permute(inv)
-    if _state["enabled"] and x.requires_grad:
+    if _state.enabled and x.requires_grad:
         t.grad_fn = OpNode(_to_device_op, (x,), {"device": x.device}, t, None, (edge_of(x),))
         t.requires_grad = True
     return t
@@ -764,17 +764,17 @@ def _rand_fill(name, sample, torch_stream=False):
     def f(self, *args, generator=None, **kw):
         if self._storage.backend.shape_only:
             return self
-        with_nograd = _state["enabled"]
+        with_nograd = _state.enabled
         if torch_stream:
             arr = sample(_gen(generator), self._shape, _np_float(self.dtype) if self.dtype.is_floating_point
                          else None, *args, **kw)
         else:
             arr = sample(_rng(generator), self._shape, *args, **kw)
-        _state["enabled"] = False
+        _state.enabled = False
         try:
             self._write(_from_host(np.asarray(arr), self.dtype, self.device))
         finally:
-            _state["enabled"] = with_nograd
+            _state.enabled = with_nograd
         return self
     f.__name__ = name
     method(name)(f)

@@ -167,7 +167,7 @@ def _original_self(self, value):
     """The tensor an in-place index_put reads: a copy when a graph is recorded, because the node saves its
     input and the write that follows would change it (PyTorch's original_self)."""
     from ..autograd.grad_mode import _state
-    if _state["enabled"] and (self.requires_grad or (isinstance(value, Tensor) and value.requires_grad)):
+    if _state.enabled and (self.requires_grad or (isinstance(value, Tensor) and value.requires_grad)):
         return self.clone()
     return self
 

@@ -21,7 +21,7 @@ def _no_meta(*a, **k):
 def _make_view(x, op, kw, shape, stride, offset):
     t = _new(x._storage, shape, stride, offset, x.dtype)
     t._base = x._base if x._base is not None else x
-    if x.requires_grad and _state["enabled"]:
+    if x.requires_grad and _state.enabled:
         t.grad_fn = OpNode(op, (x,), kw, t, None, (edge_of(x),))
         t.requires_grad = True
     return t
@@ -45,7 +45,7 @@ def _into_zeros(shape, g, size, stride, offset):
     needs no copy of the zeros when no graph is being built (the usual backward)."""
     from .creation import zeros
     out = zeros(shape, dtype=g.dtype, device=g.device)
-    if _state["enabled"] and g.requires_grad:
+    if _state.enabled and g.requires_grad:
         return as_strided_scatter(out, g, size, stride, offset)
     as_strided(out, size, stride, offset)._write(g)
     return out

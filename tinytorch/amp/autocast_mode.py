@@ -12,27 +12,44 @@ autograd sends float32 gradients to float32 leaves. Backward passes run without 
 run in the dtype their forward ops used (PyTorch's documented behaviour).
 """
 import functools
+import threading
 import warnings
 
 __all__ = ["autocast", "is_autocast_available", "custom_fwd", "custom_bwd"]
 
-# device type -> [enabled, dtype]; the "cuda" entry exists because scripts query it (never enabled here)
-_STATE = {}
 _DEFAULT_DTYPE = {"cpu": "bfloat16", "cuda": "float16"}
-_active = [0]  # number of device types with autocast on: the fast check in every wrapped function
-_cache_enabled = [True]
+
+
+class _AutocastState(threading.local):
+    """The calling thread's autocast state. PyTorch keeps all of it per thread (the enabled bits in the
+    thread-local dispatch key set, the dtypes, the cache flag and the nesting count are ``thread_local``), so
+    autocast in one thread never casts another thread's ops and a new thread starts with autocast off.
+
+    ``entries``: device type -> [enabled, dtype] (the "cuda" entry exists because scripts query it; never
+    enabled here). ``active``: the number of device types with autocast on, the fast check in every wrapped
+    function (a class-level 0 until the thread enables autocast)."""
+    active = 0
+    cache_enabled = True
+    nesting = 0
+
+    def __init__(self):
+        self.entries = {}
+
+
+_ac = _AutocastState()
 
 
 def _entry(device_type):
-    e = _STATE.get(device_type)
+    entries = _ac.entries
+    e = entries.get(device_type)
     if e is None:
         from .. import _dtype
-        e = _STATE[device_type] = [False, getattr(_dtype, _DEFAULT_DTYPE.get(device_type, "bfloat16"))]
+        e = entries[device_type] = [False, getattr(_dtype, _DEFAULT_DTYPE.get(device_type, "bfloat16"))]
     return e
 
 
 def _recount():
-    _active[0] = sum(1 for e in _STATE.values() if e[0])
+    _ac.active = sum(1 for e in _ac.entries.values() if e[0])
 
 
 def is_autocast_available(device_type):
@@ -60,7 +77,7 @@ class autocast:
                                f"device string: {device_type}")
         self.device = device_type
         self.fast_dtype = dtype if dtype is not None else _entry(device_type)[1]
-        self._cache_enabled = _cache_enabled[0] if cache_enabled is None else cache_enabled
+        self._cache_enabled = _ac.cache_enabled if cache_enabled is None else cache_enabled
         self._enabled = bool(enabled)
         if not self._enabled:
             return
@@ -75,16 +92,16 @@ class autocast:
 
     def __enter__(self):
         e = _entry(self.device)
-        self._prev = (e[0], e[1], _cache_enabled[0])
+        self._prev = (e[0], e[1], _ac.cache_enabled)
         e[0] = self._enabled
         e[1] = self.fast_dtype
-        _cache_enabled[0] = self._cache_enabled
+        _ac.cache_enabled = self._cache_enabled
         _recount()
         return self
 
     def __exit__(self, *exc):
         e = _entry(self.device)
-        e[0], e[1], _cache_enabled[0] = self._prev
+        e[0], e[1], _ac.cache_enabled = self._prev
         _recount()
         return False
 
@@ -100,15 +117,16 @@ class _suspended:
     """No autocast inside (the autograd engine runs backward passes in it)."""
 
     def __enter__(self):
-        self._prev = {k: e[0] for k, e in _STATE.items()}
-        for e in _STATE.values():
+        entries = _ac.entries
+        self._prev = {k: e[0] for k, e in entries.items()}
+        for e in entries.values():
             e[0] = False
-        _active[0] = 0
+        _ac.active = 0
         return self
 
     def __exit__(self, *exc):
         for k, on in self._prev.items():
-            _STATE[k][0] = on
+            _ac.entries[k][0] = on
         _recount()
         return False
 
@@ -131,13 +149,13 @@ def autocast_op(policy):
     def deco(fn):
         @functools.wraps(fn)
         def wrapper(*args, **kw):
-            if not _active[0]:
+            if not _ac.active:
                 return fn(*args, **kw)
             if policy == "off":
                 with _suspended():
                     return fn(*args, **kw)
             from .. import _dtype
-            for dev, (on, dt) in list(_STATE.items()):
+            for dev, (on, dt) in list(_ac.entries.items()):
                 if on:
                     target = dt if policy == "lower" else _dtype.float32
                     args = tuple(_cast(a, (dev,), target) for a in args)
@@ -170,11 +188,11 @@ def set_autocast_dtype(device_type, dtype):
 
 
 def is_autocast_cache_enabled():
-    return _cache_enabled[0]
+    return _ac.cache_enabled
 
 
 def set_autocast_cache_enabled(enabled):
-    _cache_enabled[0] = bool(enabled)
+    _ac.cache_enabled = bool(enabled)
 
 
 def clear_autocast_cache():
@@ -228,14 +246,11 @@ def get_autocast_gpu_dtype():
     return get_autocast_dtype("cuda")
 
 
-_nesting = [0]
-
-
 def autocast_increment_nesting():
-    _nesting[0] += 1
-    return _nesting[0]
+    _ac.nesting += 1
+    return _ac.nesting
 
 
 def autocast_decrement_nesting():
-    _nesting[0] -= 1
-    return _nesting[0]
+    _ac.nesting -= 1
+    return _ac.nesting

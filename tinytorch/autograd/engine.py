@@ -9,7 +9,7 @@ gradients flowing into it have been summed.
 import heapq
 import weakref
 
-from ..amp.autocast_mode import _active, _suspended
+from ..amp.autocast_mode import _ac as _autocast, _suspended
 from .grad_mode import _state
 from .anomaly_mode import _anomaly
 
@@ -131,9 +131,9 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
     ``capture`` maps ``(node, output_nr)`` to a list that receives the gradient flowing there
     (``autograd.grad``); with ``accumulate=False`` leaves' ``.grad`` is left alone.
     """
-    prev = _state["enabled"]
-    _state["enabled"] = bool(create_graph)
-    no_autocast = _suspended() if _active[0] else None  # backward ops run in their forward ops' dtypes
+    prev = _state.enabled
+    _state.enabled = bool(create_graph)
+    no_autocast = _suspended() if _autocast.active else None  # backward ops run in their forward ops' dtypes
     if no_autocast is not None:
         no_autocast.__enter__()
     try:
@@ -191,6 +191,6 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
                 if d == 0:
                     heapq.heappush(ready, (-nxt._seq, nxt))
     finally:
-        _state["enabled"] = prev
+        _state.enabled = prev
         if no_autocast is not None:
             no_autocast.__exit__()

@@ -7,8 +7,8 @@ class FunctionCtx:
     """The ``ctx`` passed to ``forward`` and ``backward``: save_for_backward, saved_tensors, needs_input_grad."""
 
     def save_for_backward(self, *tensors):
-        from .graph import _stack, packer
-        if _stack:  # saved_tensors_hooks: store what pack returns, unpack on access, no version checks
+        from .graph import _hooks, packer
+        if _hooks.stack:  # saved_tensors_hooks: store what pack returns, unpack on access, no version checks
             pack, self._unpack = packer()
             self._saved = tuple((t is not None, pack(t) if t is not None else None) for t in tensors)
             return
@@ -112,11 +112,11 @@ class Function(metaclass=_FunctionMeta):
     def apply(cls, *args, **kwargs):
         from .._tensor import Tensor
         tensors = [a for a in args if isinstance(a, Tensor)]
-        needs = _state["enabled"] and any(t.requires_grad for t in tensors)
+        needs = _state.enabled and any(t.requires_grad for t in tensors)
         ctx = cls._backward_cls(cls, (), 1, ()) if needs else FunctionCtx()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        prev = _state["enabled"]
-        _state["enabled"] = False
+        prev = _state.enabled
+        _state.enabled = False
         try:
             if cls.setup_context is not Function.setup_context:
                 # the functorch-style split: forward(*args) computes, setup_context(ctx, inputs, output) saves
@@ -125,7 +125,7 @@ class Function(metaclass=_FunctionMeta):
             else:
                 out = cls.forward(ctx, *args, **kwargs)
         finally:
-            _state["enabled"] = prev
+            _state.enabled = prev
         if not needs:
             return out
         outs = out if isinstance(out, tuple) else (out,)

@@ -3,19 +3,33 @@
 Each works as a context manager and as a decorator, as in PyTorch.
 """
 import functools
+import threading
 
-# inference_seen: inference_mode was entered at least once, so inference tensors may exist (spares the
-# autograd recorder a per-input check in programs that never use it)
-_state = {"enabled": True, "inference": False, "inference_seen": False}
+
+class _GradState(threading.local):
+    """Grad mode and inference mode of the calling thread, as PyTorch keeps them (thread-local: a thread in
+    ``no_grad`` leaves other threads' graphs alone, and a new thread starts with grad enabled and inference
+    mode off). The class-level values are what a thread sees before it sets its own, so no per-thread
+    initialisation runs and the hot-path read is one attribute access.
+
+    ``inference_seen`` (inference_mode was entered at least once, so inference tensors may exist; spares the
+    autograd recorder a per-input check in programs that never use it) is process-wide, because inference
+    tensors cross threads: it is only ever set on the class, never on the instance."""
+    enabled = True
+    inference = False
+    inference_seen = False
+
+
+_state = _GradState()
 
 
 def is_grad_enabled():
     """True when ops record the autograd graph."""
-    return _state["enabled"]
+    return _state.enabled
 
 
 def is_inference_mode_enabled():
-    return _state["inference"]
+    return _state.inference
 
 
 class _ContextDecorator:
@@ -34,12 +48,12 @@ class _Mode(_ContextDecorator):
     _value = None
 
     def __enter__(self):
-        self._prev = (_state["enabled"], _state["inference"])
-        _state["enabled"] = self._value
+        self._prev = (_state.enabled, _state.inference)
+        _state.enabled = self._value
         return self
 
     def __exit__(self, *exc):
-        _state["enabled"], _state["inference"] = self._prev
+        _state.enabled, _state.inference = self._prev
         return False
 
 
@@ -67,8 +81,8 @@ class set_grad_enabled(_Mode):
     def __init__(self, mode):
         self._value = bool(mode)
         self._args = (mode,)
-        self._prev = (_state["enabled"], _state["inference"])
-        _state["enabled"] = self._value
+        self._prev = (_state.enabled, _state.inference)
+        _state.enabled = self._value
 
     def __enter__(self):
         return self
@@ -86,6 +100,7 @@ class inference_mode(_Mode):
 
     def __enter__(self):
         super().__enter__()
-        _state["inference"] = self._mode
-        _state["inference_seen"] = _state["inference_seen"] or self._mode
+        _state.inference = self._mode
+        if self._mode and not _GradState.inference_seen:
+            _GradState.inference_seen = True
         return self

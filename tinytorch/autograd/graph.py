@@ -2,10 +2,22 @@
 ``saved_tensors_hooks(pack_hook, unpack_hook)`` every tensor an op saves is stored as ``pack_hook(tensor)``,
 and backward reads it back as ``unpack_hook(packed)`` (e.g. ``save_on_cpu`` moves saved activations to host
 memory). Saved tensors that go through hooks are not version-checked: what unpack returns is the user's
-responsibility, as in PyTorch."""
+responsibility, as in PyTorch.
 
-_stack = []  # active (pack_hook, unpack_hook) pairs; the innermost is used
-_disabled = []  # messages of active disable_saved_tensors_hooks contexts
+The active hooks are per thread, as PyTorch's (a thread's hooks never pack another thread's saved tensors, and
+a new thread starts with none)."""
+import threading
+
+
+class _HooksState(threading.local):
+    """The calling thread's hooks. Tuples, replaced rather than mutated, so the class-level empty defaults
+    serve every thread that never enters a hooks context (no per-thread initialisation; the hot-path check in
+    the op recorder is one attribute access)."""
+    stack = ()  # active (pack_hook, unpack_hook) pairs; the innermost is used
+    disabled = ()  # messages of active disable_saved_tensors_hooks contexts
+
+
+_hooks = _HooksState()
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
 
@@ -20,13 +32,13 @@ class saved_tensors_hooks:
         self.unpack_hook = unpack_hook
 
     def __enter__(self):
-        if _disabled:
-            raise RuntimeError(_disabled[-1])
-        _stack.append((self.pack_hook, self.unpack_hook))
+        if _hooks.disabled:
+            raise RuntimeError(_hooks.disabled[-1])
+        _hooks.stack = _hooks.stack + ((self.pack_hook, self.unpack_hook),)
         return self
 
     def __exit__(self, *exc):
-        _stack.pop()
+        _hooks.stack = _hooks.stack[:-1]
         return False
 
 
@@ -50,13 +62,13 @@ class disable_saved_tensors_hooks:
         self.error_message = error_message
 
     def __enter__(self):
-        if _stack:
+        if _hooks.stack:
             raise RuntimeError(self.error_message)
-        _disabled.append(self.error_message)
+        _hooks.disabled = _hooks.disabled + (self.error_message,)
         return self
 
     def __exit__(self, *exc):
-        _disabled.pop()
+        _hooks.disabled = _hooks.disabled[:-1]
         return False
 
     def __call__(self, fn):
@@ -72,13 +84,13 @@ class disable_saved_tensors_hooks:
 def packer():
     """(pack, unpack) of the innermost active hooks; pack runs with the hooks suspended, so tensors that the
     hook itself saves (``t * 2`` on a tensor that requires grad) are stored as they are, not packed again."""
-    p, u = _stack[-1]
+    p, u = _hooks.stack[-1]
 
     def pack(t):
-        active = _stack[:]
-        _stack.clear()
+        active = _hooks.stack
+        _hooks.stack = ()
         try:
             return p(t)
         finally:
-            _stack.extend(active)
+            _hooks.stack = active
     return pack, u
