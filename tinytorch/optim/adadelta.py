@@ -1,7 +1,7 @@
 """Adadelta (Zeiler 2012, arXiv:1212.5701; ``torch.optim.Adadelta``)."""
 from ..autograd.grad_mode import no_grad
 from .._ops.creation import zeros_like
-from .optimizer import Optimizer, check_range
+from .optimizer import Optimizer, check_range, _bump_step, _init_step
 
 
 class Adadelta(Optimizer):
@@ -23,10 +23,10 @@ class Adadelta(Optimizer):
             for p, grad in self._grads(g):
                 st = self.state[p]
                 if not st:
-                    st["step"] = 0
+                    st["step"] = _init_step()
                     st["square_avg"] = zeros_like(p)
                     st["acc_delta"] = zeros_like(p)
-                st["step"] += 1
+                _bump_step(st)
                 if g["weight_decay"]:
                     grad = grad + p * g["weight_decay"]
                 v, u = st["square_avg"], st["acc_delta"]

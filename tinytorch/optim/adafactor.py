@@ -3,7 +3,7 @@ form of ``torch.optim.Adafactor``."""
 from ..autograd.grad_mode import no_grad
 from .._dtype import finfo
 from .._ops.creation import zeros_like
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _bump_step, _init_step
 
 
 class Adafactor(Optimizer):
@@ -43,15 +43,14 @@ class Adafactor(Optimizer):
                     raise RuntimeError("Adafactor does not support complex parameters")
                 st = self.state[p]
                 if not st:
-                    st["step"] = 0.0
+                    st["step"] = _init_step()
                     if grad.ndim > 1:
                         st["row_var"] = grad.new_zeros(grad.shape[:-1] + (1,))
                         st["col_var"] = grad.new_zeros(grad.shape[:-2] + (1,) + grad.shape[-1:])
                     else:
                         st["variance"] = zeros_like(grad)
                 e1 = finfo(p.dtype).eps if eps1 is None else eps1
-                st["step"] += 1
-                t = st["step"]
+                t = _bump_step(st)
                 one_minus_beta2 = t ** g["beta2_decay"]
                 rho = min(lr, 1 / t ** 0.5)
                 alpha = max(eps2, p.norm(2).item() / p.numel() ** 0.5) * rho

@@ -1,7 +1,7 @@
 """Adagrad (Duchi et al. 2011; ``torch.optim.Adagrad``)."""
 from ..autograd.grad_mode import no_grad
 from .._ops.creation import full_like
-from .optimizer import Optimizer, check_range
+from .optimizer import Optimizer, check_range, _bump_step, _init_step
 
 
 class Adagrad(Optimizer):
@@ -16,7 +16,7 @@ class Adagrad(Optimizer):
                                       initial_accumulator_value=initial_accumulator_value, maximize=maximize, foreach=foreach, differentiable=differentiable, fused=fused))
         for g in self.param_groups:
             for p in g["params"]:
-                self.state[p]["step"] = 0
+                self.state[p]["step"] = _init_step()
                 self.state[p]["sum"] = full_like(p, g["initial_accumulator_value"])
 
     @no_grad()
@@ -25,10 +25,10 @@ class Adagrad(Optimizer):
         for g in self.param_groups:
             for p, grad in self._grads(g):
                 st = self.state[p]
-                st["step"] += 1
+                t = _bump_step(st)
                 if g["weight_decay"]:
                     grad = grad + p * g["weight_decay"]
-                clr = g["lr"] / (1 + (st["step"] - 1) * g["lr_decay"])
+                clr = g["lr"] / (1 + (t - 1) * g["lr_decay"])
                 st["sum"].add_(grad * grad)
                 p.add_(grad / st["sum"].sqrt().add_(g["eps"]), alpha=-clr)
         return loss

@@ -2,7 +2,7 @@
 from ..autograd.grad_mode import no_grad
 from .._ops.creation import zeros_like
 from .._ops.pointwise import maximum
-from .optimizer import Optimizer, check_betas, check_range
+from .optimizer import Optimizer, check_betas, check_range, _bump_step, _init_step
 
 
 class Adamax(Optimizer):
@@ -22,13 +22,13 @@ class Adamax(Optimizer):
             for p, grad in self._grads(g):
                 st = self.state[p]
                 if not st:
-                    st["step"] = 0
+                    st["step"] = _init_step()
                     st["exp_avg"] = zeros_like(p)
                     st["exp_inf"] = zeros_like(p)
-                st["step"] += 1
+                t = _bump_step(st)
                 if g["weight_decay"]:
                     grad = grad + p * g["weight_decay"]
                 st["exp_avg"].lerp_(grad, 1 - b1)
                 st["exp_inf"].copy_(maximum(st["exp_inf"] * b2, grad.abs().add_(g["eps"])))
-                p.add_(st["exp_avg"] / st["exp_inf"], alpha=-g["lr"] / (1 - b1 ** st["step"]))
+                p.add_(st["exp_avg"] / st["exp_inf"], alpha=-g["lr"] / (1 - b1 ** t))
         return loss

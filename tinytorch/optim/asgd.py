@@ -2,7 +2,7 @@
 from .. import _dtype
 from ..autograd.grad_mode import no_grad
 from .._ops.creation import tensor, zeros_like
-from .optimizer import Optimizer, check_range
+from .optimizer import Optimizer, check_range, _bump_step, _init_step
 
 
 class ASGD(Optimizer):
@@ -25,11 +25,11 @@ class ASGD(Optimizer):
             for p, grad in self._grads(g):
                 st = self.state[p]
                 if not st:
-                    st["step"] = 0
+                    st["step"] = _init_step()
                     st["eta"] = tensor(lr, dtype=scalar)
                     st["mu"] = tensor(1.0, dtype=scalar)
                     st["ax"] = zeros_like(p)
-                st["step"] += 1
+                t = _bump_step(st)
                 if g["weight_decay"]:
                     grad = grad + p * g["weight_decay"]
                 eta = st["eta"].item()
@@ -39,7 +39,6 @@ class ASGD(Optimizer):
                     st["ax"].add_((p - st["ax"]).mul_(st["mu"]))
                 else:
                     st["ax"].copy_(p)
-                t = st["step"]
                 st["eta"].fill_(lr / ((1 + lambd * lr * t) ** alpha))
                 st["mu"].fill_(1 / max(1, t - t0))
         return loss

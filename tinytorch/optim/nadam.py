@@ -1,7 +1,7 @@
 """NAdam, Adam with Nesterov momentum (Dozat 2016; ``torch.optim.NAdam``)."""
 from ..autograd.grad_mode import no_grad
 from .._ops.creation import tensor, zeros_like
-from .optimizer import Optimizer, check_betas, check_range
+from .optimizer import Optimizer, check_betas, check_range, _bump_step, _init_step
 
 
 class NAdam(Optimizer):
@@ -25,13 +25,12 @@ class NAdam(Optimizer):
             for p, grad in self._grads(g):
                 st = self.state[p]
                 if not st:
-                    st["step"] = 0
+                    st["step"] = _init_step()
                     # a 0-dim tensor of the default dtype, as PyTorch keeps it (its rounding is part of the update)
                     st["mu_product"] = tensor(1.0)
                     st["exp_avg"] = zeros_like(p)
                     st["exp_avg_sq"] = zeros_like(p)
-                st["step"] += 1
-                t = st["step"]
+                t = _bump_step(st)
                 grad = self._weight_decay(p, grad, lr, wd, g["decoupled_weight_decay"])
                 mu = b1 * (1 - 0.5 * 0.96 ** (t * md))
                 mu_next = b1 * (1 - 0.5 * 0.96 ** ((t + 1) * md))

@@ -30,6 +30,46 @@ def check_betas(betas):
             raise ValueError(f"Invalid beta parameter at index {i}: {b}")
 
 
+def _init_step():
+    """A fresh ``state['step']``. PyTorch keeps the step count as a 0-d float32 tensor on the CPU (not a
+    Python int), so a state_dict moves between tinytorch and torch, through ``save``/``load``, unchanged."""
+    from .._ops.creation import tensor
+    from .._dtype import float32
+    return tensor(0.0, dtype=float32)
+
+
+def _bump_step(state):
+    """Add 1 to ``state['step']`` in place and return the new count as a Python float (torch's ``_get_value``).
+    A plain number (a state_dict written before the count was a tensor) first becomes a float32 tensor, as
+    torch's optimizers' ``__setstate__`` converts it."""
+    step = state["step"]
+    if not isinstance(step, Tensor):
+        from .._ops.creation import tensor
+        from .._dtype import float32
+        step = state["step"] = tensor(float(step), dtype=float32)
+    step.add_(1)
+    return step.item()
+
+
+def _cast_state(param, value, step_on_device, key=None):
+    """One saved state value placed as torch's ``Optimizer.load_state_dict`` places it: tensors follow the
+    parameter's device (and floating dtype), ``step`` is left as saved, containers are cast element-wise."""
+    if isinstance(value, Tensor):
+        if key == "step":
+            if step_on_device:
+                from .._dtype import float32
+                return value.to(dtype=float32, device=param.device)
+            return value
+        if param.is_floating_point():
+            return value.to(dtype=param.dtype, device=param.device)
+        return value.to(device=param.device)
+    if isinstance(value, dict):
+        return {k: _cast_state(param, v, step_on_device, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_state(param, v, step_on_device) for v in value)
+    return value
+
+
 def _with_step_hooks(step):
     import functools
 
@@ -141,7 +181,13 @@ class Optimizer:
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict):
-        """Restore state and options; ValueError when the groups' sizes differ."""
+        """Restore per-parameter state and group options from ``state_dict`` (as ``state_dict()`` returns, or as
+        ``torch.optim``'s, e.g. read back with ``load``). Saved state is matched to the parameters by position.
+
+        As PyTorch: each state tensor is cast to its parameter's device (and, for a floating-point parameter,
+        its dtype), except ``step``, which stays the 0-d float32 tensor it was (moved to the parameter's device
+        only for a ``capturable``/``fused`` group); state of unknown indices is kept as is. Raises ValueError
+        when the number of groups, or of parameters in a group, differs."""
         groups = state_dict["param_groups"]
         if len(groups) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
@@ -150,13 +196,15 @@ class Optimizer:
             if len(g["params"]) != len(sg["params"]):
                 raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
                                  "optimizer's group")
-            params.extend(zip(sg["params"], g["params"]))
-        idmap = dict(params)
+            params.extend((pid, p, sg) for pid, p in zip(sg["params"], g["params"]))
+        idmap = {pid: (p, sg) for pid, p, sg in params}
         self.state = defaultdict(dict)
         for k, s in state_dict["state"].items():
-            p = idmap[int(k)]
-            self.state[p] = {n: (v.to(p.device) if isinstance(v, Tensor) and v.is_floating_point() else v)
-                             for n, v in s.items()}
+            if k in idmap:
+                p, sg = idmap[k]
+                self.state[p] = _cast_state(p, s, bool(sg.get("capturable") or sg.get("fused")))
+            else:
+                self.state[k] = s
         for g, sg in zip(self.param_groups, groups):
             for k, v in sg.items():
                 if k != "params":

@@ -3,7 +3,7 @@ import math
 
 from ..autograd.grad_mode import no_grad
 from .._ops.creation import zeros_like
-from .optimizer import Optimizer, check_betas, check_range
+from .optimizer import Optimizer, check_betas, check_range, _bump_step, _init_step
 
 
 class RAdam(Optimizer):
@@ -25,11 +25,10 @@ class RAdam(Optimizer):
             for p, grad in self._grads(g):
                 st = self.state[p]
                 if not st:
-                    st["step"] = 0
+                    st["step"] = _init_step()
                     st["exp_avg"] = zeros_like(p)
                     st["exp_avg_sq"] = zeros_like(p)
-                st["step"] += 1
-                t = st["step"]
+                t = _bump_step(st)
                 grad = self._weight_decay(p, grad, lr, wd, g["decoupled_weight_decay"])
                 m, v = st["exp_avg"], st["exp_avg_sq"]
                 m.lerp_(grad, 1 - b1)

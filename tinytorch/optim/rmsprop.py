@@ -1,7 +1,7 @@
 """RMSprop (Hinton, Coursera lecture 6.5; ``torch.optim.RMSprop``), with momentum and the centered variant."""
 from ..autograd.grad_mode import no_grad
 from .._ops.creation import zeros_like
-from .optimizer import Optimizer, check_range
+from .optimizer import Optimizer, check_range, _bump_step, _init_step
 
 
 class RMSprop(Optimizer):
@@ -22,13 +22,13 @@ class RMSprop(Optimizer):
             for p, grad in self._grads(g):
                 st = self.state[p]
                 if not st:
-                    st["step"] = 0
+                    st["step"] = _init_step()
                     st["square_avg"] = zeros_like(p)
                     if mu > 0:
                         st["momentum_buffer"] = zeros_like(p)
                     if g["centered"]:
                         st["grad_avg"] = zeros_like(p)
-                st["step"] += 1
+                _bump_step(st)
                 if wd:
                     grad = grad + p * wd
                 v = st["square_avg"]

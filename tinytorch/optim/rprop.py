@@ -2,7 +2,7 @@
 from ..autograd.grad_mode import no_grad
 from .._ops.creation import full_like, ones_like, zeros_like
 from .._ops.pointwise import where
-from .optimizer import Optimizer, check_range
+from .optimizer import Optimizer, check_range, _bump_step, _init_step
 
 
 class Rprop(Optimizer):
@@ -26,10 +26,10 @@ class Rprop(Optimizer):
             for p, grad in self._grads(g):
                 st = self.state[p]
                 if not st:
-                    st["step"] = 0
+                    st["step"] = _init_step()
                     st["prev"] = zeros_like(p)
                     st["step_size"] = full_like(grad, g["lr"])
-                st["step"] += 1
+                _bump_step(st)
                 prod = grad * st["prev"]
                 factor = ones_like(grad)  # in the gradient's dtype: etas are not rounded to float32
                 factor.masked_fill_(prod > 0, etaplus).masked_fill_(prod < 0, etaminus)
