@@ -85,7 +85,10 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    """Clamp to [min_val, max_val]."""
+    """Clamp to [min_val, max_val]. The output has the input's dtype: for an integer input the bounds are
+    truncated to integers, as ATen's hardtanh (so ``relu6`` of int64 is int64)."""
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        min_val, max_val = int(min_val), int(max_val)
     return _activation(input, inplace, lambda input: _pw.clamp(input, min_val, max_val))
 
 
@@ -360,7 +363,18 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 
 
 def glu(input, dim=-1):
-    a, b = input.chunk(2, dim)
+    """Gated linear unit ``a * sigmoid(b)`` of the two halves a, b of ``input`` along ``dim`` (Dauphin et al.
+    2017; ``torch.nn.functional.glu``). RuntimeError for a 0-d input or an odd size along ``dim``,
+    NotImplementedError for non-floating dtypes, as PyTorch."""
+    from .._strides import wrap_dim
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = wrap_dim(dim, input.ndim)
+    if input._shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {input._shape[d]}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"glu_cpu\" not implemented for '{_scalar_name(input.dtype)}'")
+    a, b = input.chunk(2, d) if input._shape[d] else (input, input)
     return a * _pw.sigmoid(b)
 
 
@@ -410,51 +424,117 @@ def _einsum(eq, *ops):
     return einsum(eq, *ops)
 
 
-def dropout(input, p=0.5, training=True, inplace=False):
-    """Zero each element with probability ``p`` and scale the rest by 1/(1-p) (Srivastava et al. 2014)."""
-    if p < 0 or p > 1:
+def _scalar_name(dtype):
+    """PyTorch's C++ name of a dtype in messages ('Long', 'Half', ...)."""
+    from .._ops.movement import _SCALAR_TYPE
+    return _SCALAR_TYPE.get(dtype.name, dtype.name)
+
+
+def _check_dropout_p(p):
+    """PyTorch's two checks of a dropout probability: Python's ``p < 0 or p > 1`` (ValueError), then ATen's
+    ``p >= 0 && p <= 1`` (RuntimeError), which is what a NaN fails."""
+    if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not (p >= 0.0 and p <= 1.0):
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _check_dropout_dtype(input):
+    # the kept elements are scaled by 1 / (1 - p), a float that an integer tensor cannot hold (ATen's mul_)
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_scalar_name(input.dtype)}")
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` and scale the rest by 1/(1-p) (Srivastava et al. 2014).
+    ValueError for p outside [0, 1], RuntimeError for a NaN p and for integer input in training with
+    0 < p < 1, as ``torch.nn.functional.dropout``."""
+    _check_dropout_p(p)
     if not training or p == 0:
         return input
     if p == 1:
         return _activation(input, inplace, lambda input: input * 0)
+    _check_dropout_dtype(input)
     # PyTorch's CPU formula: noise = bernoulli(1 - p) / (1 - p), then input * noise (same draws, same rounding)
     noise = bernoulli(empty(input._shape, dtype=input.dtype, device=input.device), 1 - p) / (1 - p)
     return _activation(input, inplace, lambda input: input * noise)
 
 
-def _feature_dropout(input, p, training, inplace, batched_ndim):
+def _feature_dropout(input, p, training, inplace):
+    """ATen's feature_dropout: one draw per (dim 0, dim 1) pair of an input of 2 or more dims."""
+    if input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     if not training or p == 0:
         return input
-    shape = input._shape[:-batched_ndim] + (1,) * batched_ndim if input.ndim > batched_ndim else \
-        input._shape[:1] + (1,) * (input.ndim - 1)
+    if p == 1:
+        return _activation(input, inplace, lambda input: input * 0)
+    _check_dropout_dtype(input)
+    shape = input._shape[:2] + (1,) * (input.ndim - 2)
     noise = bernoulli(empty(shape, dtype=input.dtype, device=input.device), 1 - p) / (1 - p)
     return _activation(input, inplace, lambda input: input * noise)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
-    return _feature_dropout(input, p, training, inplace, 1)
+    """Channel dropout of (N, C, L) or unbatched (C, L) input: whole channels zeroed with probability ``p``,
+    the rest scaled by 1/(1-p) (``torch.nn.functional.dropout1d``). ValueError for p outside [0, 1],
+    RuntimeError for other ranks."""
+    _check_dropout_p(p)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    if input.ndim == 2:
+        return _feature_dropout(input.unsqueeze(0), p, training, False).squeeze(0) if not inplace else \
+            input._inplace(lambda x: _feature_dropout(x.unsqueeze(0), p, training, False).squeeze(0))
+    return _feature_dropout(input, p, training, inplace)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    return _feature_dropout(input, p, training, inplace, 2)
+    """Channel dropout of (N, C, H, W) input (``torch.nn.functional.dropout2d``); as PyTorch, other ranks
+    warn and a 3-D input is taken as (N, C, L)."""
+    _check_dropout_p(p)
+    if input.ndim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and will result "
+                      "in an error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
+                      "inputs).", stacklevel=2)
+    if input.ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior "
+                      "will change in a future release to interpret the input as one without a batch dimension, i.e. "
+                      "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
+                      "dropout1d instead.", stacklevel=2)
+    return _feature_dropout(input, p, training, inplace)
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
-    return _feature_dropout(input, p, training, inplace, 3)
+    """Channel dropout of (N, C, D, H, W) or unbatched (C, D, H, W) input (``torch.nn.functional.dropout3d``);
+    other ranks warn, as PyTorch."""
+    _check_dropout_p(p)
+    if input.ndim not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated and will result "
+                      "in an error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "
+                      "inputs).", stacklevel=2)
+    if input.ndim != 5:
+        return _feature_dropout(input.unsqueeze(0), p, training, False).squeeze(0) if not inplace else \
+            input._inplace(lambda x: _feature_dropout(x.unsqueeze(0), p, training, False).squeeze(0))
+    return _feature_dropout(input, p, training, inplace)
 
 
 def _alpha_dropout(input, p, training, inplace, feature):
-    if p < 0 or p > 1:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _check_dropout_p(p)
+    if feature and input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     if not training or p == 0:
         return input
     if p == 1:
         return _activation(input, inplace, lambda input: input * 0)
+    _check_dropout_dtype(input)
     alpha = 1.7580993408473766  # SELU's -alpha' = scale * alpha: dropped units take the value SELU saturates to
     shape = input._shape[:2] + (1,) * (input.ndim - 2) if feature else input._shape
-    if feature and input.ndim < 2:
-        raise RuntimeError(f"Feature dropout requires at least 2 dimensions in the input, but got {input.ndim}")
     keep = bernoulli(empty(shape, dtype=input.dtype, device=input.device), 1 - p)
     a = ((1 - p) * (1 + p * alpha ** 2)) ** -0.5  # affine correction that keeps zero mean and unit variance
     shift = (keep - 1) * (alpha * a) + alpha * a * p  # as ATen: input * keep * a + shift
@@ -1844,6 +1924,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
 
 
 # ---- losses ------------------------------------------------------------------------------------------------
+def _check_reduction(reduction):
+    """ValueError for a reduction other than 'none', 'mean', 'sum', checked before anything is computed."""
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
 def _reduce(loss, reduction):
     if reduction == "mean":
         return loss.mean()
@@ -1898,6 +1984,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 @autocast_op("fp32")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     d = (input - target).abs()
     loss = _pw.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta) if beta > 0 else d
     return _reduce(loss, reduction)
@@ -1906,9 +1994,15 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 @autocast_op("fp32")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """Huber loss: ``0.5 d^2`` for ``|d| < delta``, else ``delta (|d| - 0.5 delta)``, d = input - target;
-    an elementwise ``weight`` scales each term ('mean' then averages over elements, as torch)."""
+    an elementwise ``weight`` scales each term ('mean' then averages over elements, as torch). The loss has
+    ``input``'s dtype (ATen writes it into a tensor like ``input``) unless a weight promotes it.
+    RuntimeError for delta <= 0, NotImplementedError for integer input, as torch."""
+    if not delta > 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(f"\"huber_cpu\" not implemented for '{_scalar_name(input.dtype)}'")
     d = (input - target).abs()
-    loss = _pw.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
+    loss = _pw.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta).to(input.dtype)
     if weight is not None:
         return _weighted(loss, weight, input, reduction, mean_by_weight=False)
     return _reduce(loss, reduction)
@@ -1920,6 +2014,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
     'mean' divides by the summed weights of non-ignored targets (PyTorch's rule).
     """
+    _check_reduction(reduction)
     if input.ndim < 1:
         raise ValueError("Expected input to have at least 1 dimension")
     out_shape = tuple(target._shape)  # the shape of the 'none' result: (N, d...), or () unbatched
@@ -1937,6 +2032,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if weight is not None and (weight.ndim != 1 or weight._shape[0] != c):
         raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
                            f"weight tensor of shape: {list(weight._shape)}")
+    if weight is not None and weight.dtype is not input.dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_name(input.dtype)} but found {_scalar_name(weight.dtype)}")
     if weight is not None and weight.requires_grad and _grad_enabled():
         raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. "
                            "This input cannot have requires_grad True.")
@@ -1986,7 +2083,14 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     """``nll_loss(log_softmax(input, 1), target)``, with class-probability targets and ``label_smoothing``.
 
     input (N, C) or (N, C, d...) logits; target (N, ...) class indices or (N, C, ...) probabilities.
+    RuntimeError for label_smoothing > 1; as in ATen, a label_smoothing that is not positive (negative, NaN)
+    means no smoothing. ValueError for an unknown ``reduction``.
     """
+    _check_reduction(reduction)
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+    if not label_smoothing > 0.0:
+        label_smoothing = 0.0
     if input.ndim == 1:
         input = input.unsqueeze(0)
         target = target.unsqueeze(0)
@@ -2031,24 +2135,57 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 @autocast_op("fp32")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
-    """``-(t log p + (1-t) log(1-p))`` with log clamped at -100 as in PyTorch. Shapes must match."""
+    """``-(t log p + (1-t) log(1-p))`` with log clamped at -100 as in PyTorch, in ``input``'s dtype.
+
+    As ``torch.nn.functional.binary_cross_entropy``: ValueError when the shapes differ; NotImplementedError
+    for integer input; RuntimeError when target's dtype differs from input's, when an element of input or
+    target is outside [0, 1] (NaN included), and when ``weight`` does not broadcast to input's shape.
+    """
     if input._shape != target._shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
                          "is deprecated. Please ensure they have the same size.")
+    _check_reduction(reduction)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for '{_scalar_name(input.dtype)}'")
+    if target.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {_scalar_name(target.dtype)} but expected {_scalar_name(input.dtype)}")
+    if weight is not None:
+        from .._strides import broadcast_shapes
+        try:
+            shape = tuple(broadcast_shapes(input._shape, weight._shape))
+        except RuntimeError:
+            shape = None
+        if shape != input._shape:
+            raise RuntimeError(f"Attempting to broadcast a dimension of length {weight._shape[-1]} at -1! Mismatching "
+                               f"argument at index 1 had torch.Size({list(weight._shape)}); but expected shape "
+                               f"should be broadcastable to {list(input._shape)}")
+    # ATen checks every element in its kernel; NaN fails the test too
+    for name, t in (("input", input), ("target", target)):
+        if t.numel() and not bool(((t >= 0) & (t <= 1)).all()):
+            raise RuntimeError(f"all elements of {name} should be between 0 and 1")
     lp = _pw.clamp(_pw.log(input), min=-100)
     l1p = _pw.clamp(_pw.log(1 - input), min=-100)
     loss = -(target * lp + (1 - target) * l1p)
     if weight is not None:
-        loss = loss * weight
+        loss = (loss * weight).to(input.dtype)
     return _reduce(loss, reduction)
 
 
 @autocast_op("fp32")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
-    """BCE on logits, computed stably: ``(1-t) x + (1 + (pw-1) t) * softplus(-x)``."""
+    """BCE on logits, computed stably: ``(1-t) x + (1 + (pw-1) t) * softplus(-x)``.
+
+    The loss has ``target``'s dtype, as in ATen (whose in-place steps write into ``1 - target``): float16 /
+    bfloat16 targets give float16 / bfloat16 losses even with float32 weights. ValueError when the shapes
+    differ; NotImplementedError for integer input, RuntimeError for integer target, as torch."""
     if input._shape != target._shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    _check_reduction(reduction)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{_scalar_name(input.dtype)}'")
+    if not target.dtype.is_floating_point:
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_scalar_name(target.dtype)}")
     sp = softplus(-input)
     if pos_weight is not None:
         loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * sp
@@ -2056,7 +2193,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         loss = (1 - target) * input + sp
     if weight is not None:
         loss = loss * weight
-    return _reduce(loss, reduction)
+    return _reduce(loss.to(target.dtype), reduction)
 
 
 @autocast_op("fp32")
@@ -2194,6 +2331,8 @@ def prelu(input, weight):
             raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
                                f"{weight.numel()} and channel size = {input._shape[1] if input.ndim > 1 else 1}.")
         weight = weight.reshape((-1,) + (1,) * (input.ndim - 2))
+    else:
+        weight = weight.reshape(())  # a single slope broadcasts without adding a dim to a 0-d input
     return _pw.where(input > 0, input, weight * input)
 
 
@@ -2234,8 +2373,11 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 @autocast_op("fp32")
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """Two-class logistic loss ``log(1 + exp(-y x))`` for targets y in {1, -1}."""
-    return _reduce(softplus(-target * input), reduction)
+    """Two-class logistic loss ``log(1 + exp(-y x))`` for targets y in {1, -1}, in ``input``'s dtype (as
+    ATen, which writes it into a tensor like ``input``); RuntimeError for integer input, as torch."""
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_scalar_name(input.dtype)}")
+    return _reduce(softplus(-target * input).to(input.dtype), reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):

@@ -1,4 +1,4 @@
-"""Pooling, normalization, dropout, embedding and activation modules."""
+"""Pooling, normalization, dropout, embedding, padding and resampling modules."""
 from ..._ops.creation import empty, ones, tensor, zeros
 from ... import _dtype
 from .. import functional as F
@@ -535,106 +535,6 @@ class Embedding(Module):
         return s
 
 
-# ---- activations ------------------------------------------------------------------------------------------
-def _act(name, fn, params=(), inplace=False):
-    """An activation Module class calling ``fn(input, *params)``."""
-    def __init__(self, *args, **kwargs):
-        Module.__init__(self)
-        names = [p for p, _ in params] + (["inplace"] if inplace else [])
-        defaults = dict(params)
-        if inplace:
-            defaults["inplace"] = False
-        vals = dict(defaults)
-        vals.update(zip(names, args))
-        vals.update(kwargs)
-        for k, v in vals.items():
-            setattr(self, k, v)
-
-    def forward(self, input):
-        kw = {p: getattr(self, p) for p, _ in params}
-        if inplace and self.inplace:
-            kw["inplace"] = True
-        return fn(input, **kw)
-
-    def extra_repr(self):
-        parts = [f"{p}={getattr(self, p)!r}" if isinstance(getattr(self, p), str) else f"{p}={getattr(self, p)}"
-                 for p, _ in params]
-        if inplace and self.inplace:
-            parts.append("inplace=True")
-        return ", ".join(parts)
-    return type(name, (Module,), {"__init__": __init__, "forward": forward, "extra_repr": extra_repr,
-                                  "__doc__": f"Module form of ``F.{fn.__name__}``."})
-
-
-def _relu(input, inplace=False):
-    return F.relu_(input) if inplace else F.relu(input)
-
-
-def _sigmoid(input):
-    return F.sigmoid(input)
-
-
-def _tanh(input):
-    return F.tanh(input)
-
-
-ReLU = _act("ReLU", _relu, inplace=True)
-ReLU6 = _act("ReLU6", F.relu6, inplace=True)
-LeakyReLU = _act("LeakyReLU", F.leaky_relu, (("negative_slope", 0.01),), inplace=True)
-ELU = _act("ELU", F.elu, (("alpha", 1.0),), inplace=True)
-CELU = _act("CELU", F.celu, (("alpha", 1.0),), inplace=True)
-SELU = _act("SELU", F.selu, inplace=True)
-GELU = _act("GELU", F.gelu, (("approximate", "none"),))
-SiLU = _act("SiLU", F.silu, inplace=True)
-Mish = _act("Mish", F.mish, inplace=True)
-Softplus = _act("Softplus", F.softplus, (("beta", 1.0), ("threshold", 20.0)))
-Hardtanh = _act("Hardtanh", F.hardtanh, (("min_val", -1.0), ("max_val", 1.0)), inplace=True)
-Hardsigmoid = _act("Hardsigmoid", F.hardsigmoid, inplace=True)
-Hardswish = _act("Hardswish", F.hardswish, inplace=True)
-Sigmoid = _act("Sigmoid", _sigmoid)
-Tanh = _act("Tanh", _tanh)
-LogSigmoid = _act("LogSigmoid", F.logsigmoid)
-Softsign = _act("Softsign", F.softsign)
-Tanhshrink = _act("Tanhshrink", F.tanhshrink)
-Softmax = _act("Softmax", F.softmax, (("dim", None),))
-LogSoftmax = _act("LogSoftmax", F.log_softmax, (("dim", None),))
-Softmin = _act("Softmin", F.softmin, (("dim", None),))
-GLU = _act("GLU", F.glu, (("dim", -1),))
-Threshold = _act("Threshold", F.threshold, (("threshold", 0.0), ("value", 0.0)), inplace=True)
-Hardshrink = _act("Hardshrink", F.hardshrink, (("lambd", 0.5),))
-Softshrink = _act("Softshrink", F.softshrink, (("lambd", 0.5),))
-Hardshrink.extra_repr = Softshrink.extra_repr = lambda self: f"{self.lambd}"
-
-
-class Softmax2d(Module):
-    """Softmax over the channels (dim -3) of (N, C, H, W) or (C, H, W)."""
-
-    def forward(self, input):
-        if input.ndim not in (3, 4):
-            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead")
-        return F.softmax(input, -3)
-
-
-class PReLU(Module):
-    """``max(0, x) + a * min(0, x)`` with a learned slope ``a`` (one, or one per channel), initialised to ``init``."""
-
-    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
-        super().__init__()
-        self.num_parameters, self.init = num_parameters, init
-        self.weight = Parameter(empty(num_parameters, device=device, dtype=dtype).fill_(init))
-
-    def reset_parameters(self):
-        from ...autograd.grad_mode import no_grad
-        with no_grad():
-            self.weight.fill_(self.init)
-
-    def forward(self, input):
-        return F.prelu(input, self.weight)
-
-    def extra_repr(self):
-        return f"num_parameters={self.num_parameters}"
-
-
 # ---- padding ------------------------------------------------------------------------------------------------
 class _PadNd(Module):
     _n, _mode = 1, "constant"
@@ -856,16 +756,3 @@ class LocalResponseNorm(Module):
     def extra_repr(self):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
 
-
-class RReLU(Module):
-    """Randomized leaky ReLU: random negative slopes in training, their mean in eval (``torch.nn.RReLU``)."""
-
-    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
-        super().__init__()
-        self.lower, self.upper, self.inplace = lower, upper, inplace
-
-    def forward(self, input):
-        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
-
-    def extra_repr(self):
-        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")

@@ -69,6 +69,8 @@ class LazyLinear(LazyModuleMixin, Module):
         args, kw = self._lazy
         self._become(Linear(input.shape[-1], *args, **kw))
 
+    forward = Linear.forward  # runs only after the module became a Linear; shows Linear's signature
+
     def extra_repr(self):
         return f"in_features=0, out_features={self.out_features}, bias={self.bias is not None}"
 
@@ -80,21 +82,36 @@ def _channels(input, n):
 class _LazyConvNd(LazyModuleMixin, Module):
     _n = 2
 
-    def __init__(self, out_channels, kernel_size, *args, bias=True, device=None, dtype=None, **kwargs):
-        super().__init__()
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        self._lazy_init(out_channels, bias, device, dtype, kernel_size=kernel_size, stride=stride, padding=padding,
+                        dilation=dilation, groups=groups, padding_mode=padding_mode)
+
+    def _lazy_init(self, out_channels, bias, device, dtype, **conv_args):
+        Module.__init__(self)
         self.in_channels, self.out_channels = 0, out_channels
-        self._lazy = ((out_channels, kernel_size) + args, dict(kwargs, bias=bias, device=device, dtype=dtype))
+        self._lazy = (conv_args, dict(bias=bias, device=device, dtype=dtype))
         _placeholders(self, ["weight"] + (["bias"] if bias else []), [], dict(device=device, dtype=dtype))
         if not bias:
             self.bias = None
 
     def initialize_parameters(self, input, *args, **kwargs):
-        a, kw = self._lazy
-        self._become(self.cls_to_become(_channels(input, self._n), *a, **kw))
+        conv_args, kw = self._lazy
+        self._become(self.cls_to_become(_channels(input, self._n), self.out_channels, **conv_args, **kw))
+
+
+class _LazyConvTransposeNd(_LazyConvNd):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+                 dilation=1, padding_mode="zeros", device=None, dtype=None):
+        self._lazy_init(out_channels, bias, device, dtype, kernel_size=kernel_size, stride=stride, padding=padding,
+                        output_padding=output_padding, groups=groups, dilation=dilation, padding_mode=padding_mode)
 
 
 def _lazy_conv(name, target, n, doc):
-    return type(name, (_LazyConvNd,), {"cls_to_become": target, "_n": n, "__doc__": doc})
+    base = _LazyConvTransposeNd if target.transposed else _LazyConvNd
+    # forward is the target's (the module becomes the target before its first forward runs), so the class
+    # shows the target's forward signature, as PyTorch's Lazy classes (which subclass the target) do
+    return type(name, (base,), {"cls_to_become": target, "_n": n, "__doc__": doc, "forward": target.forward})
 
 
 for _name, _target, _n in (("LazyConv1d", Conv1d, 1), ("LazyConv2d", Conv2d, 2), ("LazyConv3d", Conv3d, 3),
@@ -121,7 +138,7 @@ class _LazyNormBase(LazyModuleMixin, Module):
 
 
 def _lazy_norm(name, target, n, doc):
-    return type(name, (_LazyNormBase,), {"cls_to_become": target, "_n": n, "__doc__": doc})
+    return type(name, (_LazyNormBase,), {"cls_to_become": target, "_n": n, "__doc__": doc, "forward": target.forward})
 
 
 for _name, _target, _n in (("LazyBatchNorm1d", BatchNorm1d, 0), ("LazyBatchNorm2d", BatchNorm2d, 0),

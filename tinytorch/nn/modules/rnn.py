@@ -47,13 +47,22 @@ def _reset_uniform(m):
         init.uniform_(p, -k, k)
 
 
+def _no_proj_size(kwargs):
+    """PyTorch's RNN and GRU take ``**kwargs`` only to refuse ``proj_size`` with a ValueError; any other
+    unknown keyword is a TypeError, as a misspelt argument."""
+    if "proj_size" in kwargs:
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+    if kwargs:
+        raise TypeError(f"__init__() got an unexpected keyword argument '{next(iter(kwargs))}'")
+
+
 class RNNBase(Module):
     """Shared bookkeeping of RNN / LSTM / GRU: parameters ``weight_ih_l{k}[_reverse]`` etc."""
 
     _gates = 1
 
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, proj_size=0, device=None, dtype=None, nonlinearity="tanh"):
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
         super().__init__()
         if not 0 <= dropout <= 1:
             raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
@@ -69,7 +78,7 @@ class RNNBase(Module):
         self.mode = mode
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
         self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
-        self.bidirectional, self.proj_size, self.nonlinearity = bidirectional, proj_size, nonlinearity
+        self.bidirectional, self.proj_size = bidirectional, proj_size
         ndir = 2 if bidirectional else 1
         g = self._gates * hidden_size
         out_size = proj_size or hidden_size  # an LSTM with projections outputs h of size proj_size
@@ -90,6 +99,11 @@ class RNNBase(Module):
 
     def reset_parameters(self):
         _reset_uniform(self)
+
+    def flatten_parameters(self):
+        """Re-pack the weights into one contiguous buffer for cuDNN in PyTorch; a no-op there off cuDNN, and
+        here, where each weight is its own tensor and no fused kernel needs them packed."""
+        return None
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
@@ -215,11 +229,13 @@ class RNN(RNNBase):
     """Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu), as ``torch.nn.RNN``."""
 
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, device=None, dtype=None, proj_size=0):
+                 dropout=0.0, bidirectional=False, device=None, dtype=None, **kwargs):
+        _no_proj_size(kwargs)
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
+        self.nonlinearity = nonlinearity
         super().__init__("RNN", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
-                         proj_size, device=device, dtype=dtype, nonlinearity=nonlinearity)
+                         device=device, dtype=dtype)
 
     def _step(self, x, h, w):
         return _rnn_cell(x, h, *w, self.nonlinearity)
@@ -249,21 +265,24 @@ class GRU(RNNBase):
     _gates = 3
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, device=None, dtype=None, proj_size=0):
+                 bidirectional=False, device=None, dtype=None, **kwargs):
+        _no_proj_size(kwargs)
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
-                         proj_size, device=device, dtype=dtype)
+                         device=device, dtype=dtype)
 
     def _step(self, x, h, w):
         return _gru_cell(x, h, *w)
 
 
 class RNNCellBase(Module):
-    _gates = 1
+    """Parameters of one recurrent cell: ``weight_ih`` (num_chunks * hidden_size, input_size), ``weight_hh``
+    (num_chunks * hidden_size, hidden_size) and the two biases, ``num_chunks`` being the number of gates
+    (1 RNN, 3 GRU, 4 LSTM), as ``torch.nn.RNNCellBase``."""
 
-    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
-        g = self._gates * hidden_size
+        g = num_chunks * hidden_size
         self.weight_ih = Parameter(empty((g, input_size), device=device, dtype=dtype))
         self.weight_hh = Parameter(empty((g, hidden_size), device=device, dtype=dtype))
         if bias:
@@ -277,7 +296,10 @@ class RNNCellBase(Module):
         _reset_uniform(self)
 
     def extra_repr(self):
-        return f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
+        s = f"{self.input_size}, {self.hidden_size}" + ("" if self.bias is True else f", bias={self.bias}")
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
 
     def _zeros(self, x):
         shape = (x.shape[0], self.hidden_size) if x.ndim == 2 else (self.hidden_size,)
@@ -292,7 +314,7 @@ class RNNCell(RNNCellBase):
 
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
         self.nonlinearity = nonlinearity
-        super().__init__(input_size, hidden_size, bias, device, dtype)
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
         return _rnn_cell(input, self._zeros(input) if hx is None else hx, *self._w(), self.nonlinearity)
@@ -301,7 +323,8 @@ class RNNCell(RNNCellBase):
 class LSTMCell(RNNCellBase):
     """One step of :class:`LSTM`: (input, (h, c)) -> (h', c')."""
 
-    _gates = 4
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
         h, c = (self._zeros(input), self._zeros(input)) if hx is None else hx
@@ -311,7 +334,8 @@ class LSTMCell(RNNCellBase):
 class GRUCell(RNNCellBase):
     """One step of :class:`GRU`: (input, h) -> h'."""
 
-    _gates = 3
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
         return _gru_cell(input, self._zeros(input) if hx is None else hx, *self._w())
