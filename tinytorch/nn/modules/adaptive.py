@@ -18,7 +18,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     ``in_features -> cutoffs[0] + n_clusters``; cluster i covers classes [cutoffs[i], cutoffs[i+1]) and is a
     two-layer projection ``in_features -> in_features // div_value^(i+1) -> cluster size``. log p(class) is the
     head log-probability of the class (shortlist) or of its cluster plus the log-probability within the
-    cluster. ``forward(input (N, in_features) or (in_features,), target (N,) or ())`` returns
+    cluster. ``forward(input_ (N, in_features) or (in_features,), target_ (N,) or ())`` returns
     (output = per-row target log-probabilities, loss = their negative mean). ValueError for bad cutoffs,
     RuntimeError for mismatched shapes or targets outside [0, n_classes - 1]."""
 
@@ -51,7 +51,8 @@ class AdaptiveLogSoftmaxWithLoss(Module):
             for lin in proj:
                 lin.reset_parameters()
 
-    def forward(self, input, target):
+    def forward(self, input_, target_):
+        input, target = input_, target_  # PyTorch's parameter names (a keyword call must bind as there)
         if target.ndim == 1:
             if input.shape[0] != target.shape[0]:
                 raise RuntimeError("Input and target should have the same size in the batch dimension.")

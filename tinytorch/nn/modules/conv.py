@@ -172,3 +172,15 @@ class ConvTranspose1d(_ConvTransposeNd):
     def forward(self, input, output_size=None):
         return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups, self.dilation)
+
+
+_LAZY = ("LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d")
+
+
+def __getattr__(name):
+    # PyTorch defines the Lazy convolutions in this module; ours live in ``lazy`` (which imports this module),
+    # so they are looked up on first access instead of imported at the top
+    if name in _LAZY:
+        from . import lazy
+        return getattr(lazy, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -94,3 +94,12 @@ class Unflatten(Module):
 class NonDynamicallyQuantizableLinear(Linear):
     """``Linear`` under the name torch gives ``MultiheadAttention.out_proj`` (a marker for its quantization
     tooling; it behaves exactly as Linear)."""
+
+
+def __getattr__(name):
+    # PyTorch defines LazyLinear in this module; ours lives in ``lazy`` (which imports this module), so it is
+    # looked up on first access instead of imported at the top
+    if name == "LazyLinear":
+        from .lazy import LazyLinear
+        return LazyLinear
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -108,7 +108,7 @@ class TransformerEncoderLayer(Module):
     """Self-attention + feed-forward block with residuals; post-norm, or pre-norm with ``norm_first``.
     forward(src (S, N, E) or (N, S, E) with ``batch_first``, src_mask, src_key_padding_mask) -> like src."""
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
         fk = dict(device=device, dtype=dtype)
@@ -144,7 +144,7 @@ class TransformerDecoderLayer(Module):
     """Self-attention, attention over ``memory`` and feed-forward, with residuals and post- or pre-norm.
     forward(tgt (T, N, E), memory (S, N, E), masks ...) -> like tgt."""
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
         fk = dict(device=device, dtype=dtype)
@@ -225,7 +225,7 @@ class Transformer(Module):
     forward(src (S, N, E), tgt (T, N, E), masks ...) -> (T, N, E) (batch first with ``batch_first``)."""
 
     def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,
-                 dropout=0.1, activation="relu", custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
+                 dropout=0.1, activation=F.relu, custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
         fk = dict(device=device, dtype=dtype)
