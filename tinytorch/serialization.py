@@ -16,16 +16,21 @@ files you trust. Files written by tinytorch before this format (``data.json`` in
 """
 import io
 import json
+import math
 import os
 import pickle
+import re
+import secrets
 import struct
-import tempfile
+import warnings
 import zipfile
-from collections import OrderedDict
+import zlib
+from collections import Counter, OrderedDict
 
 import numpy as np
 
 from . import _dtype as _dt
+from . import _weights_only_unpickler as _wo
 from ._tensor import Tensor
 
 _FOLDER = "archive"
@@ -114,76 +119,204 @@ class _Pickler(pickle._Pickler):
         return NotImplemented
 
 
-def _storage_bytes(storage):
-    """The whole storage as little-endian bytes on the host (all of it, as torch saves shared storages)."""
+def _storage_array(storage):
+    """The whole storage as a flat little-endian host array (all of it, as torch saves shared storages): the
+    storage's own memory on the cpu (no copy), a host copy of this one storage for other devices."""
     from ._tensor import _new
     flat = _new(storage, (storage.size,), (1,), 0, storage.dtype)
     arr = np.ascontiguousarray(flat.detach().numpy(force=True))
     if arr.dtype.byteorder == ">":
         arr = arr.byteswap().view(arr.dtype.newbyteorder("<"))
-    return arr.tobytes()
+    return arr
+
+
+def _member(z, name, size):
+    """A ZipInfo for an uncompressed entry whose data starts at a multiple of 64 bytes (padding in the extra
+    field, as torch's writer does), so readers that mmap the file can map each storage in place."""
+    info = zipfile.ZipInfo(f"{_FOLDER}/{name}", date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_STORED
+    info.file_size = size
+    zip64 = size * 1.05 > zipfile.ZIP64_LIMIT  # zipfile then appends a 20-byte zip64 field to the extra
+    start = z.fp.tell() + 30 + len(info.filename.encode("utf-8")) + 4 + (20 if zip64 else 0)
+    pad = -start % _ALIGN
+    info.extra = struct.pack("<HH", 0x4246, pad) + b"Z" * pad  # 'FB': the id torch uses for its padding
+    return info, zip64
 
 
 def _write_aligned(z, name, data):
-    """An uncompressed zip entry whose data starts at a multiple of 64 bytes (padding in the extra field, as
-    torch's writer does), so readers that mmap the file can map each storage in place."""
-    info = zipfile.ZipInfo(f"{_FOLDER}/{name}", date_time=(1980, 1, 1, 0, 0, 0))
-    info.compress_type = zipfile.ZIP_STORED
-    start = z.fp.tell() + 30 + len(info.filename.encode("utf-8")) + 4
-    pad = -start % _ALIGN
-    info.extra = struct.pack("<HH", 0x4246, pad) + b"Z" * pad  # 'FB': the id torch uses for its padding
-    z.writestr(info, data)
+    info, zip64 = _member(z, name, len(data))
+    with z.open(info, "w", force_zip64=zip64) as out:
+        out.write(data)
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
-    """Write ``obj`` (tensors, state_dicts, optimizer states, nested containers, picklable objects) to the
-    path or binary file object ``f`` in PyTorch's checkpoint format: ``torch.load`` reads it, and so does
-    ``tinytorch.load``. Tensors on any device are saved from host copies; views keep sharing storage.
+_CHUNK = 1 << 24  # bytes handed to the zip writer at a time (its CRC and the file write work in place)
 
-    A path is written to a temporary file in the same folder and renamed into place, so a crash or an
-    unpicklable object mid-save never leaves a truncated file. Errors: pickle's (``PicklingError``,
-    ``AttributeError``, ``TypeError``) for objects that cannot be pickled. Mirrors ``torch.save``."""
-    data_pkl = io.BytesIO()
-    p = _Pickler(data_pkl)
-    p.dump(obj)
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
-        _write_aligned(z, "data.pkl", data_pkl.getvalue())
+
+def _write_storage(z, name, storage):
+    """Stream one storage into its record: the bytes go from the storage's memory to the file in chunks,
+    never gathered into one Python bytes object."""
+    arr = _storage_array(storage)
+    raw = memoryview(arr.reshape(-1).view(np.uint8))  # bytes view (also for dtypes NumPy cannot export)
+    info, zip64 = _member(z, name, raw.nbytes)
+    with z.open(info, "w", force_zip64=zip64) as out:
+        for i in range(0, raw.nbytes, _CHUNK):
+            out.write(raw[i:i + _CHUNK])
+
+
+def _write_checkpoint(out, data_pkl, storages):
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
+        _write_aligned(z, "data.pkl", data_pkl)
         _write_aligned(z, ".format_version", b"1")
         _write_aligned(z, ".storage_alignment", str(_ALIGN).encode())
         _write_aligned(z, "byteorder", b"little")
-        for ref, storage in p.storages.values():
-            _write_aligned(z, f"data/{ref.key}", _storage_bytes(storage))
+        for ref, storage in storages:
+            _write_storage(z, f"data/{ref.key}", storage)
         _write_aligned(z, "version", b"3\n")
         _write_aligned(z, ".data/serialization_id", str(int.from_bytes(os.urandom(16), "little")).encode())
-    data = buf.getvalue()
+
+
+def _open_temporary(path):
+    """A new file next to ``path`` (same folder, so the final rename is atomic), created as ``open`` creates
+    files: mode 0666 less the umask (0644 under the usual umask 022), like the files torch.save writes."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise RuntimeError(f"Parent directory {folder} does not exist.")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        tmp = os.path.join(folder, f".{os.path.basename(path)}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+
+
+def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
+    """Write ``obj`` (tensors, state_dicts, optimizer states, nested containers, modules, picklable objects) to
+    the path or binary file object ``f`` in PyTorch's checkpoint format: ``torch.load`` reads it, and so does
+    ``tinytorch.load``. Tensors on any device are saved from host copies; views keep sharing storage.
+
+    Storage data is streamed from memory to the file (no second copy of the checkpoint in memory). A path is
+    written to a temporary file in the same folder (mode 0666 less the umask, as torch's files) and renamed
+    into place, so a failed or interrupted save (an exception, KeyboardInterrupt) removes the temporary and
+    leaves any previous file intact. Errors: pickle's (``PicklingError``, ``AttributeError``, ``TypeError``)
+    for objects that cannot be pickled; RuntimeError when the target's folder does not exist (as torch).
+    Mirrors ``torch.save``."""
+    data_pkl = io.BytesIO()
+    p = _Pickler(data_pkl)
+    p.dump(obj)
+    data_pkl = data_pkl.getvalue()
+    storages = list(p.storages.values())
     if hasattr(f, "write"):
-        f.write(data)
+        _write_checkpoint(f, data_pkl, storages)
         return
     path = os.fspath(f)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".pt")
+    fd, tmp = _open_temporary(path)
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(data)
+            fd = None
+            _write_checkpoint(out, data_pkl, storages)
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+        tmp = None
+    finally:
+        # reached with tmp set only when the save failed or was interrupted: nothing half-written stays
+        if fd is not None:
+            os.close(fd)
+        if tmp is not None:
+            try:
+                os.remove(tmp)
+            except FileNotFoundError:
+                pass
 
 
 # ---- loading -----------------------------------------------------------------------------------------
+UNSAFE_MESSAGE = (
+    "In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` from `False` to "
+    "`True`. Re-running `torch.load` with `weights_only` set to `False` will likely succeed, but it can result in "
+    "arbitrary code execution. Do it only if you got the file from a trusted source.")
+
+# Deflate cannot expand data more than ~1032-fold: a member declaring a larger uncompressed size is corrupt or
+# a zip bomb, refused before anything is inflated.
+_MAX_DEFLATE_RATIO = 1032
+
+
+def clear_safe_globals():
+    """Clears the list of globals that are safe for ``weights_only`` load (``torch.serialization``'s)."""
+    _wo._clear_safe_globals()
+
+
+def get_safe_globals():
+    """Returns the list of user-added globals that are safe for ``weights_only`` load."""
+    return _wo._get_safe_globals()
+
+
+def add_safe_globals(safe_globals):
+    """Marks the given globals (classes or functions, or ``(obj, "module.qualname")`` pairs naming them as the
+    checkpoint does) as safe for ``load(weights_only=True)``: the file may then call them, create instances
+    and set their state. A whole pickled ``nn.Module`` loads once its classes (the program's own and the
+    ``nn`` modules it holds) are listed, as in PyTorch. Mirrors ``torch.serialization.add_safe_globals``."""
+    _wo._add_safe_globals(safe_globals)
+
+
+class safe_globals(_wo._safe_globals):
+    """Context manager: ``with safe_globals([MyModule]): load(f)`` allows the listed globals inside the block
+    only. Mirrors ``torch.serialization.safe_globals``."""
+
+
 class _StorageType:
     def __init__(self, dtype):
         self.dtype = dtype
 
+    def __repr__(self):
+        return f"torch.{_STORAGE[self.dtype.name]}"
+
+
+class _LoadedStorage:
+    """A storage read from a checkpoint (a flat tensor over its record). The rebuild functions accept only
+    these, so a pickle cannot pass them some other object as the memory a tensor views."""
+
+    def __init__(self, flat):
+        self.flat = flat
+
+    def __repr__(self):
+        return f"<storage of {self.flat.numel()} {self.flat.dtype} elements>"
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _check_view(storage, storage_offset, size, stride):
+    """The geometry of a saved tensor must lie inside its storage (RuntimeError otherwise, as ``set_``)."""
+    if not isinstance(storage, _LoadedStorage):
+        raise RuntimeError(f"tinytorch.load: a tensor's storage must come from the checkpoint, got "
+                           f"{type(storage).__name__}")
+    if not (isinstance(size, (tuple, list)) and isinstance(stride, (tuple, list)) and _is_int(storage_offset)
+            and all(_is_int(s) for s in size) and all(_is_int(s) for s in stride)):
+        raise RuntimeError(f"tinytorch.load: invalid tensor geometry: size {size!r}, stride {stride!r}, storage "
+                           f"offset {storage_offset!r}")
+    n = storage.flat.numel()
+    item = storage.flat.element_size()
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape: {len(size)} vs {len(stride)}")
+    if storage_offset < 0 or any(s < 0 for s in size) or any(s < 0 for s in stride):
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)} and storage offset "
+                           f"{storage_offset} must be non-negative")
+    need = 0 if 0 in size else storage_offset + sum((s - 1) * st for s, st in zip(size, stride)) + 1
+    if need > n:
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {storage_offset}, "
+                           f"and itemsize {item} requiring a storage size of {need * item} are out of bounds for "
+                           f"storage of size {n * item}")
+
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
                        metadata=None):
-    t = storage.as_strided(tuple(size), tuple(stride), storage._offset + storage_offset)
+    _check_view(storage, storage_offset, size, stride)
+    if not isinstance(requires_grad, bool):
+        raise RuntimeError(f"tinytorch.load: requires_grad must be a bool, got {type(requires_grad).__name__}")
+    flat = storage.flat
+    t = flat.as_strided(tuple(size), tuple(stride), flat._offset + storage_offset)
     return t.requires_grad_(True) if requires_grad else t
 
 
@@ -191,30 +324,114 @@ def _rebuild_tensor(storage, storage_offset, size, stride):
     return _rebuild_tensor_v2(storage, storage_offset, size, stride)
 
 
-def _rebuild_parameter(data, requires_grad, backward_hooks=None, state=None):
+def _tensor_field_names():
+    """Everything a Tensor class defines (slots such as ``_shape``/``_storage``, class defaults, properties,
+    methods): a checkpoint may not set these. In torch they live in C++, out of a pickle's reach."""
     from .nn.parameter import Parameter
+    names = set()
+    for cls in (Tensor, Parameter):
+        for k in cls.__mro__:
+            names.update(vars(k))
+            names.update(getattr(k, "__slots__", ()))
+    return names
+
+
+def _set_obj_state(obj, state):
+    """Apply a pickled Python-attribute state to a rebuilt tensor, as torch's ``_utils._set_obj_state``, but
+    refusing any name the tensor type defines (its private fields included): only attributes a program added
+    itself can come from the file, plus ``requires_grad`` as a bool."""
+    if state is None:
+        return obj
+    if isinstance(state, tuple):
+        if len(state) != 2:
+            raise RuntimeError(f"Invalid serialized state: {state}")
+        dict_state, slots_state = state
+    else:
+        dict_state, slots_state = state, None
+    fields = _tensor_field_names() | {"__class__", "__dict__"}
+    for part in (dict_state, slots_state):
+        if not part:
+            continue
+        if not isinstance(part, dict):
+            raise RuntimeError(f"Invalid serialized state: {state}")
+        for k, v in part.items():
+            if k == "requires_grad" and isinstance(v, bool):
+                obj.requires_grad_(v)
+            elif not isinstance(k, str) or k in fields or k.startswith("__"):
+                raise RuntimeError(f"tinytorch.load: the checkpoint sets the tensor attribute {k!r}, which is part "
+                                   "of the tensor itself and is not restored from a file")
+            else:
+                setattr(obj, k, v)
+    return obj
+
+
+def _set_tensor_state(inst, state):
+    """BUILD on a tensor (the weights-only unpickler): torch accepts only its legacy ``set_``/``__setstate__``
+    forms there; a Parameter's legacy ``(requires_grad, _, hooks)`` is honoured, a subclass's attribute dict
+    goes through ``_set_obj_state``; anything else is refused."""
+    from .nn.parameter import Parameter
+    if type(inst) is Parameter and isinstance(state, tuple) and len(state) == 3:
+        if not isinstance(state[0], bool):
+            raise RuntimeError("tinytorch.load: requires_grad must be a bool")
+        inst.requires_grad_(state[0])
+        return
+    if type(inst) in (Tensor, Parameter):
+        raise TypeError(f"tinytorch.load: a {type(inst).__name__} cannot be given state by the checkpoint "
+                        f"(got {type(state).__name__}); tensors are rebuilt only by the rebuild functions")
+    _set_obj_state(inst, state)
+
+
+def _rebuild_parameter(data, requires_grad, backward_hooks=None):
+    from .nn.parameter import Parameter
+    if not isinstance(data, Tensor) or not isinstance(requires_grad, bool):
+        raise RuntimeError("tinytorch.load: _rebuild_parameter expects a tensor and a bool")
     return Parameter(data, requires_grad)
+
+
+def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
+    return _set_obj_state(_rebuild_parameter(data, requires_grad), state)
 
 
 def _rebuild_from_type_v2(func, new_type, args, state):
     from .nn.parameter import Parameter
+    if func not in _REBUILDERS or not (isinstance(new_type, type) and issubclass(new_type, Tensor)) or \
+            not isinstance(args, tuple):
+        raise RuntimeError(f"tinytorch.load: cannot rebuild a tensor of type {new_type!r} with {func!r}")
     t = func(*args)
-    if new_type is Parameter and not isinstance(t, Parameter):
-        t = Parameter(t, t.requires_grad)
-    return t
+    if type(t) is not new_type:
+        if new_type is Parameter:
+            t = Parameter(t, t.requires_grad)
+        elif new_type is not Tensor:
+            t = t.as_subclass(new_type)
+    return _set_obj_state(t, state)
+
+
+_REBUILDERS = (_rebuild_tensor_v2, _rebuild_tensor, _rebuild_parameter, _rebuild_parameter_with_state)
 
 
 def _numpy_scalar(dtype, data):
+    if not isinstance(dtype, np.dtype) or dtype.hasobject or not isinstance(data, bytes) or \
+            len(data) != dtype.itemsize:
+        raise RuntimeError(f"tinytorch.load: invalid NumPy scalar of dtype {dtype!r}")
     return np.frombuffer(data, dtype=dtype)[0]
 
 
+def _bytes_from_latin1(s, encoding="latin1"):
+    """``_codecs.encode``, as protocol-2 pickles write ``bytes`` (only the latin-1 form that pickle emits)."""
+    if not isinstance(s, str) or encoding != "latin1":
+        raise RuntimeError("tinytorch.load: _codecs.encode is only allowed as pickle uses it for bytes")
+    return s.encode("latin1")
+
+
 def _torch_globals():
+    """``{(module, name): object}`` the checkpoint may name: torch's rebuild functions and types mapped to
+    tinytorch's, dtypes and storage types."""
     from . import device, Size
     from .nn.parameter import Parameter
     g = {("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
          ("torch._utils", "_rebuild_tensor"): _rebuild_tensor,
          ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
-         ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter,
+         ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter_with_state,
          ("torch._tensor", "_rebuild_from_type_v2"): _rebuild_from_type_v2,
          ("torch", "Tensor"): Tensor, ("torch.nn.parameter", "Parameter"): Parameter,
          ("torch", "device"): device, ("torch", "Size"): Size}
@@ -225,51 +442,162 @@ def _torch_globals():
     return g
 
 
-_SAFE = {("collections", "OrderedDict"): OrderedDict, ("builtins", "set"): set,
-         ("builtins", "frozenset"): frozenset, ("builtins", "complex"): complex, ("builtins", "slice"): slice,
-         ("builtins", "int"): int, ("builtins", "float"): float, ("builtins", "bool"): bool,
+_SAFE = {("collections", "OrderedDict"): OrderedDict, ("collections", "Counter"): Counter,
+         ("builtins", "set"): set, ("builtins", "frozenset"): frozenset, ("builtins", "complex"): complex,
+         ("builtins", "bytearray"): bytearray, ("builtins", "slice"): slice, ("builtins", "int"): int,
+         ("builtins", "float"): float, ("builtins", "bool"): bool, ("_codecs", "encode"): _bytes_from_latin1,
          ("numpy", "dtype"): np.dtype, ("numpy.core.multiarray", "scalar"): _numpy_scalar,
          ("numpy._core.multiarray", "scalar"): _numpy_scalar}
 
 
-class _Unpickler(pickle.Unpickler):
-    def __init__(self, file, zf, folder, map_location, weights_only):
-        super().__init__(file)
-        self.zf, self.folder, self.map_location, self.weights_only = zf, folder, map_location, weights_only
-        self.storages = {}
-        self.torch = _torch_globals()
+class _Archive:
+    """Checked access to a checkpoint's zip: member names that stay inside the archive's one folder, sizes
+    from the zip directory that the data can really hold, records read with a bound, and corruption (missing
+    records, bad CRCs, truncated data) reported as RuntimeError naming the record."""
 
-    def find_class(self, module, name):
-        key = (module, name)
-        if key in self.torch:
-            return self.torch[key]
-        if key in _SAFE:
-            return _SAFE[key]
-        if module == "torch" or module.startswith("torch."):
-            raise pickle.UnpicklingError(f"tinytorch.load: the checkpoint needs {module}.{name}, which tinytorch "
-                                         "cannot rebuild")
-        if self.weights_only:
-            raise pickle.UnpicklingError(
-                f"Weights only load failed: unsupported global: GLOBAL {module}.{name}. tinytorch.load refuses "
-                "to import it, since that could run code from the file; pass weights_only=False only for a "
-                "checkpoint you trust.")
-        return super().find_class(module, name)
+    def __init__(self, z, file_size):
+        self.z = z
+        infos = z.infolist()
+        for info in infos:
+            n = info.filename
+            if n.startswith(("/", "\\")) or "\\" in n or ".." in n.split("/") or (len(n) > 1 and n[1] == ":"):
+                raise RuntimeError(f"tinytorch.load: the checkpoint's member name {n!r} is an absolute path or leaves "
+                                   "the archive's folder; refusing the file")
+            if info.compress_type == zipfile.ZIP_STORED and info.compress_size != info.file_size:
+                raise RuntimeError(f"tinytorch.load: record {n} declares {info.file_size} bytes but stores "
+                                   f"{info.compress_size}: the checkpoint is corrupted")
+            if info.compress_size > file_size or info.file_size > _MAX_DEFLATE_RATIO * info.compress_size + 64:
+                raise RuntimeError(f"tinytorch.load: record {n} declares {info.file_size} bytes from "
+                                   f"{info.compress_size} stored bytes in a {file_size}-byte file: the checkpoint "
+                                   "is corrupted or a zip bomb")
+        self.names = [i.filename for i in infos]
+
+    def info(self, name):
+        try:
+            return self.z.getinfo(name)
+        except KeyError:
+            raise RuntimeError(f"tinytorch.load: the checkpoint has no record {name} (file not found); it is "
+                               "truncated or corrupted") from None
+
+    def open(self, name):
+        return self.z.open(self.info(name))
+
+    def read(self, name, nbytes=None, limit=None):
+        """The record's bytes as a uint8 array: exactly ``nbytes`` (RuntimeError before reading when the zip
+        directory declares another size), or at most ``limit``."""
+        info = self.info(name)
+        if nbytes is not None and info.file_size != nbytes:
+            raise RuntimeError(f"tinytorch.load: record size ({info.file_size} bytes) of {name} does not match "
+                               f"expected size ({nbytes} bytes)")
+        if limit is not None and info.file_size > limit:
+            raise RuntimeError(f"tinytorch.load: record {name} is {info.file_size} bytes, more than the {limit} "
+                               "expected")
+        n = info.file_size
+        out = np.empty(n, np.uint8)
+        view = memoryview(out)
+        pos = 0
+        with self.guard(name), self.z.open(info) as fh:
+            while pos < n:
+                got = fh.readinto(view[pos:min(n, pos + (1 << 24))])
+                if not got:
+                    raise RuntimeError(f"tinytorch.load: record {name} is truncated ({pos} of {n} bytes)")
+                pos += got
+            fh.read(1)  # reach the end, where zipfile checks the CRC
+        return out
+
+    def guard(self, name):
+        return _CorruptAsRuntimeError(name)
+
+
+class _CorruptAsRuntimeError:
+    """zipfile/zlib errors while reading a record become RuntimeError naming it, as torch reports them."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is not None and issubclass(exc_type, (zipfile.BadZipFile, zlib.error, EOFError)):
+            raise RuntimeError(f"tinytorch.load: record {self.name} of the checkpoint is corrupted: {exc}") from None
+        return False
+
+
+class _Loader:
+    """What both unpicklers share: storages from the archive (read once, shared by the tensors viewing them),
+    placed on the device ``map_location`` says."""
+
+    def __init__(self, archive, folder, map_location):
+        self.archive, self.folder, self.map_location = archive, folder, map_location
+        self.storages = {}
+        self.big_endian = False
+        if f"{folder}byteorder" in archive.names:
+            order = bytes(archive.read(f"{folder}byteorder", limit=16)).decode("ascii", "replace")
+            if order not in ("little", "big"):
+                raise RuntimeError(f"tinytorch.load: unknown byteorder {order!r} in the checkpoint")
+            self.big_endian = order == "big"
 
     def persistent_load(self, pid):
-        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
+        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] in ("storage", b"storage")):
             raise pickle.UnpicklingError(f"tinytorch.load: unsupported persistent id {pid!r}")
         _, stype, key, location, numel = pid
-        t = self.storages.get(key)
-        if t is None:
+        if not isinstance(stype, _StorageType):
+            raise pickle.UnpicklingError(f"tinytorch.load: unsupported storage type {stype!r}")
+        if not isinstance(key, str) or not isinstance(location, str) or not _is_int(numel) or numel < 0:
+            raise RuntimeError(f"tinytorch.load: invalid storage reference {pid!r}")
+        st = self.storages.get(key)
+        if st is None:
             from ._ops.creation import _from_host
-            if not isinstance(stype, _StorageType):
-                raise pickle.UnpicklingError(f"tinytorch.load: unsupported storage type {stype!r}")
             dt = stype.dtype
-            raw = self.zf.read(f"{self.folder}data/{key}")
-            arr = np.frombuffer(raw, dtype=np.dtype(dt.np).newbyteorder("<"))[:numel].astype(dt.np, copy=True)
-            t = _from_host(arr, dt, _target(location, self.map_location))
-            self.storages[key] = t
-        return t
+            item = np.dtype(dt.np).itemsize
+            raw = self.archive.read(f"{self.folder}data/{key}", nbytes=numel * item)
+            arr = raw.view(np.dtype(dt.np).newbyteorder(">" if self.big_endian else "<"))
+            if arr.dtype.byteorder not in ("=", "|") and arr.dtype != np.dtype(dt.np):
+                arr = arr.astype(dt.np)
+            st = _LoadedStorage(_from_host(arr, dt, _target(location, self.map_location)))
+            self.storages[key] = st
+        elif st.flat.dtype is not stype.dtype:
+            raise RuntimeError(f"tinytorch.load: storage {key} is used with two dtypes ({st.flat.dtype} and "
+                               f"{stype.dtype})")
+        return st
+
+
+def _restricted_globals():
+    """The built-in allowlist as the weights-only unpickler looks it up: ``{"module.name": object}``."""
+    return {f"{m}.{n}": v for (m, n), v in {**_torch_globals(), **_SAFE}.items()}
+
+
+def _weights_only_unpickler(fh, loader, encoding):
+    from .nn.parameter import Parameter
+    return _wo.Unpickler(fh, allowed=_restricted_globals(), persistent_load=loader.persistent_load,
+                         set_tensor_state=_set_tensor_state, tensor_types=(Tensor,),
+                         newobj={Parameter: lambda *a: _rebuild_parameter(*a)}, encoding=encoding)
+
+
+def _full_unpickler(fh, loader, pickle_module, pickle_load_args):
+    """``weights_only=False``: any global is imported (only for trusted files); torch's names map to
+    tinytorch's."""
+    torch_globals = _torch_globals()
+    base = getattr(pickle_module, "Unpickler", pickle.Unpickler)
+
+    class Unpickler(base):
+        def find_class(self, module, name):
+            module, name = _wo._read_global(module, name)
+            key = (module, name)
+            if key in torch_globals:
+                return torch_globals[key]
+            if key in _SAFE:
+                return _SAFE[key]
+            if module == "torch" or module.startswith("torch."):
+                raise pickle.UnpicklingError(f"tinytorch.load: the checkpoint needs {module}.{name}, which "
+                                             "tinytorch cannot rebuild")
+            return super().find_class(module, name)
+
+        def persistent_load(self, pid):
+            return loader.persistent_load(pid)
+
+    return Unpickler(fh, **pickle_load_args)
 
 
 def _target(location, map_location):
@@ -289,31 +617,108 @@ def _target(location, map_location):
     return str(_device(map_location) if isinstance(map_location, str) else map_location)
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **kwargs):
+def _get_wo_message(message):
+    """torch.load's wording around a weights-only refusal."""
+    docs = ("\n\nCheck the documentation of torch.load to learn more about types accepted by default with "
+            "weights_only https://pytorch.org/docs/stable/generated/torch.load.html.")
+    if re.search(r"GLOBAL (\S+) was not an allowed global by default.", message):
+        return ("Weights only load failed. This file can still be loaded, to do so you have two options, do those "
+                f"steps only if you trust the source of the checkpoint. \n\t(1) {UNSAFE_MESSAGE}\n\t(2) "
+                "Alternatively, to load with `weights_only=True` please check the recommended steps in the "
+                "following error message.\n\tWeightsUnpickler error: " + message + docs)
+    out = f"Weights only load failed. {UNSAFE_MESSAGE}\n"
+    if not re.search(r"whose module (\S+) is blocked", message):
+        out += ("Please file an issue with the following so that we can make `weights_only=True` compatible with "
+                "your use case: WeightsUnpickler error: ")
+    return out + "\n\n" + message + docs
+
+
+def _resolve_weights_only(weights_only, pickle_module):
+    """``weights_only`` after torch's default (None -> True unless a ``pickle_module`` is given) and its
+    environment switches: ``TORCH_FORCE_WEIGHTS_ONLY_LOAD`` forces True; ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD``
+    forces False only when the caller did not pass ``weights_only`` (with a UserWarning); both set is a
+    RuntimeError. Values "1", "y", "yes", "true" (any case) switch them on."""
+    not_set = weights_only is None
+    if not_set:
+        weights_only = pickle_module is None
+    true_values = ["1", "y", "yes", "true"]
+    force = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in true_values
+    force_no = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in true_values
+    if force and force_no:
+        raise RuntimeError("Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` "
+                           "should be set, but both were set.")
+    if force:
+        weights_only = True
+    elif force_no and not_set:
+        warnings.warn("Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since the`weights_only` "
+                      "argument was not explicitly passed to `torch.load`, forcing weights_only=False.",
+                      UserWarning, stacklevel=3)
+        weights_only = False
+    return bool(weights_only)
+
+
+def _file_size(f):
+    if hasattr(f, "read"):
+        pos = f.tell()
+        end = f.seek(0, os.SEEK_END)
+        f.seek(pos)
+        return end - pos
+    return os.path.getsize(f)
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
     """Read a checkpoint written by ``torch.save`` or ``tinytorch.save`` (PyTorch's zip format) from a path or
     binary file object. Storages land on ``map_location`` (a device, string, or dict from saved location to
     device); tensors that shared a storage share it again.
 
-    ``weights_only=True`` (default) refuses any global outside the allowlist (pickle.UnpicklingError), so a
-    file cannot run code. Errors: RuntimeError for a file that is not a zip checkpoint (e.g. torch's legacy
-    pre-1.6 format) and, as torch, for CUDA storages without ``map_location``. Mirrors ``torch.load``."""
+    ``weights_only`` (default True, and as torch the ``TORCH_FORCE_WEIGHTS_ONLY_LOAD`` /
+    ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`` environment switches) unpickles with torch's rules: only allow-listed
+    globals (the tensor rebuild functions, dtypes, ``OrderedDict``, ... and what ``add_safe_globals`` /
+    ``safe_globals`` added), so a file cannot run code or reach a tensor's internals; anything else raises
+    ``pickle.UnpicklingError`` naming the global. Whatever ``weights_only``, the file is checked before memory
+    is committed: member names must stay in the archive's folder, each storage record must hold exactly the
+    bytes its tensors claim, views must lie inside their storage, records are read with a bound (no zip
+    bomb), and missing records or CRC mismatches raise RuntimeError. Also RuntimeError for a file that is not
+    a zip checkpoint (e.g. torch's legacy pre-1.6 format) and, as torch, for CUDA storages without
+    ``map_location``. Mirrors ``torch.load``."""
+    weights_only = _resolve_weights_only(weights_only, pickle_module)
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    if pickle_load_args and weights_only:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.")
+    if mmap and not isinstance(f, (str, os.PathLike)):
+        raise ValueError("f must be a file path in order to use the mmap argument")
+    pickle_load_args.setdefault("encoding", "utf-8")
+    src = f if hasattr(f, "read") else os.fspath(f)
     try:
-        z = zipfile.ZipFile(f if hasattr(f, "read") else os.fspath(f))
+        z = zipfile.ZipFile(src)
     except zipfile.BadZipFile:
         raise RuntimeError(f"tinytorch.load: {f} is not a zip checkpoint (torch.save's format since PyTorch 1.6); "
                            "re-save it with a recent torch") from None
     with z:
-        names = z.namelist()
-        pkl = [n for n in names if n.endswith("data.pkl") and n.count("/") == 1]
-        if pkl:
-            folder = pkl[0][:-len("data.pkl")]
-            with z.open(pkl[0]) as fh:
-                return _Unpickler(io.BytesIO(fh.read()), z, folder, map_location, weights_only).load()
-        if "data.json" in names:  # written by tinytorch before it used torch's format
-            meta = json.loads(z.read("data.json"))
+        archive = _Archive(z, _file_size(src) if not hasattr(src, "read") else _file_size(src) + src.tell())
+        names = archive.names
+        if "data.json" in names and not any(n.endswith("/data.pkl") for n in names):  # tinytorch's old format
+            meta = json.loads(bytes(archive.read("data.json", limit=1 << 30)))
             if meta.get("magic") == _LEGACY_MAGIC:
-                return _decode_legacy(meta["obj"], z, map_location)
-        raise RuntimeError(f"tinytorch.load: {f} is a zip file but not a checkpoint (no data.pkl)")
+                return _decode_legacy(meta["obj"], archive, map_location)
+        folder = names[0].split("/", 1)[0] + "/" if names and "/" in names[0] else ""
+        for n in names:
+            if not folder or not n.startswith(folder):
+                raise RuntimeError(f"tinytorch.load: file in archive is not in a subdirectory {folder}: {n}")
+        pkl = f"{folder}data.pkl"
+        if pkl not in names:
+            raise RuntimeError(f"tinytorch.load: {f} is a zip file but not a checkpoint (no data.pkl)")
+        loader = _Loader(archive, folder, map_location)
+        with archive.guard(pkl), archive.open(pkl) as fh:
+            if weights_only:
+                try:
+                    return _weights_only_unpickler(fh, loader, pickle_load_args["encoding"]).load()
+                except pickle.UnpicklingError as e:
+                    raise pickle.UnpicklingError(_get_wo_message(str(e))) from None
+                except (IndexError, KeyError) as e:  # a malformed pickle (stack underflow, bad memo)
+                    raise pickle.UnpicklingError(_get_wo_message(f"malformed pickle: {e!r}")) from None
+            return _full_unpickler(fh, loader, pickle_module or pickle, pickle_load_args).load()
 
 
 # ---- the format tinytorch wrote before (read only) -----------------------------------------------
@@ -330,7 +735,9 @@ def _decode_legacy(obj, z, map_location):
         return obj
     if "__tensor__" in obj:
         d = _dt._by_name(obj["dtype"])
-        arr = np.frombuffer(z.read(obj["__tensor__"]), dtype=d.np).reshape(obj["shape"]).copy()
+        shape = tuple(int(n) for n in obj["shape"])
+        nbytes = math.prod(shape) * np.dtype(d.np).itemsize
+        arr = z.read(obj["__tensor__"], nbytes=nbytes).view(d.np).reshape(shape)
         t = _from_host(arr, d, str(map_location) if map_location is not None else "cpu")
         if obj.get("param"):
             return Parameter(t, requires_grad=obj["requires_grad"])
