@@ -74,7 +74,9 @@ def torch_reference(obj, name=None):
         assert params is not None, f"no signature and no ATen schema for torch's {name}"
         return params, True
     if _opaque(sig):
-        overloads = [o for o in typing.get_overloads(obj) if not _opaque(inspect.signature(o))]
+        # an overload with ``...`` defaults is a typing stub (Module.to), not a signature: keep the real one
+        overloads = [o for o in typing.get_overloads(obj) if not _opaque(inspect.signature(o))
+                     and all(p.default is not Ellipsis for p in inspect.signature(o).parameters.values())]
         if overloads:
             sig = inspect.signature(overloads[0])
             return [(p.name, p.kind, p.default) for p in sig.parameters.values()], "overload"
@@ -171,6 +173,36 @@ def test_optimizer_init(name):
 @pytest.mark.parametrize("name", _schedulers())
 def test_lr_scheduler_init(name):
     compare(getattr(lr_scheduler, name).__init__, getattr(tlr, name).__init__)
+
+
+def _own_methods(theirs, ours):
+    """Public methods (plain, class- or static) that the torch class defines itself and ours also has."""
+    out = []
+    for m, v in vars(theirs).items():
+        if m.startswith("_") or not (inspect.isfunction(v) or isinstance(v, (classmethod, staticmethod))):
+            continue
+        if m == "forward" or not callable(getattr(ours, m, None)):
+            continue
+        out.append(m)
+    return out
+
+
+def _methods():
+    pairs = [(getattr(nn, n), getattr(tnn, n), n) for n in _module_classes()]
+    pairs += [(optim.Optimizer, toptim.Optimizer, "Optimizer")]
+    pairs += [(getattr(optim, n), getattr(toptim, n), n) for n in _optimizers()]
+    pairs += [(lr_scheduler.LRScheduler, tlr.LRScheduler, "LRScheduler")]
+    pairs += [(getattr(lr_scheduler, n), getattr(tlr, n), n) for n in _schedulers()]
+    return sorted({f"{label}.{m}": (ours, theirs, m) for ours, theirs, label in pairs
+                   for m in _own_methods(theirs, ours)}.items())
+
+
+@pytest.mark.parametrize("name, classes", _methods(), ids=[k for k, _ in _methods()])
+def test_public_method(name, classes):
+    """``Module.state_dict``, ``Embedding.from_pretrained``, ``Optimizer.zero_grad``, ``ReduceLROnPlateau.step``,
+    ...: every public method a torch class defines itself, where ours has it."""
+    ours, theirs, m = classes
+    compare(getattr(ours, m), getattr(theirs, m))
 
 
 # ---- what the signatures mean at a call ---------------------------------------------------------------------

@@ -204,9 +204,10 @@ class ParameterList(Module):
         for v in values or ():
             self.append(v)
 
-    def append(self, p):
+    def append(self, value):
         from ..parameter import Parameter
-        self.register_parameter(str(len(self._parameters)), p if isinstance(p, Parameter) else Parameter(p))
+        self.register_parameter(str(len(self._parameters)),
+                                value if isinstance(value, Parameter) else Parameter(value))
         return self
 
     def __getitem__(self, i):

@@ -516,9 +516,12 @@ class Embedding(Module):
                            self.sparse)
 
     @classmethod
-    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, **kw):
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0,
+                        scale_grad_by_freq=False, sparse=False):
+        """An Embedding whose weight is a copy of the 2-D ``embeddings`` (frozen unless ``freeze=False``)."""
         r, c = embeddings.shape
-        return cls(r, c, padding_idx, _weight=embeddings.detach().clone(), _freeze=freeze, **kw)
+        return cls(r, c, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+                   _weight=embeddings.detach().clone(), _freeze=freeze)
 
     def extra_repr(self):
         s = f"{self.num_embeddings}, {self.embedding_dim}"

@@ -65,7 +65,7 @@ class LazyLinear(LazyModuleMixin, Module):
         if not bias:
             self.bias = None
 
-    def initialize_parameters(self, input, *args, **kwargs):
+    def initialize_parameters(self, input):
         args, kw = self._lazy
         self._become(Linear(input.shape[-1], *args, **kw))
 
@@ -133,7 +133,7 @@ class _LazyNormBase(LazyModuleMixin, Module):
         _placeholders(self, (["weight", "bias"] if bias else ["weight"]) if affine else [],
                       ["running_mean", "running_var"] if track_running_stats else [], dict(device=device, dtype=dtype))
 
-    def initialize_parameters(self, input, *args, **kwargs):
+    def initialize_parameters(self, input):
         self._become(self.cls_to_become(_channels(input, self._n) if self._n else input.shape[1], **self._lazy))
 
 

@@ -1,4 +1,5 @@
 """``nn.Module``: parameters, buffers and submodules with PyTorch's bookkeeping and state_dict keys."""
+import warnings
 from collections import OrderedDict
 
 from ..._tensor import Tensor
@@ -373,8 +374,9 @@ class Module:
                 continue
             yield from m.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
 
-    def modules(self):
-        for _, m in self.named_modules():
+    def modules(self, remove_duplicate=True):
+        """Every module of the tree, this one first (each once unless ``remove_duplicate`` is False)."""
+        for _, m in self.named_modules(remove_duplicate=remove_duplicate):
             yield m
 
     def named_children(self):
@@ -509,8 +511,21 @@ class Module:
         return self._cast(dst_type)
 
     # ---- state dict ----
-    def state_dict(self, destination=None, prefix="", keep_vars=False):
-        """OrderedDict of parameters and persistent buffers keyed by dotted name (detached unless keep_vars)."""
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        """OrderedDict of parameters and persistent buffers keyed by dotted name (detached unless keep_vars).
+
+        Positional ``destination, prefix, keep_vars`` still work with PyTorch's FutureWarning (it deprecates
+        them)."""
+        if args:
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict"
+                          " for details.", FutureWarning, stacklevel=2)
+            if destination is None:
+                destination = args[0]
+            if len(args) > 1 and prefix == "":
+                prefix = args[1]
+            if len(args) > 2 and keep_vars is False:
+                keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()  # per-module {"version": cls._version}, as torch records
@@ -531,7 +546,7 @@ class Module:
             destination[prefix + "_extra_state"] = self.get_extra_state()
         for k, m in self._modules.items():
             if m is not None:
-                m.state_dict(destination, prefix + k + ".", keep_vars)
+                m.state_dict(destination=destination, prefix=prefix + k + ".", keep_vars=keep_vars)
         if hooks:
             for hook in list(hooks["post"].values()):
                 r = hook(self, destination, prefix, local_metadata)
