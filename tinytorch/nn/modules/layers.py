@@ -759,3 +759,11 @@ class LocalResponseNorm(Module):
     def extra_repr(self):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
 
+
+
+def __getattr__(name):
+    # the activation modules lived here before moving to ``activation``: whole modules pickled then still load
+    from . import activation
+    if name in activation.__all__:
+        return getattr(activation, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
