@@ -168,6 +168,8 @@ def _scan_extreme(input, dim, take_max):
     d = _strides.wrap_dim(dim, max(input.ndim, 1))
     if input.ndim == 0:
         return input.clone(), input.new_zeros((), dtype=_dt.int64)
+    if input.numel() == 0:
+        return input.clone(), input.new_zeros(input._shape, dtype=_dt.int64)
     n = input._shape[d]
     idx_shape = [1] * input.ndim
     idx_shape[d] = n
@@ -217,7 +219,9 @@ def logcumsumexp(input, dim):
 @method("kthvalue")
 def kthvalue(input, k, dim=-1, keepdim=False):
     """(values, indices) of the k-th smallest element along ``dim`` (1-based k) (``torch.kthvalue``)."""
+    from .reduce import _nonempty_dim
     d = _strides.wrap_dim(dim, max(input.ndim, 1))
+    _nonempty_dim(input, d, "kthvalue")
     n = input._shape[d] if input.ndim else 1
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
@@ -659,8 +663,10 @@ def mode(input, dim=-1, keepdim=False):
     """Most frequent value along ``dim`` (the smallest among ties) and the index of its last occurrence
     (``torch.mode``), as a (values, indices) named tuple."""
     from .creation import arange
+    from .reduce import _nonempty_dim
     x = input if input.ndim else input.reshape(1)
-    d = _strides.wrap_dim(dim, x.ndim)
+    d = _strides.wrap_dim(dim, input.ndim)
+    _nonempty_dim(input, d, "mode")
     xs = x.movedim(d, -1)
     vals, order = xs.sort(-1)
     eq = vals.unsqueeze(-1) == vals.unsqueeze(-2)  # (..., n, n): how often each sorted value occurs
@@ -690,7 +696,9 @@ def nanmedian(input, dim=None, keepdim=False):
         flat = input.reshape(-1)
         keep = flat[~isnan(flat)]
         return keep.median() if keep.numel() else flat.new_tensor(float("nan"))
+    from .reduce import _nonempty_dim
     d = _strides.wrap_dim(dim, max(input.ndim, 1))
+    _nonempty_dim(input, d, "median")  # PyTorch's nanmedian names median in this message
     x = input if input.ndim else input.reshape(1)
     vals, order = x.sort(d)  # NaNs sort last
     k = ((~isnan(x)).sum(d, keepdim=True) - 1).clamp(min=0) // 2

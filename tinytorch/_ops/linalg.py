@@ -1,4 +1,5 @@
 """Linear algebra: matmul (batched, broadcast), mm, bmm, addmm, baddbmm, dot, outer, einsum, tensordot."""
+import builtins
 import string
 
 from ..amp.autocast_mode import autocast_op
@@ -190,44 +191,121 @@ ger = outer
 
 
 def _parse_einsum(equation, ops):
-    eq = equation.replace(" ", "")
-    if "->" in eq:
-        lhs, rhs = eq.split("->")
+    """Parse and check an einsum ``equation`` for operands ``ops`` as ``torch.einsum`` does: returns one
+    subscript string per operand and the output's, with '...' replaced by letters the equation does not use.
+    RuntimeError (PyTorch's messages) for a subscript outside [a-zA-Z], a stray '.', a wrong operand count, a
+    subscript count that does not fit an operand, an output subscript missing from the inputs or repeated."""
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not {type(equation).__name__}")
+    if not ops:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                         "operand and its subscripts list")
+    arrow = equation.find("->")
+    terms, ell = _einsum_terms(equation, 0, len(equation) if arrow < 0 else arrow, True)
+    if len(terms) != len(ops):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation"
+                           if len(ops) > len(terms) else
+                           "einsum(): fewer operands were provided than specified in the equation")
+    nell = 0
+    for i, (t, op) in enumerate(zip(terms, ops)):
+        n = len(t) - (1 if ell[i] else 0)
+        if not ell[i] and n != op.ndim:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n}) does not match the number "
+                               f"of dimensions ({op.ndim}) for operand {i} and no ellipsis was given")
+        if ell[i]:
+            if n > op.ndim:
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n}) is more than the "
+                                   f"number of dimensions ({op.ndim}) for operand {i}")
+            nell = max(nell, op.ndim - n)
+    used = set(equation)
+    free = "".join(ch for ch in string.ascii_letters if ch not in used)[:nell]
+    letters = [ch for t in terms for ch in t if ch != "..."]
+    if arrow < 0:
+        # implicit output: the ellipsis dims, then the letters used once, in alphabetical order (A-Z, a-z)
+        rhs = (free if builtins.any(ell) else "") + "".join(sorted(ch for ch in set(letters)
+                                                                   if letters.count(ch) == 1))
     else:
-        lhs = eq
-        letters = [ch for ch in lhs.replace(",", "") if ch.isalpha()]
-        rhs = "".join(sorted(ch for ch in set(letters) if letters.count(ch) == 1))
-    ins = lhs.split(",")
-    if len(ins) != len(ops):
-        raise ValueError(f"einsum(): more operands were provided than specified in the equation" if len(ops) > len(ins)
-                         else "einsum(): fewer operands were provided than specified in the equation")
-    if "." in eq:
-        # expand '...' into explicit letters
-        free = [ch for ch in string.ascii_letters if ch not in eq]
-        nell = max((op.ndim - len(s.replace("...", "")) for s, op in zip(ins, ops) if "..." in s), default=0)
-        ell = "".join(free[:nell])
-        ins = [s.replace("...", ell[nell - (op.ndim - len(s.replace("...", ""))):]) if "..." in s else s
-               for s, op in zip(ins, ops)]
-        rhs = rhs.replace("...", ell) if "..." in rhs else (ell + rhs if "->" not in eq else rhs)
-    for s, op in zip(ins, ops):
-        if len(s) != op.ndim:
-            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(s)}) does not match the "
-                               f"number of dimensions ({op.ndim}) for operand {ins.index(s)}")
+        (out,), _ = _einsum_terms(equation, arrow + 2, len(equation), False)
+        seen = set()
+        for ch in out:
+            if ch == "...":
+                continue
+            if ch not in letters:
+                raise RuntimeError(f"einsum(): output subscript {ch} does not appear in the equation for any input "
+                                   "operand")
+            if ch in seen:
+                raise RuntimeError(f"einsum(): output subscript {ch} appears more than once in the output")
+            seen.add(ch)
+        rhs = "".join(free if ch == "..." else ch for ch in out)
+    ins = []
+    for t, op in zip(terms, ops):
+        k = op.ndim - (len(t) - 1) if "..." in t else 0
+        ins.append("".join(free[nell - k:] if ch == "..." else ch for ch in t))
     return ins, rhs
+
+
+def _einsum_terms(eq, start, stop, inputs):
+    """The comma-separated terms of ``eq[start:stop]`` as lists of letters and '...' (spaces skipped), and
+    whether each has an ellipsis."""
+    terms, ell = [[]], [False]
+    i = start
+    while i < stop:
+        ch = eq[i]
+        if ch == " ":
+            i += 1
+            continue
+        if ch == "," and inputs:
+            terms.append([])
+            ell.append(False)
+            i += 1
+            continue
+        if ch == ".":
+            who = f"operand {len(terms) - 1}" if inputs else "output"
+            if ell[-1]:
+                raise RuntimeError(f"einsum(): found '.' for {who} for which an ellipsis was already found")
+            if eq[i:i + 3] != "..." or i + 3 > stop:
+                raise RuntimeError(f"einsum(): found '.' for {who} that is not part of any ellipsis")
+            terms[-1].append("...")
+            ell[-1] = True
+            i += 3
+            continue
+        if ch not in string.ascii_letters:
+            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, subscripts "
+                               "must be in [a-zA-Z]")
+        terms[-1].append(ch)
+        i += 1
+    return terms, ell
 
 
 def _einsum_meta(*ops, equation):
     ins, rhs = _parse_einsum(equation, ops)
+    for i, op in enumerate(ops):
+        if not isinstance(op, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(op).__name__}")
+        if op.dtype is not ops[0].dtype:
+            raise RuntimeError(f"expected scalar type {_dt_word(ops[0].dtype)} but found {_dt_word(op.dtype)}")
     sizes = {}
-    for s, op in zip(ins, ops):
+    for i, (s, op) in enumerate(zip(ins, ops)):
+        own = {}
         for ch, n in zip(s, op._shape):
-            if ch in sizes and sizes[ch] != n and n != 1 and sizes[ch] != 1:
-                raise RuntimeError(f"einsum(): operands do not broadcast with remapped shapes (original->remapped)")
-            sizes[ch] = max(sizes.get(ch, 1), n)
+            if ch in own and own[ch] != n:
+                raise RuntimeError(f"einsum(): subscript {ch} is repeated for operand {i} but the sizes don't match, "
+                                   f"{own[ch]} != {n}")
+            own[ch] = n
+        for ch, n in own.items():
+            m = sizes.get(ch, 1)
+            if m != n and n != 1 and m != 1:
+                raise RuntimeError(f"einsum(): subscript {ch} has size {n} for operand {i} which does not broadcast "
+                                   f"with previously seen size {m}")
+            sizes[ch] = n if m == 1 else m  # a size-1 dim broadcasts (even against 0)
     dt = ops[0].dtype
-    for o in ops[1:]:
-        dt = _dt.promote_types(dt, o.dtype)
     return [(tuple(sizes[ch] for ch in rhs), dt)], [dt] * len(ops)
+
+
+def _dt_word(d):
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+            "complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(d.name, d.name)
 
 
 def _einsum_bw(c, g):
@@ -272,7 +350,12 @@ def einsum(equation, *operands):
     """Einstein summation (``torch.einsum``), including '...' and implicit output."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    return dispatch(_einsum_op, tuple(operands), {"equation": equation})
+    for i, op in enumerate(operands):
+        if not isinstance(op, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(op).__name__}")
+    # the kernel gets the checked equation with '...' spelled out, so it never parses anything itself
+    ins, rhs = _parse_einsum(equation, operands)
+    return dispatch(_einsum_op, tuple(operands), {"equation": ",".join(ins) + "->" + rhs})
 
 
 @autocast_op("lower")

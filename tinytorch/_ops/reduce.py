@@ -37,11 +37,24 @@ def _red_meta(name, kind):
             out = _dt.uint8 if a.dtype is _dt.uint8 else _dt.bool  # PyTorch keeps uint8 for all/any
         else:
             out = a.dtype
-        if kind == "minmax" and a.numel() == 0 and builtins.any(a._shape[d] == 0 for d in dims):
-            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
-                               "the reduction dim with the 'dim' argument.")
+        if kind == "minmax":
+            for d in dims:
+                _nonempty_dim(a, d, name)
         return [(_reduced_shape(a._shape, dims, keepdim), out)], [None]
     return meta
+
+
+def _nonempty_dim(a, d, op):
+    """IndexError (PyTorch's) when reducing ``a`` along its dim ``d`` of size 0 by an op without identity."""
+    if a.ndim and a._shape[d] == 0:
+        raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _no_dim_on_empty(a, op, exc=RuntimeError):
+    """The error of a full reduction without identity (max, argmax, ...) of an empty tensor."""
+    if a.numel() == 0:
+        tail = " Specify the reduction dim with the 'dim' argument." if exc is RuntimeError else ""
+        raise exc(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.{tail}")
 
 
 def _sum_bw(c, g):
@@ -52,15 +65,19 @@ _sum_op = defop("sum", _red_meta("sum", "sum"), _sum_bw, save_inputs=False)
 
 
 def _dims_of(input, dim, op):
+    """The reduced dims, wrapped and checked (IndexError out of range, RuntimeError for a repeated dim). A 0-d
+    tensor accepts dim 0 and -1 as PyTorch does; they name no real dim, so nothing is reduced."""
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         return tuple(range(input.ndim))
-    return _strides.wrap_dims(as_dims(dim), input.ndim, op)
+    dims = _strides.wrap_dims(as_dims(dim), input.ndim, op)
+    return dims if input.ndim else ()
 
 
 @method("sum")
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum over ``dim`` (int, tuple, or all). Integer/bool inputs sum to int64. Mirrors ``torch.sum``."""
-    return dispatch(_sum_op, (input,), {"dims": _dims_of(input, dim, "sum"), "keepdim": keepdim, "dtype": dtype})
+    return dispatch(_sum_op, (input,), {"dims": _dims_of(input, dim, "sum"), "keepdim": keepdim,
+                                        "dtype": _dt.as_dtype(dtype, "sum")})
 
 
 @method("nansum")
@@ -89,7 +106,7 @@ def sum_to_size(input, *size):
 @method("mean")
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Arithmetic mean over ``dim``; RuntimeError for integer inputs without ``dtype`` (as PyTorch)."""
-    dt = dtype or input.dtype
+    dt = _dt.as_dtype(dtype, "mean") or input.dtype
     if dt.category < _FLOAT:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {_type_word(input.dtype)}")
@@ -142,8 +159,8 @@ _prod_op = defop("prod", _red_meta("prod", "sum"), _prod_bw)
 @autocast_op("fp32")
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product over one ``dim`` (or all elements). Integer inputs give int64 (``torch.prod``)."""
-    dims = tuple(range(input.ndim)) if dim is None else (_strides.wrap_dim(dim, input.ndim),)
-    return dispatch(_prod_op, (input,), {"dims": dims, "keepdim": keepdim, "dtype": dtype})
+    dims = tuple(range(input.ndim)) if dim is None else _dims_of(input, _strides.wrap_dim(dim, input.ndim), "prod")
+    return dispatch(_prod_op, (input,), {"dims": dims, "keepdim": keepdim, "dtype": _dt.as_dtype(dtype, "prod")})
 
 
 def _amax_bw(c, g):
@@ -161,20 +178,25 @@ _amin_op = defop("amin", _red_meta("amin", "minmax"), _amax_bw, save_output=True
 
 @method("amax")
 def amax(input, dim=(), keepdim=False):
-    """Maximum over ``dim`` (all dims when empty); the gradient is shared evenly among ties."""
+    """Maximum over ``dim`` (all dims when empty); the gradient is shared evenly among ties. RuntimeError for
+    an empty input without ``dim``, IndexError when a reduced dim has size 0 (as ``torch.amax``)."""
+    if dim is None or dim == () or dim == []:
+        _no_dim_on_empty(input, "amax")
     return dispatch(_amax_op, (input,), {"dims": _dims_of(input, dim, "amax"), "keepdim": keepdim})
 
 
 @method("amin")
 def amin(input, dim=(), keepdim=False):
-    """Minimum over ``dim`` (all dims when empty); the gradient is shared evenly among ties."""
+    """Minimum over ``dim`` (all dims when empty); the gradient is shared evenly among ties. RuntimeError for
+    an empty input without ``dim``, IndexError when a reduced dim has size 0 (as ``torch.amin``)."""
+    if dim is None or dim == () or dim == []:
+        _no_dim_on_empty(input, "amin")
     return dispatch(_amin_op, (input,), {"dims": _dims_of(input, dim, "amin"), "keepdim": keepdim})
 
 
 def _index_red_meta(name):
     def meta(a, dim, keepdim):
-        if a.ndim and a._shape[dim] == 0:
-            raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+        _nonempty_dim(a, dim, name)
         shape = _reduced_shape(a._shape, (dim,), keepdim) if a.ndim else ()
         return [(shape, a.dtype), (shape, _dt.int64)], [None]
     return meta
@@ -211,9 +233,9 @@ def max(input, dim=None, keepdim=False, *, out=None):
             raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
                                "reduction dim with the 'dim' argument.")
         return amax(input)
+    d = _strides.wrap_dim(dim, input.ndim)
     if input.ndim == 0:
         return max_ret(input.clone(), _zeros_idx(input))
-    d = _strides.wrap_dim(dim, input.ndim)
     return max_ret(*dispatch(_max_dim_op, (input,), {"dim": d, "keepdim": keepdim}))
 
 
@@ -228,9 +250,9 @@ def min(input, dim=None, keepdim=False):
             raise RuntimeError("min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
                                "reduction dim with the 'dim' argument.")
         return amin(input)
+    d = _strides.wrap_dim(dim, input.ndim)
     if input.ndim == 0:
         return min_ret(input.clone(), _zeros_idx(input))
-    d = _strides.wrap_dim(dim, input.ndim)
     return min_ret(*dispatch(_min_dim_op, (input,), {"dim": d, "keepdim": keepdim}))
 
 
@@ -239,20 +261,22 @@ def _zeros_idx(input):
     return zeros((), dtype=_dt.int64, device=input.device)
 
 
-def _arg_meta(a, dim, keepdim):
-    if dim is None:
-        return [((1,) * a.ndim if keepdim else (), _dt.int64)], [None]
-    return [(_reduced_shape(a._shape, (dim,), keepdim) if a.ndim else (), _dt.int64)], [None]
+def _arg_meta(name):
+    def meta(a, dim, keepdim):
+        _nonempty_dim(a, dim, name)
+        return [(_reduced_shape(a._shape, (dim,), keepdim) if a.ndim else (), _dt.int64)], [None]
+    return meta
 
 
-_argmax_op = defop("argmax", _arg_meta)
-_argmin_op = defop("argmin", _arg_meta)
+_argmax_op = defop("argmax", _arg_meta("argmax"))
+_argmin_op = defop("argmin", _arg_meta("argmin"))
 
 
 @method("argmax")
 def argmax(input, dim=None, keepdim=False):
     """Index of the maximum (over the flattened input when ``dim`` is None), int64."""
     if dim is None:
+        _no_dim_on_empty(input, "argmax", IndexError)
         r = dispatch(_argmax_op, (input.reshape(-1),), {"dim": 0, "keepdim": False})
         return r.reshape((1,) * input.ndim) if keepdim else r
     return dispatch(_argmax_op, (input,), {"dim": _strides.wrap_dim(dim, input.ndim), "keepdim": keepdim})
@@ -262,6 +286,7 @@ def argmax(input, dim=None, keepdim=False):
 def argmin(input, dim=None, keepdim=False):
     """Index of the minimum (over the flattened input when ``dim`` is None), int64."""
     if dim is None:
+        _no_dim_on_empty(input, "argmin", IndexError)
         r = dispatch(_argmin_op, (input.reshape(-1),), {"dim": 0, "keepdim": False})
         return r.reshape((1,) * input.ndim) if keepdim else r
     return dispatch(_argmin_op, (input,), {"dim": _strides.wrap_dim(dim, input.ndim), "keepdim": keepdim})
@@ -314,11 +339,19 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 @method("logsumexp")
 def logsumexp(input, dim, keepdim=False):
-    """``log(sum(exp(input), dim))`` computed stably (max subtracted first)."""
+    """``log(sum(exp(input), dim))`` computed stably (the max subtracted first; for complex input the max of
+    the real parts, so the imaginary parts are kept as PyTorch does). Integer inputs compute in the default
+    float dtype; an empty reduction gives -inf."""
     dims = _dims_of(input, dim, "logsumexp")
-    if not input.dtype.is_floating_point:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
         input = input.to(_dt.get_default_dtype())
-    m = amax(input, dims, keepdim=True).detach()
+    if input.numel() == 0:
+        return log(sum(exp(input), dims, keepdim))
+    if input.dtype.is_complex:
+        from .complex import real
+        m = amax(real(input), dims, keepdim=True).detach()
+    else:
+        m = amax(input, dims, keepdim=True).detach()
     m = where(m.isinf(), 0.0, m)
     r = log(sum(exp(input - m), dims, keepdim=True)) + m
     return r if keepdim else r.squeeze(dims)
@@ -392,17 +425,21 @@ _cumprod_op = defop("cumprod", _scan_meta, _cumprod_bw)
 @method("cumsum")
 def cumsum(input, dim, *, dtype=None):
     """Cumulative sum along ``dim`` (same shape; integer inputs give int64)."""
+    dtype = _dt.as_dtype(dtype, "cumsum")
+    d = _strides.wrap_dim(dim, input.ndim)
     if input.ndim == 0:
         return input.clone() if dtype is None else input.to(dtype)
-    return dispatch(_cumsum_op, (input,), {"dim": _strides.wrap_dim(dim, input.ndim), "dtype": dtype})
+    return dispatch(_cumsum_op, (input,), {"dim": d, "dtype": dtype})
 
 
 @method("cumprod")
 def cumprod(input, dim, *, dtype=None):
     """Cumulative product along ``dim`` (same shape; integer inputs give int64)."""
+    dtype = _dt.as_dtype(dtype, "cumprod")
+    d = _strides.wrap_dim(dim, input.ndim)
     if input.ndim == 0:
         return input.clone() if dtype is None else input.to(dtype)
-    return dispatch(_cumprod_op, (input,), {"dim": _strides.wrap_dim(dim, input.ndim), "dtype": dtype})
+    return dispatch(_cumprod_op, (input,), {"dim": d, "dtype": dtype})
 
 
 method("cumsum_")(lambda self, dim: self._write(cumsum(self, dim)))
@@ -425,9 +462,9 @@ _sort_op = defop("sort", _sort_meta, _scatter_back, save_inputs=False, save_outp
 @method("sort")
 def sort(input, dim=-1, descending=False, stable=False):
     """(values, indices) sorted along ``dim`` (stable sort, so ties keep their order)."""
+    d = _strides.wrap_dim(dim, input.ndim)
     if input.ndim == 0:
         return sort_ret(input.clone(), _zeros_idx(input))
-    d = _strides.wrap_dim(dim, input.ndim)
     return sort_ret(*dispatch(_sort_op, (input,), {"dim": d, "descending": descending}))
 
 
@@ -438,7 +475,9 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 
 def _topk_meta(a, k, dim, largest, sorted):
-    n = a._shape[dim] if a.ndim else 1
+    n = a._shape[dim]
+    if not isinstance(k, int) or isinstance(k, bool):
+        raise TypeError(f"topk(): argument 'k' (position 2) must be int, not {type(k).__name__}")
     if k < 0 or k > n:
         raise RuntimeError(f"selected index k out of range (k = {k}, size of dim {dim} = {n})")
     shape = a._shape[:dim] + (k,) + a._shape[dim + 1:]
@@ -450,18 +489,30 @@ _topk_op = defop("topk", _topk_meta, _scatter_back, save_inputs=False, save_outp
 
 @method("topk")
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    """The ``k`` largest (or smallest) elements along ``dim`` and their indices (``torch.topk``)."""
+    """The ``k`` largest (or smallest) elements along ``dim`` and their indices (``torch.topk``). A 0-d input
+    is its own top element (any k in [0, 1], as PyTorch); RuntimeError for k outside [0, size of dim]."""
     d = _strides.wrap_dim(dim, input.ndim)
+    if input.ndim == 0:
+        if not isinstance(k, int) or not 0 <= k <= 1:
+            raise RuntimeError(f"selected index k out of range (k = {k}, size of dim {d} = 1)")
+        return topk_ret(input.clone(), _zeros_idx(input))
     return topk_ret(*dispatch(_topk_op, (input,), {"k": k, "dim": d, "largest": largest, "sorted": sorted}))
 
 
 @method("median")
 def median(input, dim=None, keepdim=False):
-    """Lower median (``torch.median``): over all elements, or (values, indices) along ``dim``."""
+    """Lower median (``torch.median``): over all elements (NaN for an empty input), or (values, indices) along
+    ``dim`` (IndexError when that dim has size 0)."""
     if dim is None:
         flat = input.reshape(-1)
+        if flat.numel() == 0:
+            from .creation import full
+            return full((), float("nan"), dtype=input.dtype, device=input.device)
         return sort(flat).values[(flat.numel() - 1) // 2]
     d = _strides.wrap_dim(dim, input.ndim)
+    if input.ndim == 0:
+        return median_ret(input.clone(), _zeros_idx(input))
+    _nonempty_dim(input, d, "median")
     v, i = sort(input, d)
     k = (input._shape[d] - 1) // 2
     v, i = v.narrow(d, k, 1), i.narrow(d, k, 1)

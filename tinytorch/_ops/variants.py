@@ -38,6 +38,7 @@ __all__ = list(_TORCH_FROM_TENSOR) + list(_TORCH_INPLACE)
 def _install():
     import tinytorch
     g = globals()
+    _alias_numpy_kwargs()
     for name in _TENSOR_FROM_TORCH:
         method(name)(getattr(tinytorch, name))
     for name in _INPLACE:
@@ -50,6 +51,61 @@ def _install():
         method(name + "_")(inplace)
     for name in _TORCH_FROM_TENSOR + _TORCH_INPLACE:
         g[name] = _tensor_method_as_function(name)
+
+
+# ---- NumPy-style keyword spellings --------------------------------------------------------------------------
+# PyTorch's argument parser accepts ``axis=`` for any parameter named ``dim`` and ``keepdims=`` for ``keepdim``
+# in every native function (``torch.*``, ``Tensor.*``, ``torch.linalg/special/fft.*``). Functions that PyTorch
+# writes in Python do not get the aliases; these are they (by namespace).
+_NUMPY_KW = {"axis": "dim", "keepdims": "keepdim"}
+_NO_NUMPY_KW = {"torch": {"norm", "split", "unique", "unique_consecutive", "stft", "istft"},
+                "Tensor": {"norm", "split", "unflatten", "unique", "unique_consecutive", "stft", "istft"}}
+
+
+def _with_numpy_kwargs(fn, qualname):
+    """``fn`` accepting ``axis=`` / ``keepdims=`` for its ``dim`` / ``keepdim`` parameters (PyTorch's
+    ``numpy_compatibility_arg_names``); giving both spellings is a TypeError, as in PyTorch."""
+    import functools
+    import inspect
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return fn
+    renames = {a: d for a, d in _NUMPY_KW.items() if d in params and a not in params
+               and params[d].kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)}
+    if not renames:
+        return fn
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if kwargs:
+            for alias, name in renames.items():
+                if alias in kwargs:
+                    if name in kwargs:
+                        raise TypeError(f"{qualname}() got an unexpected keyword argument '{alias}'")
+                    kwargs[name] = kwargs.pop(alias)
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+def _alias_numpy_kwargs():
+    """Give every public function of the torch, linalg, special and fft namespaces and every Tensor method
+    the NumPy keyword spellings (one pass at import, so no op needs its own ``axis`` parameter)."""
+    import types
+    import tinytorch
+    from .. import fft, linalg, special
+    for ns, label in ((tinytorch, "torch"), (linalg, "linalg"), (special, "special"), (fft, "fft")):
+        skip = _NO_NUMPY_KW.get(label, ())
+        d = vars(ns)
+        for name, fn in list(d.items()):
+            if name.startswith("_") or name in skip or not isinstance(fn, types.FunctionType):
+                continue
+            setattr(ns, name, _with_numpy_kwargs(fn, name))
+    skip = _NO_NUMPY_KW["Tensor"]
+    for name, fn in list(vars(Tensor).items()):
+        if name.startswith("_") or name in skip or not isinstance(fn, types.FunctionType):
+            continue
+        setattr(Tensor, name, _with_numpy_kwargs(fn, f"Tensor.{name}"))
 
 
 def _tensor_method_as_function(name):

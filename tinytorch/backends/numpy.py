@@ -397,6 +397,8 @@ def _exp_sum(x, dim):
 def _log_softmax(x, dim):
     # always max-shifted: unshifted, x - log(sum(exp(x))) loses the exact 0 of a dominant entry (and the
     # absolute accuracy of log-probabilities near 0, i.e. of small cross-entropy losses)
+    if x.size == 0:  # nothing to normalize (and a row max of no elements has no value)
+        return np.empty_like(x)
     with _quiet():
         _, s, m = _shifted_exp_sum(x, dim)
         out = x - m
@@ -405,6 +407,8 @@ def _log_softmax(x, dim):
 
 
 def _softmax(x, dim):
+    if x.size == 0:
+        return np.empty_like(x)
     with _quiet():
         e, s, _ = _exp_sum(x, dim)
         e /= s
