@@ -17,6 +17,8 @@ of names (see ``torch_reference``):
     ``test_misspelt_or_extra_arguments_raise_type_error`` checks those still refuse a misspelt keyword.
   * A torch ``boolean_dispatch`` wrapper (``F.max_pool2d``, ...: ``(*args, **kwargs)``) is compared with the
     function it calls when the flag is False, ``torch.nn.functional._<name>``.
+  * torch's deprecated ``nn.init`` aliases (``init.normal``: ``(*args, **kwargs)``) are compared with the
+    in-place function they forward to (``init.normal_``).
   * torch classes without their own ``forward`` (``nn.Module``, ``RNNBase``, containers) inherit
     ``Module._forward_unimplemented``: there is no forward signature to compare.
 """
@@ -82,6 +84,8 @@ def torch_reference(obj, name=None):
             return [(p.name, p.kind, p.default) for p in sig.parameters.values()], "overload"
         elif name is not None and callable(getattr(tF, "_" + name, None)) and obj is getattr(tF, name, None):
             sig = inspect.signature(getattr(tF, "_" + name))  # boolean_dispatch: its return_indices=False branch
+        elif name is not None and obj is getattr(torch.nn.init, name, None) and hasattr(torch.nn.init, name + "_"):
+            sig = inspect.signature(getattr(torch.nn.init, name + "_"))  # deprecated alias of the in-place init
     return [(p.name, p.kind, p.default) for p in sig.parameters.values()], False
 
 
@@ -163,6 +167,21 @@ def test_module_forward(name):
 @pytest.mark.parametrize("name", _functions())
 def test_functional(name):
     compare(getattr(F, name), getattr(tF, name), name)
+
+
+def _plain_functions(theirs, ours):
+    return sorted(n for n in dir(theirs) if not n.startswith("_") and inspect.isfunction(getattr(theirs, n))
+                  and callable(getattr(ours, n, None)))
+
+
+@pytest.mark.parametrize("name", _plain_functions(torch.nn.init, tt.nn.init))
+def test_init_function(name):
+    compare(getattr(tt.nn.init, name), getattr(torch.nn.init, name), name)
+
+
+@pytest.mark.parametrize("name", _plain_functions(torch.nn.utils, tt.nn.utils))
+def test_nn_utils_function(name):
+    compare(getattr(tt.nn.utils, name), getattr(torch.nn.utils, name), name)
 
 
 @pytest.mark.parametrize("name", _optimizers())
