@@ -112,3 +112,270 @@ def test_optimizer_state_round_trip(tmp_path, name, kw, src):
         if "step" in s:
             assert isinstance(s["step"], b.Tensor) and s["step"].dim() == 0 and s["step"].dtype == b.float32
             assert float(s["step"]) == 6.0
+
+
+# ---- save: streamed, atomic, mode as open() --------------------------------------------------------------
+def test_save_streams_storages_without_a_copy(tmp_path):
+    """Saving 32 MB of tensors allocates (Python side, NumPy included) a small fraction of it: each storage
+    goes from its memory into the zip record, never gathered into a bytes object (it used to be +110%)."""
+    import tracemalloc
+    sd = {f"w{i}": tt.randn(1 << 21) for i in range(4)}  # 4 x 8 MB
+    nbytes = sum(v.numel() * 4 for v in sd.values())
+    tracemalloc.start()
+    try:
+        tt.save(sd, tmp_path / "big.pt")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < nbytes / 16, f"save allocated {peak} bytes for {nbytes} bytes of tensors"
+    got = torch.load(tmp_path / "big.pt", weights_only=True)
+    for k, v in sd.items():
+        np.testing.assert_array_equal(got[k].numpy(), v.numpy())
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027, 0o077, 0o002])
+def test_saved_file_mode_follows_umask_as_torch(tmp_path, umask):
+    import os
+    old = os.umask(umask)
+    try:
+        tt.save({"a": tt.ones(2)}, tmp_path / "tt.pt")
+        torch.save({"a": torch.ones(2)}, tmp_path / "th.pt")
+    finally:
+        os.umask(old)
+    mode = os.stat(tmp_path / "tt.pt").st_mode & 0o777
+    assert mode == os.stat(tmp_path / "th.pt").st_mode & 0o777 == 0o666 & ~umask
+
+
+@pytest.mark.parametrize("exc", [OSError("disk full"), KeyboardInterrupt()], ids=["OSError", "KeyboardInterrupt"])
+@pytest.mark.parametrize("existing", [False, True])
+def test_interrupted_save_leaves_no_temporary_and_no_partial_target(tmp_path, monkeypatch, exc, existing):
+    """An exception (or Ctrl-C) while the data is being written removes the temporary file; the target is
+    either absent or still the previous, complete checkpoint."""
+    import os
+    from tinytorch import serialization
+    path = tmp_path / "ck.pt"
+    if existing:
+        tt.save({"old": tt.arange(3)}, path)
+    real = serialization._write_storage
+    calls = []
+
+    def failing(z, name, storage):
+        calls.append(name)
+        if len(calls) == 2:  # after one storage record is fully written and while the next is due
+            raise exc
+        return real(z, name, storage)
+    monkeypatch.setattr(serialization, "_write_storage", failing)
+    with pytest.raises(type(exc)):
+        tt.save({"a": tt.ones(1000), "b": tt.zeros(1000)}, path)
+    assert len(calls) == 2
+    if existing:
+        assert sorted(os.listdir(tmp_path)) == ["ck.pt"]
+        assert tt.load(path)["old"].tolist() == [0, 1, 2]
+    else:
+        assert os.listdir(tmp_path) == []
+
+
+def test_save_to_missing_folder_raises_as_torch(tmp_path):
+    for n in (tt, torch):
+        with pytest.raises(RuntimeError, match="Parent directory .* does not exist"):
+            n.save({"a": n.ones(1)}, tmp_path / "nope" / "x.pt")
+
+
+# ---- load: malicious and corrupt files ---------------------------------------------------------------------
+def _torch_file(obj=None):
+    """A checkpoint torch wrote, as (members, data.pkl) to tamper with."""
+    import io
+    import zipfile
+    buf = io.BytesIO()
+    torch.save({"w": torch.arange(4.0)} if obj is None else obj, buf)
+    z = zipfile.ZipFile(io.BytesIO(buf.getvalue()))
+    members = [(n, z.read(n)) for n in z.namelist()]
+    return members, dict(members)["archive/data.pkl"]
+
+
+def _zip(members, deflate=()):
+    import io
+    import zipfile
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        for n, d in members:
+            z.writestr(n, d, compress_type=zipfile.ZIP_DEFLATED if n in deflate else zipfile.ZIP_STORED)
+    return out.getvalue()
+
+
+def _with_pkl(members, pkl):
+    return _zip([(n, pkl if n.endswith("data.pkl") else d) for n, d in members])
+
+
+def _load_checked(data, expect=RuntimeError, match=None, torch_rejects=True):
+    """tinytorch refuses ``data`` with ``expect`` while allocating little more than the file's size
+    (tracemalloc, NumPy's buffers included); and torch, given the same bytes, refuses it too."""
+    import io
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        with pytest.raises(expect, match=match):
+            tt.load(io.BytesIO(data), weights_only=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < len(data) + (1 << 18), f"load allocated {peak} bytes for a {len(data)}-byte file"
+    if torch_rejects:
+        with pytest.raises(Exception):
+            torch.load(io.BytesIO(data), weights_only=True)
+
+
+def _pkl_int(v):
+    import pickle
+    return pickle.dumps(v, protocol=2)[2:-1]  # the opcode pushing int v (no PROTO, no STOP)
+
+
+def test_load_refuses_build_on_tensor_internals():
+    """A BUILD instruction after the tensor's rebuild call, setting its private fields (``_shape = (2**40,)``
+    over a 4-element storage), in the dict and the (dict, slots) forms: refused, as torch refuses a BUILD on a
+    tensor."""
+    members, pkl = _torch_file()
+    assert pkl.endswith(b"s.")
+    at = len(pkl) - 2  # after the _rebuild_tensor_v2 call, before the SETITEM storing it under "w"
+    huge = b"(" + _pkl_int(2 ** 40) + b"t"
+    for state in (b"}X\x06\x00\x00\x00_shape" + huge + b"s",  # {'_shape': (2**40,)}
+                  b"N}X\x06\x00\x00\x00_shape" + huge + b"s\x86",  # (None, {'_shape': (2**40,)}): slots
+                  b"}X\x07\x00\x00\x00_stride(K\x00ts"):
+        _load_checked(_with_pkl(members, pkl[:at] + state + b"b" + pkl[at:]), TypeError, "cannot be given state")
+
+
+class _Reduce:
+    """Pickles as ``func(*args)`` (then BUILD ``state`` if given), written by tinytorch.save's pickler (tensors
+    inside ``args`` become torch's storage references), so a test can write any call of torch's rebuild
+    functions that a malicious file could contain."""
+
+    def __init__(self, func, args, state=None):
+        self.func, self.args, self.state = func, args, state
+
+    def __reduce__(self):
+        from tinytorch.serialization import _Global
+        f = _Global(*self.func.rsplit(".", 1))
+        return (f, self.args) if self.state is None else (f, self.args, self.state)
+
+
+def _saved(obj):
+    import io
+    buf = io.BytesIO()
+    tt.save(obj, buf)
+    return buf.getvalue()
+
+
+HUGE_SHAPE = {"_shape": (2 ** 40,)}
+
+
+@pytest.mark.parametrize("state", [HUGE_SHAPE, (None, HUGE_SHAPE), {"_storage": None}, {"_stride": (0,)},
+                                   {"grad_fn": None}, {"data": None}],
+                         ids=["dict", "slots", "storage", "stride", "grad_fn", "data"])
+def test_load_refuses_build_on_parameter_internals(state):
+    """BUILD after ``_rebuild_parameter`` (torch applies it with ``Tensor.__setstate__``, which refuses these
+    states): refused by both, the shape stays the storage's."""
+    from collections import OrderedDict
+    data = _saved({"p": _Reduce("torch._utils._rebuild_parameter", (tt.ones(4), True, OrderedDict()), state)})
+    _load_checked(data, (TypeError, RuntimeError))
+
+
+@pytest.mark.parametrize("route", ["_rebuild_parameter_with_state", "_rebuild_from_type_v2"])
+@pytest.mark.parametrize("state,ok", [({"note": 7}, True), (HUGE_SHAPE, False), ((None, HUGE_SHAPE), False),
+                                      ({"_offset": 3}, False), ({"_storage": None}, False), ({"grad": None}, False),
+                                      ({"__class__": None}, False)])
+def test_load_tensor_state_cannot_reach_internals(route, state, ok):
+    """The state of ``_rebuild_parameter_with_state`` / ``_rebuild_from_type_v2`` (torch sets it with setattr,
+    harmless there: a tensor's geometry lives in C++) may set a program's own attributes, never a field of
+    the tensor itself."""
+    import io
+    from collections import OrderedDict
+    from tinytorch.serialization import _Global
+    base = (tt.arange(4.0), True, OrderedDict())
+    if route == "_rebuild_parameter_with_state":
+        obj = _Reduce("torch._utils._rebuild_parameter_with_state", base + (state,))
+    else:
+        obj = _Reduce("torch._tensor._rebuild_from_type_v2",
+                      (_Global("torch._utils", "_rebuild_parameter"), _Global("torch.nn.parameter", "Parameter"),
+                       base, state))
+    data = _saved({"p": obj})
+    if ok:
+        p, q = tt.load(io.BytesIO(data))["p"], torch.load(io.BytesIO(data))["p"]
+        assert p.note == q.note == 7 and p.tolist() == q.tolist() == [0.0, 1.0, 2.0, 3.0]
+        assert isinstance(p, tt.nn.Parameter) and isinstance(q, torch.nn.Parameter)
+    else:
+        _load_checked(data, RuntimeError, "tensor attribute|Invalid serialized state", torch_rejects=False)
+
+
+@pytest.mark.parametrize("name", ["archive/../evil", "archive/data/../../evil", "../evil", "/etc/evil",
+                                  "C:/evil", "evil"])
+def test_load_refuses_member_names_outside_the_archive(name):
+    """A member escaping the archive's folder (``..``, an absolute or drive path) or outside it: RuntimeError
+    (torch: "file in archive is not in a subdirectory"; it ignores a ``..`` name it never looks up)."""
+    members, _ = _torch_file()
+    _load_checked(_zip(members + [(name, b"x")]), RuntimeError, "leaves the archive|not in a subdirectory",
+                  torch_rejects=not name.startswith("archive/"))
+
+
+@pytest.mark.parametrize("numel", [5, 2 ** 30, 2 ** 62])
+def test_load_refuses_storage_larger_than_its_record(numel):
+    """The pickle claims more elements than the record holds: RuntimeError before allocating (torch: a
+    RuntimeError on the size mismatch; a TypeError for a numel past int64)."""
+    members, pkl = _torch_file()
+    claim = b"K\x04t"  # BININT1 4 closing the storage's persistent id
+    assert pkl.count(claim) == 1
+    _load_checked(_with_pkl(members, pkl.replace(claim, _pkl_int(numel) + b"t")), RuntimeError, "record size")
+
+
+@pytest.mark.parametrize("field,value", [("size", 1000), ("size", 5), ("offset", 1), ("stride", 2),
+                                         ("size", 2 ** 40)])
+def test_load_refuses_views_past_their_storage(field, value):
+    members, pkl = _torch_file()
+    # _rebuild_tensor_v2(storage, offset=0, size=(4,), stride=(1,), ...)
+    geometry = b"K\x00K\x04\x85q\x08K\x01\x85"
+    assert pkl.count(geometry) == 1
+    off, size, stride = 0, 4, 1
+    off, size, stride = {"offset": (value, size, stride), "size": (off, value, stride),
+                         "stride": (off, size, value)}[field]
+    new = _pkl_int(off) + _pkl_int(size) + b"\x85q\x08" + _pkl_int(stride) + b"\x85"
+    _load_checked(_with_pkl(members, pkl.replace(geometry, new)), RuntimeError, "out of bounds")
+
+
+def _set_declared_size(data, name, size):
+    """``data`` (a zip) with member ``name``'s uncompressed size set to ``size`` in its local header and in
+    the central directory."""
+    import io
+    import struct
+    import zipfile
+    out = bytearray(data)
+    info = zipfile.ZipFile(io.BytesIO(data)).getinfo(name)
+    struct.pack_into("<I", out, info.header_offset + 22, size)
+    pos = data.index(b"PK\x01\x02")
+    while data[pos + 46:pos + 46 + struct.unpack_from("<H", data, pos + 28)[0]] != name.encode():
+        pos = data.index(b"PK\x01\x02", pos + 4)
+    struct.pack_into("<I", out, pos + 24, size)
+    return bytes(out)
+
+
+def test_load_refuses_zip_bombs():
+    """A deflated record of 64 MiB of zeros (64 KiB in the file) where the pickle needs 16 bytes: refused from
+    the zip directory without inflating it (torch too); and the same stream declared as 16 bytes is read only
+    up to 16 bytes, then its CRC fails."""
+    members, _ = _torch_file()
+    bomb = _zip([(n, bytes(64 << 20) if n == "archive/data/0" else d) for n, d in members],
+                deflate={"archive/data/0"})
+    assert len(bomb) < 1 << 17
+    _load_checked(bomb, RuntimeError, "record size")
+    _load_checked(_set_declared_size(bomb, "archive/data/0", 16), RuntimeError, "CRC", torch_rejects=False)
+    # a declared size that deflate cannot reach from the stored bytes at all
+    _load_checked(_set_declared_size(bomb, "archive/data/0", 2 ** 32 - 1), RuntimeError, "zip bomb|record size")
+
+
+def test_load_missing_record_and_bad_crc_raise_runtime_error():
+    import struct
+    members, _ = _torch_file()
+    _load_checked(_zip([(n, d) for n, d in members if n != "archive/data/0"]), RuntimeError, "no record")
+    good = _zip(members)
+    at = good.index(struct.pack("<4f", 0, 1, 2, 3))
+    bad = bytearray(good)
+    bad[at + 5] ^= 0xFF  # flip a data byte: the CRC in the zip directory no longer matches
+    _load_checked(bytes(bad), RuntimeError, "CRC", torch_rejects=False)  # torch does not check CRCs
