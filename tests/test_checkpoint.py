@@ -379,3 +379,114 @@ def test_load_missing_record_and_bad_crc_raise_runtime_error():
     bad = bytearray(good)
     bad[at + 5] ^= 0xFF  # flip a data byte: the CRC in the zip directory no longer matches
     _load_checked(bytes(bad), RuntimeError, "CRC", torch_rejects=False)  # torch does not check CRCs
+
+
+# ---- weights-only allowlist: add_safe_globals / safe_globals, and the environment switches ----------------
+class NetTT(tt.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = tt.nn.Linear(3, 2)
+        self.act = tt.nn.ReLU()
+        self.register_buffer("scale", tt.full((2,), 2.0))
+
+    def forward(self, x):
+        return self.act(self.fc(x)) * self.scale
+
+
+class NetTorch(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(3, 2)
+        self.act = torch.nn.ReLU()
+        self.register_buffer("scale", torch.full((2,), 2.0))
+
+    def forward(self, x):
+        return self.act(self.fc(x)) * self.scale
+
+
+@pytest.mark.parametrize("lib", ["tinytorch", "torch"])
+def test_whole_module_loads_when_its_classes_are_allow_listed(tmp_path, lib):
+    """The same program with either library: ``save(model)`` of a program's own nn.Module; ``load`` refuses
+    it naming the first unapproved global (the program's class, then ``nn.Linear``), loads it once the
+    classes it holds are allow-listed (context manager or add_safe_globals, by object or by name), and
+    always with weights_only=False."""
+    import pickle
+    import re
+    n, Net = (tt, NetTT) if lib == "tinytorch" else (torch, NetTorch)
+    path = tmp_path / "m.pt"
+    m = Net()
+    n.save(m, path)
+    x = n.tensor([[1.0, -2.0, 3.0]])
+    before = n.serialization.get_safe_globals()
+    name = f"{Net.__module__}.{Net.__qualname__}"
+    with pytest.raises(pickle.UnpicklingError, match=re.escape(f"Unsupported global: GLOBAL {name} was not an "
+                                                               "allowed global by default")):
+        n.load(path)
+    with n.serialization.safe_globals([Net]):
+        with pytest.raises(pickle.UnpicklingError, match=re.escape(f"GLOBAL {n.nn.Linear.__module__}.Linear ")):
+            n.load(path)
+    assert set(n.serialization.get_safe_globals()) == set(before)  # the context manager removed them again
+    with n.serialization.safe_globals([Net, n.nn.Linear, n.nn.ReLU]):
+        m2 = n.load(path)
+    assert type(m2) is Net and type(m2.fc) is n.nn.Linear and m2.training
+    assert m2(x).tolist() == m(x).tolist() and isinstance(m2.fc.weight, n.nn.Parameter)
+    assert dict(m2.named_buffers())["scale"].tolist() == [2.0, 2.0]
+    extra = [(Net, name), n.nn.Linear, n.nn.ReLU]  # a (global, "module.qualname") pair names it explicitly
+    n.serialization.add_safe_globals(extra)
+    try:
+        assert all(e in n.serialization.get_safe_globals() for e in extra)
+        assert type(n.load(path)) is Net
+    finally:
+        if lib == "tinytorch":
+            n.serialization.clear_safe_globals()
+            assert n.serialization.get_safe_globals() == []
+        else:  # torch registers some globals of its own: remove only ours
+            n.serialization._weights_only_unpickler._remove_safe_globals(extra)
+    assert type(n.load(path, weights_only=False)) is Net
+
+
+@pytest.mark.parametrize("entry,exc", [((NetTT, "a", "b"), ValueError), ((NetTT, 3), TypeError)])
+def test_malformed_safe_global_entries_raise_as_torch(tmp_path, entry, exc):
+    import fractions
+    tt.save({"f": fractions.Fraction(1, 3)}, tmp_path / "tt.pt")
+    torch.save({"f": fractions.Fraction(1, 3)}, tmp_path / "th.pt")
+    for n, f in ((tt, "tt.pt"), (torch, "th.pt")):
+        with n.serialization.safe_globals([entry]):
+            with pytest.raises(exc):
+                n.load(tmp_path / f)
+
+
+ENV = [{}, {"TORCH_FORCE_WEIGHTS_ONLY_LOAD": "1"}, {"TORCH_FORCE_WEIGHTS_ONLY_LOAD": "TRUE"},
+       {"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}, {"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "Yes"},
+       {"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "y"}, {"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "0"},
+       {"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "on"}, {"TORCH_FORCE_WEIGHTS_ONLY_LOAD": "1",
+                                                    "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}]
+
+
+@pytest.mark.parametrize("env", ENV, ids=lambda e: ",".join(f"{k[6:9]}={v}" for k, v in e.items()) or "unset")
+@pytest.mark.parametrize("weights_only", ["omitted", True, False])
+def test_weights_only_environment_switches_as_torch(tmp_path, monkeypatch, env, weights_only):
+    """``TORCH_FORCE_WEIGHTS_ONLY_LOAD`` / ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`` change what ``load`` does with a
+    file holding a global outside the allowlist exactly as in torch: same outcome (loaded, or the same
+    exception type) and the same warning, for each value and each way of passing weights_only."""
+    import fractions
+    import warnings
+    for k in ("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD"):
+        monkeypatch.delenv(k, raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    kw = {} if weights_only == "omitted" else {"weights_only": weights_only}
+    outcomes = []
+    for n in (tt, torch):
+        path = tmp_path / f"{n.__name__}.pt"
+        n.save({"f": fractions.Fraction(1, 3), "w": n.ones(2)}, path)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                got = n.load(path, **kw)
+                outcome = ("loaded", got["f"], got["w"].tolist())
+            except Exception as e:  # noqa: BLE001 - the type is what is compared
+                outcome = (type(e).__name__,)
+        warned = any("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD" in str(w.message) for w in caught)
+        outcomes.append(outcome + (warned,))
+    assert outcomes[0] == outcomes[1]
