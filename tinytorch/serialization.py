@@ -8,11 +8,15 @@ little-endian file per storage (``archive/data/<key>``), and ``version``, ``byte
 ``.format_version``, ``.storage_alignment`` and ``.data/serialization_id`` records. Tensors that
 share a storage (views, tied weights) are saved once and come back sharing it.
 
-Loading with ``weights_only=True`` (the default, as in torch >= 2.6) unpickles with an allowlist of
-globals (the tensor/parameter rebuild functions, storage types, dtypes, ``torch.device``,
-``OrderedDict``, a few builtins and NumPy scalars), so a checkpoint cannot run code.
-``weights_only=False`` also imports the non-torch classes the file names, as torch does: only for
-files you trust. Files written by tinytorch before this format (``data.json`` inside) still load.
+Loading with ``weights_only=True`` (the default, as in torch >= 2.6) runs the pickle through
+``_weights_only_unpickler`` with torch's rules: an allowlist of globals (the tensor/parameter rebuild
+functions, storage types, dtypes, ``torch.device``, ``OrderedDict``, a few builtins and NumPy scalars)
+extended by ``add_safe_globals`` / ``safe_globals``, so a checkpoint cannot run code nor set a tensor's
+private fields. ``weights_only=False`` also imports the non-torch classes the file names, as torch does:
+only for files you trust. Either way the archive is checked before memory is committed (member names,
+record sizes against what the tensors claim, view bounds, bounded reads). ``save`` streams each storage
+into its record and publishes the file by an atomic rename. Files written by tinytorch before this format
+(``data.json`` inside) still load.
 """
 import io
 import json
@@ -190,7 +194,11 @@ def _open_temporary(path):
             continue
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
+DEFAULT_PROTOCOL = 2
+
+
+def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
     """Write ``obj`` (tensors, state_dicts, optimizer states, nested containers, modules, picklable objects) to
     the path or binary file object ``f`` in PyTorch's checkpoint format: ``torch.load`` reads it, and so does
     ``tinytorch.load``. Tensors on any device are saved from host copies; views keep sharing storage.
