@@ -490,3 +490,47 @@ def test_weights_only_environment_switches_as_torch(tmp_path, monkeypatch, env, 
         warned = any("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD" in str(w.message) for w in caught)
         outcomes.append(outcome + (warned,))
     assert outcomes[0] == outcomes[1]
+
+
+def test_killed_save_orphan_is_removed_by_the_next_save(tmp_path):
+    """SIGKILL mid-save cannot run any cleanup, so its temporary stays; the next save of the same path removes
+    it (its writer is gone), but not the temporary of a save still running in another process."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    path, ready = tmp_path / "ck.pt", tmp_path / "ready"
+    child = subprocess.Popen([sys.executable, "-c", f"""
+import time, tinytorch as tt
+from tinytorch import serialization as S
+real = S._write_storage
+def slow(z, name, storage):
+    real(z, name, storage)
+    open({str(ready)!r}, "w").close()
+    time.sleep(120)
+S._write_storage = slow
+tt.save({{"a": tt.ones(1000)}}, {str(path)!r})
+"""])
+    try:
+        deadline = time.time() + 120
+        while not ready.exists() and child.poll() is None and time.time() < deadline:
+            time.sleep(0.05)
+        assert ready.exists(), "the child never reached the middle of its save"
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    ready.unlink()
+    orphans = [n for n in os.listdir(tmp_path) if n.endswith(".tmp")]
+    assert len(orphans) == 1 and not path.exists()
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        from tinytorch.serialization import _temporary_prefix
+        running = tmp_path / f"{_temporary_prefix(str(path))}{alive.pid}.abcd.tmp"
+        running.write_bytes(b"in progress")
+        tt.save({"a": tt.arange(3)}, path)
+        assert sorted(os.listdir(tmp_path)) == sorted(["ck.pt", running.name])
+        assert torch.load(path)["a"].tolist() == [0, 1, 2]
+    finally:
+        alive.kill()
+        alive.wait()

@@ -25,6 +25,7 @@ import os
 import pickle
 import re
 import secrets
+import socket
 import struct
 import warnings
 import zipfile
@@ -179,15 +180,49 @@ def _write_checkpoint(out, data_pkl, storages):
         _write_aligned(z, ".data/serialization_id", str(int.from_bytes(os.urandom(16), "little")).encode())
 
 
+def _temporary_prefix(path):
+    """Temporaries of ``path`` are ``.<name>.<host>.<pid>.<random>.tmp`` in its folder: the host and process
+    that write one are in its name, so a later save can tell an orphan (its writer was killed) from a save
+    in progress."""
+    return f".{os.path.basename(path)}.{socket.gethostname().replace('.', '-')}."
+
+
+def _remove_orphaned_temporaries(folder, prefix):
+    """Delete the temporaries a killed save of the same target left (SIGKILL/SIGTERM/power loss end a process
+    without running its cleanup): those written on this host by a process that no longer exists."""
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith(prefix) and n.endswith(".tmp")]
+    except OSError:
+        return
+    for n in names:
+        pid = n[len(prefix):].split(".", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+            continue  # its writer is alive: a save in progress
+        except ProcessLookupError:
+            pass
+        except (PermissionError, OSError):
+            continue  # alive under another user, or unknown: leave it
+        try:
+            os.remove(os.path.join(folder, n))
+        except OSError:
+            pass
+
+
 def _open_temporary(path):
     """A new file next to ``path`` (same folder, so the final rename is atomic), created as ``open`` creates
-    files: mode 0666 less the umask (0644 under the usual umask 022), like the files torch.save writes."""
+    files: mode 0666 less the umask (0644 under the usual umask 022), like the files torch.save writes.
+    Orphans of earlier killed saves of the same target are removed first."""
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise RuntimeError(f"Parent directory {folder} does not exist.")
+    prefix = _temporary_prefix(path)
+    _remove_orphaned_temporaries(folder, prefix)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     while True:
-        tmp = os.path.join(folder, f".{os.path.basename(path)}.{secrets.token_hex(4)}.tmp")
+        tmp = os.path.join(folder, f"{prefix}{os.getpid()}.{secrets.token_hex(4)}.tmp")
         try:
             return os.open(tmp, flags, 0o666), tmp
         except FileExistsError:
@@ -206,7 +241,8 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
     Storage data is streamed from memory to the file (no second copy of the checkpoint in memory). A path is
     written to a temporary file in the same folder (mode 0666 less the umask, as torch's files) and renamed
     into place, so a failed or interrupted save (an exception, KeyboardInterrupt) removes the temporary and
-    leaves any previous file intact. Errors: pickle's (``PicklingError``, ``AttributeError``, ``TypeError``)
+    leaves any previous file intact; the temporary of a save killed outright (SIGKILL) is removed by the
+    next save of the same path. Errors: pickle's (``PicklingError``, ``AttributeError``, ``TypeError``)
     for objects that cannot be pickled; RuntimeError when the target's folder does not exist (as torch).
     Mirrors ``torch.save``."""
     data_pkl = io.BytesIO()
