@@ -131,6 +131,16 @@ def test_save_streams_storages_without_a_copy(tmp_path):
     got = torch.load(tmp_path / "big.pt", weights_only=True)
     for k, v in sd.items():
         np.testing.assert_array_equal(got[k].numpy(), v.numpy())
+    # and loading reads each record straight into the tensor's memory: the data once, plus a bounded buffer
+    size = (tmp_path / "big.pt").stat().st_size
+    tracemalloc.start()
+    try:
+        back = tt.load(tmp_path / "big.pt")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < size + (4 << 20), f"load allocated {peak} bytes for a {size}-byte file"
+    assert all(tt.equal(back[k], v) for k, v in sd.items())
 
 
 @pytest.mark.parametrize("umask", [0o022, 0o027, 0o077, 0o002])

@@ -542,7 +542,7 @@ class _Archive:
         pos = 0
         with self.guard(name), self.z.open(info) as fh:
             while pos < n:
-                got = fh.readinto(view[pos:min(n, pos + (1 << 24))])
+                got = fh.readinto(view[pos:min(n, pos + (1 << 20))])
                 if not got:
                     raise RuntimeError(f"tinytorch.load: record {name} is truncated ({pos} of {n} bytes)")
                 pos += got
