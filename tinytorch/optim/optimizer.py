@@ -1,4 +1,5 @@
 """``optim.Optimizer``: param_groups, per-parameter state, state_dict, zero_grad, add_param_group."""
+import copy
 from collections import defaultdict
 
 from .._tensor import Tensor
@@ -208,7 +209,7 @@ class Optimizer:
         for g, sg in zip(self.param_groups, groups):
             for k, v in sg.items():
                 if k != "params":
-                    g[k] = v
+                    g[k] = copy.deepcopy(v)  # as torch: options are not shared with the state_dict
 
     def step(self, closure=None):
         raise NotImplementedError
