@@ -544,3 +544,25 @@ tt.save({{"a": tt.ones(1000)}}, {str(path)!r})
     finally:
         alive.kill()
         alive.wait()
+
+
+@pytest.mark.parametrize("pkl", [b"\x80\x02ctorch\nTensor\nJ\x00\x00\x00\x04\x85R.",  # Tensor(2**26) by REDUCE
+                                 b"\x80\x02ctorch\nTensor\nJ\x00\x00\x00\x04\x85\x81.",  # by NEWOBJ
+                                 b"\x80\x02ctorch.nn.parameter\nParameter\nJ\x00\x00\x00\x04\x85R.",
+                                 b"\x80\x02c__builtin__\nbytearray\nJ\x00\x00\x00\x04\x85R."],  # bytearray(2**26)
+                         ids=["Tensor-reduce", "Tensor-newobj", "Parameter-reduce", "bytearray"])
+def test_load_refuses_allocations_asked_by_a_few_bytes(pkl):
+    """Allow-listed globals called with a size (``Tensor(2**26)``, ``bytearray(2**26)``) would allocate what a
+    40-byte pickle asks for: refused without allocating (torch, which calls them, would allocate)."""
+    import pickle
+    members, _ = _torch_file()
+    _load_checked(_with_pkl(members, pkl), (pickle.UnpicklingError, RuntimeError), torch_rejects=False)
+
+
+def test_numpy_scalars_and_bytes_still_load():
+    import io
+    b = io.BytesIO()
+    tt.save({"x": np.float64(1.5), "i": np.int32(3), "ba": bytearray(b"ab"), "b": b"cd"}, b)
+    b.seek(0)
+    got = tt.load(b)
+    assert got == {"x": 1.5, "i": 3, "ba": bytearray(b"ab"), "b": b"cd"} and type(got["x"]) is np.float64

@@ -97,7 +97,7 @@ class Unpickler:
     whose NEWOBJ must go through their constructor (``Parameter``)."""
 
     def __init__(self, file, *, allowed, persistent_load, set_tensor_state, tensor_types, newobj=None,
-                 encoding="utf-8"):
+                 build_types=(), encoding="utf-8"):
         self.read, self.readline = file.read, file.readline
         self.encoding = encoding
         self.allowed = allowed
@@ -105,6 +105,7 @@ class Unpickler:
         self.set_tensor_state = set_tensor_state
         self.tensor_types = tuple(tensor_types)
         self.newobj = newobj or {}
+        self.build_types = tuple(build_types)
         self.memo = {}
 
     def _global(self, module, name):
@@ -167,6 +168,8 @@ class Unpickler:
                     raise pickle.UnpicklingError("NEWOBJ expected an argument tuple")
                 if cls in self.newobj:
                     st.append(self.newobj[cls](*args))
+                elif isinstance(cls, type) and issubclass(cls, self.tensor_types):
+                    raise pickle.UnpicklingError(self._no_tensor_call(cls))
                 elif isinstance(cls, type) and self._is_allowed(cls):
                     st.append(cls.__new__(cls, *args))
                 else:
@@ -177,6 +180,8 @@ class Unpickler:
                 func = st[-1]
                 if type(args) is not tuple:
                     raise pickle.UnpicklingError("REDUCE expected an argument tuple")
+                if isinstance(func, type) and issubclass(func, self.tensor_types):
+                    raise pickle.UnpicklingError(self._no_tensor_call(func))
                 if not self._is_allowed(func):
                     msg = f"Trying to call reduce for unrecognized function {func}"
                     if hasattr(func, "__self__"):
@@ -188,6 +193,8 @@ class Unpickler:
                 inst = st[-1]
                 if isinstance(inst, self.tensor_types):
                     self.set_tensor_state(inst, state)
+                elif isinstance(inst, self.build_types):
+                    inst.__setstate__(state)
                 elif type(inst) is OrderedDict:
                     if not isinstance(state, dict):
                         raise pickle.UnpicklingError("OrderedDict state must be a dict")
@@ -312,6 +319,13 @@ class Unpickler:
                 return st.pop()
             else:
                 raise pickle.UnpicklingError(f"Unsupported operand {op}")
+
+    @staticmethod
+    def _no_tensor_call(cls):
+        # Tensor(*sizes) would allocate whatever a few bytes of pickle ask for; checkpoints build tensors
+        # only through the rebuild functions, over storages read from the file
+        return (f"Trying to construct {cls.__name__} from arguments: a checkpoint's tensors are rebuilt from its "
+                "storages only")
 
     def _pop_mark(self):
         if not self.metastack:

@@ -467,6 +467,14 @@ def _bytes_from_latin1(s, encoding="latin1"):
     return s.encode("latin1")
 
 
+def _bytearray(*args):
+    """``bytearray`` as pickles use it (from a string or bytes of the file); never ``bytearray(n)``, which
+    would allocate n bytes on a few bytes' say-so."""
+    if args and not isinstance(args[0], (str, bytes, bytearray)):
+        raise RuntimeError("tinytorch.load: bytearray may only be built from data in the checkpoint")
+    return bytearray(*args)
+
+
 def _torch_globals():
     """``{(module, name): object}`` the checkpoint may name: torch's rebuild functions and types mapped to
     tinytorch's, dtypes and storage types."""
@@ -488,7 +496,7 @@ def _torch_globals():
 
 _SAFE = {("collections", "OrderedDict"): OrderedDict, ("collections", "Counter"): Counter,
          ("builtins", "set"): set, ("builtins", "frozenset"): frozenset, ("builtins", "complex"): complex,
-         ("builtins", "bytearray"): bytearray, ("builtins", "slice"): slice, ("builtins", "int"): int,
+         ("builtins", "bytearray"): _bytearray, ("builtins", "slice"): slice, ("builtins", "int"): int,
          ("builtins", "float"): float, ("builtins", "bool"): bool, ("_codecs", "encode"): _bytes_from_latin1,
          ("numpy", "dtype"): np.dtype, ("numpy.core.multiarray", "scalar"): _numpy_scalar,
          ("numpy._core.multiarray", "scalar"): _numpy_scalar}
@@ -616,7 +624,8 @@ def _weights_only_unpickler(fh, loader, encoding):
     from .nn.parameter import Parameter
     return _wo.Unpickler(fh, allowed=_restricted_globals(), persistent_load=loader.persistent_load,
                          set_tensor_state=_set_tensor_state, tensor_types=(Tensor,),
-                         newobj={Parameter: lambda *a: _rebuild_parameter(*a)}, encoding=encoding)
+                         newobj={Parameter: lambda *a: _rebuild_parameter(*a)}, build_types=(np.dtype,),
+                         encoding=encoding)
 
 
 def _full_unpickler(fh, loader, pickle_module, pickle_load_args):
