@@ -10,7 +10,9 @@ from ._util import method
 
 def _softmax_meta(x, dim):
     if not x.dtype.is_floating_point:
-        raise RuntimeError(f"\"softmax_lastdim_kernel_impl\" not implemented for '{x.dtype.name.capitalize()}'")
+        from .movement import _SCALAR_TYPE
+        raise NotImplementedError(f"\"softmax_lastdim_kernel_impl\" not implemented for "
+                                  f"'{_SCALAR_TYPE.get(x.dtype.name, x.dtype.name)}'")
     return [(x._shape, x.dtype)], [None]
 
 
@@ -66,11 +68,12 @@ _softmax_backward_op = defop("softmax_backward", _grad_meta, _softmax_bw_bw,
 
 
 def _prep(input, dim, dtype):
+    d = _strides.wrap_dim(dim, input.ndim)  # a 0-d tensor takes dim 0 or -1 only (IndexError otherwise)
     if dtype is not None:
         input = input.to(dtype)
     if input.ndim == 0:
         return input.reshape(1), 0, True
-    return input, _strides.wrap_dim(dim, input.ndim), False
+    return input, d, False
 
 
 @method("softmax")
@@ -465,6 +468,9 @@ def _ln_dims(x, normalized_ndim):
 
 
 def _layer_norm_meta(x, weight, bias, normalized_ndim, eps):
+    if not x.dtype.is_floating_point:
+        from .movement import _SCALAR_TYPE
+        raise NotImplementedError(f"\"LayerNormKernelImpl\" not implemented for '{_SCALAR_TYPE.get(x.dtype.name)}'")
     stat = x._shape[:x.ndim - normalized_ndim] + (1,) * normalized_ndim
     return [(x._shape, x.dtype), (stat, x.dtype), (stat, x.dtype)], [None, x.dtype, x.dtype]
 

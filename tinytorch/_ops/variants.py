@@ -250,12 +250,12 @@ def feature_alpha_dropout_(input, p, train):
 def feature_dropout(input, p, train):
     """``torch.feature_dropout(input, p, train)``: whole channels of an (N, C, *) input zeroed with probability
     ``p``, the rest scaled by 1 / (1 - p)."""
-    return _F()._feature_dropout(input, p, train, False, input.ndim - 2)
+    return _F()._feature_dropout(input, p, train, False)
 
 
 def feature_dropout_(input, p, train):
     """In-place ``torch.feature_dropout``: writes the result into ``input`` and returns it."""
-    return _F()._feature_dropout(input, p, train, True, input.ndim - 2)
+    return _F()._feature_dropout(input, p, train, True)
 
 
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
