@@ -109,3 +109,153 @@ def test_distributed_and_cuda_queries_answer_as_a_cpu_only_build():
     for m in (torch, tt):
         with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
             m.cuda.current_device()
+
+
+def test_torch_onnx_imports_and_refuses_export_by_name():
+    """``import torch.onnx`` works under the hook and as an attribute; what needs an exporter raises
+    NotImplementedError naming itself; the rest answers as torch's."""
+    code = r'''
+import tinytorch.compat
+tinytorch.compat.install()
+import torch
+import torch.onnx
+from torch.onnx import OnnxExporterError, TrainingMode
+import tinytorch
+assert torch.onnx is tinytorch.onnx
+assert torch.onnx.is_in_onnx_export() is False
+try:
+    torch.onnx.export(torch.nn.Linear(2, 2), (torch.ones(1, 2),), "model.onnx")
+except NotImplementedError as e:
+    assert "torch.onnx.export" in str(e), e
+else:
+    raise AssertionError("export returned")
+print("OK")
+'''
+    assert _run(["-c", code]).strip().endswith("OK")
+
+
+def test_torch_onnx_surface_matches_torch():
+    import inspect
+
+    import tinytorch as tt
+    from conftest import torch
+    assert tt.onnx.is_in_onnx_export() is torch.onnx.is_in_onnx_export() is False
+    assert set(torch.onnx.__all__) - {"ops"} <= set(tt.onnx.__all__)
+    assert list(inspect.signature(tt.onnx.export).parameters) == list(inspect.signature(torch.onnx.export).parameters)
+    for enum_name in ("TrainingMode", "OperatorExportTypes", "TensorProtoDataType"):
+        theirs = getattr(torch.onnx, enum_name).__members__
+        ours = getattr(tt.onnx, enum_name).__members__
+        assert {k: int(v) for k, v in ours.items()} == {k: int(v) for k, v in theirs.items()}
+        for k in ours:  # torch's pybind11 enums: int() is the value; only the arithmetic one equals an int
+            assert (ours[k] == int(ours[k])) is (theirs[k] == int(theirs[k]))
+            assert str(ours[k]) == str(theirs[k])
+    assert issubclass(tt.onnx.OnnxExporterError, RuntimeError) and issubclass(torch.onnx.OnnxExporterError,
+                                                                             RuntimeError)
+    assert str(tt.onnx.errors.UnsupportedOperatorError("aten::foo", 17, None)) == \
+        str(torch.onnx.errors.UnsupportedOperatorError("aten::foo", 17, None))
+    for name, call in (("torch.onnx.export", lambda: tt.onnx.export(tt.nn.Linear(1, 1), (tt.ones(1),))),
+                       ("torch.onnx.register_custom_op_symbolic",
+                        lambda: tt.onnx.register_custom_op_symbolic("::foo", lambda g: None, 9)),
+                       ("torch.onnx.ONNXProgram", lambda: tt.onnx.ONNXProgram(None, None)),
+                       ("torch.onnx.utils", lambda: tt.onnx.utils)):
+        with pytest.raises(NotImplementedError, match=name.replace(".", r"\.")):
+            call()
+    with pytest.raises(AttributeError):
+        tt.onnx.not_a_member  # noqa: B018
+    # select_model_mode_for_export sets the mode inside and restores it, as torch's
+    import warnings
+    for m in (torch, tt):
+        model = m.nn.Linear(1, 1)
+        seen = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch deprecates it
+            for mode in (m.onnx.TrainingMode.EVAL, m.onnx.TrainingMode.TRAINING, m.onnx.TrainingMode.PRESERVE):
+                with m.onnx.select_model_mode_for_export(model, mode):
+                    seen.append(model.training)
+                seen.append(model.training)
+            with pytest.raises(TypeError, match="torch.onnx.TrainingMode"):
+                with m.onnx.select_model_mode_for_export(model, 0):
+                    pass
+        assert seen == [False, True, True, True, True, True]
+
+    class Exportable(tt.onnx.ExportableModule):
+        def forward(self, x):
+            return x * 2
+
+        def example_arguments(self):
+            return (tt.ones(1),), None
+    assert Exportable()(tt.ones(2)).tolist() == [2.0, 2.0] and isinstance(Exportable(), tt.nn.Module)
+    with pytest.raises(NotImplementedError, match="to_onnx"):
+        Exportable().to_onnx()
+
+
+class _Sized:
+    def __init__(self, n):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+
+@pytest.mark.parametrize("n", [1, 10, 1000, 2**33])
+def test_random_sampler_with_replacement_draws_torch_stream(n):
+    """RandomSampler(replacement=True) yields torch's indices: 32 at a time from randint(high=n, size=(32,)),
+    then the remainder; with a seeded default generator and with an explicit generator."""
+    import itertools
+
+    import tinytorch as tt
+    from conftest import torch
+    res = []
+    for m in (tt, torch):
+        m.manual_seed(7)
+        s = m.utils.data.RandomSampler(_Sized(n), replacement=True, num_samples=10**10)
+        head = list(itertools.islice(iter(s), 300))
+        g = m.Generator().manual_seed(11)
+        full = list(m.utils.data.RandomSampler(_Sized(n), replacement=True, num_samples=77, generator=g))
+        after = m.randint(0, 1000, (5,), generator=g).tolist()  # the generator is left where torch leaves it
+        res.append((head, full, after))
+    assert res[0] == res[1]
+    assert len(res[0][1]) == 77
+
+
+def test_random_sampler_huge_num_samples_is_lazy():
+    """10**10 draws are not materialised: the first items come at once and in constant memory."""
+    import itertools
+    import time
+    import tracemalloc
+
+    import tinytorch as tt
+    s = tt.utils.data.RandomSampler(_Sized(100), replacement=True, num_samples=10**10)
+    assert len(s) == 10**10
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    items = list(itertools.islice(iter(s), 1000))
+    elapsed = time.perf_counter() - t0
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert len(items) == 1000 and all(0 <= i < 100 for i in items)
+    assert elapsed < 5.0, elapsed  # 10**10 int64 draws would take minutes and 80 GB
+    assert peak < 10 * 2**20, peak
+    # the same without replacement: whole permutations, lazily
+    s = tt.utils.data.RandomSampler(_Sized(10), num_samples=10**10)
+    assert sorted(itertools.islice(iter(s), 10)) == list(range(10))
+
+
+def test_random_sampler_without_replacement_and_bad_arguments_match_torch():
+    import itertools
+
+    import tinytorch as tt
+    from conftest import torch
+    res = []
+    for m in (tt, torch):
+        m.manual_seed(3)
+        s = m.utils.data.RandomSampler(_Sized(7), num_samples=23)
+        it = iter(s)
+        m.rand(3)  # torch draws the sampler's seed at the first next(), not at iter()
+        res.append((list(it), list(itertools.islice(iter(m.utils.data.RandomSampler(range(5))), 5))))
+        with pytest.raises(TypeError, match="replacement should be a boolean value"):
+            m.utils.data.RandomSampler(range(3), replacement=1)
+        for bad in (0, -1, 2.0):
+            with pytest.raises(ValueError, match="num_samples should be a positive integer value"):
+                m.utils.data.RandomSampler(range(3), num_samples=bad)
+    assert res[0] == res[1]

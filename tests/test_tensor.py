@@ -603,3 +603,158 @@ def test_dropout_masks_match_torch_after_the_same_seed():
         res.append([t.numpy() for t in outs])
     for a, b in zip(*res):
         assert np.array_equal(a, b)
+
+
+def _outcome(fn):
+    """What a call gives: ('ok', shape, dtype name, values) or ('raise', exception type name)."""
+    try:
+        r = fn()
+    except Exception as e:  # noqa: BLE001 - the type is what is compared
+        return ("raise", type(e).__name__)
+    if isinstance(r, (tt.Tensor, torch.Tensor)):
+        vals = r.tolist() if r.dtype not in (tt.float32, torch.float32) or r.numel() < 50 else None
+        return ("ok", tuple(r.shape), str(r.dtype).split(".")[-1], vals)
+    return ("ok", r if not isinstance(r, (tt.dtype, torch.dtype)) else str(r).split(".")[-1])
+
+
+_SIZE_KW_CASES = {
+    "empty": lambda m: m.empty(size=(2, 3)).shape,
+    "empty_list_dtype": lambda m: m.empty(size=[2, 3], dtype=m.float64).dtype,
+    "empty_Size": lambda m: m.empty(size=m.Size([2])).shape,
+    "zeros": lambda m: m.zeros(size=(2, 3)),
+    "zeros_0d": lambda m: m.zeros(size=()),
+    "zeros_empty_list": lambda m: m.zeros(size=[]),
+    "zeros_tensor_elem": lambda m: m.zeros(size=(m.tensor(2), 3)),
+    "ones": lambda m: m.ones(size=(2, 3), dtype=m.int32),
+    "full": lambda m: m.full(size=(2, 3), fill_value=1.5),
+    "full_int_dtype": lambda m: m.full(size=(2,), fill_value=1, dtype=m.int8),
+    "rand_gen": lambda m: m.rand(size=(3,), generator=m.Generator().manual_seed(0)),
+    "randn_gen": lambda m: m.randn(size=(3,), generator=m.Generator().manual_seed(0)),
+    "randn_dtype": lambda m: m.randn(size=(2,), dtype=m.float64, generator=m.Generator().manual_seed(1)),
+    "randint": lambda m: m.randint(0, 5, size=(2, 3), generator=m.Generator().manual_seed(0)),
+    "randint_kw": lambda m: m.randint(low=1, high=5, size=(4,), generator=m.Generator().manual_seed(0)),
+    "randint_high": lambda m: m.randint(high=5, size=(4,), generator=m.Generator().manual_seed(0)),
+    "randint_high_pos": lambda m: m.randint(5, size=(4,), generator=m.Generator().manual_seed(0)),
+    "new_zeros": lambda m: m.ones(2).new_zeros(size=(3,)),
+    "new_ones": lambda m: m.ones(2, dtype=m.int64).new_ones(size=(3,)),
+    "meta": lambda m: m.zeros(size=(2, 3), device="meta").shape,
+    # what torch refuses
+    "empty_int": lambda m: m.empty(size=4),
+    "zeros_int": lambda m: m.zeros(size=3),
+    "zeros_none": lambda m: m.zeros(size=None),
+    "zeros_str": lambda m: m.zeros(size="ab"),
+    "zeros_float_elem": lambda m: m.zeros(size=(2.0,)),
+    "zeros_bool_elem": lambda m: m.zeros(size=(True,)),
+    "zeros_tensor": lambda m: m.zeros(size=m.tensor([2, 3])),
+    "empty_both": lambda m: m.empty(2, size=(2,)),
+    "rand_both": lambda m: m.rand(3, size=(3,)),
+    "zeros_nothing": lambda m: m.zeros(),
+    "ones_nothing": lambda m: m.ones(),
+    "empty_nothing": lambda m: m.empty(),
+    "rand_nothing": lambda m: m.rand(),
+    "randn_nothing": lambda m: m.randn(),
+    "full_int": lambda m: m.full(size=2, fill_value=1),
+    "full_int_pos": lambda m: m.full(2, 1.0),
+    "full_nofill": lambda m: m.full(size=(2,)),
+    "randint_int": lambda m: m.randint(5, size=4),
+    "randint_int_pos": lambda m: m.randint(3, 2),
+    "zeros_neg": lambda m: m.zeros(size=(-1,)),
+    "new_zeros_nothing": lambda m: m.ones(2).new_zeros(),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_SIZE_KW_CASES))
+def test_factory_size_keyword_matches_torch(case):
+    """``size=`` keyword forms of the factories, as torch accepts and refuses them."""
+    fn = _SIZE_KW_CASES[case]
+    assert _outcome(lambda: fn(tt)) == _outcome(lambda: fn(torch))
+
+
+_PYTYPE_CASES = {
+    "zeros_float": lambda m: m.zeros(2, dtype=float),
+    "zeros_int": lambda m: m.zeros(2, dtype=int),
+    "zeros_bool": lambda m: m.zeros(2, dtype=bool),
+    "zeros_complex": lambda m: m.zeros(2, dtype=complex),
+    "ones_bool": lambda m: m.ones(2, dtype=bool),
+    "empty_float": lambda m: m.empty(2, dtype=float).dtype,
+    "full_int": lambda m: m.full((2,), 1.5, dtype=int),
+    "tensor_float": lambda m: m.tensor([1, 2], dtype=float),
+    "tensor_int": lambda m: m.tensor([1.7, -2.5], dtype=int),
+    "tensor_complex": lambda m: m.tensor([1.0, 2.0], dtype=complex),
+    "as_tensor_int": lambda m: m.as_tensor([1.5], dtype=int),
+    "as_tensor_ndarray": lambda m: m.as_tensor(np.array([1.5, 2.5]), dtype=int),
+    "arange_float": lambda m: m.arange(3, dtype=float),
+    "arange_int": lambda m: m.arange(3.0, dtype=int),
+    "linspace_float": lambda m: m.linspace(0, 1, 3, dtype=float),
+    "logspace_float": lambda m: m.logspace(0, 1, 3, dtype=float),
+    "eye_int": lambda m: m.eye(2, dtype=int),
+    "rand_float": lambda m: m.rand(3, dtype=float, generator=m.Generator().manual_seed(0)),
+    "randn_float": lambda m: m.randn(3, dtype=float, generator=m.Generator().manual_seed(0)),
+    "randn_complex": lambda m: m.randn(2, dtype=complex).dtype,
+    "randint_float": lambda m: m.randint(0, 3, (2,), dtype=float).dtype,
+    "randperm_float": lambda m: m.randperm(4, dtype=float, generator=m.Generator().manual_seed(0)),
+    "zeros_like_int": lambda m: m.zeros_like(m.ones(2), dtype=int),
+    "ones_like_bool": lambda m: m.ones_like(m.ones(2), dtype=bool),
+    "full_like_float": lambda m: m.full_like(m.ones(2, dtype=m.int64), 2, dtype=float),
+    "rand_like_float": lambda m: m.rand_like(m.ones(2), dtype=float).dtype,
+    "new_zeros_int": lambda m: m.ones(2).new_zeros(2, dtype=int),
+    "new_tensor_int": lambda m: m.ones(2).new_tensor([1.5], dtype=int),
+    "new_full_bool": lambda m: m.ones(2).new_full((2,), 1, dtype=bool),
+    "to_float": lambda m: m.tensor([1, 2]).to(float),
+    "to_int": lambda m: m.tensor([1.5, -2.5]).to(int),
+    "to_bool": lambda m: m.tensor([1.5, 0.0]).to(bool),
+    "to_complex": lambda m: m.tensor([1.5, 2.0]).to(complex),
+    "to_kw": lambda m: m.tensor([1, 2]).to(dtype=float),
+    "to_device_type": lambda m: m.tensor([1, 2]).to("cpu", float),
+    "sum_float": lambda m: m.tensor([1, 2]).sum(dtype=float),
+    "mean_float": lambda m: m.tensor([1, 2]).mean(dtype=float),
+    "prod_int": lambda m: m.tensor([1.5, 2.0]).prod(dtype=int),
+    "cumsum_float": lambda m: m.tensor([1, 2]).cumsum(0, dtype=float),
+    "cumprod_float": lambda m: m.tensor([1, 2]).cumprod(0, dtype=float),
+    "nansum_float": lambda m: m.tensor([1.5, 2.0]).nansum(dtype=float),
+    "softmax_float": lambda m: m.softmax(m.tensor([1.5, 2.0]), 0, dtype=float),
+    "view_int": lambda m: m.tensor([1.5, 2.0], dtype=m.float64).view(int),
+    "linear_float": lambda m: m.nn.Linear(2, 2, dtype=float).weight.dtype,
+    "type_dtype": lambda m: m.tensor([1.5]).type(m.float64),
+    "type_legacy_name": lambda m: m.tensor([1.5]).type("torch.IntTensor"),
+    "type_none": lambda m: m.tensor([1.5]).type(),
+    # what torch refuses
+    "type_float": lambda m: m.tensor([1.5]).type(float),
+    "type_int_kw": lambda m: m.tensor([1.5]).type(dtype=int),
+    "type_bad_name": lambda m: m.tensor([1.5]).type("float"),
+    "type_number": lambda m: m.tensor([1.5]).type(1),
+    "zeros_str": lambda m: m.zeros(2, dtype="float32"),
+    "zeros_object": lambda m: m.zeros(2, dtype=object),
+    "zeros_numpy_type": lambda m: m.zeros(2, dtype=np.float32),
+    "tensor_str": lambda m: m.tensor([1], dtype="int64"),
+    "to_str_type": lambda m: m.ones(2).to(str),
+    "to_numpy_type": lambda m: m.ones(2).to(np.float64),
+    "sum_str": lambda m: m.ones(2).sum(dtype="float64"),
+    "set_default_float": lambda m: m.set_default_dtype(float),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_PYTYPE_CASES))
+def test_python_types_as_dtypes_match_torch(case):
+    """float/int/bool/complex stand for float64/int64/bool/complex128 wherever torch takes a dtype."""
+    fn = _PYTYPE_CASES[case]
+    assert _outcome(lambda: fn(tt)) == _outcome(lambda: fn(torch))
+
+
+@pytest.mark.parametrize("other", ["a", None, [1.5, 2.0], (1.5, 3.0), object(), "float32"],
+                         ids=["str", "none", "list", "tuple", "object", "str2"])
+def test_comparison_with_a_non_operand_matches_torch(other):
+    """``x == 'a'`` is False and ``x != 'a'`` True (Python bools), ordering and arithmetic raise TypeError, as
+    torch's operators return NotImplemented for what they cannot take."""
+    import operator
+    x, y = tt.tensor([1.5, 2.0]), torch.tensor([1.5, 2.0])
+    for op in (operator.eq, operator.ne, operator.lt, operator.ge, operator.add, operator.sub, operator.truediv):
+        for fwd in (True, False):
+            a = _outcome(lambda: op(x, other) if fwd else op(other, x))
+            b = _outcome(lambda: op(y, other) if fwd else op(other, y))
+            assert a == b, (op, fwd, a, b)
+    for m, t in ((tt, x), (torch, y)):
+        assert (t == other) is False and (t != other) is True
+        assert (other in [t]) is False and t in [other, t]
+    assert (x == tt.float32) is False and (x == tt.device("cpu")) is False
+    assert (x == 1.5).tolist() == [True, False] and (x != x).tolist() == [False, False]  # operands still work

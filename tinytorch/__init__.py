@@ -67,6 +67,7 @@ import importlib as _importlib  # noqa: E402
 cuda = _importlib.import_module(".cuda", __name__)  # the module, not Tensor.cuda's function of the same name
 cpu = _importlib.import_module(".cpu", __name__)  # likewise for Tensor.cpu
 from . import accelerator, distributed, random, testing  # noqa: E402
+from . import onnx  # noqa: E402  (torch imports it eagerly too: torch.onnx.is_in_onnx_export() in forward)
 from ._dtype import result_type_of as _result_type_of  # noqa: E402
 
 __version__ = "0.1.0"
@@ -148,3 +149,9 @@ def compile(model=None, **kwargs):
     if model is None:
         return lambda m: m
     return model
+
+import sys as _sys  # noqa: E402
+from ._ops._util import translate_namespace_errors as _translate_namespace_errors  # noqa: E402
+
+# PyTorch's exception types where a public function's Python code trips over a bad argument (one pass)
+_translate_namespace_errors(_sys.modules[__name__], linalg, special, fft, nn.functional)

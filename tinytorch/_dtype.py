@@ -87,6 +87,21 @@ def from_numpy_dtype(npd):
     return d
 
 
+_PY_TYPES = {builtins.float: float64, builtins.int: int64, builtins.bool: bool, builtins.complex: complex128}
+
+
+def as_dtype(d, fn):
+    """``d`` as a dtype, for a function's ``dtype`` argument: PyTorch's argument parser also takes Python's
+    ``float``, ``int``, ``bool`` and ``complex`` (float64, int64, bool, complex128); None stays None.
+    TypeError naming ``fn`` for anything else (a string, a NumPy type), with PyTorch's wording."""
+    if d is None or d.__class__ is dtype:
+        return d
+    t = _PY_TYPES.get(d) if isinstance(d, type) else None
+    if t is None:
+        raise TypeError(f"{fn}(): argument 'dtype' must be torch.dtype, not {type(d).__name__}")
+    return t
+
+
 _default_float = [float32]
 
 

@@ -37,7 +37,8 @@ class Size(tuple):
 _TYPE_NAMES = {
     "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
     "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
-    "uint8": "ByteTensor", "bool": "BoolTensor",
+    "uint8": "ByteTensor", "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
+    "complex128": "ComplexDoubleTensor",
 }
 
 
@@ -215,13 +216,24 @@ class Tensor:
         base = buf.__array_interface__["data"][0] if hasattr(buf, "__array_interface__") else id(buf)
         return base + self._offset * self.dtype.itemsize
 
-    def type(self, dtype=None):
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """No argument: the legacy type name ('torch.FloatTensor'). Otherwise the tensor converted to
+        ``dtype``: a dtype, a legacy type (``torch.LongTensor``) or its name ('torch.LongTensor'). As PyTorch,
+        ValueError for any other string or class (``x.type(float)``: use ``x.to(float)``), TypeError for
+        other objects."""
         if dtype is None:
             return "torch." + _TYPE_NAMES[self.dtype.name]
         if isinstance(dtype, str):
-            dtype = {("torch." + v): getattr(_dt, k) for k, v in _TYPE_NAMES.items()}[dtype]
-        elif isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), _dt.dtype):
+            d = {("torch." + v): getattr(_dt, k) for k, v in _TYPE_NAMES.items()}.get(dtype)
+            if d is None:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = d
+        elif isinstance(dtype, type):
+            if not isinstance(getattr(dtype, "dtype", None), _dt.dtype):
+                raise ValueError(f"invalid type: '{dtype.__name__}'")
             dtype = dtype.dtype  # a legacy type: x.type(torch.LongTensor)
+        elif not isinstance(dtype, _dt.dtype):
+            raise TypeError("dtype must be a type, str, or dtype object")
         return self.to(dtype)
 
     # ---- autograd fields ----

@@ -8,12 +8,12 @@ import numpy as np
 from .. import _strides
 from .. import _dtype as _dt
 from .._dispatch import OpNode, defop, dispatch
-from .._storage import Storage
+from .._storage import Storage, check_alloc
 from .._tensor import Tensor, _new
 from ..autograd.engine import edge_of
 from ..autograd.grad_mode import _state
 from ..device import _default_device, as_device, device as _device, get_backend
-from ._util import method
+from ._util import SCALAR_NAMES as _SCALAR_NAMES, check_dtype, method
 
 _CPU = _device("cpu")
 
@@ -51,19 +51,67 @@ def _from_host(arr, dtype, device=None, requires_grad=False):
     return t
 
 
-def _size(size):
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+def _size(size, op="size"):
+    """The shape given as ``*size`` (ints, or one sequence of them): TypeError for anything but ints (0-d
+    integer tensors count) or for a value outside int64, RuntimeError for a negative size, as PyTorch."""
+    if len(size) == 1 and not isinstance(size[0], (int, np.integer, Tensor)):
+        if not isinstance(size[0], (tuple, list)):
+            raise TypeError(f"{op}(): argument 'size' (position 1) must be tuple of ints, not "
+                            f"{type(size[0]).__name__}")
         size = size[0]
     out = []
-    for s in size:
-        if isinstance(s, Tensor):
+    for i, s in enumerate(size):
+        if isinstance(s, Tensor) and s.ndim == 0 and not s.dtype.is_floating_point and not s.dtype.is_complex:
             s = s.item()
-        if not isinstance(s, (int, np.integer)):
-            raise TypeError(f"size must be a sequence of ints, but got an element of type {type(s).__name__}")
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"{op}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {type(s).__name__}\"")
+        if not -(1 << 63) <= s < (1 << 63):
+            raise TypeError(f"{op}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                            "\"Overflow when unpacking long long\"")
         out.append(int(s))
+    for s in out:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {out}")
     return tuple(out)
+
+
+def _number(v, op, arg, pos, kind="Number"):
+    """``v`` when it is a Python/NumPy number (or a 0-d tensor's value); TypeError naming the argument else."""
+    if isinstance(v, Tensor) and v.ndim == 0:
+        return v.item()
+    ok = isinstance(v, (numbers.Number, np.number, np.bool_)) if kind == "Number" else \
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) if kind == "int" else \
+        isinstance(v, (numbers.Real, np.number)) and not isinstance(v, complex)
+    if not ok:
+        raise TypeError(f"{op}(): argument '{arg}' (position {pos}) must be {kind}, not {type(v).__name__}")
+    return v
+
+
+def _tensor_arg(x, op, arg="input", pos=1):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+    return x
+
+
+_NO_SIZE = object()  # a factory called without the ``size=`` keyword
+
+
+def _factory_size(name, sizes, size):
+    """The shape a factory gets from its ``*sizes`` positionals or its ``size=`` keyword: PyTorch accepts both
+    spellings (``zeros(2, 3)``, ``zeros((2, 3))``, ``zeros(size=(2, 3))``), the keyword only as a sequence of
+    ints (an int or a Tensor is refused there). TypeError with PyTorch's wording when neither or both are
+    given, or when the keyword is not a sequence of ints."""
+    if size is _NO_SIZE:
+        if not sizes:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+        return _size(sizes, name)
+    if sizes:
+        raise TypeError(f"{name}() got multiple values for argument 'size'")
+    if not isinstance(size, (tuple, list)) or builtins.any(
+            isinstance(s, bool) or not isinstance(s, (int, np.integer, Tensor)) for s in size):
+        raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not {type(size).__name__}")
+    return _size((size,))
 
 
 def _infer_dtype(data):
@@ -86,7 +134,11 @@ def _infer_dtype(data):
         else:
             xd = next((v for k, v in py.items() if isinstance(x, k)), None)  # bool before int: bool is an int
             if xd is None:
-                raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+                if isinstance(x, str) and data is x or isinstance(data, (list, tuple)) and builtins.any(x is e for e in data):
+                    raise ValueError(f"too many dimensions '{type(x).__name__}'")  # a str is a sequence
+                if isinstance(x, str):
+                    raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+                raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
         d = xd if d is None else _dt.promote_types(d, xd)
     return default if d is None else d
 
@@ -97,6 +149,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     dtype is inferred as PyTorch does (bool, int64, or the default float dtype) unless given.
     TypeError for data that is not numeric. Mirrors ``torch.tensor``.
     """
+    dtype = _dt.as_dtype(dtype, "tensor")
     if isinstance(data, Tensor):
         t = data.detach().to(dtype=dtype, device=device, copy=True)
         return t.requires_grad_(requires_grad) if requires_grad else t
@@ -104,11 +157,31 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         d = dtype or _dt.from_numpy_dtype(data.dtype)
         return _from_host(np.array(data, dtype=d.np, copy=True), d, device, requires_grad)
     d = dtype or _infer_dtype(data)
+    if dtype is not None and isinstance(data, (list, tuple)):
+        bad = _non_number(data)
+        if bad is not None:  # NumPy would make None a NaN
+            raise TypeError(f"must be real number, not {type(bad[0]).__name__}")
     try:
         arr = np.array(_plain(data), dtype=d.np)
-    except ValueError as e:
+    except (ValueError, TypeError) as e:
+        bad = _non_number(data)
+        if bad is not None:  # PyTorch's parser: every element must be a number of the dtype
+            raise TypeError(f"must be real number, not {type(bad[0]).__name__}") from None
         raise ValueError(f"tensor(): could not build a tensor from the data: {e}") from None
     return _from_host(arr, d, device, requires_grad)
+
+
+def _non_number(data):
+    """The first leaf of nested sequences ``data`` that is neither a number nor a tensor, as a 1-tuple, else
+    None."""
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(reversed(x))
+        elif not isinstance(x, (numbers.Number, np.number, np.bool_, Tensor)):
+            return (x,)
+    return None
 
 
 def _plain(data):
@@ -121,6 +194,7 @@ def _plain(data):
 
 def as_tensor(data, dtype=None, device=None):
     """Like ``tensor`` but shares memory when ``data`` already is a tensor/ndarray of that dtype on cpu."""
+    dtype = _dt.as_dtype(dtype, "as_tensor")
     if isinstance(data, Tensor):
         return data.to(dtype=dtype, device=device)
     if isinstance(data, np.ndarray) and (dtype is None or data.dtype == dtype.np) and \
@@ -158,22 +232,36 @@ def from_numpy(ndarray):
                 0, d, ndarray)
 
 
-def _factory(fill):
-    def make(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
-             memory_format=None):
-        shape = _size(size)
-        d = dtype or _dt.get_default_dtype()
+def _empty_huge(shape, d, device, requires_grad):
+    """A tensor with no elements whose other dims NumPy cannot represent (``zeros(3, 0, 2**62)``: PyTorch
+    makes it): an empty storage and contiguous strides, no NumPy array of that shape."""
+    dev = as_device(device) or _default_device[0] or _CPU
+    backend = get_backend(dev)
+    buf = backend.from_numpy(np.zeros(0, d.np), dev)
+    t = _new(Storage(buf, d, dev, 0, backend), tuple(shape), _strides.contiguous_strides(tuple(shape)), 0, d, None)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def _factory(fill, name):
+    def make(*sizes, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+             pin_memory=False, memory_format=None):
+        shape = _factory_size(name, sizes, size)
+        d = _dt.as_dtype(dtype, name) or _dt.get_default_dtype()
         so = _shape_only_device(device)
         if so:  # no host data for a device without data (nn.Linear(10**5, 10**5, device="meta"))
             return _meta_tensor(shape, d, so[0], so[1], requires_grad)
-        t = _from_host(fill(shape, d), d, device, requires_grad)
+        if not check_alloc(shape, d) and builtins.max(shape, default=0) >= 1 << 31:
+            t = _empty_huge(shape, d, device, requires_grad)
+        else:
+            t = _from_host(fill(shape, d), d, device, requires_grad)
         return t if out is None else out._write(t)
+    make.__name__ = make.__qualname__ = name
     return make
 
 
-zeros = _factory(lambda s, d: np.zeros(s, d.np))
-ones = _factory(lambda s, d: np.ones(s, d.np))
-empty = _factory(lambda s, d: np.zeros(s, d.np))  # zero-filled: never expose stale memory
+zeros = _factory(lambda s, d: np.zeros(s, d.np), "zeros")
+ones = _factory(lambda s, d: np.ones(s, d.np), "ones")
+empty = _factory(lambda s, d: np.zeros(s, d.np), "empty")  # zero-filled: never expose stale memory
 zeros.__doc__ = "A tensor of ``size`` filled with 0 (default float dtype unless ``dtype``). Mirrors ``torch.zeros``."
 ones.__doc__ = "A tensor of ``size`` filled with 1 (default float dtype unless ``dtype``). Mirrors ``torch.ones``."
 empty.__doc__ = "An uninitialised tensor of ``size`` (tinytorch zero-fills it). Mirrors ``torch.empty``."
@@ -181,25 +269,34 @@ empty.__doc__ = "An uninitialised tensor of ``size`` (tinytorch zero-fills it). 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):
     """A tensor of ``size`` filled with ``fill_value``; dtype inferred from the value (bool/int64/float)."""
-    d = dtype or _dt.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
-    shape = _size((size,) if not isinstance(size, int) else (size,))
+    fill_value = _number(fill_value, "full", "fill_value", 2)
+    d = _dt.as_dtype(dtype, "full") or _dt.scalar_dtype(fill_value)
+    if not isinstance(size, (tuple, list)):  # PyTorch takes no bare int here, unlike zeros(3)
+        raise TypeError(f"full(): argument 'size' must be tuple of ints, not {type(size).__name__}")
+    shape = _size((size,), "full")
+    check_alloc(shape, d)
     t = _from_host(np.full(shape, fill_value, d.np), d, device, requires_grad)
     return t if out is None else out._write(t)
 
 
-def _like(fn):
+def _like(fn, name):
     def make(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None, **kw):
+        _tensor_arg(input, name)
         return fn(input._shape, dtype=dtype or input.dtype, device=device or input.device,
                   requires_grad=requires_grad, **kw)
+    make.__name__ = make.__qualname__ = name
     return make
 
 
-zeros_like = _like(zeros)
-ones_like = _like(ones)
-empty_like = _like(empty)
+zeros_like = _like(zeros, "zeros_like")
+ones_like = _like(ones, "ones_like")
+empty_like = _like(empty, "empty_like")
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
+    """A tensor of ``input``'s shape filled with ``fill_value`` (``input``'s dtype and device unless given)."""
+    _tensor_arg(input, "full_like")
+    _number(fill_value, "full_like", "fill_value", 2)
     return full(input._shape, fill_value, dtype=dtype or input.dtype, device=device or input.device,
                 requires_grad=requires_grad)
 
@@ -207,6 +304,18 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
     """An uninitialized tensor of ``size`` and ``stride`` over a storage just large enough for it
     (``torch.empty_strided``)."""
+    size = _size((size,), "empty_strided")
+    if not isinstance(stride, (tuple, list)) or builtins.any(
+            not isinstance(st, (int, np.integer)) or isinstance(st, bool) for st in stride):
+        raise TypeError(f"empty_strided(): argument 'stride' (position 2) must be tuple of ints, not "
+                        f"{type(stride).__name__}")
+    stride = tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+                           f"({len(stride)})")
+    if builtins.any(not isinstance(st, (int, np.integer)) or st < 0 for st in stride) or \
+            builtins.sum((n - 1) * st for n, st in zip(size, stride)) >= 1 << 62:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     t = empty(1 + builtins.sum((s - 1) * st for s, st in zip(size, stride)) if _strides.numel(size) else 0,
               dtype=dtype, device=device)
     return t.as_strided(tuple(size), tuple(stride), 0).requires_grad_(requires_grad)
@@ -216,14 +325,18 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
     """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 when all are ints, else default float."""
     if end is None:
         start, end = 0, start
-    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
-    if step == 0:
+    vals = [_number(v, "arange", a, i + 1) for i, (v, a) in enumerate(((start, "start"), (end, "end"),
+                                                                       (step, "step")))]
+    if vals[2] == 0 or vals[2] != vals[2]:
         raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(vals[0]) and math.isfinite(vals[1])):
+        raise RuntimeError(f"unsupported range: {vals[0]} -> {vals[1]}")
     if (vals[1] - vals[0]) * vals[2] < 0:
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    d = dtype or (_dt.int64 if builtins.all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+    d = _dt.as_dtype(dtype, "arange") or (_dt.int64 if builtins.all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
                                             for v in vals) else _dt.get_default_dtype())
     n = builtins.max(0, math.ceil((vals[1] - vals[0]) / vals[2]))
+    check_alloc((n,), _dt.float64)  # the values are built in float64 or int64 first
     arr = (vals[0] + np.arange(n, dtype=np.float64 if d.is_floating_point else np.int64) * vals[2])
     return _from_host(arr.astype(d.np), d, device, requires_grad)
 
@@ -235,21 +348,49 @@ def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive (``torch.linspace``)."""
+    d = _dt.as_dtype(dtype, "linspace") or _dt.get_default_dtype()
+    return _from_host(_linspace(start, end, steps, "linspace").astype(d.np), d, device, requires_grad)
+
+
+def _linspace(start, end, steps, op):
+    """PyTorch's linspace values in float64: ``start + step * i`` for the first half, ``end - step * (steps -
+    i - 1)`` for the rest (both ends exact; infinite and NaN ends propagate as in PyTorch). TypeError for
+    non-numbers or a non-int ``steps``, RuntimeError for negative ``steps``, before anything is allocated."""
+    start, end = _number(start, op, "start", 1), _number(end, op, "end", 2)
+    steps = _number(steps, op, "steps", 3, "int")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    d = dtype or _dt.get_default_dtype()
-    return _from_host(np.linspace(start, end, steps).astype(d.np), d, device, requires_grad)
+    check_alloc((steps,), _dt.float64)
+    if steps == 1:
+        return np.array([start], dtype=np.float64)
+    with np.errstate(all="ignore"):
+        step = (end - start) / (steps - 1) if steps > 1 else 0.0
+        i = np.arange(steps, dtype=np.float64)
+        return np.where(i < steps // 2, start + step * i, end - step * (steps - i - 1))
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
-    d = dtype or _dt.get_default_dtype()
-    return _from_host(np.logspace(start, end, steps, base=base).astype(d.np), d, device, requires_grad)
+    """``steps`` values ``base ** linspace(start, end, steps)`` (``torch.logspace``)."""
+    d = _dt.as_dtype(dtype, "logspace") or _dt.get_default_dtype()
+    base = _number(base, "logspace", "base", 4)
+    with np.errstate(all="ignore"):
+        vals = np.power(float(base), _linspace(start, end, steps, "logspace"))
+    return _from_host(vals.astype(d.np), d, device, requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):
     """An ``n x m`` identity matrix (``torch.eye``)."""
-    d = dtype or _dt.get_default_dtype()
-    return _from_host(np.eye(n, m if m is not None else n, dtype=d.np), d, device, requires_grad)
+    d = _dt.as_dtype(dtype, "eye") or _dt.get_default_dtype()
+    n = _number(n, "eye", "n", 1, "int")
+    m = n if m is None else _number(m, "eye", "m", 2, "int")
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    if n * m >= 1 << 63:
+        raise RuntimeError("numel: integer multiplication overflow")
+    check_alloc((n, m), d)
+    return _from_host(np.eye(n, m, dtype=d.np), d, device, requires_grad)
 
 
 # ---- conversion ---------------------------------------------------------------------------------------
@@ -293,11 +434,15 @@ _to_device_op = defop("to_copy", _no_meta, lambda c, g: g.to(c.kw["device"]), sa
 
 
 def _parse_to(args, kwargs):
-    dtype = kwargs.get("dtype")
+    """(dtype, device) of ``Tensor.to``'s arguments; a Python type is a dtype there, as in PyTorch
+    (``x.to(float)`` is float64)."""
+    dtype = _dt.as_dtype(kwargs.get("dtype"), "to")
     dev = kwargs.get("device")
     for a in args:
         if isinstance(a, _dt.dtype):
             dtype = a
+        elif isinstance(a, type) and a in _dt._PY_TYPES:
+            dtype = _dt.as_dtype(a, "to")
         elif isinstance(a, Tensor):
             dtype, dev = a.dtype, a.device
         elif isinstance(a, (str, _device)):
@@ -390,12 +535,12 @@ def _scalar(value, like):
 
 
 # new_* methods
-method("new_zeros")(lambda self, *size, dtype=None, device=None, requires_grad=False: zeros(
-    *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad))
-method("new_ones")(lambda self, *size, dtype=None, device=None, requires_grad=False: ones(
-    *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad))
-method("new_empty")(lambda self, *size, dtype=None, device=None, requires_grad=False: empty(
-    *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad))
+method("new_zeros")(lambda self, *sizes, size=_NO_SIZE, dtype=None, device=None, requires_grad=False: zeros(
+    *sizes, size=size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad))
+method("new_ones")(lambda self, *sizes, size=_NO_SIZE, dtype=None, device=None, requires_grad=False: ones(
+    *sizes, size=size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad))
+method("new_empty")(lambda self, *sizes, size=_NO_SIZE, dtype=None, device=None, requires_grad=False: empty(
+    *sizes, size=size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad))
 method("new_full")(lambda self, size, fill_value, dtype=None, device=None, requires_grad=False: full(
     size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad))
 method("new_tensor")(lambda self, data, dtype=None, device=None, requires_grad=False: tensor(
@@ -494,7 +639,7 @@ class Generator:
         if dtype == np.float64:
             x = (self._u64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0 ** -53
             return x * (float(high) - float(low)) + float(low)
-        digits = {np.dtype(np.float32): 24, np.dtype(np.float16): 11}.get(np.dtype(dtype), 8)  # 8: bfloat16
+        digits = 24  # float16 / bfloat16 draw in float (their opmath type) and round, as PyTorch's CPU kernel
         x = (self._u32(n) & np.uint64((1 << digits) - 1)).astype(np.float64) * 2.0 ** -digits
         lo, hi = np.float32(dtype(low)), np.float32(dtype(high))
         # x * (hi - lo) + lo with one rounding, as the fused multiply-add PyTorch's compiled loop uses
@@ -612,10 +757,29 @@ def _np_float(d):
 
 
 def _float_dtype(dtype, op, complex_ok=False):
-    d = dtype or _dt.get_default_dtype()
-    if not (d.is_floating_point or complex_ok and d.is_complex):
-        raise RuntimeError(f"\"{op}\" not implemented for '{d.name}'")
-    return d
+    """``dtype`` (default: the default float dtype) when the sampler ``op`` supports it, else PyTorch's
+    NotImplementedError (``"check_uniform_bounds" not implemented for 'Long'``)."""
+    return check_dtype(op, dtype or _dt.get_default_dtype(), floating=True, complex_ok=complex_ok)
+
+
+def _fmt(v):
+    """A number as PyTorch's messages print it (``-3`` for -3.0, ``1.09951e+12``)."""
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _check_int64(op, *vals):
+    """ValueError as PyTorch's argument parser for Python ints outside int64."""
+    for v in vals:
+        if isinstance(v, int) and not -(1 << 63) <= v < (1 << 63):
+            raise ValueError("Overflow when unpacking long long")
+
+
+def _int_args(op, *vals):
+    """TypeError as PyTorch's overload resolution when a bound that must be an int is not one."""
+    if builtins.any(not isinstance(v, (int, np.integer)) or isinstance(v, bool) for v in vals):
+        got = ", ".join(type(v).__name__ for v in vals)
+        raise TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected "
+                        "int bounds")
 
 
 def _complex_from_parts(arr, d):
@@ -623,29 +787,43 @@ def _complex_from_parts(arr, d):
     return (arr[..., 0] + 1j * arr[..., 1]).astype(d.np)
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None):
-    """Uniform samples on [0, 1) of shape ``size`` (``torch.rand``); complex dtypes draw both parts so."""
+def rand(*sizes, size=_NO_SIZE, generator=None, dtype=None, device=None, requires_grad=False, out=None,
+         layout=None):
+    """Uniform samples on [0, 1) of shape ``size`` (``torch.rand``: ``rand(2, 3)``, ``rand((2, 3))`` or
+    ``rand(size=(2, 3))``); complex dtypes draw both parts so."""
+    size = _factory_size("rand", sizes, size)
+    dtype = _dt.as_dtype(dtype, "rand")
     d = _float_dtype(dtype, "check_uniform_bounds", complex_ok=True)
+    check_alloc(_size(size, "rand"), d)
     so = _shape_only_device(device)
     if so:
         return _meta_tensor(_size(size), d, so[0], so[1], requires_grad)
     if d.is_complex:
-        arr = _complex_from_parts(_rng(generator).random(_size(size) + (2,)), d)
+        part = np.float32 if d.itemsize == 8 else np.float64  # the real view (..., 2), as PyTorch draws it
+        shape2 = _size(size, "rand") + (2,)
+        arr = _complex_from_parts(_gen(generator)._uniform(math.prod(shape2), part).reshape(shape2), d)
         return _from_host(arr, d, device, requires_grad)
     shape = _size(size)
     arr = _gen(generator)._uniform(math.prod(shape), _np_float(d)).reshape(shape)
     return _from_host(arr, d, device, requires_grad)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None):
-    """Standard normal samples of shape ``size`` (``torch.randn``); complex dtypes give E|z|^2 = 1 (each part
-    has variance 1/2, as in PyTorch)."""
+def randn(*sizes, size=_NO_SIZE, generator=None, dtype=None, device=None, requires_grad=False, out=None,
+          layout=None):
+    """Standard normal samples of shape ``size`` (``torch.randn``: positional sizes or ``size=``); complex
+    dtypes give E|z|^2 = 1 (each part has variance 1/2, as in PyTorch)."""
+    size = _factory_size("randn", sizes, size)
+    dtype = _dt.as_dtype(dtype, "randn")
     d = _float_dtype(dtype, "normal_kernel_cpu", complex_ok=True)
+    check_alloc(_size(size, "randn"), d)
     so = _shape_only_device(device)
     if so:
         return _meta_tensor(_size(size), d, so[0], so[1], requires_grad)
     if d.is_complex:
-        arr = _complex_from_parts(_rng(generator).standard_normal(_size(size) + (2,)) * np.sqrt(0.5), d)
+        part = np.float32 if d.itemsize == 8 else np.float64
+        shape2 = _size(size, "randn") + (2,)
+        arr = _complex_from_parts(_gen(generator)._normal(math.prod(shape2), part, 0.0, math.sqrt(0.5))
+                                  .reshape(shape2), d)
         return _from_host(arr, d, device, requires_grad)
     shape = _size(size)
     arr = _gen(generator)._normal(math.prod(shape), _np_float(d)).reshape(shape)
@@ -654,14 +832,25 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     """Integers uniform on [low, high) of shape ``size`` (int64 by default)."""
+    dtype = _dt.as_dtype(dtype, "randint")
     if size is None:
         low, high, size = 0, low, high
+    elif high is None:  # randint(5, size=(2,)): the one positional bound is high, as PyTorch's overload
+        low, high = 0, low
     if high is None or size is None:
         raise TypeError("randint() missing required arguments 'high' and 'size'")
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"randint(): argument 'size' must be tuple of ints, not {type(size).__name__}")
+    low, high = (v.item() if isinstance(v, Tensor) and v.ndim == 0 else v for v in (low, high))
+    _int_args("randint", low, high)
+    _check_int64("randint", low, high)
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     d = dtype or _dt.int64
-    shape = _size(size)
+    if d is _dt.bool and high > 2:
+        raise RuntimeError("to - 1 is out of bounds for bool")
+    shape = _size((size,), "randint")
+    check_alloc(shape, _dt.int64)
     arr = _gen(generator)._randint(math.prod(shape), int(low), int(high)).reshape(shape)
     return _from_host(arr.astype(d.np), d, device, requires_grad)
 
@@ -682,19 +871,34 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False):
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of 0..n-1 (int64)."""
-    d = dtype or _dt.int64
+    d = _dt.as_dtype(dtype, "randperm") or _dt.int64
+    n = _number(n, "randperm", "n", 1, "int")
+    _check_int64("randperm", n)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    check_dtype("randperm", d, floating=True, integral=True)
+    check_alloc((n,), _dt.int64)
     return _from_host(_gen(generator)._randperm(int(n)).astype(d.np), d, device, requires_grad)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     """Normal samples: ``mean``/``std`` scalars (with ``size``) or tensors (broadcast), as ``torch.normal``."""
+    if not isinstance(std, Tensor):
+        std = _number(std, "normal", "std", 2, "float")
+        if not std >= 0:  # NaN included
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(float(std))}")
+    if not isinstance(mean, Tensor):
+        mean = _number(mean, "normal", "mean", 1, "float")
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        ref = mean if isinstance(mean, Tensor) else std
+        if isinstance(std, Tensor) and std.dtype.is_complex:
+            raise RuntimeError("normal expects standard deviation to be non-complex")
+        ref = mean if isinstance(mean, Tensor) else std  # the result has mean's dtype (std's without one)
+        check_dtype("normal_kernel_cpu", ref.dtype, floating=True, complex_ok=True)
+        if isinstance(std, Tensor) and std.numel() and not bool((std.detach() >= 0).all()):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
         shape = _strides.broadcast_shapes(*(t._shape for t in (mean, std) if isinstance(t, Tensor)))
         z = randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
-        return (z * std + mean).detach()
-    if isinstance(std, numbers.Number) and std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        return (z * std + mean).detach().to(ref.dtype)
     return randn(_size((size,) if isinstance(size, int) else (size or (),)), generator=generator, dtype=dtype,
                  device=device, requires_grad=requires_grad) * std + mean if size is not None else \
         randn((), generator=generator, dtype=dtype, device=device) * std + mean
@@ -702,8 +906,11 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
 
 def bernoulli(input, p=None, *, generator=None):
     """0/1 samples with probabilities ``input`` (or the scalar ``p``), same shape and dtype as ``input``."""
+    _tensor_arg(input, "bernoulli")
+    if p is None:
+        check_dtype("bernoulli_tensor_cpu_p_", input.dtype, floating=True)
     probs = input.detach().numpy(force=True) if p is None else np.full(input._shape, p)
-    if np.any((probs < 0) | (probs > 1)):
+    if not np.all((probs >= 0) & (probs <= 1)):  # NaN included
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
     # one uniform per element: in the probabilities' float type for a tensor of them, in double for a scalar
     # p, as PyTorch's CPU kernels (bernoulli_tensor / bernoulli_scalar)
@@ -715,10 +922,14 @@ def bernoulli(input, p=None, *, generator=None):
 def poisson(input, generator=None):
     """Samples of Poisson(rate) for each element of the non-negative float tensor ``input`` of rates
     (``torch.poisson``): same shape and dtype; RuntimeError for negative rates. No gradient."""
-    rates = input.detach().numpy(force=True)
-    if np.any(rates < 0):
+    _tensor_arg(input, "poisson")
+    check_dtype("poisson_cpu", input.dtype, floating=True)
+    rates = input.detach().numpy(force=True).astype(np.float64)
+    if not np.all(rates >= 0):  # NaN included
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    return _from_host(_rng(generator).poisson(rates).astype(input.dtype.np), input.dtype, input.device)
+    big = rates > 1e18  # beyond NumPy's sampler: the sample is the rate itself (inf stays inf, as PyTorch)
+    out = np.where(big, rates, _rng(generator).poisson(np.where(big, 0.0, rates)))
+    return _from_host(out.astype(input.dtype.np), input.dtype, input.device)
 
 
 def binomial(count, prob, generator=None):
@@ -732,6 +943,13 @@ def binomial(count, prob, generator=None):
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     """Indices sampled from the rows of ``input`` (non-negative weights), int64 of shape (..., num_samples)."""
+    _tensor_arg(input, "multinomial")
+    num_samples = _number(num_samples, "multinomial", "num_samples", 2, "int")
+    if not (input.dtype.is_floating_point):
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{_SCALAR_NAMES.get(input.dtype.name, input.dtype.name)}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
     w = input.detach().numpy(force=True).astype(np.float64)
     if w.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
@@ -758,14 +976,28 @@ method("multinomial")(multinomial)
 method("bernoulli")(lambda self, p=None, *, generator=None: bernoulli(self, p, generator=generator))
 
 
-def _rand_fill(name, sample, torch_stream=False):
+def _rand_fill(name, sample, torch_stream=False, check=None):
     """Tensor method ``name`` filling the tensor in place with ``sample(rng, shape, *args)``: ``rng`` is the
-    Generator itself when ``torch_stream`` (PyTorch's transformations), else its NumPy Generator."""
+    Generator itself when ``torch_stream`` (PyTorch's transformations), else its NumPy Generator. ``check(dtype,
+    *args, **kw)`` validates the arguments first (PyTorch's exceptions), after the in-place check on a leaf
+    that requires grad."""
     def f(self, *args, generator=None, **kw):
+        self._check_inplace()
+        if check is not None:
+            check(self.dtype, *args, **kw)
         if self._storage.backend.shape_only:
             return self
         with_nograd = _state.enabled
-        if torch_stream:
+        if torch_stream and self.dtype.is_complex and name in ("uniform_", "normal_"):
+            # PyTorch samples the real view (..., 2): both parts from [from, to), or each part normal with
+            # std / sqrt(2) so that E|z - mean|^2 = std^2
+            part = np.float32 if self.dtype.itemsize == 8 else np.float64
+            if name == "normal_":
+                a = list(args) + [kw.pop("mean", 0.0), kw.pop("std", 1.0)][len(args):]
+                args = (a[0], a[1] / math.sqrt(2))
+            arr = sample(_gen(generator), self._shape + (2,), part, *args, **kw)
+            arr = (arr[..., 0] + 1j * arr[..., 1]).astype(self.dtype.np)
+        elif torch_stream:
             arr = sample(_gen(generator), self._shape, _np_float(self.dtype) if self.dtype.is_floating_point
                          else None, *args, **kw)
         else:
@@ -791,6 +1023,8 @@ def _normal_fill(g, shape, dt, mean=0.0, std=1.0):
         raise RuntimeError("\"normal_kernel_cpu\" not implemented for an integer tensor")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    if not math.isfinite(mean):  # every sample is the infinite (or NaN) mean, as PyTorch's z * std + mean
+        return np.full(shape, mean, dt)
     return g._normal(math.prod(shape), dt, mean, std).reshape(shape)
 
 
@@ -802,8 +1036,113 @@ def _random_fill(g, shape, dt, a=None, b=None):
     return g._randint(math.prod(shape), int(lo), int(hi)).reshape(shape)
 
 
-_rand_fill("uniform_", _uniform_fill, torch_stream=True)
-_rand_fill("normal_", _normal_fill, torch_stream=True)
+def _real(op, arg, pos, v):
+    """A float argument of an in-place sampler: TypeError as PyTorch's parser for anything else."""
+    if isinstance(v, Tensor) and v.ndim == 0:
+        v = v.item()
+    if not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, bool):
+        raise TypeError(f"{op}(): argument '{arg}' (position {pos}) must be float, not {type(v).__name__}")
+    return float(v)
+
+
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+              "int64": "long int", "bool": "bool", "uint8": "unsigned char", "int32": "int", "int16": "short int",
+              "int8": "signed char", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _check_uniform(d, a=0.0, b=1.0):
+    check_dtype("check_uniform_bounds", d, floating=True, complex_ok=True)
+    a, b = _real("uniform_", "from", 1, a), _real("uniform_", "to", 2, b)
+    if d.is_floating_point:
+        hi = float(_dt.finfo(d).max)
+        t = _CPP_NAMES.get(d.name, d.name)
+        if not -hi <= a <= hi:
+            raise RuntimeError(f"from is out of bounds for {t}")
+        if not -hi <= b <= hi:
+            raise RuntimeError(f"to is out of bounds for {t}")
+        if a > b:
+            raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_fmt(a)} > "
+                               f"to={_fmt(b)}")
+        if b - a > hi:
+            raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{t}>::max(), but found "
+                               f"to={_fmt(b)} and from={_fmt(a)} which result in to-from to exceed the limit")
+
+
+def _check_normal(d, mean=0.0, std=1.0):
+    check_dtype("normal_kernel_cpu", d, floating=True, complex_ok=True)
+    _real("normal_", "mean", 1, mean)
+    std = _real("normal_", "std", 2, std)
+    if not std >= 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
+
+
+def _check_bernoulli(d, p=0.5):
+    if d.is_complex:
+        check_dtype("bernoulli_scalar_cpu_" if not isinstance(p, Tensor) else "bernoulli_tensor_cpu_self_", d)
+    if isinstance(p, Tensor):
+        if p.numel() and not bool(((p.detach() >= 0) & (p.detach() <= 1)).all()):
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        return
+    p = _real("bernoulli_", "p", 1, p)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
+
+
+def _continuous(dist, d):
+    if not d.is_floating_point:
+        raise RuntimeError(f"{dist} distribution is a continuous probability distribution. dtype must be a floating "
+                           f"point but you specified {_SCALAR_NAMES.get(d.name, d.name) if dist == 'Exponential' else _CPP_NAMES.get(d.name, d.name)}")
+
+
+def _check_exponential(d, lambd=1.0):
+    _continuous("Exponential", d)
+    lambd = _real("exponential_", "lambd", 1, lambd)
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
+
+
+def _check_cauchy(d, median=0.0, sigma=1.0):
+    _continuous("Cauchy", d)
+    _real("cauchy_", "median", 1, median)
+    sigma = _real("cauchy_", "sigma", 2, sigma)
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
+
+
+def _check_log_normal(d, mean=1.0, std=2.0):
+    check_dtype("log_normal_cpu", d, floating=True)
+    _real("log_normal_", "mean", 1, mean)
+    std = _real("log_normal_", "std", 2, std)
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
+
+
+def _check_geometric(d, p):
+    check_dtype("geometric_cpu", d, floating=True, integral=True)
+    p = _real("geometric_", "p", 1, p)
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
+
+
+def _check_random(d, a=None, b=None):
+    if a is None:
+        if d.is_complex:
+            check_dtype("random_kernel_cpu", d)
+        return
+    vals = (a,) if b is None else (a, b)
+    _int_args("random_", *vals)
+    _check_int64("random_", *vals)
+    if d.is_complex:
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
+    lo, hi = (0, a) if b is None else (a, b)
+    if lo >= hi:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}")
+    if d is _dt.bool and hi > 2:
+        raise RuntimeError("to - 1 is out of bounds for bool")
+
+
+_rand_fill("uniform_", _uniform_fill, torch_stream=True, check=_check_uniform)
+_rand_fill("normal_", _normal_fill, torch_stream=True, check=_check_normal)
 def _bernoulli_fill(g, shape, dt, p=0.5):
     if isinstance(p, Tensor):
         probs = np.broadcast_to(p.numpy(force=True), shape)
@@ -813,9 +1152,10 @@ def _bernoulli_fill(g, shape, dt, p=0.5):
     return g._uniform(math.prod(shape), work).reshape(shape) < probs
 
 
-_rand_fill("bernoulli_", _bernoulli_fill, torch_stream=True)
-_rand_fill("exponential_", lambda r, s, lambd=1.0: r.exponential(1.0 / lambd, s))
-_rand_fill("random_", _random_fill, torch_stream=True)
-_rand_fill("log_normal_", lambda r, s, mean=1.0, std=2.0: r.lognormal(mean, std, s))
-_rand_fill("cauchy_", lambda r, s, median=0.0, sigma=1.0: r.standard_cauchy(s) * sigma + median)
-_rand_fill("geometric_", lambda r, s, p: r.geometric(p, s))
+_rand_fill("bernoulli_", _bernoulli_fill, torch_stream=True, check=_check_bernoulli)
+_rand_fill("exponential_", lambda r, s, lambd=1.0: r.exponential(1.0 / lambd, s), check=_check_exponential)
+_rand_fill("random_", _random_fill, torch_stream=True, check=_check_random)
+_rand_fill("log_normal_", lambda r, s, mean=1.0, std=2.0: r.lognormal(mean, std, s), check=_check_log_normal)
+_rand_fill("cauchy_", lambda r, s, median=0.0, sigma=1.0: r.standard_cauchy(s) * sigma + median,
+           check=_check_cauchy)
+_rand_fill("geometric_", lambda r, s, p: r.geometric(p, s), check=_check_geometric)

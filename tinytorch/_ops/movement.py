@@ -169,6 +169,9 @@ def view(input, *shape):
     RuntimeError when the strides don't allow it (use ``reshape``). Mirrors ``Tensor.view``."""
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)) and hasattr(shape[0], "itemsize"):
         return _view_dtype(input, shape[0])
+    if len(shape) == 1 and isinstance(shape[0], type) and shape[0] in (float, builtins.int, bool, complex):
+        from .. import _dtype as _dt  # a Python type is a dtype, as in PyTorch: view(int) reads int64
+        return _view_dtype(input, _dt.as_dtype(shape[0], "view"))
     shape = _strides.infer_size(_shape_arg(shape), input.numel())
     if shape == input._shape:
         st = input._stride
@@ -251,11 +254,11 @@ def contiguous(input, memory_format=None):
 
 @method("flatten")
 def flatten(input, start_dim=0, end_dim=-1):
-    """Merge dims ``start_dim..end_dim`` into one (``torch.flatten``)."""
-    if input.ndim == 0:
-        return reshape(input, (1,))
+    """Merge dims ``start_dim..end_dim`` into one (``torch.flatten``); a 0-d input gives shape (1,)."""
     s = _strides.wrap_dim(start_dim, input.ndim)
     e = _strides.wrap_dim(end_dim, input.ndim)
+    if input.ndim == 0:
+        return reshape(input, (1,))
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     shp = input._shape
@@ -265,6 +268,8 @@ def flatten(input, start_dim=0, end_dim=-1):
 @method("unflatten")
 def unflatten(input, dim, sizes):
     """Split dim ``dim`` into ``sizes`` (one may be -1) (``torch.unflatten``)."""
+    if input.ndim == 0:
+        raise RuntimeError(f"unflatten: Dimension specified as {dim} but tensor has no dimensions")
     d = _strides.wrap_dim(dim, input.ndim)
     sizes = _strides.infer_size(tuple(sizes), input._shape[d], "unflatten")
     return view(input, input._shape[:d] + sizes + input._shape[d + 1:])
@@ -288,7 +293,9 @@ def permute(input, *dims):
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the length "
                            f"of the desired ordering of dimensions i.e. input.dim() = {input.ndim} is not equal to "
                            f"len(dims) = {len(dims)}")
-    dims = _strides.wrap_dims(dims, input.ndim, "permute")
+    dims = tuple(_strides.wrap_dim(d, input.ndim) for d in dims)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     return _make_view(input, _permute_op, {"dims": dims}, tuple(input._shape[d] for d in dims),
                       tuple(input._stride[d] for d in dims), input._offset)
 
@@ -297,9 +304,9 @@ def permute(input, *dims):
 def transpose(input, dim0, dim1):
     """Swap two dims (a view), ``torch.transpose``."""
     n = input.ndim
+    d0, d1 = _strides.wrap_dim(dim0, n), _strides.wrap_dim(dim1, n)
     if n == 0:
         return input
-    d0, d1 = _strides.wrap_dim(dim0, n), _strides.wrap_dim(dim1, n)
     p = list(range(n))
     p[d0], p[d1] = p[d1], p[d0]
     return permute(input, p)
@@ -394,6 +401,10 @@ def expand(input, *sizes):
             stride.append(0)
             continue
         cur = input._shape[j]
+        if s < -1:
+            # PyTorch refuses it when computing the numel of the (negative) target shape
+            raise RuntimeError(f"expand: invalid size {s} at dim {i} of {list(sizes)}: numel: integer multiplication "
+                               "overflow (sizes must be >= 0, or -1 to keep a size)")
         if s == -1 or s == cur:
             shape.append(cur)
             stride.append(input._stride[j])
@@ -433,7 +444,7 @@ def squeeze(input, dim=None):
     if dim is None:
         dims = [i for i, s in enumerate(input._shape) if s == 1]
     else:
-        dims = [_strides.wrap_dim(d, input.ndim) for d in ((dim,) if isinstance(dim, int) else dim)]
+        dims = _strides.wrap_dims((dim,) if isinstance(dim, int) else tuple(dim), input.ndim, "squeeze")
         dims = [d for d in dims if input.ndim and input._shape[d] == 1]
     shape = tuple(s for i, s in enumerate(input._shape) if i not in dims)
     stride = tuple(s for i, s in enumerate(input._stride) if i not in dims)
@@ -463,13 +474,22 @@ _narrow_op = _view_op("narrow", _geometry_backward(_narrow_meta))
 @method("narrow")
 def narrow(input, dim, start, length):
     """The slice ``start:start+length`` of dim ``dim`` as a view (``torch.narrow``)."""
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _strides.wrap_dim(dim, input.ndim)
     size = input._shape[d]
     if isinstance(start, Tensor):
         start = start.item()
+    for name, v in (("start", start), ("length", length)):
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise TypeError(f"narrow(): argument '{name}' must be int, not {type(v).__name__}")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
     if start < 0:
         start += size
-    if start < 0 or start + length > size or length < 0:
+    if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     kw = {"dim": d, "start": start, "length": length}
     return _make_view(input, _narrow_op, kw, *_narrow_meta(input._shape, input._stride, input._offset, **kw))
@@ -602,6 +622,8 @@ def basic_index(input, spec):
 # ---- splitting ------------------------------------------------------------------------------------------
 def split(tensor, split_size_or_sections, dim=0):
     """Views of consecutive chunks of ``split_size`` (last may be smaller) or of the given section sizes."""
+    if tensor.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _strides.wrap_dim(dim, tensor.ndim)
     n = tensor._shape[d]
     if isinstance(split_size_or_sections, int):
@@ -632,6 +654,8 @@ def chunk(input, chunks, dim=0):
     """Split into ``chunks`` views of equal size (the last may be smaller), as ``torch.chunk``."""
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     d = _strides.wrap_dim(dim, input.ndim)
     n = input._shape[d]
     size = (n + chunks - 1) // chunks
@@ -640,10 +664,15 @@ def chunk(input, chunks, dim=0):
 
 @method("tensor_split")
 def tensor_split(input, indices_or_sections, dim=0):
+    """Views splitting ``dim`` into ``n`` near-equal sections or at the given indices (``torch.tensor_split``)."""
+    if input.ndim == 0:
+        raise RuntimeError(f"tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _strides.wrap_dim(dim, input.ndim)
     n = input._shape[d]
     if isinstance(indices_or_sections, int):
         k = indices_or_sections
+        if k <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {k}")
         q, r = divmod(n, k)
         sizes = [q + 1] * r + [q] * (k - r)
     else:

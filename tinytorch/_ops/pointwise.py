@@ -363,10 +363,36 @@ _pow_op = defop("pow", _same, _pow_bw)
 
 @method("pow")
 def pow(input, exponent):
-    """``input ** exponent`` with broadcasting (``torch.pow``); integer tensors to negative integer powers raise."""
-    if not isinstance(input, Tensor) and isinstance(exponent, Tensor):
-        return dispatch(_pow_op, (input, exponent))
+    """``input ** exponent`` with broadcasting (``torch.pow``); integer tensors to negative integer powers raise.
+    As PyTorch: NotImplementedError for a bool base to a bool tensor power, and RuntimeError for a scalar
+    exponent that the base's integer, float16 or bfloat16 dtype cannot hold."""
+    _pow_check(input, exponent)
     return dispatch(_pow_op, (input, exponent))
+
+
+_C_TYPE = {"int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t", "uint8": "uint8_t",
+           "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
+
+
+def _pow_check(input, exponent):
+    if isinstance(exponent, Tensor) and exponent.dtype is _dt.bool and (
+            isinstance(input, bool) or (isinstance(input, Tensor) and input.dtype is _dt.bool)):
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    if not isinstance(input, Tensor) or isinstance(exponent, (Tensor, bool)) or \
+            not isinstance(exponent, (int, float)):
+        return
+    d = input.dtype
+    if d.name not in _C_TYPE:
+        return
+    if d.is_floating_point:
+        big = math.isfinite(exponent) and builtins.abs(exponent) > _dt.finfo(d).max
+    elif isinstance(exponent, int):
+        info = _dt.iinfo(d)
+        big = not info.min <= exponent <= info.max
+    else:
+        return
+    if big:
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPE[d.name]} without overflow")
 
 
 method("pow_")(lambda self, e: self._inplace(pow, e))
@@ -590,29 +616,37 @@ def _rdiv(self, other):
     return div(other, self)
 
 
-Tensor.__add__ = lambda self, o: dispatch(_add_op, (self, o))
-Tensor.__radd__ = lambda self, o: dispatch(_add_op, (o, self))
-Tensor.__sub__ = sub
-Tensor.__rsub__ = _rsub
-Tensor.__mul__ = mul
-Tensor.__rmul__ = lambda self, o: mul(o, self)
-Tensor.__truediv__ = div
-Tensor.__rtruediv__ = _rdiv
-Tensor.__floordiv__ = floor_divide
-Tensor.__rfloordiv__ = lambda self, o: floor_divide(o, self)
-Tensor.__mod__ = remainder
-Tensor.__rmod__ = lambda self, o: remainder(o, self)
-Tensor.__pow__ = pow
-Tensor.__rpow__ = lambda self, o: pow(o, self)
+def _operator(fn, name):
+    """``Tensor.<name>`` from ``fn(self, other)``, as PyTorch's operators: an ``other`` that is not an operand
+    (None, or a non-tensor the op refuses with TypeError: a str, a list, a dtype...) gives NotImplemented, so
+    Python tries the reflected operator and then its own default. Hence ``x == 'a'`` is False and ``x != None``
+    True, while ``x < 'a'`` and ``x + 'a'`` raise Python's TypeError ("'<' not supported between instances of
+    'Tensor' and 'str'"). A TypeError with a tensor (or NumPy array) operand is a real error and propagates."""
+    def op(self, other):
+        if other is None:
+            return NotImplemented
+        try:
+            return fn(self, other)
+        except TypeError:
+            if isinstance(other, Tensor) or hasattr(other, "__array_interface__"):
+                raise
+            return NotImplemented
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+for _name, _fn in (("__add__", lambda self, o: dispatch(_add_op, (self, o))),
+                   ("__radd__", lambda self, o: dispatch(_add_op, (o, self))),
+                   ("__sub__", sub), ("__rsub__", _rsub), ("__mul__", mul), ("__rmul__", lambda self, o: mul(o, self)),
+                   ("__truediv__", div), ("__rtruediv__", _rdiv), ("__floordiv__", floor_divide),
+                   ("__rfloordiv__", lambda self, o: floor_divide(o, self)), ("__mod__", remainder),
+                   ("__rmod__", lambda self, o: remainder(o, self)), ("__pow__", pow),
+                   ("__rpow__", lambda self, o: pow(o, self)), ("__eq__", eq), ("__ne__", ne), ("__lt__", lt),
+                   ("__le__", le), ("__gt__", gt), ("__ge__", ge)):
+    setattr(Tensor, _name, _operator(_fn, _name))
 Tensor.__neg__ = neg
 Tensor.__pos__ = positive
 Tensor.__abs__ = abs
-Tensor.__eq__ = eq
-Tensor.__ne__ = ne
-Tensor.__lt__ = lt
-Tensor.__le__ = le
-Tensor.__gt__ = gt
-Tensor.__ge__ = ge
 
 
 def _logic_or_bitwise(logical, bitwise):

@@ -298,35 +298,58 @@ _any_op = defop("any", _red_meta("any", "bool"))
 
 @method("all")
 def all(input, dim=None, keepdim=False):
-    """True where every element over ``dim`` is nonzero (bool result)."""
-    return dispatch(_all_op, (input,), {"dims": _dims_of(input, dim, "all"), "keepdim": keepdim})
+    """True where every element over ``dim`` is nonzero (bool result). An empty ``dim`` list reduces nothing
+    (PyTorch's all/any, unlike sum)."""
+    dims = () if isinstance(dim, (tuple, list)) and not dim else _dims_of(input, dim, "all")
+    return dispatch(_all_op, (input,), {"dims": dims, "keepdim": keepdim})
 
 
 @method("any")
 def any(input, dim=None, keepdim=False):
-    """True where some element over ``dim`` is nonzero (bool result)."""
-    return dispatch(_any_op, (input,), {"dims": _dims_of(input, dim, "any"), "keepdim": keepdim})
+    """True where some element over ``dim`` is nonzero (bool result). An empty ``dim`` list reduces nothing."""
+    dims = () if isinstance(dim, (tuple, list)) and not dim else _dims_of(input, dim, "any")
+    return dispatch(_any_op, (input,), {"dims": dims, "keepdim": keepdim})
+
+
+def _scaled_var(input, dim, unbiased, keepdim, correction, op):
+    """(s, v) with var = s**2 * v: the deviations from the mean are divided by s, the power of two at or below
+    their largest magnitude along the reduced dims, before squaring, so the squares never overflow where the variance (for ``var``) or
+    the deviation (for ``std``) itself does not (PyTorch accumulates in double). s is detached: the variance
+    does not depend on it. Complex input gives the variance of the moduli of the deviations, real."""
+    if isinstance(unbiased, (int, tuple, list)) and not isinstance(unbiased, bool):
+        dim, unbiased = unbiased, None
+    corr = correction if correction is not None else (0 if unbiased is False else 1)
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"{op}(): std and var only support floating point and complex dtypes")
+    dims = _dims_of(input, dim, op)
+    n = _strides.numel(input._shape[d] for d in dims) if input.ndim else 1
+    dev = input - mean(input, dims, keepdim=True)
+    if dev.dtype.is_complex:
+        dev = abs(dev)
+    if dev.numel() == 0:
+        return None, sum(dev * dev, dims, keepdim) / builtins.max(n - corr, 0)
+    sc = amax(abs(dev), dims, keepdim=True).detach()
+    sc = where((sc == 0) | ~sc.isfinite(), 1.0, sc)  # zero, inf or NaN spread: the plain formula says it
+    sc = sc.log2().floor().exp2()  # a power of two: scaling is exact, so values match the unscaled formula
+    dev = dev / sc
+    v = sum(dev * dev, dims, keepdim) / builtins.max(n - corr, 0)
+    return (sc if keepdim or not dims else sc.squeeze(dims)), v
 
 
 @method("var")
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Variance over ``dim`` with Bessel's ``correction`` (default 1; ``unbiased=False`` means 0)."""
-    if isinstance(unbiased, (int, tuple, list)) and not isinstance(unbiased, bool):
-        dim, unbiased = unbiased, None
-    corr = correction if correction is not None else (0 if unbiased is False else 1)
-    if not input.dtype.is_floating_point:
-        raise RuntimeError(f"std and var only support floating point and complex dtypes")
-    dims = _dims_of(input, dim, "var")
-    n = _strides.numel(input._shape[d] for d in dims)
-    m = mean(input, dims, keepdim=True)
-    dev = input - m
-    return sum(dev * dev, dims, keepdim) / builtins.max(n - corr, 0)
+    """Variance over ``dim`` with Bessel's ``correction`` (default 1; ``unbiased=False`` means 0); real for
+    complex input. RuntimeError for integer input, as ``torch.var``."""
+    sc, v = _scaled_var(input, dim, unbiased, keepdim, correction, "var")
+    return v if sc is None else v * (sc * sc)
 
 
 @method("std")
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Standard deviation: ``sqrt(var(...))`` with the same arguments."""
-    return sqrt(var(input, dim, unbiased, keepdim, correction=correction))
+    """Standard deviation: ``sqrt(var(...))`` with the same arguments (computed as scale * sqrt(scaled
+    variance), so it is finite wherever the result is)."""
+    sc, v = _scaled_var(input, dim, unbiased, keepdim, correction, "std")
+    return sqrt(v) if sc is None else sqrt(v) * sc
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -359,9 +382,14 @@ def logsumexp(input, dim, keepdim=False):
 
 @method("norm")
 def _norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    """Vector p-norm over ``dim`` (all elements by default): p in {'fro', number, inf, -inf}."""
+    """Vector p-norm over ``dim`` (all elements by default): p in {'fro', number, inf, -inf}. A complex input
+    gives the norm of the moduli, in the matching real dtype (as PyTorch)."""
     if dtype is not None:
         input = input.to(dtype)
+    if input.dtype.is_complex and p != "nuc":
+        input = abs(input)
+    if isinstance(p, (int, float)) and (p < 0 or p == math.inf) and input.numel() == 0:
+        _no_identity_norm(input, p, dim)
     if p == "fro" or p == 2:
         return _root(sum(input * input, dim, keepdim), 2, input.requires_grad)
     if p == "nuc":  # the sum of singular values of the matrices in the last two dims (or ``dim``)
@@ -380,6 +408,19 @@ def _norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if p == 1:
         return sum(a, dim, keepdim)
     return _root(sum(a ** p, dim, keepdim), p, input.requires_grad)
+
+
+def _no_identity_norm(input, p, dim):
+    """RuntimeError (PyTorch's) for an inf or negative-order norm over an empty reduction: max, min and
+    negative powers have no identity."""
+    word = str(int(p)) if math.isfinite(p) and p == int(p) else str(p)
+    head = f"linalg.vector_norm cannot compute the {word} norm on "
+    if dim is None:
+        raise RuntimeError(head + "an empty tensor because the operation does not have an identity")
+    for d in _dims_of(input, dim, "linalg.vector_norm"):
+        if input._shape[d] == 0:
+            raise RuntimeError(head + f"the dimension {d}because this dimension is empty and the operation does not "
+                               "have an identity")
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):

@@ -21,14 +21,30 @@ class SequentialSampler(Sampler):
 
 
 class RandomSampler(Sampler):
-    """A random permutation per epoch (or ``num_samples`` draws with replacement)."""
+    """Indices of ``data_source`` in random order (``torch.utils.data.RandomSampler``): a fresh permutation per
+    pass (``num_samples`` may exceed the length: whole permutations, then the head of one more), or, with
+    ``replacement=True``, ``num_samples`` independent uniform draws.
+
+    Iteration is lazy and draws exactly what PyTorch draws, in PyTorch's order: without a ``generator``, a
+    fresh one seeded from the default generator when iteration starts (the first ``next``); with replacement,
+    ``randint(high=n, size=(32,))`` 32 at a time, then one ``randint`` of the remainder (drawn even when
+    empty); without, one ``randperm(n)`` per pass. So the indices equal PyTorch's after the same seed, and a
+    sampler of ``num_samples=10**10`` costs memory for 32 indices, not for all of them.
+
+    TypeError when ``replacement`` is not a bool, ValueError when ``num_samples`` is not a positive int, as
+    PyTorch."""
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
         self.data_source, self.replacement = data_source, replacement
         self._num_samples, self.generator = num_samples, generator
+        if not isinstance(self.replacement, bool):
+            raise TypeError(f"replacement should be a boolean value, but got replacement={self.replacement}")
+        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={self.num_samples}")
 
     @property
     def num_samples(self):
+        # the dataset's size may change between epochs
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
@@ -39,12 +55,13 @@ class RandomSampler(Sampler):
         if gen is None:  # as PyTorch: a fresh generator seeded from the default one, per epoch
             gen = Generator().manual_seed(int(empty((), dtype=int64).random_().item()))
         if self.replacement:
-            return iter(randint(0, n, (self.num_samples,), generator=gen).tolist())
-        idx = []
-        for _ in range(self.num_samples // n):
-            idx += randperm(n, generator=gen).tolist()
-        idx += randperm(n, generator=gen).tolist()[:self.num_samples % n]  # drawn even when empty, as PyTorch
-        return iter(idx)
+            for _ in range(self.num_samples // 32):
+                yield from randint(high=n, size=(32,), dtype=int64, generator=gen).tolist()
+            yield from randint(high=n, size=(self.num_samples % 32,), dtype=int64, generator=gen).tolist()
+        else:
+            for _ in range(self.num_samples // n):
+                yield from randperm(n, generator=gen).tolist()
+            yield from randperm(n, generator=gen).tolist()[:self.num_samples % n]  # drawn even when empty
 
     def __len__(self):
         return self.num_samples
