@@ -1,0 +1,262 @@
+"""Bad and edge-case arguments to ``nn.functional``: the same call through tinytorch and PyTorch must raise the
+same exception type (ours may be a subclass), raised by a deliberate check rather than from inside NumPy, or
+return the same shape, dtype and values. Each case is a function of the library module, so both libraries
+get the same data."""
+import os
+import traceback
+import warnings
+
+import numpy as np
+import pytest
+
+import tinytorch as tt
+from conftest import TOL, torch
+
+NAN, INF = float("nan"), float("inf")
+CASES = []
+
+
+def case(name, fn, seed=None, tol=None):
+    CASES.append(pytest.param(fn, seed, tol, id=name))
+
+
+def F(m):
+    return m.nn.functional
+
+
+def x4(m, *shape, dtype=None):
+    """A deterministic (values known to both libraries) float tensor of ``shape``, default (2, 3, 5, 6)."""
+    shape = shape or (2, 3, 5, 6)
+    n = int(np.prod(shape))
+    t = (m.arange(n, dtype=m.float32) % 7 / 3 - 1).reshape(shape)
+    return t.to(dtype) if dtype is not None else t
+
+
+def probs(m, *shape, dtype=None):
+    n = int(np.prod(shape))
+    t = ((m.arange(n, dtype=m.float32) % 9 + 0.5) / 10).reshape(shape)
+    return t.to(dtype) if dtype is not None else t
+
+
+# ---- adaptive pooling: 0 is an empty output (not None), huge sizes refused at once, bad output_size -----------
+for name, fn in (("adaptive_avg_pool", lambda m: F(m).adaptive_avg_pool2d),
+                 ("adaptive_max_pool", lambda m: F(m).adaptive_max_pool2d)):
+    for osz in ((0, 0), (0, 2), (2, 0), (None, 2), (3, None), (2, 4), (7, 9), (-1, 2), (2.0, 2), (2, 2, 2)):
+        case(f"{name}2d-{osz}", lambda m, fn=fn, osz=osz: fn(m)(x4(m), osz))
+    case(f"{name}2d-huge", lambda m, fn=fn: fn(m)(x4(m), (2 ** 40, 2 ** 40)))
+    case(f"{name}2d-2d-input", lambda m, fn=fn: fn(m)(x4(m, 5, 6), 2))
+    case(f"{name}2d-empty-batch", lambda m, fn=fn: fn(m)(x4(m, 0, 3, 4, 4), 2))
+    case(f"{name}2d-empty-spatial", lambda m, fn=fn: fn(m)(x4(m, 1, 3, 0, 4), 2))
+    case(f"{name}2d-int64", lambda m, fn=fn: fn(m)(x4(m).long(), 2))
+    case(f"{name}2d-unbatched", lambda m, fn=fn: fn(m)(x4(m, 3, 5, 6), (2, 3)))
+for osz in (0, 3, 2 ** 40, -1):
+    case(f"adaptive_avg_pool1d-{osz}", lambda m, osz=osz: F(m).adaptive_avg_pool1d(x4(m, 2, 3, 5), osz))
+    case(f"adaptive_max_pool1d-{osz}", lambda m, osz=osz: F(m).adaptive_max_pool1d(x4(m, 2, 3, 5), osz))
+    case(f"adaptive_max_pool1d-idx-{osz}",
+         lambda m, osz=osz: F(m).adaptive_max_pool1d(x4(m, 2, 3, 5), osz, return_indices=True))
+    case(f"adaptive_avg_pool3d-{osz}", lambda m, osz=osz: F(m).adaptive_avg_pool3d(x4(m, 2, 3, 4, 5, 5), osz))
+    case(f"adaptive_max_pool3d-{osz}", lambda m, osz=osz: F(m).adaptive_max_pool3d(x4(m, 2, 3, 4, 5, 5), osz))
+    case(f"adaptive_max_pool3d-idx-{osz}",
+         lambda m, osz=osz: F(m).adaptive_max_pool3d(x4(m, 2, 3, 4, 5, 5), osz, return_indices=True))
+case("adaptive_max_pool2d-idx-0", lambda m: F(m).adaptive_max_pool2d(x4(m), (0, 3), return_indices=True))
+case("adaptive_avg_pool1d-tuple", lambda m: F(m).adaptive_avg_pool1d(x4(m, 1, 3, 4), (2,)))
+case("adaptive_avg_pool3d-2d", lambda m: F(m).adaptive_avg_pool3d(x4(m, 4, 5), 2))
+
+# ---- dropout: NaN and out-of-range p, ranks, integer input -----------------------------------------------------
+for fn in ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"):
+    for p in (NAN, -0.1, 1.5, INF):
+        case(f"{fn}-p={p}", lambda m, fn=fn, p=p: getattr(F(m), fn)(x4(m, 2, 3, 4), p, True))
+    case(f"{fn}-eval-p=2", lambda m, fn=fn: getattr(F(m), fn)(x4(m, 2, 3, 4), 2.0, False))
+    case(f"{fn}-eval-p=nan", lambda m, fn=fn: getattr(F(m), fn)(x4(m, 2, 3, 4), NAN, False))
+    case(f"{fn}-p=1", lambda m, fn=fn: getattr(F(m), fn)(x4(m, 2, 3, 4), 1.0, True))
+    case(f"{fn}-empty", lambda m, fn=fn: getattr(F(m), fn)(x4(m, 0, 3, 4), 0.5, True), seed=0)
+    case(f"{fn}-1d", lambda m, fn=fn: getattr(F(m), fn)(x4(m, 6), 0.5, True), seed=0)
+    for shape in ((2, 3), (2, 3, 4), (2, 3, 4, 5), (2, 3, 2, 2, 2)):
+        case(f"{fn}-{shape}-same-draws", lambda m, fn=fn, shape=shape: getattr(F(m), fn)(x4(m, *shape), 0.5, True),
+             seed=0)
+case("dropout-int64", lambda m: F(m).dropout(x4(m, 3).long(), 0.5, True))
+case("dropout-int64-eval", lambda m: F(m).dropout(x4(m, 3).long(), 0.5, False))
+case("dropout-int64-p=1", lambda m: F(m).dropout(x4(m, 3).long(), 1.0, True))
+
+# ---- losses: ranges, label smoothing, reductions, dtypes --------------------------------------------------------
+case("bce-target>1", lambda m: F(m).binary_cross_entropy(probs(m, 3), m.tensor([0., 1., 2.])))
+case("bce-target<0", lambda m: F(m).binary_cross_entropy(probs(m, 3), m.tensor([0., 1., -0.5])))
+case("bce-target-nan", lambda m: F(m).binary_cross_entropy(probs(m, 3), m.tensor([0., 1., NAN])))
+case("bce-input>1", lambda m: F(m).binary_cross_entropy(m.tensor([0., 1., 2.]), probs(m, 3)))
+case("bce-input-nan", lambda m: F(m).binary_cross_entropy(m.tensor([0., 1., NAN]), probs(m, 3)))
+case("bce-int64", lambda m: F(m).binary_cross_entropy(m.tensor([0, 1]), m.tensor([0, 1])))
+case("bce-dtype-mismatch", lambda m: F(m).binary_cross_entropy(probs(m, 3).half(), probs(m, 3)))
+case("bce-empty", lambda m: F(m).binary_cross_entropy(probs(m, 0), probs(m, 0)))
+case("bce-weight-broadcast", lambda m: F(m).binary_cross_entropy(probs(m, 2, 3), probs(m, 2, 3), weight=probs(m, 3)))
+case("bce-weight-bad", lambda m: F(m).binary_cross_entropy(probs(m, 2, 3), probs(m, 2, 3), weight=probs(m, 2)))
+case("bce-bad-reduction", lambda m: F(m).binary_cross_entropy(probs(m, 3), probs(m, 3), reduction="avg"))
+for ls in (2.0, 1.0000001, INF, 1.0, 0.3, -0.1, -INF, NAN):
+    case(f"cross_entropy-label_smoothing={ls}",
+         lambda m, ls=ls: F(m).cross_entropy(x4(m, 2, 3), m.tensor([0, 2]), label_smoothing=ls))
+    case(f"cross_entropy-probs-label_smoothing={ls}",
+         lambda m, ls=ls: F(m).cross_entropy(x4(m, 2, 3), probs(m, 2, 3), label_smoothing=ls))
+case("CrossEntropyLoss-label_smoothing=2", lambda m: m.nn.CrossEntropyLoss(label_smoothing=2.0)(x4(m, 2, 3),
+                                                                                                  m.tensor([0, 1])))
+case("cross_entropy-bad-reduction", lambda m: F(m).cross_entropy(x4(m, 2, 3), m.tensor([0, 1]), reduction="foo"))
+case("nll_loss-bad-reduction", lambda m: F(m).nll_loss(x4(m, 2, 3), m.tensor([0, 1]), reduction="foo"))
+case("cross_entropy-empty", lambda m: F(m).cross_entropy(x4(m, 0, 3), m.ones(0, dtype=m.int64)))
+case("cross_entropy-empty-none", lambda m: F(m).cross_entropy(x4(m, 0, 3), m.ones(0, dtype=m.int64),
+                                                              reduction="none"))
+case("cross_entropy-weight-dtype", lambda m: F(m).cross_entropy(x4(m, 2, 3), m.tensor([0, 1]),
+                                                                weight=m.ones(3, dtype=m.float64)))
+case("huber-delta0", lambda m: F(m).huber_loss(x4(m, 3), x4(m, 3) * 2, delta=0.0))
+case("huber-int64", lambda m: F(m).huber_loss(m.ones(3, dtype=m.int64), m.ones(3, dtype=m.int64)))
+case("smooth_l1-beta<0", lambda m: F(m).smooth_l1_loss(x4(m, 3), x4(m, 3) * 2, beta=-1.0))
+case("soft_margin-int64", lambda m: F(m).soft_margin_loss(m.ones(3, dtype=m.int64), m.ones(3, dtype=m.int64)))
+case("bce_with_logits-int64-input", lambda m: F(m).binary_cross_entropy_with_logits(m.ones(3, dtype=m.int64),
+                                                                                    probs(m, 3)))
+case("bce_with_logits-int64-target", lambda m: F(m).binary_cross_entropy_with_logits(x4(m, 3),
+                                                                                     m.ones(3, dtype=m.int64)))
+for dt in ("float16", "bfloat16"):
+    for red in ("mean", "none"):
+        for loss in ("huber_loss", "soft_margin_loss", "binary_cross_entropy_with_logits", "mse_loss",
+                     "smooth_l1_loss", "l1_loss"):
+            case(f"{loss}-{dt}-{red}", lambda m, loss=loss, dt=dt, red=red: getattr(F(m), loss)(
+                x4(m, 2, 3, 4, dtype=getattr(m, dt)), probs(m, 2, 3, 4, dtype=getattr(m, dt)), reduction=red))
+            # a float32 partner: the result dtype follows ATen's rule for each loss (input's, target's, promoted)
+            case(f"{loss}-{dt}-f32-target-{red}", lambda m, loss=loss, dt=dt, red=red: getattr(F(m), loss)(
+                x4(m, 2, 3, 4, dtype=getattr(m, dt)), probs(m, 2, 3, 4), reduction=red))
+            case(f"{loss}-f32-{dt}-target-{red}", lambda m, loss=loss, dt=dt, red=red: getattr(F(m), loss)(
+                x4(m, 2, 3, 4), probs(m, 2, 3, 4, dtype=getattr(m, dt)), reduction=red))
+    case(f"bce_with_logits-{dt}-f32-weights", lambda m, dt=dt: F(m).binary_cross_entropy_with_logits(
+        x4(m, 2, 3, 4, dtype=getattr(m, dt)), probs(m, 2, 3, 4, dtype=getattr(m, dt)), weight=probs(m, 4),
+        pos_weight=probs(m, 4) * 3))
+    case(f"BCEWithLogitsLoss-{dt}", lambda m, dt=dt: m.nn.BCEWithLogitsLoss(pos_weight=probs(m, 4) * 3)(
+        x4(m, 2, 3, 4, dtype=getattr(m, dt)), probs(m, 2, 3, 4, dtype=getattr(m, dt))))
+    case(f"HuberLoss-{dt}", lambda m, dt=dt: m.nn.HuberLoss(delta=0.5)(
+        x4(m, 2, 3, 4, dtype=getattr(m, dt)), probs(m, 2, 3, 4, dtype=getattr(m, dt))))
+    case(f"bce-{dt}-f32-weight", lambda m, dt=dt: F(m).binary_cross_entropy(
+        probs(m, 2, 3, dtype=getattr(m, dt)), probs(m, 2, 3, dtype=getattr(m, dt)), weight=probs(m, 3)))
+    case(f"nll_loss-{dt}-f32-weight", lambda m, dt=dt: F(m).nll_loss(
+        x4(m, 2, 3, dtype=getattr(m, dt)), m.tensor([0, 2]), weight=probs(m, 3)))
+
+# ---- normalization: half precision, parameter sizes and dtypes, running statistics ------------------------------
+for dt in ("float16", "bfloat16"):
+    def xin(m, dt=dt):
+        return x4(m, 2, 6, 5, dtype=getattr(m, dt))
+    case(f"group_norm-{dt}", lambda m, xin=xin: F(m).group_norm(xin(m), 3))
+    case(f"group_norm-{dt}-f32-affine", lambda m, xin=xin: F(m).group_norm(xin(m), 2, probs(m, 6), probs(m, 6)))
+    case(f"GroupNorm-{dt}", lambda m, xin=xin: m.nn.GroupNorm(3, 6)(xin(m)))
+    case(f"instance_norm-{dt}", lambda m, xin=xin: F(m).instance_norm(xin(m)))
+    case(f"instance_norm-{dt}-f32-affine", lambda m, xin=xin: F(m).instance_norm(xin(m), weight=probs(m, 6),
+                                                                                  bias=probs(m, 6)))
+    case(f"instance_norm-{dt}-f32-stats", lambda m, xin=xin: F(m).instance_norm(xin(m), m.zeros(6), m.ones(6)))
+    case(f"InstanceNorm1d-{dt}", lambda m, xin=xin: m.nn.InstanceNorm1d(6, affine=True)(xin(m)))
+    case(f"batch_norm-{dt}-train", lambda m, xin=xin: F(m).batch_norm(xin(m), None, None, training=True))
+    case(f"batch_norm-{dt}-f32-stats-train", lambda m, xin=xin: F(m).batch_norm(xin(m), m.zeros(6), m.ones(6),
+                                                                                 training=True))
+    case(f"batch_norm-{dt}-f32-eval", lambda m, xin=xin: F(m).batch_norm(xin(m), probs(m, 6), probs(m, 6) + 1,
+                                                                         probs(m, 6), probs(m, 6)))
+    case(f"rms_norm-{dt}", lambda m, xin=xin: F(m).rms_norm(xin(m), (5,)))
+    case(f"rms_norm-{dt}-f32-weight", lambda m, xin=xin: F(m).rms_norm(xin(m), (5,), probs(m, 5)))
+    case(f"RMSNorm-{dt}", lambda m, xin=xin: m.nn.RMSNorm(5)(xin(m)))
+    case(f"layer_norm-{dt}-f32-affine", lambda m, xin=xin: F(m).layer_norm(xin(m), (5,), probs(m, 5), probs(m, 5)))
+    case(f"group_norm-{dt}-f64-weight", lambda m, xin=xin: F(m).group_norm(xin(m), 3, m.ones(6, dtype=m.float64)))
+case("group_norm-groups=-1", lambda m: F(m).group_norm(x4(m, 2, 3, 4), -1))
+case("group_norm-groups=0", lambda m: F(m).group_norm(x4(m, 2, 3, 4), 0))
+case("group_norm-1d", lambda m: F(m).group_norm(x4(m, 3), 1))
+case("group_norm-weight-size", lambda m: F(m).group_norm(x4(m, 2, 3, 4), 3, m.ones(4)))
+case("group_norm-weight-2d", lambda m: F(m).group_norm(x4(m, 2, 3, 4), 3, m.ones(3, 1)))
+case("group_norm-empty-batch", lambda m: F(m).group_norm(x4(m, 0, 3, 4), 3))
+case("group_norm-empty-spatial", lambda m: F(m).group_norm(x4(m, 2, 3, 0), 3))
+case("group_norm-int64", lambda m: F(m).group_norm(x4(m, 2, 3, 4).long(), 3))
+case("group_norm-f64-weight", lambda m: F(m).group_norm(x4(m, 2, 3, 4), 3, m.ones(3, dtype=m.float64)))
+for train in (False, True):
+    case(f"batch_norm-running_mean-size-train={train}",
+         lambda m, train=train: F(m).batch_norm(x4(m, 2, 3, 4), m.zeros(4), m.ones(4), training=train))
+    case(f"batch_norm-running_var-size-train={train}",
+         lambda m, train=train: F(m).batch_norm(x4(m, 2, 3, 4), m.zeros(3), m.ones(1), training=train))
+    case(f"batch_norm-weight-size-train={train}",
+         lambda m, train=train: F(m).batch_norm(x4(m, 2, 3, 4), m.zeros(3), m.ones(3), m.ones(1), training=train))
+    case(f"batch_norm-bias-size-train={train}", lambda m, train=train: F(m).batch_norm(
+        x4(m, 2, 3, 4), m.zeros(3), m.ones(3), None, m.ones(4), training=train))
+    case(f"batch_norm-empty-batch-train={train}",
+         lambda m, train=train: F(m).batch_norm(x4(m, 0, 3, 4), m.zeros(3), m.ones(3), training=train))
+    case(f"batch_norm-f64-stats-train={train}", lambda m, train=train: F(m).batch_norm(
+        x4(m, 2, 3, 4), m.zeros(3, dtype=m.float64), m.ones(3, dtype=m.float64), training=train))
+    case(f"instance_norm-running_mean-size-stats={train}", lambda m, train=train: F(m).instance_norm(
+        x4(m, 2, 3, 4), m.zeros(4), m.ones(4), use_input_stats=train))
+case("batch_norm-weight-2d", lambda m: F(m).batch_norm(x4(m, 2, 3, 4), m.zeros(3), m.ones(3), m.ones(3, 1)))
+case("batch_norm-no-stats-eval", lambda m: F(m).batch_norm(x4(m, 2, 3, 4), None, None))
+case("batch_norm-one-stat", lambda m: F(m).batch_norm(x4(m, 2, 3, 4), m.zeros(3), None, training=True))
+case("batch_norm-one-value-train", lambda m: F(m).batch_norm(x4(m, 1, 3), m.zeros(3), m.ones(3), training=True))
+case("batch_norm-int64", lambda m: F(m).batch_norm(x4(m, 2, 3).long(), m.zeros(3), m.ones(3)))
+case("instance_norm-no-stats", lambda m: F(m).instance_norm(x4(m, 2, 3, 4), use_input_stats=False))
+case("instance_norm-weight-size", lambda m: F(m).instance_norm(x4(m, 2, 3, 4), weight=m.ones(4)))
+case("instance_norm-empty-batch", lambda m: F(m).instance_norm(x4(m, 0, 3, 4)))
+case("instance_norm-int64", lambda m: F(m).instance_norm(x4(m, 2, 3, 4).long()))
+case("layer_norm-int64", lambda m: F(m).layer_norm(x4(m, 2, 4).long(), (4,)))
+case("rms_norm-int64", lambda m: F(m).rms_norm(x4(m, 2, 4).long(), (4,)))
+case("rms_norm-weight-size", lambda m: F(m).rms_norm(x4(m, 2, 4), (4,), m.ones(3)))
+case("local_response_norm-empty", lambda m: F(m).local_response_norm(x4(m, 0, 3, 4), 2))
+case("local_response_norm-size=0", lambda m: F(m).local_response_norm(x4(m, 2, 3, 4), 0))
+
+# ---- glu, softmax ------------------------------------------------------------------------------------------------
+case("glu-odd", lambda m: F(m).glu(x4(m, 2, 3)))
+case("glu-odd-dim0", lambda m: F(m).glu(x4(m, 3, 4), 0))
+case("glu-0d", lambda m: F(m).glu(m.tensor(1.0)))
+case("glu-empty", lambda m: F(m).glu(x4(m, 0, 4)))
+case("glu-empty-halved", lambda m: F(m).glu(x4(m, 3, 0)))
+case("glu-int64", lambda m: F(m).glu(x4(m, 2, 4).long()))
+case("glu-dim-out-of-range", lambda m: F(m).glu(x4(m, 2, 4), 2))
+for fn in ("softmax", "log_softmax", "softmin"):
+    case(f"{fn}-T[0]", lambda m, fn=fn: getattr(F(m), fn)(x4(m, 0), 0))
+    case(f"{fn}-T[3,0]", lambda m, fn=fn: getattr(F(m), fn)(x4(m, 3, 0), 1))
+    case(f"{fn}-T[0,3]", lambda m, fn=fn: getattr(F(m), fn)(x4(m, 0, 3), 1))
+    for d in (1, -2, 0, -1):
+        case(f"{fn}-0d-dim={d}", lambda m, fn=fn, d=d: getattr(F(m), fn)(m.tensor(1.5), d))
+    case(f"{fn}-int64", lambda m, fn=fn: getattr(F(m), fn)(x4(m, 3).long(), 0))
+case("torch.softmax-0d-dim=1", lambda m: m.softmax(m.tensor(1.5), 1))
+case("Tensor.log_softmax-0d-dim=1", lambda m: m.tensor(1.5).log_softmax(1))
+
+
+def _outcome(lib, fn, seed):
+    if seed is not None:
+        lib.manual_seed(seed)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return "ok", fn(lib)
+    except Exception as e:  # noqa: BLE001 - the exception is the result being compared
+        return "raised", e
+
+
+def _flat(r):
+    return list(r) if isinstance(r, (tuple, list)) else [r]
+
+
+def _check_values(ours, ref, tol):
+    assert len(_flat(ours)) == len(_flat(ref)), (ours, ref)
+    for a, b in zip(_flat(ours), _flat(ref)):
+        if not isinstance(b, torch.Tensor):
+            assert not isinstance(a, tt.Tensor) and type(a) is type(b), (a, b)
+            continue
+        assert isinstance(a, tt.Tensor), a
+        assert tuple(a.shape) == tuple(b.shape), (tuple(a.shape), tuple(b.shape))
+        assert str(a.dtype) == str(b.dtype), (a.dtype, b.dtype)
+        x = np.asarray(a.detach().float().tolist() if a.dtype.is_floating_point else a.detach().tolist())
+        y = np.asarray(b.detach().float().tolist() if b.is_floating_point() else b.detach().tolist())
+        rtol, atol = tol or TOL.get(str(b.dtype).split(".")[-1], (0, 0))
+        np.testing.assert_allclose(x, y, rtol=rtol, atol=atol, equal_nan=True)
+
+
+@pytest.mark.parametrize("fn,seed,tol", CASES)
+def test_nn_bad_input_matches_torch(fn, seed, tol):
+    kind_ref, ref = _outcome(torch, fn, seed)
+    kind, ours = _outcome(tt, fn, seed)
+    if kind_ref == "raised":
+        assert kind == "raised", f"torch raises {type(ref).__name__}: {ref}; tinytorch returned {ours!r}"
+        assert isinstance(ours, type(ref)), f"torch: {type(ref).__name__}: {ref}\ntinytorch: " + "".join(
+            traceback.format_exception(ours))
+        # a deliberate check, not an error from inside NumPy
+        origin = traceback.extract_tb(ours.__traceback__)[-1].filename
+        assert f"{os.sep}numpy{os.sep}" not in origin, "".join(traceback.format_exception(ours))
+        return
+    if kind == "raised":
+        raise AssertionError(f"torch returns, tinytorch raises:\n" + "".join(traceback.format_exception(ours)))
+    _check_values(ours, ref, tol)
