@@ -81,7 +81,8 @@ def wrap_dims(dims, ndim, op=None):
         dims = (dims,)
     out = tuple(wrap_dim(d, ndim, op) for d in dims)
     if len(set(out)) != len(out):
-        raise RuntimeError(f"{op}: dim {out} appears multiple times in the list of dims")
+        rep = next(d for i, d in enumerate(out) if d in out[:i])
+        raise RuntimeError(f"dim {rep} appears multiple times in the list of dims")
     return out
 
 

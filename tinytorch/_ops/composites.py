@@ -251,10 +251,15 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
                          f"Got {interpolation}")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
+    if input.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")  # nanquantile says quantile() too
     scalar_q = not isinstance(q, Tensor)
     qt = input.new_tensor([q]) if scalar_q else q.to(input.dtype).reshape(-1)
     if ((qt < 0) | (qt > 1)).any().item():
         raise RuntimeError(f"{op}() q values must be in the range [0, 1]")
+    if dim is not None and input.ndim == 0:
+        _strides.wrap_dim(dim, 0)
+        dim = None  # a 0-d input: its one element, whatever keepdim says
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else _strides.wrap_dim(dim, input.ndim)
     s = x.sort(d).values  # NaNs sort last
@@ -309,6 +314,8 @@ def msort(input):
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """n-th forward difference along ``dim``, with optional ``prepend`` / ``append`` (``torch.diff``)."""
     from .shape import cat
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
     d = _strides.wrap_dim(dim, input.ndim)
     x = input
     if prepend is not None or append is not None:
@@ -470,16 +477,64 @@ def block_diag(*tensors):
 def cartesian_prod(*tensors):
     """All combinations of the 1-D inputs as rows, like itertools.product (``torch.cartesian_prod``)."""
     from .shape import meshgrid, stack
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if builtins.any(t.dtype is not tensors[0].dtype for t in tensors):
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")
     return stack([g.reshape(-1) for g in grids], 1)
 
 
+def _tril_size(row, col, offset):
+    """Elements of the lower triangle (diagonal ``offset``) of a row x col matrix (ATen's get_tril_size)."""
+    if row == 0 or col == 0:
+        return 0
+    m_first = builtins.min(col, 1 + offset) if offset > 0 else int(row + offset > 0)
+    m_last = builtins.max(0, builtins.min(col, row + offset))
+    n_all = builtins.max(0, builtins.min(row, row + offset))
+    n_trap = m_last - m_first + 1
+    size = (m_first + m_last) * n_trap >> 1
+    if n_all - n_trap > 0:
+        size += (n_all - n_trap) * col
+    return size
+
+
 def _tri_indices(row, col, offset, lower, dtype, device):
+    """The 2 x N indices of the lower (upper) triangle, computed row by row over only the rows that have
+    some (so the work and memory are O(N), never O(row * col)); PyTorch's argument checks and its refusal of a
+    result too large to allocate come first."""
     from .creation import _from_host
+    from .._storage import check_alloc
     import numpy as np
-    r, c = (np.tril_indices if lower else np.triu_indices)(row, offset, col)
+    op = "tril_indices" if lower else "triu_indices"
+    for v, name, pos in ((row, "row", 1), (col, "col", 2), (offset, "offset", 3)):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be int, not {type(v).__name__}")
+    row, col, offset = int(row), int(col), int(offset)
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    offset = builtins.max(-row - 1, builtins.min(offset, col + 1))  # beyond these, all or nothing
+    n = _tril_size(row, col, offset) if lower else row * col - _tril_size(row, col, offset - 1)
+    check_alloc((2, n), dtype or _dt.int64)
+    if lower:
+        i0 = builtins.max(0, -offset)  # rows above have no element; each row from here has at least one
+        rows = np.arange(i0, builtins.min(row, i0 + n), dtype=np.int64)
+        first = np.zeros_like(rows)
+        counts = np.clip(rows + offset + 1, 0, col)
+    else:
+        rows = np.arange(0, builtins.max(0, builtins.min(row, col - offset, n)), dtype=np.int64)
+        first = np.maximum(rows + offset, 0)
+        counts = np.clip(col - first, 0, col)
+    r = np.repeat(rows, counts)
+    starts = np.cumsum(counts) - counts
+    c = np.arange(r.size, dtype=np.int64) - np.repeat(starts - first, counts)
     return _from_host(np.stack([r, c]).astype(np.int64), dtype or _dt.int64, device)
 
 
@@ -515,7 +570,8 @@ def cross(input, other, dim=None):
 @method("addr")
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """``beta * input + alpha * outer(vec1, vec2)`` (``torch.addr``)."""
-    from .linalg import outer
+    from .linalg import _outer_check, outer
+    _outer_check(vec1, vec2, "addr", "vec1")
     o = outer(vec1, vec2)
     return (input * beta if beta != 1 else input) + (o * alpha if alpha != 1 else o) if beta != 0 else o * alpha
 
@@ -853,7 +909,10 @@ method("masked_scatter_")(lambda self, mask, source: self._inplace(masked_scatte
 
 @method("renorm")
 def renorm(input, p, dim, maxnorm):
-    """Each slice along ``dim`` rescaled so its ``p``-norm is at most ``maxnorm`` (``torch.renorm``)."""
+    """Each slice along ``dim`` rescaled so its ``p``-norm is at most ``maxnorm`` (``torch.renorm``).
+    RuntimeError for an input of less than 2 dims, as PyTorch."""
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
     d = _strides.wrap_dim(dim, input.ndim)
     others = tuple(i for i in range(input.ndim) if i != d)
     norms = input.abs().pow(p).sum(others, keepdim=True).pow(1.0 / p)
@@ -1008,10 +1067,25 @@ def combinations(input, r=2, with_replacement=False):
     itertools order (``torch.combinations``). Differentiable (it gathers elements)."""
     import itertools
     from .creation import tensor
+    from .._storage import check_alloc
+    if not isinstance(input, Tensor):
+        raise TypeError(f"combinations(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if not isinstance(r, int) or isinstance(r, bool):
+        raise TypeError(f"combinations(): argument 'r' must be int, not {type(r).__name__}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return input.new_empty((0,))
     if input.ndim != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    n = input._shape[0]
+    # PyTorch builds an n ** r mask before selecting: refuse where it does, before enumerating anything
+    if n > 1 and r * math.log2(n) >= 63:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={[n] * builtins.min(r, 8)}"
+                           f"{'...' if r > 8 else ''}")
+    check_alloc((n ** r if n > 1 else n,), _dt.bool)
     gen = itertools.combinations_with_replacement if with_replacement else itertools.combinations
-    rows = list(gen(range(input._shape[0]), r))
+    rows = list(gen(range(n), r))
     if not rows:
         return input.new_empty((0,) if r else (0,)) if r == 0 else input.new_empty((0, r))
     return input[tensor(rows, dtype=_dt.int64, device=input.device)]

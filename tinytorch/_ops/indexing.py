@@ -44,8 +44,14 @@ def _parse_index(self, idx):
             if it.ndim == 0 and it.dtype.is_int:
                 items.append(int(it.item()))
             else:
-                if it.dtype.is_floating_point:
+                if it.dtype.is_floating_point or it.dtype.is_complex:
                     raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+                if it.dtype is _dt.uint8:
+                    # a byte tensor is a mask, as in PyTorch (deprecated there, hence the warning)
+                    import warnings
+                    warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                                  "instead.", UserWarning, stacklevel=3)
+                    it = it != 0
                 items.append(it)
         elif isinstance(it, bool) or isinstance(it, np.bool_):
             items.append(_to_index_tensor(bool(it), self))
@@ -99,6 +105,28 @@ def _parse_index(self, idx):
     return tuple(spec), tensors
 
 
+def _split_spec(self, spec, tensors):
+    """PyTorch's order of indexing: ints, slices and None make a view first; the index tensors then index that
+    view, at the dims they land on. So ``x[0, :, [1, 2]]`` is ``x[0][:, [1, 2]]`` (shape (3, 2) for x of
+    shape (2, 3, 4)), where NumPy would treat the int as one more advanced index. Returns the view and the
+    spec for the tensors (placeholders and full slices only)."""
+    full = slice(None)
+    if all(isinstance(it, tuple) or it == full for it in spec):
+        return self, spec
+    basic, adv = [], []
+    for it in spec:
+        if isinstance(it, tuple):
+            t = tensors[it[1]]
+            basic.extend([full] * (t.ndim if t.dtype is _dt.bool else 1))  # the dims the tensor consumes
+            adv.append(it)
+        elif it is None or isinstance(it, slice):
+            basic.append(it)
+            adv.append(full)
+        else:
+            basic.append(it)
+    return basic_index(self, tuple(basic)), tuple(adv)
+
+
 def _index_meta(a, *tensors, spec):
     return [(None, a.dtype)], [None] + [None] * len(tensors)
 
@@ -147,12 +175,16 @@ def getitem(self, idx):
     spec, tensors = _parse_index(self, idx)
     if not tensors:
         return basic_index(self, spec)
-    return dispatch(_index_op, (self, *tensors), {"spec": spec})
+    view, spec = _split_spec(self, spec, tensors)
+    return dispatch(_index_op, (view, *tensors), {"spec": spec})
 
 
 def setitem(self, idx, value):
     """``self[idx] = value`` in place (writes through views; version counter bumped)."""
     self._check_inplace()
+    if isinstance(idx, Tensor) and idx.dtype is _dt.uint8 and not isinstance(value, Tensor):
+        # PyTorch fills through masked_fill_ here, which takes bool masks only
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
     spec, tensors = _parse_index(self, idx)
     if not isinstance(value, Tensor):
         from .creation import tensor
@@ -160,7 +192,8 @@ def setitem(self, idx, value):
     if not tensors:
         basic_index(self, spec)._write(value)
     else:
-        self._write(index_put(_original_self(self, value), value, tensors, spec, False))
+        view, spec = _split_spec(self, spec, tensors)
+        view._write(index_put(_original_self(view, value), value, tensors, spec, False))
 
 
 def _original_self(self, value):
@@ -231,6 +264,8 @@ def gather(input, dim, index, *, sparse_grad=False):
     """``out[i][j] = input[index[i][j]][j]`` (for dim 0), shape of ``index`` (``torch.gather``)."""
     d = _strides.wrap_dim(dim, input.ndim)
     _check_index("gather", input, d, index)
+    if input.ndim == 0:  # a 0-d input acts as a 1-element vector (PyTorch); the result has index's shape
+        return gather(input.reshape(1), 0, index.reshape(-1)).reshape(index._shape)
     return dispatch(_gather_op, (input, index), {"dim": d})
 
 
@@ -380,6 +415,10 @@ def index_select(input, dim, index):
     """Entries of ``input`` at the 1-D ``index`` along ``dim`` (a copy)."""
     d = _strides.wrap_dim(dim, input.ndim)
     _check_1d_index("index_select", input, d, index)
+    if input.ndim == 0:
+        if index.numel() != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
+        return index_select(input.reshape(1), 0, index.reshape(-1)).reshape(())
     return dispatch(_index_select_op, (input, index.reshape(-1)), {"dim": d})
 
 

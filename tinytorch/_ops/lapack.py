@@ -33,7 +33,7 @@ def _check(A, op, square=True, ndim=2):
         raise TypeError(f"{op}(): argument 'A' (position 1) must be Tensor, not {type(A).__name__}")
     if A.ndim < ndim:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
-    if not A.dtype.is_floating_point or A.dtype in (_dt.float16, _dt.bfloat16):
+    if not (A.dtype.is_floating_point or A.dtype.is_complex) or A.dtype in (_dt.float16, _dt.bfloat16):
         name = {_dt.float16: "Half", _dt.bfloat16: "BFloat16"}.get(A.dtype, A.type()[:-6].title())
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {name}")
     if square and A._shape[-1] != A._shape[-2]:
@@ -58,6 +58,23 @@ def _run(op, args, kw=None, what=""):
 
 def _mT(x):
     return x.transpose(-2, -1)
+
+
+def _mH(x):
+    """The conjugate transpose (the plain transpose of a real matrix)."""
+    if x.dtype.is_complex:
+        from .complex import conj
+        return conj(x.transpose(-2, -1))
+    return x.transpose(-2, -1)
+
+
+def _real_part(x, A):
+    """Eigen- and singular values come out of the packed kernels in A's dtype; they are real (PyTorch gives
+    the real counterpart dtype for complex A)."""
+    if A.dtype.is_complex:
+        from .complex import real
+        return real(x)
+    return x
 
 
 # ---- inv, det, slogdet -------------------------------------------------------------------------------------
@@ -176,12 +193,13 @@ _chol_op = _defop("linalg_cholesky", _inv_meta, _chol_bw)
 def cholesky(A, *, upper=False, out=None):
     """Lower-triangular L with A = L L^T for symmetric positive-definite A (*, n, n) (``torch.linalg.cholesky``).
 
-    Only the lower triangle of A is read. ``upper=True`` returns L^T. LinAlgError if A is not positive-definite.
+    Only the lower triangle of A is read. ``upper=True`` returns L^H (L^T for real A). LinAlgError if A is not
+    positive-definite. Complex (Hermitian) A is accepted, as in PyTorch.
     """
     _check(A, "linalg.cholesky")
     L = _run(_chol_op, (A,), None, "linalg.cholesky: The factorization could not be completed because the input "
                                    "is not positive-definite.")
-    r = _mT(L) if upper else L
+    r = _mH(L) if upper else L
     return r if out is None else out._write(r)
 
 
@@ -219,7 +237,8 @@ def eigh(A, UPLO="L", *, out=None):
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     P = _run(_eigh_op, (A,), {"UPLO": UPLO}, "linalg.eigh: The algorithm failed to converge.")
-    return linalg_eigh(*_eigh_split(P, A._shape[-1]))
+    L, Q = _eigh_split(P, A._shape[-1])
+    return linalg_eigh(_real_part(L, A), Q)
 
 
 def eigvalsh(A, UPLO="L"):
@@ -317,7 +336,8 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     """
     _check(A, "linalg.svd", square=False)
     P = _run(_svd_op, (A,), {"full_matrices": bool(full_matrices)}, "linalg.svd: The algorithm failed to converge.")
-    return linalg_svd(*_svd_split(P, *_svd_dims(A._shape, full_matrices)))
+    U, S, Vh = _svd_split(P, *_svd_dims(A._shape, full_matrices))
+    return linalg_svd(U, _real_part(S, A), Vh)
 
 
 def svdvals(A):
@@ -334,7 +354,7 @@ def pinv(A, *, rtol=None, hermitian=False):
         rtol = max(A._shape[-2:]) * _dt.finfo(A.dtype).eps
     keep = S > S.amax(-1, keepdim=True) * rtol
     Sinv = where(keep, 1 / where(keep, S, 1.0), 0.0)
-    return _mT(Vh) @ (Sinv.unsqueeze(-1) * _mT(U))
+    return _mH(Vh) @ (Sinv.unsqueeze(-1).to(U.dtype) * _mH(U))
 
 
 # ---- qr ----------------------------------------------------------------------------------------------------
@@ -416,7 +436,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if not isinstance(x, Tensor):
         raise TypeError(f"linalg_vector_norm(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(x).__name__}")
-    if not x.dtype.is_floating_point:
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{x.type()[:-6].title()}")
     if isinstance(ord, str):
@@ -438,6 +458,12 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if A.ndim < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     d0, d1 = (_strides.wrap_dim(d, A.ndim) for d in dim)
+    if A.numel() == 0 and ord in ("fro", "nuc", 1, 2, math.inf):
+        # the norm of an empty matrix is 0 (PyTorch), though max/min over its empty dims have no identity
+        from .creation import zeros
+        shape = tuple(1 if i in (d0, d1) else n for i, n in enumerate(A._shape) if keepdim or i not in (d0, d1))
+        r = zeros(shape, dtype=A.dtype.to_real() if A.dtype.is_complex else A.dtype, device=A.device)
+        return r if out is None else out._write(r)
     if ord == "fro":
         r = vector_norm(A, 2, (d0, d1), keepdim)
     elif ord in ("nuc", 2, -2):

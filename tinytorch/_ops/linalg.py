@@ -137,7 +137,28 @@ def bmm(input, mat2):
 @method("mv")
 @autocast_op("off")
 def mv(input, vec):
+    """Matrix @ vector: (n, m) x (m,) -> (n,) (``torch.mv``); RuntimeError for other ranks or sizes."""
+    _mv_check(None, input, vec)
     return matmul(input, vec)
+
+
+def _mv_check(out, mat, vec):
+    """PyTorch's addmv checks: a 2-D matrix and a 1-D vector of matching size, one dtype."""
+    for a in (mat, vec) if out is None else (out, mat, vec):
+        if not isinstance(a, Tensor):
+            raise TypeError(f"mv(): argument must be Tensor, not {type(a).__name__}")
+    if mat.ndim != 2 or vec.ndim != 1 or (out is not None and out.ndim > 1):
+        raise RuntimeError(f"vector + matrix @ vector expected, got {1 if out is None else out.ndim}, {mat.ndim}, "
+                           f"{vec.ndim}")
+    if mat._shape[1] != vec._shape[0] or (out is not None and out.ndim == 1 and out._shape[0] not in (1, mat._shape[0])):
+        n = mat._shape[0] if out is None or out.ndim == 0 else out._shape[0]
+        raise RuntimeError(f"size mismatch, got input ({n}), mat ({mat._shape[0]}x{mat._shape[1]}), vec "
+                           f"({vec._shape[0]})")
+    dts = [a.dtype for a in ((mat, vec) if out is None else (out, mat, vec))]
+    if builtins.any(d is not dts[0] for d in dts):
+        words = [_dt_word(d) for d in ([vec.dtype] + dts if out is None else dts)]
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {words[0]}, {words[1]}, and "
+                           f"{words[2]}")
 
 
 @method("addmm")
@@ -162,6 +183,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 @method("addmv")
 def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat @ vec)`` (``torch.addmv``); input broadcasts to (n,)."""
+    _mv_check(input, mat, vec)
     return input * beta + matmul(mat, vec) * alpha
 
 
@@ -177,14 +200,35 @@ def dot(input, other):
     return matmul(input, other)
 
 
-vdot = inner = dot
-method("inner")(dot)
+vdot = dot
+
+
+@method("inner")
+def inner(input, other):
+    """Sum of products over the last dims: (*a, n) x (*b, n) -> (*a, *b); a 0-d operand multiplies
+    (``torch.inner``)."""
+    if input.ndim == 0 or other.ndim == 0:
+        return input * other
+    if input._shape[-1] != other._shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input._shape)} and {list(other._shape)}")
+    return tensordot(input, other, ([input.ndim - 1], [other.ndim - 1]))
 
 
 @method("outer")
 def outer(input, vec2):
-    """Outer product of 1-D tensors: shape (n, m)."""
+    """Outer product of 1-D tensors: (n,) x (m,) -> (n, m) (``torch.outer``); RuntimeError for other ranks."""
+    _outer_check(input, vec2, "outer", "self")
     return input.unsqueeze(-1) * vec2.unsqueeze(0)
+
+
+def _outer_check(vec1, vec2, op, first):
+    for name, v in ((first, vec1), ("vec2", vec2)):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"{op}(): argument '{'input' if name == 'self' else name}' must be Tensor, not "
+                            f"{type(v).__name__}")
+        if v.ndim != 1:
+            raise RuntimeError(f"{op}: Expected 1-D argument {name}, but got {v.ndim}-D")
 
 
 ger = outer

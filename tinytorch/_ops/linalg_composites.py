@@ -8,7 +8,7 @@ import math
 from ..amp.autocast_mode import autocast_op
 from .. import _dtype as _dt
 from ._util import method
-from .lapack import _check, _defop, _mT, pinv, qr as _linalg_qr, solve, svd as _linalg_svd
+from .lapack import _check, _defop, _mH, _mT, pinv, qr as _linalg_qr, solve, svd as _linalg_svd
 
 torch_svd = collections.namedtuple("svd", ["U", "S", "V"])
 torch_qr = collections.namedtuple("qr", ["Q", "R"])
@@ -46,10 +46,10 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
 
 
 def cholesky_solve(B, L, upper=False, *, out=None):
-    """Solves A X = B given the Cholesky factor of A = L L^T (or U^T U with ``upper``) (``torch.cholesky_solve``).
-    B (*, n, k), L (*, n, n); gradients reach B and the factor."""
-    U = L if upper else _mT(L)
-    X = solve_triangular(U, solve_triangular(_mT(U), B, upper=False), upper=True)
+    """Solves A X = B given the Cholesky factor of A = L L^H (or U^H U with ``upper``; ^H is ^T for real
+    factors) (``torch.cholesky_solve``). B (*, n, k), L (*, n, n); gradients reach B and the factor."""
+    U = L if upper else _mH(L)
+    X = solve_triangular(U, solve_triangular(_mH(U), B, upper=False), upper=True)
     return X if out is None else out._write(X)
 
 

@@ -53,6 +53,8 @@ def cat(tensors, dim=0, *, out=None):
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     legacy = [t.ndim == 1 and t._shape[0] == 0 for t in tensors]  # torch skips 1-D empty tensors in cat
     ref = next((t for t, e in zip(tensors, legacy) if not e), tensors[0])
     d = _strides.wrap_dim(dim, ref.ndim)
@@ -110,6 +112,8 @@ def flip(input, dims):
     if isinstance(dims, int):
         raise TypeError("flip(): argument 'dims' (position 2) must be tuple of ints, not int")
     dims = _strides.wrap_dims(tuple(dims), input.ndim, "flip")
+    if input.ndim == 0:
+        return input.clone()
     return dispatch(_flip_op, (input,), {"dims": dims})
 
 
@@ -151,7 +155,7 @@ def roll(input, shifts, dims=None):
         s %= n
         if s:
             out = cat([out.narrow(d, n - s, s), out.narrow(d, 0, n - s)], d)
-    return out
+    return out.clone() if out is input else out  # always a new tensor, as PyTorch (no alias of input)
 
 
 @method("repeat")
@@ -161,6 +165,10 @@ def repeat(input, *sizes):
     if len(sizes) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
     shape = (1,) * (len(sizes) - input.ndim) + input._shape
+    if builtins.any(r < 0 for r in sizes):
+        bad = [r * s for r, s in zip(sizes, shape)]
+        neg = next(v for v in bad if v < 0) if builtins.any(v < 0 for v in bad) else next(r for r in sizes if r < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {neg}: {bad}")
     x = input.reshape(shape)
     inter, exp, final = [], [], []
     for r, s in zip(sizes, shape):
@@ -172,7 +180,8 @@ def repeat(input, *sizes):
 
 @method("tile")
 def tile(input, dims):
-    dims = tuple(dims)
+    """``input.repeat(dims)`` with ``dims`` padded on the left with ones to input's ndim (``torch.tile``)."""
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(dims) < input.ndim:
         dims = (1,) * (input.ndim - len(dims)) + dims
     return repeat(input, dims)
@@ -189,6 +198,20 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     d = _strides.wrap_dim(dim, input.ndim)
     n = input._shape[d]
     reps = repeats.detach().numpy(force=True) if isinstance(repeats, Tensor) else repeats
+    if isinstance(repeats, Tensor):
+        if repeats.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        if repeats.dtype.is_floating_point or repeats.dtype.is_complex or repeats.dtype is _dt.bool:
+            raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{repeats.type()[6:-6]}'")
+        if repeats.ndim == 1 and repeats._shape[0] != n:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                               f"{repeats._shape[0]} and input.size(0) = {n}")
+        if (reps < 0).any():
+            raise RuntimeError("repeats can not be negative")
+    elif not isinstance(repeats, int) or isinstance(repeats, bool):
+        raise TypeError(f"repeat_interleave(): argument 'repeats' must be Tensor or int, not {type(repeats).__name__}")
+    elif repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
     idx = np.repeat(np.arange(n, dtype=np.int64), reps)
     return index_select(input, d, _from_host(idx, _dt.int64, input.device))
 
