@@ -134,7 +134,8 @@ def _infer_dtype(data):
         else:
             xd = next((v for k, v in py.items() if isinstance(x, k)), None)  # bool before int: bool is an int
             if xd is None:
-                if isinstance(x, str) and data is x or isinstance(data, (list, tuple)) and builtins.any(x is e for e in data):
+                if isinstance(x, str) and (data is x or isinstance(data, (list, tuple)) and
+                                           builtins.any(x is e for e in data)):
                     raise ValueError(f"too many dimensions '{type(x).__name__}'")  # a str is a sequence
                 if isinstance(x, str):
                     raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
@@ -830,12 +831,17 @@ def randn(*sizes, size=_NO_SIZE, generator=None, dtype=None, device=None, requir
     return _from_host(arr, d, device, requires_grad)
 
 
-def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
-    """Integers uniform on [low, high) of shape ``size`` (int64 by default)."""
+_NO_HIGH = object()  # randint called without ``high`` (None given explicitly is an error, as in PyTorch)
+
+
+def randint(low=0, high=_NO_HIGH, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """Integers uniform on [low, high) of shape ``size`` (int64 by default): ``randint(high, size)``,
+    ``randint(low, high, size)``, with any of them by keyword (``randint(5, size=(2,))`` is high=5, as
+    PyTorch's overloads). TypeError when high or size is missing or None."""
     dtype = _dt.as_dtype(dtype, "randint")
     if size is None:
-        low, high, size = 0, low, high
-    elif high is None:  # randint(5, size=(2,)): the one positional bound is high, as PyTorch's overload
+        low, high, size = 0, low, (None if high is _NO_HIGH else high)
+    elif high is _NO_HIGH:  # randint(5, size=(2,)): the one positional bound is high
         low, high = 0, low
     if high is None or size is None:
         raise TypeError("randint() missing required arguments 'high' and 'size'")
