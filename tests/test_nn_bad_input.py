@@ -214,6 +214,88 @@ for fn in ("softmax", "log_softmax", "softmin"):
 case("torch.softmax-0d-dim=1", lambda m: m.softmax(m.tensor(1.5), 1))
 case("Tensor.log_softmax-0d-dim=1", lambda m: m.tensor(1.5).log_softmax(1))
 
+# ---- convolution, unfold / fold, pooling: kernel size 0, stride 0, dilation 0, negative padding, ranks ------------
+_CONV = {1: ((1, 2, 5), (3, 2, 3)), 2: ((1, 2, 5, 5), (3, 2, 3, 3)), 3: ((1, 2, 5, 5, 5), (3, 2, 3, 3, 3))}
+for nd, (xs, ws) in _CONV.items():
+    conv = lambda m, nd=nd: getattr(F(m), f"conv{nd}d")  # noqa: E731
+    convt = lambda m, nd=nd: getattr(F(m), f"conv_transpose{nd}d")  # noqa: E731
+    wt = (2, 3) + ws[2:]  # (C_in, C_out / groups, k...)
+    for name, kw in (("stride=0", dict(stride=0)), ("stride=-1", dict(stride=-1)), ("dilation=0", dict(dilation=0)),
+                     ("dilation=-1", dict(dilation=-1)), ("padding=-1", dict(padding=-1)), ("groups=0", dict(groups=0)),
+                     ("groups=-1", dict(groups=-1)), ("stride-len", dict(stride=(1,) * (nd + 1))),
+                     ("padding-len", dict(padding=(0,) * (nd + 1))), ("stride-float", dict(stride=1.5)),
+                     ("ok-strided", dict(stride=2, padding=1, dilation=1))):
+        case(f"conv{nd}d-{name}", lambda m, conv=conv, xs=xs, ws=ws, kw=kw: conv(m)(x4(m, *xs), x4(m, *ws), **kw))
+        case(f"conv_transpose{nd}d-{name}",
+             lambda m, convt=convt, xs=xs, wt=wt, kw=kw: convt(m)(x4(m, *xs), x4(m, *wt), **kw))
+    case(f"conv{nd}d-kernel0", lambda m, conv=conv, xs=xs, ws=ws: conv(m)(x4(m, *xs), x4(m, *ws[:2], *([0] * nd))))
+    case(f"conv{nd}d-kernel0-first",
+         lambda m, conv=conv, xs=xs, ws=ws: conv(m)(x4(m, *xs), x4(m, *ws[:2], 0, *ws[3:])))
+    case(f"conv_transpose{nd}d-kernel0",
+         lambda m, convt=convt, xs=xs: convt(m)(x4(m, *xs), x4(m, 2, 3, *([0] * nd))))
+    case(f"conv_transpose{nd}d-output_padding=-1",
+         lambda m, convt=convt, xs=xs, wt=wt: convt(m)(x4(m, *xs), x4(m, *wt), output_padding=-1))
+    case(f"conv_transpose{nd}d-output_padding-big",
+         lambda m, convt=convt, xs=xs, wt=wt: convt(m)(x4(m, *xs), x4(m, *wt), output_padding=1))
+    case(f"conv_transpose{nd}d-ok", lambda m, convt=convt, xs=xs, wt=wt: convt(m)(
+        x4(m, *xs), x4(m, *wt), x4(m, 3), stride=2, padding=1, output_padding=1))
+    case(f"conv{nd}d-empty-batch", lambda m, conv=conv, xs=xs, ws=ws: conv(m)(x4(m, 0, *xs[1:]), x4(m, *ws)))
+    case(f"conv_transpose{nd}d-empty-batch",
+         lambda m, convt=convt, xs=xs, wt=wt: convt(m)(x4(m, 0, *xs[1:]), x4(m, *wt)))
+    case(f"conv{nd}d-bias-size", lambda m, conv=conv, xs=xs, ws=ws: conv(m)(x4(m, *xs), x4(m, *ws), x4(m, 4)))
+    case(f"conv_transpose{nd}d-bias-size",
+         lambda m, convt=convt, xs=xs, wt=wt: convt(m)(x4(m, *xs), x4(m, *wt), x4(m, 2)))
+    case(f"conv{nd}d-too-small", lambda m, conv=conv, xs=xs, ws=ws: conv(m)(x4(m, 1, 2, *([2] * nd)), x4(m, *ws)))
+    case(f"conv{nd}d-no-out-channels", lambda m, conv=conv, xs=xs, ws=ws: conv(m)(x4(m, *xs), x4(m, 0, *ws[1:])))
+    case(f"conv{nd}d-weight-rank", lambda m, conv=conv, xs=xs, ws=ws: conv(m)(x4(m, *xs), x4(m, *ws, 1)))
+    case(f"conv{nd}d-input-rank", lambda m, conv=conv, xs=xs, ws=ws: conv(m)(x4(m, *xs, 1), x4(m, *ws)))
+    case(f"conv{nd}d-same-strided",
+         lambda m, conv=conv, xs=xs, ws=ws: conv(m)(x4(m, *xs), x4(m, *ws), stride=2, padding="same"))
+    case(f"conv{nd}d-same", lambda m, conv=conv, xs=xs, ws=ws: conv(m)(x4(m, *xs), x4(m, *ws), padding="same"))
+    case(f"conv{nd}d-bad-padding-string",
+         lambda m, conv=conv, xs=xs, ws=ws: conv(m)(x4(m, *xs), x4(m, *ws), padding="full"))
+    case(f"conv_transpose{nd}d-padding-string",
+         lambda m, convt=convt, xs=xs, wt=wt: convt(m)(x4(m, *xs), x4(m, *wt), padding="same"))
+for name, kw in (("kernel0", dict(kernel_size=0)), ("dilation0", dict(kernel_size=2, dilation=0)),
+                 ("stride0", dict(kernel_size=2, stride=0)), ("padding-1", dict(kernel_size=2, padding=-1)),
+                 ("kernel-len3", dict(kernel_size=(2, 2, 2))), ("kernel-float", dict(kernel_size=2.0)),
+                 ("ok", dict(kernel_size=(2, 3), dilation=(1, 2), padding=1, stride=(2, 1)))):
+    case(f"unfold-{name}", lambda m, kw=kw: F(m).unfold(x4(m, 1, 2, 5, 6), **kw))
+for name, shape in (("unbatched", (2, 5, 5)), ("2d", (5, 5)), ("5d", (1, 2, 3, 5, 5)), ("empty-batch", (0, 2, 5, 5)),
+                    ("empty-channels", (1, 0, 5, 5)), ("too-small", (1, 2, 1, 1))):
+    case(f"unfold-{name}", lambda m, shape=shape: F(m).unfold(x4(m, *shape), 2))
+case("unfold-int64", lambda m: F(m).unfold(x4(m, 1, 2, 5, 5).long(), 2))
+for name, kw in (("kernel0", dict(kernel_size=0)), ("dilation0", dict(kernel_size=2, dilation=0)),
+                 ("stride0", dict(kernel_size=2, stride=0)), ("padding-1", dict(kernel_size=2, padding=-1)),
+                 ("ok", dict(kernel_size=2)), ("output_size0", dict(output_size=(0, 5), kernel_size=2)),
+                 ("output_size-len3", dict(output_size=(5, 5, 5), kernel_size=2))):
+    case(f"fold-{name}", lambda m, kw=kw: F(m).fold(x4(m, 1, 8, 16), **{"output_size": (5, 5), **kw}))
+for name, shape in (("unbatched", (8, 16)), ("4d", (1, 8, 16, 1)), ("bad-L", (1, 8, 15)), ("bad-C", (1, 7, 16)),
+                    ("empty-batch", (0, 8, 16)), ("empty-L", (1, 8, 0))):
+    case(f"fold-{name}", lambda m, shape=shape: F(m).fold(x4(m, *shape), (5, 5), 2))
+case("fold-int64", lambda m: F(m).fold(x4(m, 1, 8, 16).long(), (5, 5), 2))
+_POOL = {1: (2, 3, 6), 2: (2, 3, 6, 6), 3: (2, 3, 4, 6, 6)}
+for nd, xs in _POOL.items():
+    for kind in ("max", "avg", "lp"):
+        def pool(m, *a, kind=kind, nd=nd, **kw):
+            fn = getattr(F(m), f"{kind}_pool{nd}d")
+            return fn(*a[:1], 2.0, *a[1:], **kw) if kind == "lp" else fn(*a, **kw)
+        for name, args in (("kernel0", (0,)), ("kernel-1", (-1,)), ("stride0", (2, 0)), ("stride-1", (2, -1)),
+                           ("ok", (3, 2))):
+            case(f"{kind}_pool{nd}d-{name}", lambda m, pool=pool, xs=xs, args=args: pool(m, x4(m, *xs), *args))
+        case(f"{kind}_pool{nd}d-empty-batch", lambda m, pool=pool, xs=xs: pool(m, x4(m, 0, *xs[1:]), 2))
+        case(f"{kind}_pool{nd}d-1d-input", lambda m, pool=pool: pool(m, x4(m, 6), 2))
+        if kind != "lp":
+            case(f"{kind}_pool{nd}d-padding-1", lambda m, pool=pool, xs=xs: pool(m, x4(m, *xs), 2, 1, -1))
+            case(f"{kind}_pool{nd}d-padding-big", lambda m, pool=pool, xs=xs: pool(m, x4(m, *xs), 2, 1, 2))
+            case(f"{kind}_pool{nd}d-padded", lambda m, pool=pool, xs=xs: pool(m, x4(m, *xs), 3, 2, 1))
+        if kind == "max":
+            case(f"max_pool{nd}d-dilation0", lambda m, pool=pool, xs=xs: pool(m, x4(m, *xs), 2, 1, 0, 0))
+case("max_pool1d-int64", lambda m: F(m).max_pool1d(x4(m, 2, 3, 6).long(), 2))
+case("max_pool2d-int64", lambda m: F(m).max_pool2d(x4(m, 2, 3, 6, 6).long(), 2))
+case("avg_pool2d-5d", lambda m: F(m).avg_pool2d(x4(m, 1, 2, 3, 4, 5), 2))
+case("avg_pool2d-empty-spatial", lambda m: F(m).avg_pool2d(x4(m, 1, 2, 0, 5), 2))
+
 
 def _outcome(lib, fn, seed):
     if seed is not None:

@@ -96,7 +96,20 @@ def _out_hw(h, w, k, d, p, s):
     return ((h + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1, (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1)
 
 
+def _check_window(kernel_size, dilation, padding, stride):
+    """ATen's checks of the sliding-window geometry shared by im2col and col2im (so convolution, pooling,
+    unfold and fold never reach a kernel with a zero stride or a negative padding)."""
+    for arg, (a, b), bad, what, word in (("kernel_size", kernel_size, lambda v: v <= 0, "greater than zero", "kernel"),
+                                         ("dilation", dilation, lambda v: v <= 0, "greater than zero", "dilation"),
+                                         ("padding", padding, lambda v: v < 0, "non-negative", "pad"),
+                                         ("stride", stride, lambda v: v <= 0, "greater than zero", "stride")):
+        if bad(a) or bad(b):
+            name = "kernel size" if arg == "kernel_size" else arg
+            raise RuntimeError(f"{name} should be {what}, but got {word}_height: {a} {word}_width: {b}")
+
+
 def _im2col_meta(x, kernel_size, dilation, padding, stride):
+    _check_window(kernel_size, dilation, padding, stride)
     if x.ndim != 4:
         raise RuntimeError(f"im2col: expected a 4-D (N, C, H, W) input, got {x.ndim}-D")
     n, c, h, w = x._shape
@@ -121,6 +134,7 @@ def _im2col_decomp(x, kernel_size, dilation, padding, stride):
 
 
 def _col2im_meta(cols, output_size, kernel_size, dilation, padding, stride):
+    _check_window(kernel_size, dilation, padding, stride)
     ckk, n, L = cols._shape
     kk = kernel_size[0] * kernel_size[1]
     oh, ow = _out_hw(output_size[0], output_size[1], kernel_size, dilation, padding, stride)

@@ -633,6 +633,91 @@ def _batch_dim(input, ndim, op):
                            f"size: {list(input._shape)}")
     return input, unbatched
 
+def _int_tuple(name, arg, value, nd):
+    """``value`` (an int or a sequence of 1 or ``nd`` ints) as an ``nd``-tuple, as PyTorch's argument parser and
+    expand_param_if_needed take it: TypeError for a non-int element, RuntimeError for another length."""
+    import operator
+    seq = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    for i, v in enumerate(seq):
+        if isinstance(v, (bool, float)) or not hasattr(type(v), "__index__"):
+            raise TypeError(f"{name}(): argument '{arg}' must be tuple of ints, but found element of type "
+                            f"{type(v).__name__} at pos {i}")
+    seq = tuple(operator.index(v) for v in seq)
+    if len(seq) == 1:
+        return seq * nd
+    if len(seq) != nd:
+        raise RuntimeError(f"expected {arg} to be a single integer value or a list of {nd} values to match the "
+                           f"convolution dimensions, but got {arg}={list(seq)}")
+    return seq
+
+
+def _conv_check(name, input, weight, bias, stride, padding, dilation, groups, nd, output_padding=None):
+    """PyTorch's checks of an ``nd``-dim (transposed when ``output_padding`` is given) convolution, made before
+    anything is computed. Returns (stride, padding, dilation, output_padding) as ``nd``-tuples (padding may
+    stay 'same' / 'valid'). RuntimeError, with PyTorch's messages, for: the input's rank; a weight of the
+    wrong rank or with 0 output channels / kernel size 0 / channels not divisible by ``groups``; stride <= 0,
+    padding < 0, output_padding < 0, groups <= 0, dilation <= 0; a bias that is not a vector of C_out
+    elements; a dilated kernel larger than the padded input; padding='same' with a stride; an unknown padding
+    string. TypeError for non-int elements (and a padding string to a transposed convolution)."""
+    transposed = output_padding is not None
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got input of "
+                           f"size: {list(input._shape)}")
+    if weight.ndim != nd + 2:
+        raise RuntimeError(f"expected stride to be a single integer value or a list of {max(weight.ndim - 2, 0)} "
+                           f"values to match the convolution dimensions, but got stride="
+                           f"{list(_int_tuple(name, 'stride', stride, nd))}")
+    stride = _int_tuple(name, "stride", stride, nd)
+    dilation = _int_tuple(name, "dilation", dilation, nd)
+    if isinstance(padding, str):
+        if transposed:
+            raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
+        if padding not in ("same", "valid"):
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if padding == "same" and any(st != 1 for st in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+    else:
+        padding = _int_tuple(name, "padding", padding, nd)
+    if transposed:
+        output_padding = _int_tuple(name, "output_padding", output_padding, nd)
+    if any(st <= 0 for st in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if not isinstance(padding, str) and any(q < 0 for q in padding):
+        raise RuntimeError("negative padding is not supported")
+    if transposed and any(q < 0 for q in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+    w = list(weight._shape)
+    if w[0] == 0:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least 1 at dimension 0, but got weight of "
+                           f"size {w} instead")
+    if not transposed and w[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{w}] instead")
+    k = w[2:]
+    if any(kk <= 0 for kk in k):
+        if nd == 3:
+            raise RuntimeError(f"kernel size should be greater than zero, but got: {k[0]} x {k[1]} x {k[2]} (TxHxW)")
+        kh, kw = ([1] + k)[-2:]
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {kh} kernel_width: {kw}")
+    cout = w[1] * groups if transposed else w[0]
+    if bias is not None and (bias.ndim != 1 or bias._shape[0] != cout):
+        raise RuntimeError(f"Given {'transposed=1, ' if transposed else ''}weight of size {w}, expected bias to be "
+                           f"1-dimensional with {cout} elements, but got bias of size {list(bias._shape)} instead")
+    if not transposed:
+        pads = (0,) * nd if isinstance(padding, str) else padding
+        spatial = input._shape[-nd:]
+        padded = [sz + 2 * q for sz, q in zip(spatial, pads)]
+        dk = [d * (kk - 1) + 1 for d, kk in zip(dilation, k)]
+        if padding != "same" and any(a < b for a, b in zip(padded, dk)):
+            raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
+                               f"size: ({' x '.join(map(str, dk))}). Kernel size can't be greater than actual input "
+                               "size")
+    return stride, padding, dilation, output_padding
+
 
 @autocast_op("lower")
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -642,8 +727,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     ``padding`` an int, pair, 'valid' or 'same'. Returns (N, C_out, H_out, W_out).
     RuntimeError on channel or group mismatch, as ``torch.nn.functional.conv2d``.
     """
+    stride, padding, dilation, _ = _conv_check("conv2d", input, weight, bias, stride, padding, dilation, groups, 2)
     input, unbatched = _batch_dim(input, 4, "conv2d")
-    stride, dilation = _pair(stride), _pair(dilation)
     cout, cin_g, kh, kw = weight._shape
     pad, extra = _conv_padding(padding, (kh, kw), dilation, stride, 2)
     if extra:
@@ -670,13 +755,15 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 @autocast_op("lower")
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """1-D convolution: input (N, C_in, L), weight (C_out, C_in/groups, k) -> (N, C_out, L_out)."""
+    """1-D convolution: input (N, C_in, L), weight (C_out, C_in/groups, k) -> (N, C_out, L_out).
+    Arguments checked as PyTorch's (``_conv_check``)."""
+    stride, padding, dilation, _ = _conv_check("conv1d", input, weight, bias, stride, padding, dilation, groups, 1)
     unbatched = input.ndim == 2
     if unbatched:
         input = input.unsqueeze(0)
-    pad = padding if isinstance(padding, str) else (0, _pair(padding, 1)[0])
-    out = conv2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1, _pair(stride, 1)[0]), pad,
-                 (1, _pair(dilation, 1)[0]), groups).squeeze(2)
+    pad = padding if isinstance(padding, str) else (0, padding[0])
+    out = conv2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1, stride[0]), pad,
+                 (1, dilation[0]), groups).squeeze(2)
     return out.squeeze(0) if unbatched else out
 
 
@@ -688,8 +775,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     Written as a sum over the kd depth taps of 2-D convolutions of strided depth slices, so its gradient
     comes from conv2d's.
     """
+    stride, padding, dilation, _ = _conv_check("conv3d", input, weight, bias, stride, padding, dilation, groups, 3)
     input, unbatched = _batch_dim(input, 5, "conv3d")
-    stride, dilation = _pair(stride, 3), _pair(dilation, 3)
     cout, cin_g, kd, kh, kw = weight._shape
     pad, extra = _conv_padding(padding, (kd, kh, kw), dilation, stride, 3)
     if extra:
@@ -726,9 +813,9 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     (``torch.nn.functional.conv_transpose2d``).
     """
     from .._ops.nn import col2im
+    stride, padding, dilation, output_padding = _conv_check("conv_transpose2d", input, weight, bias, stride, padding,
+                                                            dilation, groups, 2, output_padding)
     input, unbatched = _batch_dim(input, 4, "conv_transpose2d")
-    stride, padding, dilation = _pair(stride), _pair(padding), _pair(dilation)
-    output_padding = _pair(output_padding)
     cin, cout_g, kh, kw = weight._shape
     n, c, h, w = input._shape
     if c != cin:
@@ -763,13 +850,15 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 @autocast_op("lower")
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Transposed 1-D convolution: input (N, C_in, L), weight (C_in, C_out/groups, k) -> (N, C_out, L_out)."""
+    """Transposed 1-D convolution: input (N, C_in, L), weight (C_in, C_out/groups, k) -> (N, C_out, L_out).
+    Arguments checked as PyTorch's (``_conv_check``)."""
+    stride, padding, dilation, output_padding = _conv_check("conv_transpose1d", input, weight, bias, stride, padding,
+                                                            dilation, groups, 1, output_padding)
     unbatched = input.ndim == 2
     if unbatched:
         input = input.unsqueeze(0)
-    out = conv_transpose2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1, _pair(stride, 1)[0]),
-                           (0, _pair(padding, 1)[0]), (0, _pair(output_padding, 1)[0]), groups,
-                           (1, _pair(dilation, 1)[0])).squeeze(2)
+    out = conv_transpose2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1, stride[0]), (0, padding[0]),
+                           (0, output_padding[0]), groups, (1, dilation[0])).squeeze(2)
     return out.squeeze(0) if unbatched else out
 
 
@@ -785,9 +874,9 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     """
     from .._ops.shape import stack
     from .._ops.creation import zeros_like
+    stride, padding, dilation, output_padding = _conv_check("conv_transpose3d", input, weight, bias, stride, padding,
+                                                            dilation, groups, 3, output_padding)
     input, unbatched = _batch_dim(input, 5, "conv_transpose3d")
-    stride, padding, dilation = _pair(stride, 3), _pair(padding, 3), _pair(dilation, 3)
-    output_padding = _pair(output_padding, 3)
     if weight.ndim != 5:
         raise RuntimeError(f"conv_transpose3d: expected a 5-D weight (C_in, C_out/groups, kd, kh, kw), got "
                            f"{list(weight._shape)}")
@@ -969,17 +1058,97 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
     return _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples, 3)
 
 
+def _fold_pairs(op, **args):
+    """The (height, width) pairs of unfold / fold arguments, as PyTorch's parser takes them: TypeError for a
+    non-int element, RuntimeError for a sequence of another length than 2."""
+    out = []
+    for arg, v in args.items():
+        t = tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+        for i, e in enumerate(t):
+            if isinstance(e, (bool, float)) or not hasattr(type(e), "__index__"):
+                raise TypeError(f"{op}(): argument '{arg}' must be tuple of ints, but found element of type "
+                                f"{type(e).__name__} at pos {i}")
+        if len(t) != 2:
+            raise RuntimeError(f"It is expected {arg} equals to 2, but got size {len(t)}")
+        out.append(tuple(int(e) for e in t))
+    return out
+
+
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    """im2col: (N, C, H, W) -> (N, C*kh*kw, L)."""
-    return unfold2d(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+    """im2col: sliding blocks of (N, C, H, W) or unbatched (C, H, W) as (N, C*kh*kw, L) or (C*kh*kw, L)
+    (``torch.nn.functional.unfold``). Checked as PyTorch: RuntimeError for kernel_size / dilation / stride <= 0,
+    padding < 0, a 5-D input or an empty non-batch dim, no complete block; IndexError below 3 dims;
+    NotImplementedError for an integer input."""
+    k, d, p, st = _fold_pairs("im2col", kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
+    if input.ndim < 3:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(input.ndim, 1)}, "
+                         f"{max(input.ndim, 1) - 1}], but got {input.ndim})")
+    _nnops._check_window(k, d, p, st)
+    if input.ndim > 4 or 0 in input._shape[-3:]:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
+                           f"dimensions for input, but got: {list(input._shape)}")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(f"\"im2col_out_cpu\" not implemented for '{_scalar_name(input.dtype)}'")
+    if input.ndim == 3:
+        return unfold2d(input.unsqueeze(0), k, d, p, st).squeeze(0)
+    return unfold2d(input, k, d, p, st)
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    """col2im: (N, C*kh*kw, L) -> (N, C, H, W), overlapping values summed."""
-    return fold2d(input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+    """col2im: (N, C*kh*kw, L) or unbatched (C*kh*kw, L) -> (N, C, H, W) or (C, H, W), overlapping values
+    summed (``torch.nn.functional.fold``). Checked as PyTorch: RuntimeError for kernel_size / dilation /
+    stride <= 0, padding < 0, other ranks or empty non-batch dims, a channel count not divisible by
+    kh*kw, an L other than the number of blocks ``output_size`` holds; NotImplementedError for integers."""
+    o, k, d, p, st = _fold_pairs("col2im", output_size=output_size, kernel_size=kernel_size, dilation=dilation,
+                                 padding=padding, stride=stride)
+    _nnops._check_window(k, d, p, st)
+    if input.ndim not in (2, 3) or 0 in input._shape[-2:]:
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
+                           f"dimensions for input, but got: {list(input._shape)}")
+    c, L = input._shape[-2:]
+    if c % (k[0] * k[1]):
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but "
+                           f"got input.size(1)={c} and kernel_size={k}.")
+    bh, bw = _nnops._out_hw(o[0], o[1], k, d, p, st)
+    if bh * bw != L or bh < 1 or bw < 1:
+        raise RuntimeError(f"Given output_size={o}, kernel_size={k}, dilation={d}, padding={p}, stride={st}, "
+                           f"expected size of input's dimension 2 to match the calculated number of sliding blocks "
+                           f"{bh} * {bw} = {bh * bw}, but got input.size(2)={L}.")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(f"\"col2im_out_cpu\" not implemented for '{_scalar_name(input.dtype)}'")
+    if input.ndim == 2:
+        return fold2d(input.unsqueeze(0), o, k, d, p, st).squeeze(0)
+    return fold2d(input, o, k, d, p, st)
 
 
 # ---- pooling ---------------------------------------------------------------------------------------------
+def _pool_check(name, nd, kernel_size, stride, padding, dilation=1):
+    """PyTorch's checks of a pooling window over ``nd`` dims, made before anything is computed: RuntimeError
+    for a zero stride, a kernel size <= 0, a negative stride or padding, a dilation <= 0 (TypeError /
+    RuntimeError for non-int elements / a wrong length, as for convolutions)."""
+    k = _int_tuple(name, "kernel_size", kernel_size, nd)
+    s = k if stride is None or (isinstance(stride, (tuple, list)) and not len(stride)) else \
+        _int_tuple(name, "stride", stride, nd)
+    p = _int_tuple(name, "padding", padding, nd)
+    d = _int_tuple(name, "dilation", dilation, nd)
+    labels = ("T", "H", "W")[3 - max(nd, 2):]
+    full = lambda t: (1,) * (len(labels) - nd) + t  # noqa: E731  (1-D pools are 2-D ones with a unit height)
+    if 0 in s:
+        raise RuntimeError("stride should not be zero")
+    if any(v <= 0 for v in k):
+        raise RuntimeError("kernel size should be greater than zero, but got " +
+                           " ".join(f"k{a}: {v}" for a, v in zip(labels, full(k))))
+    if any(v < 0 for v in s):
+        raise RuntimeError("stride should be greater than zero, but got " +
+                           " ".join(f"d{a}: {v}" for a, v in zip(labels, full(s))))
+    if any(v < 0 for v in p):
+        raise RuntimeError(f"pad must be non-negative, but got pad: {min(p)}")
+    if any(v <= 0 for v in d):
+        raise RuntimeError("dilation should be greater than zero, but got " +
+                           " ".join(f"dilation{a}: {v}" for a, v in zip(labels, full(d))))
+    return k, s, p, d
+
+
 def _pool_windows(input, kernel_size, stride, padding, dilation, fill):
     """(N, C, H, W) -> windows (N, C, oh, ow, kh*kw), padding filled with ``fill``.
 
@@ -1021,8 +1190,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     The gradient goes to the element that won each window (a NaN wins), as in PyTorch.
     """
     from .._ops.nn import max_pool2d_with_indices
-    k = _pair(kernel_size)
-    s = _pair(stride if stride is not None and stride != [] else kernel_size)
+    k, s, padding, dilation = _pool_check("max_pool2d", 2, kernel_size, stride, padding, dilation)
     if input.ndim not in (3, 4):
         raise RuntimeError(f"max_pool2d: Expected 3D or 4D tensor, but got {list(input._shape)}")
     x = input.unsqueeze(0) if input.ndim == 3 else input
@@ -1034,9 +1202,13 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """1-D max pooling over (N, C, L) or (C, L) (``torch.nn.functional.max_pool1d``)."""
-    st = stride if stride is not None and stride != [] else kernel_size
-    r = max_pool2d(input.unsqueeze(-2), (1, _pair(kernel_size, 1)[0]), (1, _pair(st, 1)[0]),
-                   (0, _pair(padding, 1)[0]), (1, _pair(dilation, 1)[0]), ceil_mode, return_indices)
+    (k,), (st,), (p,), (d,) = _pool_check("max_pool1d", 1, kernel_size, stride, padding, dilation)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{list(input._shape)}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{_scalar_name(input.dtype)}'")
+    r = max_pool2d(input.unsqueeze(-2), (1, k), (1, st), (0, p), (1, d), ceil_mode, return_indices)
     return (r[0].squeeze(-2), r[1].squeeze(-2)) if return_indices else r.squeeze(-2)
 
 
@@ -1049,6 +1221,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     from .._ops.creation import arange
     from .._ops.nn import max_pool2d_with_indices, pool_out_size
     from .._ops.shape import stack
+    _pool_check("max_pool3d", 3, kernel_size, stride, padding, dilation)
     if input.ndim not in (4, 5):
         raise RuntimeError(f"max_pool3d: Expected 4D or 5D tensor, but got {list(input._shape)}")
     x = input.unsqueeze(0) if input.ndim == 4 else input
@@ -1092,7 +1265,15 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
     With ``ceil_mode`` the last windows may run past the padded input; as in PyTorch they divide by the part
     of the window inside input + padding (``count_include_pad``) or inside the input alone.
+    RuntimeError for a bad window (``_pool_check``).
     """
+    _pool_check("avg_pool2d", 2, kernel_size, stride, padding)
+    if input.ndim < 3:  # PyTorch reads size(-3) first
+        n = max(input.ndim, 1)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got -3)")
+    if input.ndim > 4 or 0 in input._shape[-3:]:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+                           f"got:{list(input._shape)}")
     if ceil_mode:
         return _batched(lambda x: _avg_pool2d_ceil(x, kernel_size, stride, padding, count_include_pad,
                                                    divisor_override), input, 2)
@@ -1134,9 +1315,12 @@ def _avg_pool2d_ceil(x, kernel_size, stride, padding, count_include_pad, divisor
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    st = stride if stride is not None else kernel_size
-    return _batched(lambda x: avg_pool2d(x.unsqueeze(2), (1, _pair(kernel_size, 1)[0]), (1, _pair(st, 1)[0]),
-                                         (0, _pair(padding, 1)[0]), ceil_mode, count_include_pad).squeeze(2), input, 1)
+    (k,), (st,), (p,), _ = _pool_check("avg_pool1d", 1, kernel_size, stride, padding)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
+                           "'self' (while checking arguments for avg_pool1d)")
+    return _batched(lambda x: avg_pool2d(x.unsqueeze(2), (1, k), (1, st), (0, p), ceil_mode,
+                                         count_include_pad).squeeze(2), input, 1)
 
 
 def _adaptive_bounds(n_in, n_out):
@@ -1393,6 +1577,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     inside the input, or ``divisor_override``. RuntimeError for a padding above half the kernel.
     """
     from .._ops.nn import pool_out_size
+    _pool_check("avg_pool3d", 3, kernel_size, stride, padding)
     if input.ndim not in (4, 5):
         raise RuntimeError(f"avg_pool3d: Expected 4D or 5D tensor, but got {list(input._shape)}")
     x = input.unsqueeze(0) if input.ndim == 4 else input
