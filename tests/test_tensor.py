@@ -758,3 +758,28 @@ def test_comparison_with_a_non_operand_matches_torch(other):
         assert (other in [t]) is False and t in [other, t]
     assert (x == tt.float32) is False and (x == tt.device("cpu")) is False
     assert (x == 1.5).tolist() == [True, False] and (x != x).tolist() == [False, False]  # operands still work
+
+
+_PYTYPE_INFO_CASES = {
+    "finfo_float": lambda m: m.finfo(float).eps,
+    "finfo_default": lambda m: m.finfo().eps,
+    "finfo_int": lambda m: m.finfo(int),
+    "iinfo_int": lambda m: m.iinfo(int).max,
+    "iinfo_bool": lambda m: m.iinfo(bool).max,
+    "iinfo_float": lambda m: m.iinfo(float),
+    "promote_types": lambda m: m.promote_types(float, int),
+    "promote_types_mixed": lambda m: m.promote_types(m.int32, bool),
+    "can_cast": lambda m: m.can_cast(float, int),
+    "can_cast_ok": lambda m: m.can_cast(int, m.float32),
+    "tril_indices": lambda m: m.tril_indices(3, 3, dtype=int),
+    "triu_indices_float": lambda m: m.triu_indices(3, 3, dtype=float),
+    "module_to_float": lambda m: m.nn.Linear(2, 2).to(float).weight.dtype,
+    "module_type_float": lambda m: m.nn.Linear(2, 2).type(float),
+    "module_type_casts_buffers": lambda m: m.nn.BatchNorm1d(2).type(m.float64).num_batches_tracked.dtype,
+}
+
+
+@pytest.mark.parametrize("case", sorted(_PYTYPE_INFO_CASES))
+def test_python_types_in_dtype_queries_match_torch(case):
+    fn = _PYTYPE_INFO_CASES[case]
+    assert _outcome(lambda: fn(tt)) == _outcome(lambda: fn(torch))

@@ -100,6 +100,9 @@ def result_type(tensor1, tensor2):
 
 
 def can_cast(from_, to):
+    """Whether ``from_`` converts to ``to`` without a category loss (float -> int is not allowed); Python types
+    stand for dtypes, as in ``torch.can_cast``."""
+    from_, to = _dtype_mod.as_dtype(from_, "can_cast"), _dtype_mod.as_dtype(to, "can_cast")
     return from_.category <= to.category
 
 

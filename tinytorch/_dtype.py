@@ -121,6 +121,8 @@ def promote_types(a, b):
     """``torch.promote_types``: the smallest dtype both ``a`` and ``b`` convert to without a category loss."""
     if a is b:
         return a
+    if a.__class__ is not dtype or b.__class__ is not dtype:  # Python types: promote_types(float, int)
+        a, b = as_dtype(a, "promote_types"), as_dtype(b, "promote_types")
     if a.category != b.category:
         hi, lo = (a, b) if a.category > b.category else (b, a)
         if hi.is_complex and lo is float64 and hi is complex64:
@@ -184,7 +186,11 @@ class finfo:
     """``torch.finfo``: eps, max, min, tiny, resolution of a floating dtype."""
 
     def __init__(self, type=None):
-        type = (type or get_default_dtype()).to_real()
+        type = as_dtype(type, "finfo") or get_default_dtype()
+        if not (type.is_floating_point or type.is_complex):
+            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
+                            "'torch.finfo'")
+        type = type.to_real()
         f = finfo_np(type)
         self.dtype = type.name
         self.bits = type.itemsize * 8
@@ -199,8 +205,13 @@ class iinfo:
     """``torch.iinfo``: max, min, bits of an integer dtype."""
 
     def __init__(self, type):
-        f = np.iinfo(type.np) if type is not bool else None
+        type = as_dtype(type, "iinfo")
+        if type.is_floating_point or type.is_complex:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
+        if type is bool:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        f = np.iinfo(type.np)
         self.dtype = type.name
         self.bits = type.itemsize * 8
-        self.max = builtins.int(f.max) if f else 1
-        self.min = builtins.int(f.min) if f else 0
+        self.max = builtins.int(f.max)
+        self.min = builtins.int(f.min)

@@ -515,6 +515,9 @@ def _tri_indices(row, col, offset, lower, dtype, device):
     for v, name, pos in ((row, "row", 1), (col, "col", 2), (offset, "offset", 3)):
         if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
             raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be int, not {type(v).__name__}")
+    if dtype is not None and dtype is not _dt.int64 and dtype is not _dt.int32:  # PyTorch's kernels: these only
+        from ..nn.functional import _scalar_name
+        raise NotImplementedError(f"\"{op}\" not implemented for '{_scalar_name(dtype)}'")
     row, col, offset = int(row), int(col), int(offset)
     if row < 0:
         raise RuntimeError(f"row must be non-negative, got{row}")
@@ -540,12 +543,12 @@ def _tri_indices(row, col, offset, lower, dtype, device):
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """2 x N coordinates of the lower triangle of a row x col matrix (``torch.tril_indices``)."""
-    return _tri_indices(row, col, offset, True, dtype, device)
+    return _tri_indices(row, col, offset, True, _dt.as_dtype(dtype, "tril_indices"), device)
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """2 x N coordinates of the upper triangle of a row x col matrix (``torch.triu_indices``)."""
-    return _tri_indices(row, col, offset, False, dtype, device)
+    return _tri_indices(row, col, offset, False, _dt.as_dtype(dtype, "triu_indices"), device)
 
 
 @method("cross")
@@ -880,7 +883,11 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
 @method("index_copy")
 def index_copy(input, dim, index, source):
     """``input`` with the slices ``index`` of ``dim`` replaced by those of ``source`` (``torch.index_copy``).
-    Differentiable in input (zero where overwritten) and source."""
+    Differentiable in input (zero where overwritten) and source. RuntimeError for a source of another dtype."""
+    if source.dtype is not input.dtype:
+        from .movement import _SCALAR_TYPE as w
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
+                           f"{w[input.dtype.name]} and (source) {w[source.dtype.name]}")
     d = _strides.wrap_dim(dim, max(input.ndim, 1))
     sl = (slice(None),) * d + (index,)
     out = input.clone()
@@ -1116,7 +1123,12 @@ def narrow_copy(input, dim, start, length):
 @method("put")
 def put(input, index, source, accumulate=False):
     """A copy of ``input`` with ``source`` written (or with ``accumulate`` added) at the flat ``index``
-    positions of row-major ``input`` (``torch.put``)."""
+    positions of row-major ``input`` (``torch.put``). index: int64, as many elements as source."""
+    from .indexing import _long_index
+    _long_index("put_", index)
+    if index.numel() != source.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
     flat = input.reshape(-1).clone()
     idx = index.reshape(-1)
     src = source.reshape(-1)

@@ -508,7 +508,9 @@ class Module:
         return self._cast(_dtype.bfloat16)
 
     def type(self, dst_type):
-        return self._cast(dst_type)
+        """Every parameter and buffer converted with ``Tensor.type(dst_type)``, integer buffers included (as
+        ``nn.Module.type``; ValueError for a Python type such as ``float``, which ``to`` accepts)."""
+        return self._apply(lambda t: t.type(dst_type))
 
     # ---- state dict ----
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
