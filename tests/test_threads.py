@@ -309,3 +309,30 @@ def test_saved_tensor_hooks_are_per_thread(m):
 
     _run_threads([hooked, other], names=["hooked", "other"])
     assert packers and set(packers) == {"hooked"}
+
+
+# ---------------------------------------------------------------- default device
+
+
+@LIBS
+def test_default_device_is_per_thread(m):
+    """``set_default_device`` and ``with torch.device(...)`` affect only the calling thread, as in PyTorch (the
+    default dtype, by contrast, is process-wide in both)."""
+    seen = {}
+
+    def probe(key):
+        def run():
+            seen[key] = (str(m.empty(1).device), str(m.get_default_device()))
+        return run
+
+    try:
+        m.set_default_device("meta")
+        _run_threads([probe("set")])
+        assert m.empty(1).device.type == "meta"
+    finally:
+        m.set_default_device(None)
+    with m.device("meta"):
+        _run_threads([probe("with")])
+        assert m.zeros(2).device.type == "meta"
+    assert m.zeros(2).device.type == "cpu"
+    assert seen == {"set": ("cpu", "cpu"), "with": ("cpu", "cpu")}

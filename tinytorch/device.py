@@ -4,6 +4,7 @@ A backend is an allocator plus kernels (see ``tinytorch.backends.base.Backend``)
 name maps to exactly one backend object; ``register_backend`` is the public entry point for a new
 device (PyTorch's PrivateUse1 + ``rename_privateuse1_backend`` in one call).
 """
+import threading
 
 _BACKENDS = {}
 
@@ -70,17 +71,26 @@ class device:
 
     def __enter__(self):
         """``with tinytorch.device("meta"):`` makes this the default device of factory functions inside."""
-        _default_stack.append(_default_device[0])
-        _default_device[0] = None if self.type == "cpu" and self.index is None else as_device(self)
+        _default_device.stack = _default_device.stack + (_default_device.value,)
+        _default_device.value = None if self.type == "cpu" and self.index is None else as_device(self)
         return self
 
     def __exit__(self, *a):
-        _default_device[0] = _default_stack.pop()
+        _default_device.value = _default_device.stack[-1]
+        _default_device.stack = _default_device.stack[:-1]
         return False
 
 
-_default_device = [None]  # None: cpu
-_default_stack = []
+class _DefaultDevice(threading.local):
+    """The calling thread's default device for factory functions, as PyTorch keeps it (``set_default_device``
+    and ``with torch.device(...)`` do not reach other threads; a new thread starts on cpu). ``value`` None
+    means cpu; ``stack`` holds the values that enclosing ``with device(...)`` blocks restore. Class-level
+    defaults: no per-thread initialisation."""
+    value = None
+    stack = ()
+
+
+_default_device = _DefaultDevice()
 
 
 def set_default_device(device):
@@ -88,16 +98,16 @@ def set_default_device(device):
     tensor, arange, ... and the parameters that nn modules create) use when given no ``device``, as
     ``torch.set_default_device``. RuntimeError for an unknown or unavailable device."""
     if device is None:
-        _default_device[0] = None
+        _default_device.value = None
         return
     d = as_device(device)
     get_backend(d)  # fail here, not at the next factory call
-    _default_device[0] = None if d.type == "cpu" and d.index is None else d
+    _default_device.value = None if d.type == "cpu" and d.index is None else d
 
 
 def get_default_device():
     """The device factory functions use when given none (``torch.get_default_device``)."""
-    return _default_device[0] or device("cpu")
+    return _default_device.value or device("cpu")
 
 
 def builtins_type(x):

@@ -25,7 +25,7 @@ def _meta_tensor(shape, dtype, dev, backend, requires_grad=False):
 
 
 def _shape_only_device(device):
-    dev = as_device(device) or _default_device[0]
+    dev = as_device(device) or _default_device.value
     if dev is None or dev.type == "cpu":
         return None
     b = get_backend(dev)
@@ -34,7 +34,7 @@ def _shape_only_device(device):
 
 def _from_host(arr, dtype, device=None, requires_grad=False):
     """A tensor on ``device`` holding a copy (or, on cpu, the memory) of C-contiguous host ``arr``."""
-    dev = as_device(device) or _default_device[0] or _CPU
+    dev = as_device(device) or _default_device.value or _CPU
     backend = get_backend(dev)
     if backend.shape_only:
         return _meta_tensor(tuple(arr.shape), dtype, dev, backend, requires_grad)
@@ -199,7 +199,7 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, Tensor):
         return data.to(dtype=dtype, device=device)
     if isinstance(data, np.ndarray) and (dtype is None or data.dtype == dtype.np) and \
-            (as_device(device) or _default_device[0] or _CPU).type == "cpu":
+            (as_device(device) or _default_device.value or _CPU).type == "cpu":
         return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
 
@@ -236,7 +236,7 @@ def from_numpy(ndarray):
 def _empty_huge(shape, d, device, requires_grad):
     """A tensor with no elements whose other dims NumPy cannot represent (``zeros(3, 0, 2**62)``: PyTorch
     makes it): an empty storage and contiguous strides, no NumPy array of that shape."""
-    dev = as_device(device) or _default_device[0] or _CPU
+    dev = as_device(device) or _default_device.value or _CPU
     backend = get_backend(dev)
     buf = backend.from_numpy(np.zeros(0, d.np), dev)
     t = _new(Storage(buf, d, dev, 0, backend), tuple(shape), _strides.contiguous_strides(tuple(shape)), 0, d, None)
