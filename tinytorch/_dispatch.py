@@ -34,10 +34,11 @@ class Op:
     return broadcast-shaped gradients. Only output 0 is differentiable.
     """
 
-    __slots__ = ("name", "meta", "backward", "decomp", "save_inputs", "save_output", "inplace_ok")
+    __slots__ = ("name", "meta", "backward", "decomp", "save_inputs", "save_output", "inplace_ok", "refused")
 
     def __init__(self, name, meta, backward=None, decomp=None, save_inputs=True, save_output=False):
         self.name = name
+        self.refused = REFUSED_DTYPES.get(name)
         self.meta = meta
         self.backward = backward
         self.decomp = decomp
@@ -46,6 +47,67 @@ class Op:
 
     def __repr__(self):
         return f"Op({self.name})"
+
+
+# PyTorch compiles each CPU kernel for a set of dtypes (the AT_DISPATCH_* macro around it) and refuses the
+# others; NumPy's kernels accept more. The ops whose set is narrower, by op name: {dtype name: (exception type,
+# message)}, checked in ``dispatch`` on the dtype the op computes in (its first cast dtype, else its first tensor
+# argument's), before any kernel runs. ``{T}`` is PyTorch's scalar type name ('Bool', 'ComplexFloat').
+_NI = NotImplementedError
+_COMPLEX = ("complex64", "complex128")
+
+
+def _refuse(dtypes, exc, msg):
+    return {d: (exc, msg) for d in dtypes}
+
+
+REFUSED_DTYPES = {
+    "abs": _refuse(("bool",), _NI, "\"abs_cpu\" not implemented for '{T}'"),
+    "amax": _refuse(_COMPLEX, _NI, "\"max_values_cpu\" not implemented for '{T}'"),
+    "amin": _refuse(_COMPLEX, _NI, "\"min_values_cpu\" not implemented for '{T}'"),
+    "argmax": {**_refuse(("bool",), RuntimeError, "argmax(): does not support bool input"),
+               **_refuse(_COMPLEX, RuntimeError, "argmax(): does not support complex input")},
+    "argmin": {**_refuse(("bool",), RuntimeError, "argmin(): does not support bool input"),
+               **_refuse(_COMPLEX, RuntimeError, "argmin(): does not support complex input")},
+    "bitwise_left_shift": _refuse(("bool",), _NI, "\"lshift_cpu\" not implemented for '{T}'"),
+    "bitwise_right_shift": _refuse(("bool",), _NI, "\"rshift_cpu\" not implemented for '{T}'"),
+    "ceil": _refuse(("bool",), _NI, "\"ceil_vml_cpu\" not implemented for '{T}'"),
+    "floor": _refuse(("bool",), _NI, "\"floor_vml_cpu\" not implemented for '{T}'"),
+    "trunc": _refuse(("bool",), _NI, "\"trunc_vml_cpu\" not implemented for '{T}'"),
+    "round": _refuse(("bool",) + _COMPLEX, _NI, "\"round_vml_cpu\" not implemented for '{T}'"),
+    "clamp": _refuse(_COMPLEX, _NI, "clamp is not supported for complex types"),
+    "relu": {**_refuse(("bool",), RuntimeError, "Boolean inputs not supported for relu"),
+             **_refuse(_COMPLEX, _NI, "clamp is not supported for complex types")},
+    "digamma": _refuse(_COMPLEX, _NI, "\"digamma\" not implemented for '{T}'"),
+    "erfinv": _refuse(_COMPLEX, _NI, "\"erfinv_vml_cpu\" not implemented for '{T}'"),
+    "i0": _refuse(_COMPLEX, _NI, "\"i0_vml_cpu\" not implemented for '{T}'"),
+    "lgamma": _refuse(_COMPLEX, _NI, "\"lgamma_vml_cpu\" not implemented for '{T}'"),
+    "fmod": _refuse(("bool",), _NI, "\"fmod_cpu\" not implemented for '{T}'"),
+    "remainder": _refuse(("bool",), _NI, "\"remainder_cpu\" not implemented for '{T}'"),
+    "ge": _refuse(_COMPLEX, _NI, "\"ge_cpu\" not implemented for '{T}'"),
+    "gt": _refuse(_COMPLEX, _NI, "\"gt_cpu\" not implemented for '{T}'"),
+    "le": _refuse(_COMPLEX, _NI, "\"le_cpu\" not implemented for '{T}'"),
+    "lt": _refuse(_COMPLEX, _NI, "\"lt_cpu\" not implemented for '{T}'"),
+    "maximum": _refuse(_COMPLEX, RuntimeError, "maximum not implemented for complex tensors."),
+    "minimum": _refuse(_COMPLEX, RuntimeError, "minimum not implemented for complex tensors."),
+    "sort": _refuse(_COMPLEX, RuntimeError, " Sort does not support complex dtypes on CPU"),
+    "topk": _refuse(_COMPLEX, RuntimeError, " topk does not support complex dtypes on CPU"),
+    "matmul": _refuse(("bool",), _NI, "\"addmm_impl_cpu_\" not implemented for '{T}'"),
+}
+_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+               "complex64": "ComplexFloat", "complex128": "ComplexDouble", "int64": "Long", "int32": "Int",
+               "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _check_refused(op, args, casts):
+    """Raise PyTorch's exception when ``op`` computes in a dtype its PyTorch kernel is not compiled for."""
+    dt = next((c for c in casts if c is not None), None) if casts else None
+    if dt is None:
+        dt = next((a.dtype for a in args if isinstance(a, Tensor)), None)
+    if dt is not None:
+        r = op.refused.get(dt.name)
+        if r is not None:
+            raise r[0](r[1].replace("{T}", _TYPE_NAMES.get(dt.name, dt.name)))
 
 
 def defop(name, meta, backward=None, decomp=None, save_inputs=True, save_output=False):
@@ -242,7 +304,13 @@ def dispatch(op, args, kw=None):
                 break
     if dev is None:
         backend = _cpu_backend()
-    outs, casts = op.meta(*args, **kw)
+    try:
+        outs, casts = op.meta(*args, **kw)
+    except AttributeError as e:
+        _raise_argument_type(op, args, kw, e)
+        raise
+    if op.refused is not None:
+        _check_refused(op, args, casts)
     if backend.shape_only:
         return _shape_only(op, args, kw, outs, backend, dev)
     kern = backend.kernels.get(op.name)
@@ -271,7 +339,11 @@ def dispatch(op, args, kw=None):
             natives.append(nat)
         else:
             natives.append(a)
-    res = kern(*natives, **kw)
+    try:
+        res = kern(*natives, **kw)
+    except (MemoryError, ValueError, AttributeError, TypeError) as e:
+        _raise_kernel_error(op, args, kw, e)
+        raise
     if len(outs) == 1:
         shape, dtype = outs[0]
         result = T._from_native(backend, dev, res, dtype, shape)
@@ -282,6 +354,55 @@ def dispatch(op, args, kw=None):
     if _state.enabled and op.backward is not None:
         _record(op, args, kw, result if results is None else results, outs)
     return result if results is None else results
+
+
+def argument_type_error(name, args, kw, obj):
+    """PyTorch's TypeError for ``obj``, a non-tensor value found where ``name`` expects a tensor, when ``obj``
+    is one of the call's arguments (or an element of a list/tuple argument: ``stack([x, 'a'])``); else None."""
+    if isinstance(obj, Tensor):
+        return None
+    for i, a in enumerate(args):
+        if a is obj:
+            return TypeError(f"{name}(): argument at position {i + 1} must be Tensor, not {type(a).__name__}")
+        if type(a) in (list, tuple):
+            for j, x in enumerate(a):
+                if x is obj:
+                    return TypeError(f"expected Tensor as element {j} in argument {i}, but got {type(x).__name__}")
+    for k, a in kw.items():
+        if a is obj:
+            return TypeError(f"{name}(): argument '{k}' must be Tensor, not {type(a).__name__}")
+    return None
+
+
+def _raise_argument_type(op, args, kw, e):
+    """PyTorch's TypeError when ``e``, an AttributeError raised while checking or running ``op``, comes from a
+    non-tensor value given where a tensor is expected (``mm(x, 1.5)``: ``'float' object has no attribute
+    'ndim'``). Every op's tensor arguments are checked here, once, instead of in each meta function; an
+    AttributeError of any other origin is left as it is."""
+    err = argument_type_error(op.name, args, kw, getattr(e, "obj", e))
+    if err is not None:
+        raise err from None
+
+
+_SCALAR_TYPES = (int, float, complex, bool)
+
+
+def _raise_kernel_error(op, args, kw, e):
+    """PyTorch's exception for an allocation NumPy could not serve inside a kernel, or for a non-tensor argument
+    the kernel tripped over (``add(x, None)``: NumPy's TypeError from inside the kernel)."""
+    if isinstance(e, AttributeError):
+        _raise_argument_type(op, args, kw, e)
+        return
+    if isinstance(e, TypeError):
+        for i, a in enumerate(args):
+            if a is None or isinstance(a, (str, list, tuple, dict)):
+                raise TypeError(f"{op.name}(): argument at position {i + 1} must be Tensor or Number, not "
+                                f"{type(a).__name__}") from None
+        return
+    from ._storage import translate_alloc_error
+    err = translate_alloc_error(e)
+    if err is not None:
+        raise err from None
 
 
 def _shape_only(op, args, kw, outs, backend, dev):

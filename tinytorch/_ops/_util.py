@@ -37,3 +37,63 @@ def as_dims(dim):
     if isinstance(dim, int):
         return (dim,)
     return tuple(dim)
+
+
+# PyTorch's names of the scalar types, as its "... not implemented for 'Long'" messages spell them
+SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+                "complex64": "ComplexFloat", "complex128": "ComplexDouble", "int64": "Long", "int32": "Int",
+                "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "uint16": "UInt16",
+                "uint32": "UInt32", "uint64": "UInt64"}
+
+
+def check_dtype(kernel, dtype, floating=False, complex_ok=False, integral=False):
+    """``dtype`` when it is in the families the PyTorch kernel ``kernel`` is compiled for (floating point,
+    complex, integral: bool is none of them), else PyTorch's NotImplementedError (``"<kernel>" not implemented
+    for 'Long'``)."""
+    ok = (floating and dtype.is_floating_point) or (complex_ok and dtype.is_complex) or \
+        (integral and not dtype.is_floating_point and not dtype.is_complex and dtype.name != "bool")
+    if not ok:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{SCALAR_NAMES.get(dtype.name, dtype.name)}'")
+    return dtype
+
+
+def translated_errors(fn, name=None):
+    """``fn`` raising PyTorch's exceptions where its Python code trips over a bad argument before any op's
+    check runs: an AttributeError on a non-tensor argument (``mm(x, 1.5)`` reads ``1.5.ndim``) becomes
+    TypeError naming the function and the position, and NumPy's MemoryError (or its ValueError for a size
+    that overflows) becomes PyTorch's allocation RuntimeError. One extra call frame; the checks run only once
+    something was raised."""
+    import functools
+    name = name or getattr(fn, "__name__", "function")
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except AttributeError as e:
+            from .._dispatch import argument_type_error
+            err = argument_type_error(name, args, kwargs, getattr(e, "obj", e))
+            if err is not None:
+                raise err from None
+            raise
+        except (MemoryError, ValueError) as e:
+            from .._storage import translate_alloc_error
+            err = translate_alloc_error(e)
+            if err is None:
+                raise
+            raise err from None
+    wrapper._translated = True
+    return wrapper
+
+
+def translate_namespace_errors(*namespaces):
+    """Wrap every public function of ``namespaces`` (modules) with ``translated_errors``, once, at import."""
+    import types
+    for ns in namespaces:
+        for name, fn in list(vars(ns).items()):
+            if name.startswith("_") or not isinstance(fn, types.FunctionType) or getattr(fn, "_translated", False):
+                continue
+            mod = getattr(fn, "__module__", "") or ""
+            if not mod.startswith("tinytorch"):
+                continue  # re-exported helpers of other libraries (math, numpy) are left alone
+            setattr(ns, name, translated_errors(fn, name))

@@ -334,8 +334,8 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
         raise RuntimeError(f"unsupported range: {vals[0]} -> {vals[1]}")
     if (vals[1] - vals[0]) * vals[2] < 0:
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    d = _dt.as_dtype(dtype, "arange") or (_dt.int64 if builtins.all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-                                            for v in vals) else _dt.get_default_dtype())
+    all_int = builtins.all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals)
+    d = _dt.as_dtype(dtype, "arange") or (_dt.int64 if all_int else _dt.get_default_dtype())
     n = builtins.max(0, math.ceil((vals[1] - vals[0]) / vals[2]))
     check_alloc((n,), _dt.float64)  # the values are built in float64 or int64 first
     arr = (vals[0] + np.arange(n, dtype=np.float64 if d.is_floating_point else np.int64) * vals[2])
