@@ -783,3 +783,10 @@ _PYTYPE_INFO_CASES = {
 def test_python_types_in_dtype_queries_match_torch(case):
     fn = _PYTYPE_INFO_CASES[case]
     assert _outcome(lambda: fn(tt)) == _outcome(lambda: fn(torch))
+
+
+@pytest.mark.parametrize("args", [(True, 3), (0, 3, True), (False, True), (True,), (0, 3.0), (3,)])
+def test_arange_dtype_with_bool_bounds_matches_torch(args):
+    """Python bools are integers to arange's dtype inference, as in torch."""
+    assert _outcome(lambda: tt.arange(*args)) == _outcome(lambda: torch.arange(*args))
+    assert _outcome(lambda: tt.arange(*args, dtype=float)) == _outcome(lambda: torch.arange(*args, dtype=float))

@@ -334,7 +334,7 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
         raise RuntimeError(f"unsupported range: {vals[0]} -> {vals[1]}")
     if (vals[1] - vals[0]) * vals[2] < 0:
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    all_int = builtins.all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals)
+    all_int = builtins.all(isinstance(v, (int, np.integer)) for v in vals)  # bools count as ints, as in torch
     d = _dt.as_dtype(dtype, "arange") or (_dt.int64 if all_int else _dt.get_default_dtype())
     n = builtins.max(0, math.ceil((vals[1] - vals[0]) / vals[2]))
     check_alloc((n,), _dt.float64)  # the values are built in float64 or int64 first
