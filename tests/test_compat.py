@@ -259,3 +259,32 @@ def test_random_sampler_without_replacement_and_bad_arguments_match_torch():
             with pytest.raises(ValueError, match="num_samples should be a positive integer value"):
                 m.utils.data.RandomSampler(range(3), num_samples=bad)
     assert res[0] == res[1]
+
+
+def test_script_using_these_idioms_runs_unmodified_and_prints_what_torch_prints(tmp_path):
+    """One program with the idioms that stopped public scripts: an unconditional ``import torch.onnx``, a huge
+    lazily drawn RandomSampler, ``size=`` factories, Python types as dtypes, ``tensor == 'a'``; run by torch
+    and through ``python -m tinytorch.run``, the outputs are identical."""
+    script = tmp_path / "idioms.py"
+    script.write_text(r'''
+import itertools
+import torch
+import torch.onnx
+from torch.utils.data import DataLoader, RandomSampler, TensorDataset
+
+torch.manual_seed(0)
+print(torch.onnx.is_in_onnx_export())
+data = TensorDataset(torch.arange(50, dtype=float).reshape(25, 2), torch.arange(25))
+sampler = RandomSampler(data, replacement=True, num_samples=10**10)
+loader = DataLoader(data, batch_size=4, sampler=sampler)
+for x, y in itertools.islice(loader, 3):
+    print(x.dtype, x.tolist(), y.tolist())
+print(torch.zeros(size=(2, 3)).shape, torch.full(size=(2,), fill_value=3).tolist())
+print(torch.randint(10, size=(5,)).tolist(), torch.rand(size=(2,)).dtype)
+x = torch.ones(3, dtype=int)
+print(x.dtype, x.to(float).dtype, x.sum(dtype=float).item(), torch.tensor([1.5]).to(bool).tolist())
+print(x == "a", x != "a", x == None, "a" in [x])
+''')
+    ours = _run(["-m", "tinytorch.run", str(script)])
+    theirs = _run([str(script)])
+    assert ours == theirs
