@@ -349,6 +349,34 @@ CASES = [
     ("nanquantile_empty", lambda m: m.nanquantile(m.ones(0, 3), 0.5, 1)),
     ("any_no_dims", lambda m: m.any(m.ones(2, 3), ())),
     ("all_no_dims_empty", lambda m: m.all(m.ones(0, 3), [])),
+    # gather / scatter / index_* / take / put / index_put checks
+    ("gather_int32_index", lambda m: m.ones(2, 3).gather(0, m.zeros(2, 3).int())),
+    ("gather_int16_index", lambda m: m.ones(2, 3).gather(0, m.zeros(2, 3, dtype=m.int16))),
+    ("scatter_int32_index", lambda m: m.ones(2, 3).scatter(0, m.zeros(2, 3).int(), 2.0)),
+    ("scatter_int16_index", lambda m: m.ones(2, 3).scatter(0, m.zeros(2, 3, dtype=m.int16), 2.0)),
+    ("scatter_src_dtype", lambda m: m.ones(2, 3).scatter(0, m.zeros(2, 3).long(), m.ones(2, 3).double())),
+    ("scatter_add_src_dtype", lambda m: m.ones(2, 3).scatter_add(0, m.zeros(2, 3).long(), m.ones(2, 3).double())),
+    ("index_add_src_dtype", lambda m: m.ones(2, 3).index_add(0, m.tensor([0]), m.ones(1, 3).double())),
+    ("index_copy_src_dtype", lambda m: m.ones(2, 3).index_copy(0, m.tensor([0]), m.ones(1, 3).double())),
+    ("index_fill_1d_value", lambda m: m.ones(2, 3).index_fill(0, m.tensor([0]), m.tensor([1.0]))),
+    ("index_fill_0d_value", lambda m: m.ones(2, 3).index_fill(0, m.tensor([0]), m.tensor(2.0))),
+    ("index_fill_negative", lambda m: m.ones(2, 3).index_fill(0, m.tensor([-1]), 2.0)),
+    ("index_fill_range", lambda m: m.ones(2, 3).index_fill(0, m.tensor([2]), 2.0)),
+    ("index_fill_int32", lambda m: m.ones(2, 3).index_fill(0, m.tensor([1]).int(), 2.0)),
+    ("index_fill_2d_index", lambda m: m.ones(2, 3).index_fill(1, m.tensor([[1]]), 2.0)),
+    ("take_float_index", lambda m: m.take(m.ones(2, 3), m.tensor([0.0]))),
+    ("take_int32_index", lambda m: m.take(m.ones(2, 3), m.tensor([1]).int())),
+    ("put_numel", lambda m: m.ones(2, 3).put(m.tensor([1]), m.ones(2))),
+    ("put_float_index", lambda m: m.ones(2, 3).put(m.tensor([1.0]), m.ones(1))),
+    ("put_negative", lambda m: m.ones(2, 3).put(m.tensor([-1]), m.ones(1) * 5)),
+    ("index_put_shape", lambda m: m.ones(2, 3).index_put((m.tensor([0]),), m.ones(2))),
+    ("index_put_extra_dims", lambda m: m.ones(2, 3).index_put((m.tensor([0]),), m.ones(1, 1, 3))),
+    ("index_put_pairs", lambda m: m.ones(2, 3).index_put((m.tensor([0, 1]), m.tensor([0, 1])), m.ones(3))),
+    ("index_put_mask_ok", lambda m: m.ones(2, 3).index_put((m.tensor([[True, False, True], [False, False, True]]),),
+                                                           m.arange(3.0))),
+    ("index_put_mask_bad", lambda m: m.ones(2, 3).index_put((m.tensor([[True, False, True], [False, False, True]]),),
+                                                            m.arange(2.0))),
+    ("index_put_0d_and_list", lambda m: m.ones(2, 3).index_put((m.tensor(1), m.tensor([0, 2])), m.arange(3.0))),
 ]
 
 _NUMPY_DIR = os.path.dirname(np.__file__)
@@ -442,7 +470,9 @@ def test_uint8_mask_setitem_scalar_raises():
 
 
 @pytest.mark.parametrize("idx,shape", [((0, slice(None), [1, 2]), (3, 2)), ((slice(None), [0, 1], [1, 2]), (2, 2)),
-                                       (([0, 1], slice(None), [1, 0]), (2, 3)), ((1, Ellipsis, [0, 3]), (3, 2))])
+                                       (([0, 1], slice(None), [1, 0]), (2, 3)), ((1, Ellipsis, [0, 3]), (3, 2)),
+                                       ((slice(None), [0, 1], None, [1, 2]), (2, 2, 1)),
+                                       ((slice(1, None), [0, 1]), (2, 4))])
 def test_advanced_setitem_places_dims_as_torch(idx, shape):
     """Assigning through mixed advanced indices writes the same elements as PyTorch (value laid out in
     PyTorch's result order)."""
@@ -452,6 +482,16 @@ def test_advanced_setitem_places_dims_as_torch(idx, shape):
         x[idx] = m.arange(float(np.prod(shape))).reshape(shape)
         outs.append(np.asarray(x.numpy()))
     np.testing.assert_array_equal(outs[1], outs[0])
+
+
+@pytest.mark.parametrize("idx,shape", [((0, slice(None), [1, 2]), (2, 3)), ((slice(1, None), [0, 1]), (3, 4)),
+                                       ((slice(None), [0, 1], None, [1, 2]), (2, 2))])
+def test_advanced_setitem_shape_mismatch_as_torch(idx, shape):
+    """A value that does not broadcast to PyTorch's indexing result is a RuntimeError naming both shapes."""
+    for m in (torch, tt):
+        x = m.zeros(2, 3, 4)
+        with pytest.raises(RuntimeError, match="shape mismatch"):
+            x[idx] = m.ones(shape)
 
 
 def test_advanced_index_backward_as_torch():

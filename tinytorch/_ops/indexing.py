@@ -1,4 +1,6 @@
 """Indexing: getitem / setitem (basic and advanced), gather, scatter, index_select, index_add, masked ops."""
+import builtins
+
 import numpy as np
 
 from .. import _strides
@@ -142,7 +144,44 @@ _index_op = defop("index", _index_meta, _index_bw)
 
 
 def _index_put_meta(a, values, *tensors, spec, accumulate=False):
+    if values.ndim:  # a 0-d value broadcasts to anything
+        r = _index_result_shape(a._shape, spec, tensors)
+        v = values._shape
+        if len(v) > len(r) or builtins.any(x != 1 and x != y for x, y in zip(reversed(v), reversed(r))):
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(v)} cannot be broadcast to indexing "
+                               f"result of shape {list(r)}")
     return [(a._shape, a.dtype)], [None, a.dtype] + [None] * len(tensors)
+
+
+def _index_result_shape(shape, spec, tensors):
+    """The shape ``a[spec]`` has under NumPy's advanced-indexing rules (what the kernel computes): the
+    broadcast index shape replaces adjacent advanced indices in place, or goes first when they are apart."""
+    adv, out, bshapes = [], [], []
+    i = 0
+    for it in spec:
+        if isinstance(it, tuple) or (isinstance(it, int) and not isinstance(it, bool)):
+            t = tensors[it[1]] if isinstance(it, tuple) else None
+            if t is not None and t.dtype is _dt.bool:
+                bshapes.append((int(t.sum().item()),))
+                i += t.ndim
+            else:
+                bshapes.append(t._shape if t is not None else ())
+                i += 1
+            adv.append(len(out))
+            out.append(None)
+        elif it is None:
+            out.append(1)
+        else:
+            out.append(len(range(*it.indices(shape[i]))))
+            i += 1
+    out.extend(shape[i:])
+    rest = [n for n in out if n is not None]
+    if not adv:
+        return tuple(rest)
+    b = _strides.broadcast_shapes(*bshapes)
+    if adv == list(range(adv[0], adv[0] + len(adv))):
+        return tuple(rest[:adv[0]]) + b + tuple(rest[adv[0]:])
+    return b + tuple(rest)
 
 
 def _index_put_bw(c, g):
@@ -225,8 +264,13 @@ def _index_put_method(self, indices, values, accumulate=False):
 
 # ---- gather / scatter ------------------------------------------------------------------------------------
 def _check_index(name, input, dim, index, src=None):
-    if index.dtype is not _dt.int64:
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index, got {index.dtype}")
+    """PyTorch's gather/scatter checks: an int32/int64 index of input's rank, no larger than input (and src)
+    outside ``dim``, entries in [0, size of dim); a tensor src of input's dtype."""
+    if index.dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError(f"{'scatter' if name.startswith('scatter') else name}(): Expected dtype int32/int64 for "
+                           "index")
+    if isinstance(src, Tensor) and src.dtype is not input.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     if index.ndim != input.ndim and not (index.ndim <= 1 and input.ndim <= 1):
         raise RuntimeError(f"Index tensor must have the same number of dimensions as input tensor")
     for d in range(index.ndim):
@@ -423,6 +467,10 @@ def index_select(input, dim, index):
 
 
 def _index_add_meta(a, index, src, dim, alpha=1):
+    if src.dtype is not a.dtype:
+        from .movement import _SCALAR_TYPE as w
+        raise RuntimeError(f"index_add_(): self ({w[a.dtype.name]}) and source ({w[src.dtype.name]}) must have the "
+                           "same scalar type")
     exp = a._shape[:dim] + (index.numel(),) + a._shape[dim + 1:]
     if src._shape != exp and not (a.ndim == 0 and src.numel() == 1):
         raise RuntimeError(f"index_add_(): Expected source to have shape {list(exp)}, got {list(src._shape)}")
@@ -453,11 +501,26 @@ method("index_add_")(lambda self, dim, index, source, *, alpha=1: self._inplace(
 
 @method("index_fill")
 def index_fill(input, dim, index, value):
-    """A copy of ``input`` with entries at ``index`` along ``dim`` set to the scalar ``value``."""
+    """A copy of ``input`` with entries at ``index`` along ``dim`` set to the scalar ``value`` (a number or a
+    0-d tensor); ``index`` a 0-d or 1-D int64 tensor, negative entries counting from the end (``torch.index_fill``).
+    IndexError for a wrong index dtype or an entry out of range, RuntimeError for a value with dims."""
     d = _strides.wrap_dim(dim, input.ndim)
     from .creation import zeros
     from .pointwise import where
-    mask = index_add(zeros(input._shape[d], dtype=_dt.int64, device=input.device), 0, index,
+    if index.dtype is not _dt.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.ndim} "
+                           "dimension(s).")
+    n = input._shape[d] if input.ndim else 1
+    if index.numel():
+        lo, hi = int(index.min().item()), int(index.max().item())
+        if lo < -n or hi >= n:
+            raise IndexError(f"index {hi if hi >= n else lo} is out of bounds for dimension {d} with size {n}")
+        index = where(index < 0, index + n, index)
+    mask = index_add(zeros(n, dtype=_dt.int64, device=input.device), 0, index.reshape(-1),
                      zeros(index.numel(), dtype=_dt.int64, device=input.device) + 1) > 0
     shape = [1] * input.ndim
     shape[d] = input._shape[d]
@@ -521,8 +584,19 @@ def argwhere(input):
 
 @method("take")
 def take(input, index):
-    """Elements of the flattened ``input`` at ``index`` (shape of ``index``)."""
+    """Elements of the flattened ``input`` at ``index`` (shape of ``index``; an int64 tensor, RuntimeError
+    otherwise, as ``torch.take``)."""
+    _long_index("take", index)
     return getitem(input.reshape(-1), index)
+
+
+def _long_index(op, index):
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if index.dtype is not _dt.int64:
+        from .movement import _SCALAR_TYPE
+        raise RuntimeError(f"{op}(): Expected a long tensor for index, but got "
+                           f"{_SCALAR_TYPE.get(index.dtype.name, index.dtype.name)}")
 
 
 @method("take_along_dim")

@@ -347,9 +347,8 @@ def _einsum_meta(*ops, equation):
 
 
 def _dt_word(d):
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-            "complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(d.name, d.name)
+    from .movement import _SCALAR_TYPE
+    return _SCALAR_TYPE.get(d.name, d.name)
 
 
 def _einsum_bw(c, g):
