@@ -296,6 +296,46 @@ case("max_pool2d-int64", lambda m: F(m).max_pool2d(x4(m, 2, 3, 6, 6).long(), 2))
 case("avg_pool2d-5d", lambda m: F(m).avg_pool2d(x4(m, 1, 2, 3, 4, 5), 2))
 case("avg_pool2d-empty-spatial", lambda m: F(m).avg_pool2d(x4(m, 1, 2, 0, 5), 2))
 
+# ---- interpolate, pixel (un)shuffle, pad, clamping activations --------------------------------------------------
+for mode in ("nearest", "nearest-exact", "bilinear", "bicubic", "area"):
+    for size in (0, -1, (0, 3), (3, 0), 3):
+        case(f"interpolate-{mode}-size={size}", lambda m, mode=mode, size=size: F(m).interpolate(
+            x4(m, 1, 2, 4, 4), size=size, mode=mode))
+    for sf in (0, -1, 0.1, (0.5, 0), NAN, INF, 1.5):
+        case(f"interpolate-{mode}-scale_factor={sf}", lambda m, mode=mode, sf=sf: F(m).interpolate(
+            x4(m, 1, 2, 4, 4), scale_factor=sf, mode=mode))
+    case(f"interpolate-{mode}-int64", lambda m, mode=mode: F(m).interpolate(x4(m, 1, 2, 4, 4).long(), size=3,
+                                                                           mode=mode))
+case("interpolate-linear-size=0", lambda m: F(m).interpolate(x4(m, 1, 2, 4), size=0, mode="linear"))
+case("interpolate-trilinear-size=0", lambda m: F(m).interpolate(x4(m, 1, 2, 3, 4, 4), size=(2, 0, 2),
+                                                                mode="trilinear"))
+case("interpolate-empty-batch", lambda m: F(m).interpolate(x4(m, 0, 2, 4, 4), size=3))
+case("interpolate-empty-spatial", lambda m: F(m).interpolate(x4(m, 1, 2, 0, 4), size=3))
+for r in (0, -1, 2, 3, 2.0, True):
+    case(f"pixel_shuffle-{r!r}", lambda m, r=r: F(m).pixel_shuffle(x4(m, 1, 8, 2, 2), r))
+    case(f"pixel_unshuffle-{r!r}", lambda m, r=r: F(m).pixel_unshuffle(x4(m, 1, 2, 4, 4), r))
+case("pixel_shuffle-2d", lambda m: F(m).pixel_shuffle(x4(m, 4, 2), 2))
+case("pixel_unshuffle-2d", lambda m: F(m).pixel_unshuffle(x4(m, 4, 4), 2))
+case("pixel_shuffle-empty", lambda m: F(m).pixel_shuffle(x4(m, 0, 4, 2, 2), 2))
+case("pixel_shuffle-batched", lambda m: F(m).pixel_shuffle(x4(m, 2, 3, 8, 2, 2), 2))
+case("pixel_unshuffle-odd-width", lambda m: F(m).pixel_unshuffle(x4(m, 1, 2, 4, 5), 2))
+for mode in ("constant", "reflect", "replicate", "circular"):
+    for shape, pads in (((2, 3, 4), (-1, -1)), ((2, 3, 4), (-1, 2)), ((2, 3, 4), (3, -3)), ((2, 3, 4), (-3, 3)),
+                        ((2, 3, 4), (-2, -2)), ((2, 3, 4), (-2, -3)), ((2, 3, 4), (-5, 1)),
+                        ((1, 2, 3, 4), (1, -2, 0, -1)), ((1, 2, 3, 4), (-1, -1, -1, -1)), ((1, 2, 3, 4), (2, 1, -1, 1)),
+                        ((1, 2, 3, 4, 5), (-1, 0, 1, -1, -1, 1)), ((1, 2, 3, 4), (-1, -1)), ((4,), (-1, 1)),
+                        ((2, 3, 4), (1, 1, 1, 1, 1, 1)), ((1, 2, 3, 4), (1,))):
+        if mode == "circular" and pads == (3, -3):
+            continue  # PyTorch returns uninitialized memory there
+        case(f"pad-{mode}-{shape}-{pads}", lambda m, mode=mode, shape=shape, pads=pads: F(m).pad(
+            x4(m, *shape), pads, mode=mode))
+for fn, args in (("relu6", ()), ("hardtanh", ()), ("hardtanh", (-2, 2)), ("hardtanh", (-2.5, 2.5)),
+                 ("hardtanh", (0.5, 2.7)), ("threshold", (1, 5)), ("threshold", (1.5, 5.5)),
+                 ("threshold", (1.9, -2.7)), ("hardtanh", (2.0, 1.0))):
+    for dt in ("int64", "int32", "uint8", "float16", "bool"):
+        case(f"{fn}{args}-{dt}", lambda m, fn=fn, args=args, dt=dt: getattr(F(m), fn)(
+            (m.arange(10) % 7).reshape(2, 5).to(getattr(m, dt)), *args))
+
 
 def _outcome(lib, fn, seed):
     if seed is not None:

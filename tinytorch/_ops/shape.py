@@ -274,15 +274,24 @@ def pad(input, pad, mode="constant", value=None):
             if lo or hi:
                 out = cat([parts[0], out, parts[1]], d)
             continue
+        # a negative pad crops: reflect and replicate index the padded extension of the input at positions
+        # -lo .. n + hi - 1 (ATen's mapping); circular crops first and wraps within what is left (ATen's too)
+        if mode in ("reflect", "replicate") and n + lo + hi <= 0:
+            raise RuntimeError(f"input ({'DHW'[d - input.ndim] if d >= input.ndim - 3 else d}: {n}) is too small. "
+                               f"Calculated output {'DHW'[d - input.ndim] if d >= input.ndim - 3 else d}: {n + lo + hi}")
+        v = np.arange(-lo, n + hi)
         if mode == "reflect":
             if lo >= n or hi >= n:
                 raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
                                    f"but got: padding ({lo}, {hi}) at dimension {d} of input {list(input._shape)}")
-            idx = np.concatenate([np.arange(lo, 0, -1), np.arange(n), np.arange(n - 2, n - 2 - hi, -1)])
+            idx = np.where(v < 0, -v, np.where(v > n - 1, 2 * (n - 1) - v, v))
         elif mode == "replicate":
-            idx = np.concatenate([np.zeros(lo, np.int64), np.arange(n), np.full(hi, n - 1)])
+            idx = np.clip(v, 0, n - 1)
         elif mode == "circular":
-            idx = np.arange(-lo, n + hi) % n
+            if n + lo + hi < 0:
+                raise RuntimeError("Negative padding value is resulting in an empty dimension")
+            start, m = max(-lo, 0), n - max(-lo, 0) - max(-hi, 0)
+            idx = np.arange(-max(lo, 0), m + max(hi, 0)) % m + start if m > 0 else np.zeros(0, np.int64)
         else:
             raise NotImplementedError(f"pad(): mode '{mode}' is not supported")
         out = index_select(out, d, _from_host(idx.astype(np.int64), _dt.int64, input.device))

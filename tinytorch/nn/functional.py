@@ -86,8 +86,15 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """Clamp to [min_val, max_val]. The output has the input's dtype: for an integer input the bounds are
-    truncated to integers, as ATen's hardtanh (so ``relu6`` of int64 is int64)."""
+    truncated to integers, as ATen's hardtanh (so ``relu6`` of int64 is int64). ValueError when min_val >
+    max_val; RuntimeError for bool input and for an unsigned input with a negative bound, as PyTorch."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if input.dtype is _dt.bool:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        if input.dtype is _dt.uint8 and (min_val < 0 or max_val < 0):
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
         min_val, max_val = int(min_val), int(max_val)
     return _activation(input, inplace, lambda input: _pw.clamp(input, min_val, max_val))
 
@@ -115,6 +122,17 @@ def tanhshrink(input):
 
 
 def threshold(input, threshold, value, inplace=False):
+    """``input`` where it exceeds ``threshold``, else ``value`` (``torch.nn.functional.threshold``), in the
+    input's dtype: for an integer input both numbers are truncated to integers, as ATen's kernel does.
+    NotImplementedError for bool input."""
+    if input.dtype is _dt.bool:
+        raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        info = _dt.iinfo(input.dtype)
+        for v in (threshold, value):
+            if not info.min <= v <= info.max:
+                raise RuntimeError(f"value cannot be converted to type {input.dtype.name}_t without overflow")
+        threshold, value = int(threshold), int(value)
     return _activation(input, inplace, lambda input: _pw.where(input > threshold, input, value))
 
 
@@ -1952,16 +1970,27 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                              f"with spatial dimensions of {list(in_sizes)} and output size of {list(out_sizes)}. "
                              "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
                              "(o1, o2, ...,oK) format.")
-        scales = [i / o for i, o in zip(in_sizes, out_sizes)]
+        scales = [i / o if o > 0 else 0.0 for i, o in zip(in_sizes, out_sizes)]  # o <= 0 is refused below
     else:
         factors = _pair(scale_factor, nd)
         if len(factors) != nd:
             raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got "
                              f"input with spatial dimensions of {list(in_sizes)} and scale_factor of shape "
                              f"{list(factors)}.")
+        if mode != "area" and not all(math.isfinite(f) for f in factors):
+            # ATen converts the output size to int64; area mode converts in Python (ValueError / OverflowError)
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
         out_sizes = tuple(int(math.floor(i * f)) for i, f in zip(in_sizes, factors))
-        scales = ([i / o for i, o in zip(in_sizes, out_sizes)] if recompute_scale_factor
-                  else [1.0 / f for f in factors])
+        scales = ([i / o if o > 0 else 0.0 for i, o in zip(in_sizes, out_sizes)] if recompute_scale_factor
+                  else [1.0 / f if f else 0.0 for f in factors])
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"upsample_{mode}{nd}d\" not implemented for '{_scalar_name(input.dtype)}'")
+    if mode != "area" and (min(out_sizes) <= 0 or min(in_sizes) <= 0):
+        # (area is adaptive average pooling, which takes an empty output)
+        dims = ("D", "H", "W")[3 - nd:]
+        ins, outs = (", ".join(f"{a}: {v}" for a, v in zip(dims, sz)) for sz in (in_sizes, out_sizes))
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({ins})"
+                           f"{' and' if nd == 1 else ''} output ({outs})")
     if mode == "area":
         from .._ops.shape import stack  # noqa: F401
         if nd == 1:
@@ -2647,9 +2676,28 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return (x1 - x2 + eps).norm(p, -1, keepdim)
 
 
+def _shuffle_factor(name, arg, input, r):
+    """PyTorch's checks of a pixel (un)shuffle factor and input rank, before any reshape."""
+    if isinstance(r, bool) or not hasattr(type(r), "__index__"):
+        raise TypeError(f"{name}(): argument '{arg}' (position 2) must be int, not {type(r).__name__}")
+    r = int(r)
+    if r <= 0:
+        raise RuntimeError(f"{name} expects a positive {arg}, but got {r}")
+    if input.ndim < 3:
+        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input with {input.ndim} "
+                           f"dimension(s)")
+    return r
+
+
 def pixel_shuffle(input, upscale_factor):
-    r = upscale_factor
+    """(*, C r^2, H, W) -> (*, C, H r, W r) (Shi et al. 2016; ``torch.nn.functional.pixel_shuffle``).
+    TypeError for a non-int factor; RuntimeError for a factor <= 0, fewer than 3 dims or C not divisible
+    by r^2, as PyTorch."""
+    r = _shuffle_factor("pixel_shuffle", "upscale_factor", input, upscale_factor)
     *b, c, h, w = input._shape
+    if c % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                           f"upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
     x = input.reshape(*b, c // (r * r), r, r, h, w)
     n = len(b)
     x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
@@ -2663,19 +2711,29 @@ def _pad_fp32(input, pad, mode, value):
 
 def pad(input, pad, mode="constant", value=None):
     """``torch.nn.functional.pad``: see ``tinytorch._ops.shape.pad``. Under autocast, reflect and replicate
-    padding run in float32 (PyTorch's fp32 autocast policy for reflection_pad / replication_pad)."""
+    padding run in float32 (PyTorch's fp32 autocast policy for reflection_pad / replication_pad).
+    Negative pads crop, in every mode. As PyTorch, the non-constant modes pad the last 1, 2 or 3 dims of an
+    input with one or two more dims (NotImplementedError otherwise)."""
+    k = len(pad) // 2
+    if mode != "constant" and len(pad) % 2 == 0 and not (1 <= k <= 3 and input.ndim in (k + 1, k + 2)):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\nSupported combinations for "
+            "non-constant padding:\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n  - 3D or 4D input: "
+            "padding size = 4 (pads last 2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     if mode in ("reflect", "replicate"):
         return _pad_fp32(input, pad, mode, value)
     return _pad(input, pad, mode, value)
 
 
 def pixel_unshuffle(input, downscale_factor):
-    """Inverse of ``pixel_shuffle``: (*, C, H r, W r) -> (*, C r^2, H, W)."""
-    r = downscale_factor
+    """Inverse of ``pixel_shuffle``: (*, C, H r, W r) -> (*, C r^2, H, W). Errors as ``pixel_shuffle``'s, and
+    RuntimeError when H or W is not divisible by r."""
+    r = _shuffle_factor("pixel_unshuffle", "downscale_factor", input, downscale_factor)
     *b, c, h, w = input._shape
-    if h % r or w % r:
-        raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by downscale_factor, but "
-                           f"input.size(-2)={h} and input.size(-1)={w} are not divisible by {r}")
+    for side, size, d in (("height", h, -2), ("width", w, -1)):
+        if size % r:
+            raise RuntimeError(f"pixel_unshuffle expects {side} to be divisible by downscale_factor, but "
+                               f"input.size({d})={size} is not divisible by {r}")
     n = len(b)
     x = input.reshape(*b, c, h // r, r, w // r, r)
     x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
