@@ -220,6 +220,9 @@ def logcumsumexp(input, dim):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """(values, indices) of the k-th smallest element along ``dim`` (1-based k) (``torch.kthvalue``)."""
     from .reduce import _nonempty_dim
+    if input.dtype.is_complex:
+        raise NotImplementedError(f"\"kthvalue_cpu\" not implemented for "
+                                  f"'{'ComplexFloat' if input.dtype is _dt.complex64 else 'ComplexDouble'}'")
     d = _strides.wrap_dim(dim, max(input.ndim, 1))
     _nonempty_dim(input, d, "kthvalue")
     n = input._shape[d] if input.ndim else 1

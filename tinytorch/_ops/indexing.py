@@ -16,8 +16,8 @@ _INT_TYPES = (int, np.integer)
 def _to_index_tensor(x, like):
     from .creation import tensor
     t = tensor(x, device=like.device)
-    if t.numel() == 0 and t.dtype.is_floating_point:
-        t = t.to(_dt.int64)
+    if t.dtype.is_floating_point:
+        t = t.to(_dt.int64)  # PyTorch turns a list of floats into long indices (truncating)
     return t
 
 
@@ -65,6 +65,8 @@ def _parse_index(self, idx):
             items.append(it)
         elif isinstance(it, (list, np.ndarray)):
             items.append(_to_index_tensor(it, self))
+        elif isinstance(it, str):
+            raise TypeError("new(): invalid data type 'str'")  # PyTorch tries to make an index tensor of it
         else:
             raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                              f"valid indices (got {type(it).__name__})")
@@ -250,7 +252,9 @@ Tensor.__setitem__ = setitem
 
 @method("index_put_")
 def index_put_(self, indices, values, accumulate=False):
-    """``self[indices] = values`` (``+=`` when ``accumulate``) in place; ``indices`` a tuple of tensors."""
+    """``self[indices] = values`` (``+=`` when ``accumulate``) in place; ``indices`` a tuple of tensors;
+    ``values`` of self's dtype (RuntimeError otherwise, as PyTorch)."""
+    _index_put_dtype(self, values)
     self._check_inplace()
     spec, tensors = _parse_index(self, tuple(indices))
     return self._write(index_put(_original_self(self, values), values, tensors, spec, accumulate))
@@ -258,8 +262,17 @@ def index_put_(self, indices, values, accumulate=False):
 
 @method("index_put")
 def _index_put_method(self, indices, values, accumulate=False):
+    """Out-of-place ``index_put_`` (``Tensor.index_put``)."""
+    _index_put_dtype(self, values)
     spec, tensors = _parse_index(self, tuple(indices))
     return index_put(self, values, tensors, spec, accumulate)
+
+
+def _index_put_dtype(self, values):
+    if isinstance(values, Tensor) and values.dtype is not self.dtype:
+        from .movement import _SCALAR_TYPE as w
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got {w[self.dtype.name]} "
+                           f"for the destination and {w[values.dtype.name]} for the source.")
 
 
 # ---- gather / scatter ------------------------------------------------------------------------------------

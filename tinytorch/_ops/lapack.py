@@ -199,6 +199,12 @@ def cholesky(A, *, upper=False, out=None):
     _check(A, "linalg.cholesky")
     L = _run(_chol_op, (A,), None, "linalg.cholesky: The factorization could not be completed because the input "
                                    "is not positive-definite.")
+    bad = L.diagonal(0, -2, -1).isnan()
+    if bool(bad.any()):
+        # LAPACK's potrf lets NaN through (its positivity test is a comparison); PyTorch reports the minor
+        k = int(bad.reshape(-1, bad._shape[-1]).long().argmax(-1).max()) + 1
+        raise LinAlgError(f"linalg.cholesky: The factorization could not be completed because the input is not "
+                          f"positive-definite (the leading minor of order {k} is not positive-definite).")
     r = _mH(L) if upper else L
     return r if out is None else out._write(r)
 

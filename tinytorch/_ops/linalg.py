@@ -343,6 +343,8 @@ def _einsum_meta(*ops, equation):
                                    f"with previously seen size {m}")
             sizes[ch] = n if m == 1 else m  # a size-1 dim broadcasts (even against 0)
     dt = ops[0].dtype
+    if len(ops) == 1 and set(ins[0]) - set(rhs) and dt.category < 2:
+        dt = _dt.int64  # one operand with a summed subscript is torch.sum: integers and bools sum to int64
     return [(tuple(sizes[ch] for ch in rhs), dt)], [dt] * len(ops)
 
 
@@ -459,6 +461,8 @@ def trace(input):
     """Sum of the main diagonal of a matrix (``torch.trace``); integer input sums to int64."""
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    if input.dtype is _dt.bool:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     return input.diagonal().sum()
 
 

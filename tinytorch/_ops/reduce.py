@@ -386,6 +386,14 @@ def _norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     gives the norm of the moduli, in the matching real dtype (as PyTorch)."""
     if dtype is not None:
         input = input.to(dtype)
+    if p is None:
+        p = "fro"
+    if isinstance(p, str) and p not in ("fro", "nuc"):
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        from .movement import _SCALAR_TYPE
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_SCALAR_TYPE.get(input.dtype.name, input.dtype.name)}")
     if input.dtype.is_complex and p != "nuc":
         input = abs(input)
     if isinstance(p, (int, float)) and (p < 0 or p == math.inf) and input.numel() == 0:
@@ -543,7 +551,9 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 @method("median")
 def median(input, dim=None, keepdim=False):
     """Lower median (``torch.median``): over all elements (NaN for an empty input), or (values, indices) along
-    ``dim`` (IndexError when that dim has size 0)."""
+    ``dim`` (IndexError when that dim has size 0). NotImplementedError for bool input, as PyTorch."""
+    if input.dtype is _dt.bool:
+        raise NotImplementedError(f"\"{'median_cpu' if dim is None else 'median_out'}\" not implemented for 'Bool'")
     if dim is None:
         flat = input.reshape(-1)
         if flat.numel() == 0:

@@ -170,9 +170,13 @@ def _div(a, b, rounding_mode=None):
 
 
 def _sort(a, dim, descending, stable=False):
-    idx = np.argsort(-a if descending and a.dtype != np.bool_ else a, axis=dim, kind="stable")
-    if descending and a.dtype == np.bool_:
-        idx = np.flip(np.argsort(a, axis=dim, kind="stable"), axis=dim)
+    if descending:
+        # a stable ascending sort of the reversed axis, read backwards: ties keep their order, NaN comes first
+        # (PyTorch's NaN is the largest value), and no negation that wraps unsigned or minimum integers
+        n = a.shape[dim]
+        idx = (n - 1) - np.flip(np.argsort(np.flip(a, axis=dim), axis=dim, kind="stable"), axis=dim)
+    else:
+        idx = np.argsort(a, axis=dim, kind="stable")
     return np.take_along_axis(a, idx, dim), idx.astype(np.int64)
 
 
@@ -888,7 +892,7 @@ KERNELS = {
     "erf": _f(_erf),
     "erfinv": _f(_erfinv),
     # pointwise, dtype-preserving
-    "neg": np.negative, "abs": np.abs, "sign": _f(np.sign), "floor": np.floor, "ceil": np.ceil,
+    "neg": np.negative, "abs": np.abs, "sign": _f(lambda a: a.copy() if a.dtype == np.bool_ else np.sign(a)), "floor": np.floor, "ceil": np.ceil,
     "round": _round, "trunc": np.trunc, "relu": _relu,
     "bitwise_not": lambda a: np.logical_not(a) if a.dtype == np.bool_ else np.invert(a),
     "logical_not": np.logical_not, "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite,
