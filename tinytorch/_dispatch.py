@@ -71,9 +71,14 @@ REFUSED_DTYPES = {
                **_refuse(_COMPLEX, RuntimeError, "argmin(): does not support complex input")},
     "bitwise_left_shift": _refuse(("bool",), _NI, "\"lshift_cpu\" not implemented for '{T}'"),
     "bitwise_right_shift": _refuse(("bool",), _NI, "\"rshift_cpu\" not implemented for '{T}'"),
-    "ceil": _refuse(("bool",), _NI, "\"ceil_vml_cpu\" not implemented for '{T}'"),
-    "floor": _refuse(("bool",), _NI, "\"floor_vml_cpu\" not implemented for '{T}'"),
-    "trunc": _refuse(("bool",), _NI, "\"trunc_vml_cpu\" not implemented for '{T}'"),
+    "ceil": {**_refuse(("bool",), _NI, "\"ceil_vml_cpu\" not implemented for '{T}'"),
+             **_refuse(_COMPLEX, _NI, "ceil is not supported for complex inputs")},
+    "floor": {**_refuse(("bool",), _NI, "\"floor_vml_cpu\" not implemented for '{T}'"),
+              **_refuse(_COMPLEX, _NI, "floor is not supported for complex inputs")},
+    "trunc": {**_refuse(("bool",), _NI, "\"trunc_vml_cpu\" not implemented for '{T}'"),
+              **_refuse(_COMPLEX, _NI, "trunc is not supported for complex inputs")},
+    "atan2": _refuse(_COMPLEX, _NI, "\"atan2_cpu\" not implemented for '{T}'"),
+    "erf": _refuse(_COMPLEX, _NI, "\"erf_vml_cpu\" not implemented for '{T}'"),
     "round": _refuse(("bool",) + _COMPLEX, _NI, "\"round_vml_cpu\" not implemented for '{T}'"),
     "clamp": _refuse(_COMPLEX, _NI, "clamp is not supported for complex types"),
     "relu": {**_refuse(("bool",), RuntimeError, "Boolean inputs not supported for relu"),
@@ -82,8 +87,8 @@ REFUSED_DTYPES = {
     "erfinv": _refuse(_COMPLEX, _NI, "\"erfinv_vml_cpu\" not implemented for '{T}'"),
     "i0": _refuse(_COMPLEX, _NI, "\"i0_vml_cpu\" not implemented for '{T}'"),
     "lgamma": _refuse(_COMPLEX, _NI, "\"lgamma_vml_cpu\" not implemented for '{T}'"),
-    "fmod": _refuse(("bool",), _NI, "\"fmod_cpu\" not implemented for '{T}'"),
-    "remainder": _refuse(("bool",), _NI, "\"remainder_cpu\" not implemented for '{T}'"),
+    "fmod": _refuse(("bool",) + _COMPLEX, _NI, "\"fmod_cpu\" not implemented for '{T}'"),
+    "remainder": _refuse(("bool",) + _COMPLEX, _NI, "\"remainder_cpu\" not implemented for '{T}'"),
     "ge": _refuse(_COMPLEX, _NI, "\"ge_cpu\" not implemented for '{T}'"),
     "gt": _refuse(_COMPLEX, _NI, "\"gt_cpu\" not implemented for '{T}'"),
     "le": _refuse(_COMPLEX, _NI, "\"le_cpu\" not implemented for '{T}'"),
@@ -303,6 +308,10 @@ def dispatch(op, args, kw=None):
                 backend = get_backend(dev)
                 break
     if dev is None:
+        if args and not any(isinstance(v, T) for v in kw.values()):
+            # no tensor at all (sigmoid(1.5)): PyTorch's ops take their input as a Tensor
+            raise TypeError(f"{op.name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(args[0]).__name__}")
         backend = _cpu_backend()
     try:
         outs, casts = op.meta(*args, **kw)

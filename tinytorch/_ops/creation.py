@@ -922,7 +922,12 @@ def bernoulli(input, p=None, *, generator=None):
     # p, as PyTorch's CPU kernels (bernoulli_tensor / bernoulli_scalar)
     work = np.float64 if p is not None or input.dtype is _dt.float64 else np.float32
     u = _gen(generator)._uniform(math.prod(input._shape), work).reshape(input._shape)
-    return _from_host((u < probs).astype(input.dtype.np), input.dtype, input.device)
+    out = _from_host((u < probs).astype(input.dtype.np), input.dtype, input.device)
+    if p is None and input.requires_grad and _state.enabled:
+        # differentiable with a zero gradient, as PyTorch's derivative of bernoulli (the samples stay exact:
+        # the added term is 0)
+        out = out + (input - input.detach()) * 0
+    return out
 
 
 def poisson(input, generator=None):
@@ -1095,9 +1100,12 @@ def _check_bernoulli(d, p=0.5):
 
 
 def _continuous(dist, d):
+    """PyTorch's RuntimeError for a continuous sampler on a non-float tensor (its two kernels name the type
+    differently: 'Long' for exponential_, 'long int' for cauchy_)."""
     if not d.is_floating_point:
+        names = _SCALAR_NAMES if dist == "Exponential" else _CPP_NAMES
         raise RuntimeError(f"{dist} distribution is a continuous probability distribution. dtype must be a floating "
-                           f"point but you specified {_SCALAR_NAMES.get(d.name, d.name) if dist == 'Exponential' else _CPP_NAMES.get(d.name, d.name)}")
+                           f"point but you specified {names.get(d.name, d.name)}")
 
 
 def _check_exponential(d, lambd=1.0):

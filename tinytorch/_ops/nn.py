@@ -5,7 +5,7 @@ import numpy as np
 from .. import _strides
 from .. import _dtype as _dt
 from .._dispatch import defop, dispatch
-from ._util import method
+from ._util import SCALAR_NAMES, method
 
 
 def _softmax_meta(x, dim):
@@ -304,7 +304,7 @@ def _max_pool_meta(x, kernel_size, stride, padding, dilation, ceil_mode):
     if x.ndim != 4:
         raise RuntimeError(f"max_pool2d: expected a 4-D (N, C, H, W) input, got {x.ndim}-D")
     if not (x.dtype.is_floating_point or x.dtype in (_dt.int64, _dt.int32, _dt.int16, _dt.int8, _dt.uint8)):
-        raise RuntimeError(f"\"max_pool2d\" not implemented for '{x.dtype.name.capitalize()}'")
+        raise NotImplementedError(f"\"max_pool2d\" not implemented for '{SCALAR_NAMES[x.dtype.name]}'")
     n, c, h, w = x._shape
     k, s, p, d = kernel_size, stride, padding, dilation
     if min(k) <= 0 or min(s) <= 0 or min(d) <= 0:
@@ -398,7 +398,7 @@ _INV_SQRT_2PI = 0.3989422804014327
 
 def _gelu_meta(x, approximate):
     if not x.dtype.is_floating_point:
-        raise RuntimeError(f"\"GeluKernelImpl\" not implemented for '{x.dtype.name.capitalize()}'")
+        raise NotImplementedError(f"\"GeluKernelImpl\" not implemented for '{SCALAR_NAMES[x.dtype.name]}'")
     return [(x._shape, x.dtype)], [None]
 
 
