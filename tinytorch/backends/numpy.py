@@ -1168,6 +1168,10 @@ class NumpyBackend(Backend):
         self.inplace_kernels = dict(INPLACE_KERNELS)
 
     def alloc(self, numel, dtype):
+        """A flat uninitialised buffer; a size the host cannot hold is PyTorch's allocator RuntimeError, raised
+        before NumPy tries."""
+        from .._storage import check_alloc
+        check_alloc((numel,), dtype)
         return np.empty(numel, dtype=dtype.np)
 
     def from_numpy(self, arr, device=None):
