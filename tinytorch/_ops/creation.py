@@ -134,9 +134,9 @@ def _infer_dtype(data):
         else:
             xd = next((v for k, v in py.items() if isinstance(x, k)), None)  # bool before int: bool is an int
             if xd is None:
-                if isinstance(x, str) and (data is x or isinstance(data, (list, tuple)) and
-                                           builtins.any(x is e for e in data)):
-                    raise ValueError(f"too many dimensions '{type(x).__name__}'")  # a str is a sequence
+                if isinstance(x, str) and x is _first_leaf(data) and x is not data:
+                    # PyTorch reads the sizes along the first elements, where a str is one more sequence
+                    raise ValueError(f"too many dimensions '{type(x).__name__}'")
                 if isinstance(x, str):
                     raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
                 raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
@@ -170,6 +170,12 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             raise TypeError(f"must be real number, not {type(bad[0]).__name__}") from None
         raise ValueError(f"tensor(): could not build a tensor from the data: {e}") from None
     return _from_host(arr, d, device, requires_grad)
+
+
+def _first_leaf(data):
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return data
 
 
 def _non_number(data):
