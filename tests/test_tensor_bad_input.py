@@ -404,6 +404,18 @@ CASES = [
     ("einsum_uint8_matmul", lambda m: m.einsum("ij,jk->ik", m.ones(3, 3, dtype=m.uint8), m.ones(3, 3, dtype=m.uint8))),
     ("einsum_uint8_diag", lambda m: m.einsum("ii->i", m.ones(3, 3, dtype=m.uint8))),
     ("cholesky_nan", lambda m: m.linalg.cholesky(m.tensor([[1.0, 0.0], [0.0, nan]]))),
+    # pointwise edges
+    ("div_floor_complex", lambda m: m.div(m.ones(2, dtype=m.complex64), 2, rounding_mode="floor")),
+    ("div_trunc_complex", lambda m: m.div(m.ones(2, dtype=m.complex64), 2, rounding_mode="trunc")),
+    ("floor_divide_complex", lambda m: m.floor_divide(m.ones(2, dtype=m.complex64), 2)),
+    ("round_huge_decimals", lambda m: m.round(m.ones(2), decimals=2 ** 62)),
+    ("round_huge_neg_decimals", lambda m: m.round(m.ones(2), decimals=-2 ** 62)),
+    ("round_float_decimals", lambda m: m.round(m.ones(2), decimals=1.5)),
+    ("round_int_decimals", lambda m: m.round(m.ones(2, dtype=m.int64), decimals=2)),
+    ("round_int", lambda m: m.round(m.ones(2, dtype=m.int64))),
+    ("round_400_decimals", lambda m: m.round(m.tensor([1.5]), decimals=400)),
+    ("round_float64_300", lambda m: m.round(m.tensor([1.5], dtype=m.float64), decimals=300)),
+    ("sign_complex", lambda m: m.sign(m.ones(2, dtype=m.complex64))),
 ]
 
 _NUMPY_DIR = os.path.dirname(np.__file__)

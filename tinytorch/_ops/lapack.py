@@ -124,9 +124,10 @@ def det(A, *, out=None):
 def slogdet(A, *, out=None):
     """(sign, log|det A|) of square matrices (*, n, n), each (*) (``torch.linalg.slogdet``)."""
     _check(A, "linalg.slogdet")
-    from .pointwise import abs as _abs, log, sign
+    from .complex import sgn
+    from .pointwise import abs as _abs, log
     d = det(A)
-    return linalg_slogdet(sign(d).detach(), log(_abs(d)))
+    return linalg_slogdet(sgn(d).detach(), log(_abs(d)))  # sgn: z / |z| for complex A
 
 
 def logdet(A):

@@ -167,7 +167,14 @@ def _abs_meta(a):
 abs = _unary("abs", "same", lambda c, g: g * _sgn(c.inputs[0]), meta=_abs_meta,
              doc="Elementwise absolute value; for complex input the modulus, a float tensor (``torch.abs``).")
 absolute = abs
-sign = _unary("sign", "same", _zero_grad, save_inputs=False)
+def _sign_meta(a):
+    if a.dtype.is_complex:
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+                                  "torch.sgn instead.")
+    return _same(a)
+
+
+sign = _unary("sign", "same", _zero_grad, save_inputs=False, meta=_sign_meta)
 floor = _unary("floor", "same", _zero_grad, save_inputs=False)
 ceil = _unary("ceil", "same", _zero_grad, save_inputs=False)
 trunc = _unary("trunc", "same", _zero_grad, save_inputs=False)
@@ -209,8 +216,16 @@ _round_op = defop("round", _same, _zero_grad, save_inputs=False)
 
 @method("round")
 def round(input, *, decimals=0):
-    """Round to ``decimals`` decimal places, halves to even, as ``torch.round``."""
-    return dispatch(_round_op, (input,), {"decimals": decimals})
+    """Round to ``decimals`` decimal places, halves to even, as ``torch.round``. TypeError for a non-int
+    ``decimals``; NotImplementedError for integer input with nonzero ``decimals`` (as PyTorch)."""
+    if not isinstance(decimals, int) or isinstance(decimals, bool):
+        raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
+    if decimals and not (input.dtype.is_floating_point or input.dtype.is_complex):
+        from .movement import _SCALAR_TYPE
+        raise NotImplementedError(f"\"round_cpu\" not implemented for '{_SCALAR_TYPE.get(input.dtype.name)}'")
+    # 10 ** decimals is inf (or 0) in every float dtype far before this bound; the kernel's int must not overflow
+    decimals = builtins.max(-1000, builtins.min(decimals, 1000))
+    return dispatch(_round_op, (input,), {"decimals": decimals} if decimals else {})
 
 
 method("round_")(lambda self, decimals=0: self._inplace(round, decimals=decimals))
@@ -302,6 +317,10 @@ def _div_meta(a, b, rounding_mode=None):
     if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                            f"'{rounding_mode}'")
+    for t in (a, b):
+        if isinstance(t, Tensor) and t.dtype.is_complex:
+            raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for "
+                                      f"'{'ComplexFloat' if t.dtype is _dt.complex64 else 'ComplexDouble'}'")
     return _same(a, b)
 
 
