@@ -404,7 +404,8 @@ def _raise_kernel_error(op, args, kw, e):
         return
     if isinstance(e, TypeError):
         for i, a in enumerate(args):
-            if a is None or isinstance(a, (str, list, tuple, dict)):
+            # only the argument NumPy's message names ('NoneType' in add(x, None)), not a legitimate None
+            if (a is None or isinstance(a, (str, list, tuple, dict))) and f"'{type(a).__name__}'" in str(e):
                 raise TypeError(f"{op.name}(): argument at position {i + 1} must be Tensor or Number, not "
                                 f"{type(a).__name__}") from None
         return
