@@ -416,6 +416,18 @@ CASES = [
     ("round_400_decimals", lambda m: m.round(m.tensor([1.5]), decimals=400)),
     ("round_float64_300", lambda m: m.round(m.tensor([1.5], dtype=m.float64), decimals=300)),
     ("sign_complex", lambda m: m.sign(m.ones(2, dtype=m.complex64))),
+    # integer size / dims / index arguments
+    ("view_float_size", lambda m: m.ones(2, 3).view(2, 1.5)),
+    ("reshape_str_size", lambda m: m.ones(2, 3).reshape(2, "a")),
+    ("reshape_nan_size", lambda m: m.ones(2, 3).reshape((2, nan))),
+    ("reshape_0d_tensor_size", lambda m: m.ones(2, 3).reshape(m.tensor(3), 2)),
+    ("expand_float_size", lambda m: m.ones(2, 3).expand(2, 2, 1.5)),
+    ("permute_float_dim", lambda m: m.ones(2, 3).permute(1.0, 0)),
+    ("repeat_nan", lambda m: m.ones(2, 3).repeat(1, nan)),
+    ("tile_nan", lambda m: m.ones(2, 3).tile((1, nan))),
+    ("select_float_index", lambda m: m.ones(2, 3).select(0, 1.0)),
+    ("select_nan_index", lambda m: m.ones(2, 3).select(0, nan)),
+    ("select_0d_tensor_index", lambda m: m.ones(2, 3).select(0, m.tensor(1))),
 ]
 
 _NUMPY_DIR = os.path.dirname(np.__file__)

@@ -5,6 +5,7 @@ indexing, narrow, select, diagonal, as_strided) share one backward: scatter the 
 zeros at the view's geometry relative to a contiguous input (``as_strided_scatter``).
 """
 import builtins
+import operator
 
 from .. import _strides
 from .._dispatch import OpNode, defop, dispatch
@@ -157,10 +158,21 @@ def as_strided_scatter(input, src, size, stride, storage_offset=0):
 _view_opdef = _view_op("view", lambda c, g: g.reshape(c.shapes[0]))
 
 
-def _shape_arg(shape):
+def _shape_arg(shape, op="view", arg="size"):
+    """A size / dims argument given as varargs or one sequence, as a tuple of Python ints. TypeError (as
+    PyTorch's argument parser) for an element that is not an integer (a float, NaN, a string)."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
-    return tuple(int(s) for s in shape)
+    out = []
+    for i, s in enumerate(shape):
+        if isinstance(s, Tensor) and s.ndim == 0 and not (s.dtype.is_floating_point or s.dtype.is_complex):
+            s = s.item()
+        try:
+            out.append(operator.index(s))
+        except TypeError:
+            raise TypeError(f"{op}(): argument '{arg}' failed to unpack the object at pos {i + 1} with error \"type "
+                            f"must be tuple of ints,but got {type(s).__name__}\"") from None
+    return tuple(out)
 
 
 @method("view")
@@ -233,7 +245,7 @@ def _view_dtype(input, dtype):
 @method("reshape")
 def reshape(input, *shape):
     """A view when the strides allow it, else a contiguous copy, with the new shape (``torch.reshape``)."""
-    shape = _strides.infer_size(_shape_arg(shape), input.numel())
+    shape = _strides.infer_size(_shape_arg(shape, "reshape", "shape"), input.numel())
     st = _strides.view_strides(input._shape, input._stride, shape)
     if st is None:
         return view(input.contiguous(), shape)
@@ -288,7 +300,7 @@ def _inverse_perm(p):
 @method("permute")
 def permute(input, *dims):
     """Reorder dims (a view). RuntimeError when ``dims`` is not a permutation of range(ndim)."""
-    dims = _shape_arg(dims)
+    dims = _shape_arg(dims, "permute", "dims")
     if len(dims) != input.ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the length "
                            f"of the desired ordering of dimensions i.e. input.dim() = {input.ndim} is not equal to "
@@ -385,7 +397,7 @@ _expand_op = _view_op("expand", lambda c, g: g)  # the node sums g back to the i
 @method("expand")
 def expand(input, *sizes):
     """Broadcast to ``sizes`` without copying (stride 0 for new/expanded dims); -1 keeps a size."""
-    sizes = _shape_arg(sizes)
+    sizes = _shape_arg(sizes, "expand")
     n, m = input.ndim, len(sizes)
     if m < n:
         raise RuntimeError(f"expand(torch.FloatTensor{{{list(input._shape)}}}, size={list(sizes)}): the number of "
@@ -507,6 +519,11 @@ def select(input, dim, index):
     """``input`` indexed at ``index`` along ``dim`` (that dim removed), a view. IndexError when out of range."""
     if input.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    if isinstance(index, Tensor) and index.ndim == 0 and not index.dtype.is_floating_point:
+        index = index.item()
+    if isinstance(index, bool) or not hasattr(index, "__index__") or isinstance(index, Tensor):
+        raise TypeError(f"select(): argument 'index' (position 3) must be int, not {type(index).__name__}")
+    index = operator.index(index)
     d = _strides.wrap_dim(dim, input.ndim)
     size = input._shape[d]
     if index < -size or index >= size:

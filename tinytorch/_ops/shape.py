@@ -161,7 +161,8 @@ def roll(input, shifts, dims=None):
 @method("repeat")
 def repeat(input, *sizes):
     """Tile ``input`` ``sizes`` times along each dim (leading new dims allowed), as ``Tensor.repeat``."""
-    sizes = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else tuple(sizes)
+    from .movement import _shape_arg
+    sizes = _shape_arg(sizes, "repeat", "repeats")
     if len(sizes) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
     shape = (1,) * (len(sizes) - input.ndim) + input._shape
@@ -181,7 +182,8 @@ def repeat(input, *sizes):
 @method("tile")
 def tile(input, dims):
     """``input.repeat(dims)`` with ``dims`` padded on the left with ones to input's ndim (``torch.tile``)."""
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    from .movement import _shape_arg
+    dims = _shape_arg((dims,) if isinstance(dims, int) else tuple(dims), "tile", "dims")
     if len(dims) < input.ndim:
         dims = (1,) * (input.ndim - len(dims)) + dims
     return repeat(input, dims)
