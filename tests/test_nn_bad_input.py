@@ -336,6 +336,36 @@ for fn, args in (("relu6", ()), ("hardtanh", ()), ("hardtanh", (-2, 2)), ("hardt
         case(f"{fn}{args}-{dt}", lambda m, fn=fn, args=args, dt=dt: getattr(F(m), fn)(
             (m.arange(10) % 7).reshape(2, 5).to(getattr(m, dt)), *args))
 
+# ---- empty batches through losses and the rest -----------------------------------------------------------------
+for red in ("mean", "sum", "none"):
+    for loss in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy_with_logits",
+                 "soft_margin_loss", "kl_div", "poisson_nll_loss", "binary_cross_entropy", "hinge_embedding_loss",
+                 "multilabel_soft_margin_loss"):
+        case(f"{loss}-empty-{red}", lambda m, loss=loss, red=red: getattr(F(m), loss)(
+            probs(m, 0, 3), probs(m, 0, 3), reduction=red))
+    case(f"nll_loss-empty-{red}", lambda m, red=red: F(m).nll_loss(x4(m, 0, 3), m.ones(0, dtype=m.int64),
+                                                                   reduction=red))
+    case(f"cross_entropy-probs-empty-{red}", lambda m, red=red: F(m).cross_entropy(x4(m, 0, 3), probs(m, 0, 3),
+                                                                                   reduction=red))
+    case(f"cross_entropy-smoothing-empty-{red}", lambda m, red=red: F(m).cross_entropy(
+        x4(m, 0, 3), m.ones(0, dtype=m.int64), reduction=red, label_smoothing=0.1))
+    case(f"margin_ranking_loss-empty-{red}", lambda m, red=red: F(m).margin_ranking_loss(
+        x4(m, 0), x4(m, 0), x4(m, 0), reduction=red))
+    case(f"triplet_margin_loss-empty-{red}", lambda m, red=red: F(m).triplet_margin_loss(
+        x4(m, 0, 3), x4(m, 0, 3), x4(m, 0, 3), reduction=red))
+    case(f"gaussian_nll_loss-empty-{red}", lambda m, red=red: F(m).gaussian_nll_loss(
+        x4(m, 0, 3), x4(m, 0, 3), probs(m, 0, 3), reduction=red))
+case("kl_div-empty-batchmean", lambda m: F(m).kl_div(probs(m, 0, 3), probs(m, 0, 3), reduction="batchmean"))
+case("ctc_loss-empty", lambda m: F(m).ctc_loss(x4(m, 5, 0, 4).log_softmax(2), m.ones(0, 3, dtype=m.int64),
+                                               m.ones(0, dtype=m.int64), m.ones(0, dtype=m.int64)))
+case("channel_shuffle-groups=0", lambda m: F(m).channel_shuffle(x4(m, 1, 4, 2, 2), 0))
+case("channel_shuffle-empty", lambda m: F(m).channel_shuffle(x4(m, 0, 4, 2, 2), 2))
+case("max_pool2d-indices-empty-batch", lambda m: F(m).max_pool2d(x4(m, 0, 2, 4, 4), 2, return_indices=True))
+case("embedding-empty", lambda m: F(m).embedding(m.ones(0, dtype=m.int64), x4(m, 4, 3)))
+case("layer_norm-empty", lambda m: F(m).layer_norm(x4(m, 0, 3), (3,)))
+case("normalize-empty", lambda m: F(m).normalize(x4(m, 0, 3)))
+case("cosine_similarity-empty", lambda m: F(m).cosine_similarity(x4(m, 0, 3), x4(m, 0, 3)))
+
 
 def _outcome(lib, fn, seed):
     if seed is not None:

@@ -196,6 +196,8 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
 def channel_shuffle(input, groups):
     """(N, g*k, *) -> channels reordered as (k, g) (Zhang et al. 2018, ShuffleNet) (``F.channel_shuffle``)."""
     n, c = input._shape[:2]
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
     if c % groups:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
     rest = input._shape[2:]
@@ -311,6 +313,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     """
     from .._ops.creation import arange, full, tensor
     from .._ops.shape import cat
+    if log_probs.numel() == 0:
+        raise RuntimeError("log_probs tensor must not be empty")
     unbatched = log_probs.ndim == 2
     lp = log_probs.unsqueeze(1) if unbatched else log_probs
     t_max, n, _ = lp._shape
