@@ -412,3 +412,17 @@ def test_nn_bad_input_matches_torch(fn, seed, tol):
     if kind == "raised":
         raise AssertionError(f"torch returns, tinytorch raises:\n" + "".join(traceback.format_exception(ours)))
     _check_values(ours, ref, tol)
+
+
+@pytest.mark.parametrize("kw", [dict(running_mean=4), dict(running_var=4), dict(weight=4), dict(bias=1)])
+def test_batch_norm_bad_sizes_leave_running_stats_untouched(kw):
+    """A size error is raised before anything is written: the running statistics keep their values (as torch's)."""
+    for lib in (torch, tt):
+        rm, rv = lib.zeros(3), lib.ones(3)
+        args = dict(running_mean=rm, running_var=rv, weight=None, bias=None)
+        for k, n in kw.items():
+            args[k] = lib.ones(n)
+        with pytest.raises(RuntimeError, match="should contain"):
+            lib.nn.functional.batch_norm(x4(lib, 2, 3, 4), training=True, **args)
+        if "running_mean" not in kw and "running_var" not in kw:
+            assert rm.tolist() == [0.0] * 3 and rv.tolist() == [1.0] * 3

@@ -279,8 +279,8 @@ def pad(input, pad, mode="constant", value=None):
         # a negative pad crops: reflect and replicate index the padded extension of the input at positions
         # -lo .. n + hi - 1 (ATen's mapping); circular crops first and wraps within what is left (ATen's too)
         if mode in ("reflect", "replicate") and n + lo + hi <= 0:
-            raise RuntimeError(f"input ({'DHW'[d - input.ndim] if d >= input.ndim - 3 else d}: {n}) is too small. "
-                               f"Calculated output {'DHW'[d - input.ndim] if d >= input.ndim - 3 else d}: {n + lo + hi}")
+            label = "DHW"[d - input.ndim] if d >= input.ndim - 3 else d
+            raise RuntimeError(f"input ({label}: {n}) is too small. Calculated output {label}: {n + lo + hi}")
         v = np.arange(-lo, n + hi)
         if mode == "reflect":
             if lo >= n or hi >= n:
