@@ -428,6 +428,16 @@ CASES = [
     ("select_float_index", lambda m: m.ones(2, 3).select(0, 1.0)),
     ("select_nan_index", lambda m: m.ones(2, 3).select(0, nan)),
     ("select_0d_tensor_index", lambda m: m.ones(2, 3).select(0, m.tensor(1))),
+    ("index_select_range", lambda m: m.ones(3).index_select(0, m.tensor([5]))),
+    ("index_select_negative", lambda m: m.ones(3).index_select(0, m.tensor([-1]))),
+    ("index_add_range", lambda m: m.ones(3).index_add(0, m.tensor([5]), m.ones(1))),
+    ("index_select_range_dim1", lambda m: m.ones(2, 3).index_select(1, m.tensor([4]))),
+    ("index_select_range_2d_dim0", lambda m: m.ones(2, 3).index_select(0, m.tensor([4]))),
+    ("index_add_range_2d", lambda m: m.ones(2, 3).index_add(0, m.tensor([4]), m.ones(1, 3))),
+    ("cross_dtype", lambda m: m.linalg.cross(m.ones(3), m.ones(3).bool())),
+    ("cholesky_bfloat16", lambda m: m.linalg.cholesky(m.eye(2).bfloat16())),
+    ("cholesky_half", lambda m: m.linalg.cholesky(m.eye(2).half())),
+    ("inv_half", lambda m: m.linalg.inv(m.eye(2).half())),
 ]
 
 _NUMPY_DIR = os.path.dirname(np.__file__)

@@ -560,6 +560,9 @@ def cross(input, other, dim=None):
     from .shape import stack
     if input.ndim != other.ndim:
         raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+    if input.dtype is not other.dtype and input.numel() and other.numel():
+        from .movement import _SCALAR_TYPE as w
+        raise RuntimeError(f"expected scalar type {w[input.dtype.name]} but found {w[other.dtype.name]}")
     if dim is None:
         dim = next((i for i, (a, b) in enumerate(zip(input._shape, other._shape)) if a == 3 and b == 3), None)
         if dim is None:

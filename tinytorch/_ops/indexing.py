@@ -463,8 +463,11 @@ def _check_1d_index(name, input, dim, index):
     if index.numel():
         lo, hi = int(index.min().item()), int(index.max().item())
         if lo < 0 or hi >= size:
-            raise RuntimeError(f"{name}(): index out of range in self: index {hi if hi >= size else lo} for "
-                               f"dimension {dim} with size {size}")
+            # PyTorch's kernels differ: an IndexError from index_select along dim 0 and from index_add on a
+            # vector, a RuntimeError otherwise
+            exc = IndexError if (dim == 0 if name == "index_select" else input.ndim <= 1) else RuntimeError
+            raise exc(f"{name}(): index out of range in self: index {hi if hi >= size else lo} for "
+                      f"dimension {dim} with size {size}")
 
 
 @method("index_select")

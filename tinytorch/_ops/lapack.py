@@ -195,8 +195,12 @@ def cholesky(A, *, upper=False, out=None):
     """Lower-triangular L with A = L L^T for symmetric positive-definite A (*, n, n) (``torch.linalg.cholesky``).
 
     Only the lower triangle of A is read. ``upper=True`` returns L^H (L^T for real A). LinAlgError if A is not
-    positive-definite. Complex (Hermitian) A is accepted, as in PyTorch.
+    positive-definite. Complex (Hermitian) A is accepted, as in PyTorch; float16/bfloat16 are not
+    (NotImplementedError, as PyTorch's CPU kernel).
     """
+    if isinstance(A, Tensor) and A.dtype in (_dt.float16, _dt.bfloat16):
+        raise NotImplementedError(f"\"cholesky_cpu\" not implemented for "
+                                  f"'{'Half' if A.dtype is _dt.float16 else 'BFloat16'}'")
     _check(A, "linalg.cholesky")
     L = _run(_chol_op, (A,), None, "linalg.cholesky: The factorization could not be completed because the input "
                                    "is not positive-definite.")
