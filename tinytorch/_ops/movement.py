@@ -586,6 +586,8 @@ _unfold_op = _view_op("unfold", _unfold_bw)
 def unfold(input, dimension, size, step):
     """All windows of ``size`` with ``step`` along ``dimension``, as a view with a new last dim (``Tensor.unfold``)."""
     d = _strides.wrap_dim(dimension, input.ndim)
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
     if size > (input._shape[d] if input.ndim else 1):
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {input._shape[d]} but size is {size}")
     if step <= 0:

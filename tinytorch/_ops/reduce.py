@@ -29,8 +29,14 @@ def _expand_back(g, shape, dims, keepdim):
     return g.expand(shape)
 
 
+def _check_keepdim(keepdim, op):
+    if not isinstance(keepdim, bool):
+        raise TypeError(f"{op}(): argument 'keepdim' must be bool, not {type(keepdim).__name__}")
+
+
 def _red_meta(name, kind):
     def meta(a, dims, keepdim, dtype=None):
+        _check_keepdim(keepdim, name)
         if kind == "sum":
             out = dtype or (_dt.int64 if a.dtype.category < _FLOAT else a.dtype)
         elif kind == "bool":
@@ -196,6 +202,7 @@ def amin(input, dim=(), keepdim=False):
 
 def _index_red_meta(name):
     def meta(a, dim, keepdim):
+        _check_keepdim(keepdim, name)
         _nonempty_dim(a, dim, name)
         shape = _reduced_shape(a._shape, (dim,), keepdim) if a.ndim else ()
         return [(shape, a.dtype), (shape, _dt.int64)], [None]
@@ -263,6 +270,7 @@ def _zeros_idx(input):
 
 def _arg_meta(name):
     def meta(a, dim, keepdim):
+        _check_keepdim(keepdim, name)
         _nonempty_dim(a, dim, name)
         return [(_reduced_shape(a._shape, (dim,), keepdim) if a.ndim else (), _dt.int64)], [None]
     return meta
