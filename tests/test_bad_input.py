@@ -409,7 +409,8 @@ def run_all(seed=SEED):
 
 
 def _table(rows, limit=None):
-    lines = [f"{cls:8} {base.area:9} {base.name:18} {desc:28} {detail}" for cls, base, desc, detail in rows]
+    lines = [f"{cls:8} {base.area:9} {base.name:18} {desc:28} {' '.join(detail.split())}"
+             for cls, base, desc, detail in rows]
     return "\n".join(lines[:limit])
 
 
