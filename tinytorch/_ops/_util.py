@@ -30,6 +30,37 @@ def scalar_check(x, op, arg):
     return x
 
 
+_ARG_KINDS = {
+    "bool": (lambda v: isinstance(v, bool), "bool"),
+    "int": (lambda v: isinstance(v, int) and not isinstance(v, bool) or _is_int_tensor(v), "int"),
+    "float": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) or _is_scalar_tensor(v), "float"),
+    "Tensor": (lambda v: isinstance(v, Tensor), "Tensor"),
+    "Tensor?": (lambda v: v is None or isinstance(v, Tensor), "Tensor"),
+    "int?": (lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)), "int"),
+    "float?": (lambda v: v is None or isinstance(v, (int, float)) and not isinstance(v, bool), "float"),
+}
+
+
+def _is_int_tensor(v):
+    return isinstance(v, Tensor) and v.ndim == 0 and not v.dtype.is_floating_point and not v.dtype.is_complex
+
+
+def _is_scalar_tensor(v):
+    return isinstance(v, Tensor) and v.ndim == 0
+
+
+def check_arg(fn, name, position, value, kind):
+    """``value`` when it has the type PyTorch's argument parser wants for parameter ``name`` of ``fn``
+    (``kind``: "bool", "int", "float", "Tensor", or one of them with "?" for optional), else PyTorch's
+    TypeError: ``fn(): argument 'name' (position N) must be bool, not str``. ``position`` is 1-based; None
+    for a keyword-only parameter (PyTorch then omits it from the message)."""
+    ok, want = _ARG_KINDS[kind]
+    if not ok(value):
+        where = f" (position {position})" if position is not None else ""
+        raise TypeError(f"{fn}(): argument '{name}'{where} must be {want}, not {type(value).__name__}")
+    return value
+
+
 def as_dims(dim):
     """Normalize ``dim`` arguments given as int, tuple, list, or None."""
     if dim is None:
