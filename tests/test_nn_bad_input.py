@@ -367,6 +367,45 @@ case("normalize-empty", lambda m: F(m).normalize(x4(m, 0, 3)))
 case("cosine_similarity-empty", lambda m: F(m).cosine_similarity(x4(m, 0, 3), x4(m, 0, 3)))
 
 
+# ---- argument types (PyTorch's parser), kernel dtype families, complex operands of real losses --------------------
+for v in ("yes", None, 1, 1.0):
+    case(f"dropout-train-{v!r}", lambda m, v=v: F(m).dropout(x4(m, 3, 4), 0.3, v))
+    case(f"batch_norm-training-{v!r}", lambda m, v=v: F(m).batch_norm(x4(m, 2, 3, 4), m.zeros(3), m.ones(3),
+                                                                       training=v))
+for v in (1.5, "a", True, 2.0):
+    case(f"embedding-padding_idx-{v!r}", lambda m, v=v: F(m).embedding(m.tensor([1, 2]), x4(m, 5, 4),
+                                                                       padding_idx=v))
+    case(f"nll_loss-ignore_index-{v!r}", lambda m, v=v: F(m).nll_loss(x4(m, 3, 5), m.tensor([1, 2, 0]),
+                                                                       ignore_index=v))
+    case(f"cross_entropy-ignore_index-{v!r}", lambda m, v=v: F(m).cross_entropy(x4(m, 3, 5), m.tensor([1, 2, 0]),
+                                                                                 ignore_index=v))
+for v in (NAN, 3.0, True):
+    case(f"one_hot-num_classes-{v!r}", lambda m, v=v: F(m).one_hot(m.tensor([1, 2]), v))
+for shape in ((NAN,), (4.0,), (2.0, 4)):
+    case(f"layer_norm-shape-{shape}", lambda m, shape=shape: F(m).layer_norm(x4(m, 2, 3, 4), shape))
+for eps in (0.0, -1.0, 1e-5):
+    for training in (True, False):
+        case(f"batch_norm-eps-{eps}-{training}", lambda m, eps=eps, training=training: F(m).batch_norm(
+            x4(m, 2, 3, 4), m.zeros(3), m.ones(3), training=training, eps=eps))
+for dt in ("bool", "int64", "uint8", "complex64", "float64"):
+    for fname in ("elu", "leaky_relu", "softplus", "celu", "selu", "silu", "mish"):
+        case(f"{fname}-{dt}", lambda m, fname=fname, dt=dt: getattr(F(m), fname)(x4(m, 3, 4).to(getattr(m, dt))))
+    for mode in ("reflect", "replicate", "circular"):
+        case(f"pad-{mode}-{dt}", lambda m, mode=mode, dt=dt: F(m).pad(x4(m, 2, 3, 5).to(getattr(m, dt)), (1, 1),
+                                                                     mode=mode))
+        case(f"pad2d-{mode}-{dt}", lambda m, mode=mode, dt=dt: F(m).pad(x4(m, 2, 3, 5).to(getattr(m, dt)),
+                                                                       (1, 1, 1, 1), mode=mode))
+    for p in (0.0, 0.3, 1.0):
+        case(f"dropout-{dt}-{p}", lambda m, dt=dt, p=p: F(m).dropout(x4(m, 3, 4).to(getattr(m, dt)), p) * 0, seed=0)
+        case(f"dropout2d-{dt}-{p}", lambda m, dt=dt, p=p: F(m).dropout2d(x4(m).to(getattr(m, dt)), p) * 0, seed=0)
+for dt in ("complex64", "float64", "float16", "int64"):
+    case(f"huber-target-{dt}", lambda m, dt=dt: F(m).huber_loss(x4(m, 3, 4), x4(m, 3, 4).to(getattr(m, dt))))
+    case(f"huber-input-{dt}", lambda m, dt=dt: F(m).huber_loss(x4(m, 3, 4).to(getattr(m, dt)), x4(m, 3, 4)))
+    for kw in ("weight", "pos_weight"):
+        case(f"bce_logits-{kw}-{dt}", lambda m, dt=dt, kw=kw: F(m).binary_cross_entropy_with_logits(
+            x4(m, 3, 4), probs(m, 3, 4), **{kw: m.ones(4, dtype=getattr(m, dt))}))
+
+
 def _outcome(lib, fn, seed):
     if seed is not None:
         lib.manual_seed(seed)

@@ -13,6 +13,7 @@ from .._ops.creation import bernoulli, empty, full_like, ones, zeros
 from .._ops import nn as _nnops
 from .._ops.nn import fold2d, im2col, unfold2d
 from .._ops.shape import pad as _pad
+from .._ops._util import check_arg, check_dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled as _grad_enabled
 
@@ -46,12 +47,16 @@ def relu6(input, inplace=False):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    """``x`` for x > 0 else ``negative_slope * x``."""
+    """``x`` for x > 0 else ``negative_slope * x``. NotImplementedError for a non-floating input (ATen's
+    leaky_relu_cpu kernel is floating-only)."""
+    check_dtype("leaky_relu_cpu", input.dtype, floating=True)
     return _activation(input, inplace, lambda input: _pw.where(input > 0, input, input * negative_slope))
 
 
 def elu(input, alpha=1.0, inplace=False):
-    """``x`` for x > 0 else ``alpha * (exp(x) - 1)`` (Clevert et al. 2015)."""
+    """``x`` for x > 0 else ``alpha * (exp(x) - 1)`` (Clevert et al. 2015). NotImplementedError for a
+    non-floating input (ATen's elu_cpu kernel is floating-only)."""
+    check_dtype("elu_cpu", input.dtype, floating=True)
     return _activation(input, inplace, lambda input: _pw.where(input > 0, input, _pw.expm1(input) * alpha))
 
 
@@ -62,6 +67,7 @@ def selu(input, inplace=False):
 
 
 def celu(input, alpha=1.0, inplace=False):
+    check_dtype("elu_cpu", input.dtype, floating=True)
     return _activation(input, inplace, lambda input: _pw.where(input > 0, input, _pw.expm1(input / alpha) * alpha))
 
 
@@ -69,19 +75,23 @@ from .._ops.nn import gelu  # noqa: E402  (an op with a fused kernel and a decom
 
 
 def silu(input, inplace=False):
-    """``x * sigmoid(x)`` (swish)."""
+    """``x * sigmoid(x)`` (swish). NotImplementedError for an integer or bool input, as ATen's silu_cpu."""
+    check_dtype("silu_cpu", input.dtype, floating=True, complex_ok=True)
     return _activation(input, inplace, lambda input: input * _pw.sigmoid(input))
 
 
 def mish(input, inplace=False):
-    """``x * tanh(softplus(x))`` (Misra 2019)."""
+    """``x * tanh(softplus(x))`` (Misra 2019). NotImplementedError for a non-floating input, as ATen's mish_cpu."""
+    check_dtype("mish_cpu", input.dtype, floating=True)
     return _activation(input, inplace, lambda input: input * _pw.tanh(softplus(input)))
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    """``log(1 + exp(beta x)) / beta``, linear above ``threshold`` for stability."""
+    """``log(1 + exp(beta x)) / beta``, linear above ``threshold`` for stability. NotImplementedError for a
+    non-floating input (ATen's softplus_cpu kernel is floating-only)."""
+    check_dtype("softplus_cpu", input.dtype, floating=True)
     bx = input * beta
-    return _pw.where(bx > threshold, input, _pw.log1p(_pw.exp(_pw.minimum(bx, threshold))) / beta)
+    return _pw.where(bx > threshold, input, _pw.log1p(_pw.exp(_pw.clamp(bx, max=threshold))) / beta)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -469,12 +479,15 @@ def _check_dropout_dtype(input):
     # the kept elements are scaled by 1 / (1 - p), a float that an integer tensor cannot hold (ATen's mul_)
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_scalar_name(input.dtype)}")
+    # the mask is drawn in the input's dtype, and ATen's bernoulli_ has no complex kernel
+    check_dtype("bernoulli_scalar_cpu_", input.dtype, floating=True)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` and scale the rest by 1/(1-p) (Srivastava et al. 2014).
     ValueError for p outside [0, 1], RuntimeError for a NaN p and for integer input in training with
     0 < p < 1, as ``torch.nn.functional.dropout``."""
+    check_arg("dropout", "train", 3, training, "bool")
     _check_dropout_p(p)
     if not training or p == 0:
         return input
@@ -588,6 +601,13 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     Rows at ``padding_idx`` get no gradient; with ``scale_grad_by_freq`` a row's gradient is divided by the
     number of times its index occurs in ``input``. IndexError for out-of-range indices.
     """
+    if padding_idx is not None:
+        if isinstance(padding_idx, int) and not isinstance(padding_idx, bool):
+            pass
+        elif isinstance(padding_idx, str):  # torch's Python wrapper compares it with 0 first
+            raise TypeError("'>' not supported between instances of 'str' and 'int'")
+        else:
+            check_arg("embedding", "padding_idx", 3, padding_idx, "int")
     if input.dtype.is_floating_point:
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
@@ -618,6 +638,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 def one_hot(input, num_classes=-1):
     """int64 one-hot encoding: (*) -> (*, num_classes)."""
     tensor = input  # torch's binding names the argument input
+    check_arg("one_hot", "num_classes", 2, num_classes, "int")
     from .._ops.creation import arange
     if tensor.dtype is not _dt.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
@@ -1711,6 +1732,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     elements, when running statistics are missing in evaluation, for mixed parameter dtypes; ValueError when
     only one running statistic is given or a channel has a single value in training.
     """
+    check_arg("batch_norm", "training", 6, training, "bool")
+    if training and not eps > 0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     if input.ndim < 2:
         raise RuntimeError(f"batch_norm: expected 2D or more input (got {input.ndim}D input)")
     if (running_mean is None) != (running_var is None):
@@ -1750,6 +1776,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Layer normalization (Ba et al. 2016) over the trailing ``normalized_shape`` dims."""
     normalized_shape = _pair(normalized_shape, 1) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    for i, n in enumerate(normalized_shape):
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, but found "
+                            f"element of type {type(n).__name__} at pos {i}")
     k = len(normalized_shape)
     if input._shape[-k:] != normalized_shape:
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
@@ -2337,6 +2367,18 @@ def _check_same_size(input, target, name):
                       "same size.", UserWarning, stacklevel=3)
 
 
+def _check_cast(out_dtype, *tensors):
+    """RuntimeError when the dtype the tensors promote to cannot be written into a result of ``out_dtype``
+    (a complex operand of a real loss: ATen's ``result type ComplexFloat can't be cast to ... Float``)."""
+    ts = [t for t in tensors if isinstance(t, Tensor)]
+    if not ts:
+        return
+    rt = _dt.result_type_of(ts)
+    if rt.category > out_dtype.category:
+        raise RuntimeError(f"result type {_scalar_name(rt)} can't be cast to the desired output type "
+                           f"{_scalar_name(out_dtype)}")
+
+
 def _weighted(loss, weight, input, reduction, mean_by_weight=True):
     # torch 2.13's elementwise ``weight`` of mse/l1/huber: 'mean' divides by sum(weight) (huber: by numel)
     if weight.shape != input.shape:
@@ -2373,6 +2415,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 @autocast_op("fp32")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    _check_same_size(input, target, "smooth_l1_loss")
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     d = (input - target).abs()
@@ -2386,10 +2429,11 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     an elementwise ``weight`` scales each term ('mean' then averages over elements, as torch). The loss has
     ``input``'s dtype (ATen writes it into a tensor like ``input``) unless a weight promotes it.
     RuntimeError for delta <= 0, NotImplementedError for integer input, as torch."""
+    _check_same_size(input, target, "huber_loss")
     if not delta > 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    if not (input.dtype.is_floating_point or input.dtype.is_complex):
-        raise NotImplementedError(f"\"huber_cpu\" not implemented for '{_scalar_name(input.dtype)}'")
+    _check_cast(input.dtype, input, target)
+    check_dtype("huber_cpu", input.dtype, floating=True)
     d = (input - target).abs()
     loss = _pw.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta).to(input.dtype)
     if weight is not None:
@@ -2403,6 +2447,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
     'mean' divides by the summed weights of non-ignored targets (PyTorch's rule).
     """
+    check_arg("nll_loss_nd", "ignore_index", 5, ignore_index, "int")
     _check_reduction(reduction)
     if input.ndim < 1:
         raise ValueError("Expected input to have at least 1 dimension")
@@ -2475,6 +2520,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     RuntimeError for label_smoothing > 1; as in ATen, a label_smoothing that is not positive (negative, NaN)
     means no smoothing. ValueError for an unknown ``reduction``.
     """
+    check_arg("cross_entropy_loss", "ignore_index", 5, ignore_index, "int")
     _check_reduction(reduction)
     if label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
@@ -2575,6 +2621,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{_scalar_name(input.dtype)}'")
     if not target.dtype.is_floating_point:
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_scalar_name(target.dtype)}")
+    _check_cast(target.dtype, input, target, weight, pos_weight)
     # ATen's steps and roundings: log_sigmoid(x) in one kernel (float32 inside for half input), times
     # 1 + (pw - 1) t in x's dtype, then (1 - t) * x - that, and * weight, each written into t's dtype
     x = input.float() if input.dtype.name in _REDUCED_FLOATS else input
@@ -2725,6 +2772,9 @@ def pad(input, pad, mode="constant", value=None):
             "non-constant padding:\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n  - 3D or 4D input: "
             "padding size = 4 (pads last 2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     if mode in ("reflect", "replicate"):
+        # ATen's reflection_pad / replication_pad kernels cover every dtype but bool
+        check_dtype(f"{'reflection' if mode == 'reflect' else 'replication'}_pad{k}d", input.dtype, floating=True,
+                    complex_ok=True, integral=True)
         return _pad_fp32(input, pad, mode, value)
     return _pad(input, pad, mode, value)
 
