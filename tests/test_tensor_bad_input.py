@@ -445,6 +445,65 @@ CASES = [
     ("cholesky_bfloat16", lambda m: m.linalg.cholesky(m.eye(2).bfloat16())),
     ("cholesky_half", lambda m: m.linalg.cholesky(m.eye(2).half())),
     ("inv_half", lambda m: m.linalg.inv(m.eye(2).half())),
+    # argument types of pointwise ops, in-place binary ops, reductions and shape ops
+    ("add__none", lambda m: m.ones(3).add_(None)),
+    ("mul__none", lambda m: m.ones(3).mul_(None)),
+    ("div__str", lambda m: m.ones(3).div_("a")),
+    ("sub__scalar", lambda m: m.ones(3).sub_(2)),
+    ("clamp__none_min", lambda m: m.ones(3).clamp_(None, 0.5)),
+    ("fmod_none", lambda m: m.fmod(m.ones(3), None)),
+    ("remainder_none", lambda m: m.remainder(m.ones(3), None)),
+    ("fmod_scalar", lambda m: m.fmod(m.ones(3), 1.5)),
+    ("maximum_float_other", lambda m: m.maximum(m.ones(3), 1.5)),
+    ("maximum_float_input", lambda m: m.maximum(1.5, m.ones(3))),
+    ("minimum_none", lambda m: m.minimum(m.ones(3), None)),
+    ("atan2_float", lambda m: m.atan2(m.ones(3), 1.5)),
+    ("addcmul_float_t2", lambda m: m.addcmul(m.ones(3), m.ones(3), 1.5)),
+    ("addcdiv_float_t1", lambda m: m.addcdiv(m.ones(3), 1.5, m.ones(3))),
+    ("lerp_int", lambda m: m.lerp(m.ones(3, dtype=m.int64), m.ones(3), 0.5)),
+    ("lerp_int_same", lambda m: m.lerp(m.ones(3, dtype=m.int64), m.ones(3, dtype=m.int64), 0.5)),
+    ("lerp_bool", lambda m: m.lerp(m.ones(3).bool(), m.ones(3), 0.5)),
+    ("lerp_end_complex", lambda m: m.lerp(m.ones(3), m.ones(3, dtype=m.complex64), 0.5)),
+    ("lerp_weight_double", lambda m: m.lerp(m.ones(3), m.ones(3), m.full((3,), 0.5, dtype=m.float64))),
+    ("lerp_weight_0d_double", lambda m: m.lerp(m.zeros(3), m.ones(3), m.tensor(0.25, dtype=m.float64))),
+    ("lerp_weight_none", lambda m: m.lerp(m.ones(3), m.ones(3), None)),
+    ("lerp_half", lambda m: m.lerp(m.zeros(3).half(), m.ones(3).half(), 0.5)),
+    ("nan_to_num_str", lambda m: m.nan_to_num(m.tensor([nan, inf]), nan="a")),
+    ("nan_to_num_posinf_str", lambda m: m.nan_to_num(m.tensor([nan, inf]), posinf="a")),
+    ("nan_to_num_none", lambda m: m.nan_to_num(m.tensor([nan, inf, 1.0]), nan=None)),
+    ("nan_to_num_bool", lambda m: m.nan_to_num(m.tensor([nan, inf, 1.0]), nan=True, posinf=2)),
+    ("where_list_cond", lambda m: m.where([1.0, 2.0], m.ones(2), m.zeros(2))),
+    ("where_list_input", lambda m: m.where(m.ones(2) > 0, [1.0, 2.0], m.zeros(2))),
+    ("where_scalars", lambda m: m.where(m.tensor([True, False]), 1.0, 0)),
+    ("count_nonzero_float", lambda m: m.count_nonzero(1.5)),
+    ("prod_dim_none", lambda m: m.prod(m.ones(3), None)),
+    ("prod_method_dim_none", lambda m: m.ones(3).prod(None)),
+    ("prod_no_dim", lambda m: m.ones(3, 2).prod()),
+    ("sort_descending_none", lambda m: m.sort(m.ones(3), descending=None)),
+    ("sort_stable_int", lambda m: m.sort(m.ones(3), stable=1)),
+    ("unique_sorted_none", lambda m: m.unique(m.ones(3), sorted=None)),
+    ("unique_counts_str", lambda m: m.unique(m.ones(3), return_counts="yes")),
+    ("bincount_half", lambda m: m.bincount(m.ones(3).half())),
+    ("bincount_float", lambda m: m.bincount(m.ones(3))),
+    ("bincount_bool", lambda m: m.bincount(m.ones(3).bool())),
+    ("bincount_2d", lambda m: m.bincount(m.ones(3, 1, dtype=m.int64))),
+    ("tril_diagonal_none", lambda m: m.tril(m.ones(3, 3), None)),
+    ("triu_diagonal_float", lambda m: m.triu(m.ones(3, 3), 1.5)),
+    ("roll_huge_negative", lambda m: m.roll(m.ones(3), -9223372036854775807, 0)),
+    ("roll_shift_below_symint", lambda m: m.roll(m.ones(3), -2 ** 62 - 1, 0)),
+    ("roll_shift_at_symint_limit", lambda m: m.roll(m.arange(3.0), -2 ** 62, 0)),
+    ("roll_huge_positive", lambda m: m.roll(m.arange(3.0), 2 ** 62 + 1, 0)),
+    ("squeeze_none", lambda m: m.squeeze(m.ones(3, 1), None)),
+    ("squeeze_method_none", lambda m: m.ones(3, 1).squeeze(None)),
+    ("squeeze_no_dim", lambda m: m.ones(3, 1).squeeze()),
+    ("index_select_empty_dim", lambda m: m.index_select(m.ones(0, 3), 0, m.tensor([2]))),
+    ("index_select_empty_last", lambda m: m.index_select(m.ones(3, 0), -1, m.tensor([0]))),
+    ("index_select_empty_vector", lambda m: m.index_select(m.ones(0), 0, m.tensor([2]))),
+    ("index_select_empty_ok", lambda m: m.index_select(m.ones(0, 3), 1, m.tensor([2]))),
+    ("xlogy_scalar_other", lambda m: m.xlogy(m.tensor([0.0, 1.0, 2.0]), 2.0)),
+    ("xlogy_scalar_self", lambda m: m.xlogy(2.0, m.tensor([1.0, 2.0]))),
+    ("xlogy_int_tensor", lambda m: m.xlogy(m.tensor([0, 1, 2]), 3)),
+    ("xlogy_inplace_scalar", lambda m: m.tensor([0.5, 1.0]).xlogy_(2.0)),
 ]
 
 _NUMPY_DIR = os.path.dirname(np.__file__)
@@ -598,3 +657,17 @@ def test_axis_alias_keeps_signature():
     import inspect
     assert list(inspect.signature(tt.sum).parameters)[:3] == ["input", "dim", "keepdim"]
     assert "axis" not in inspect.signature(tt.Tensor.mean).parameters
+
+
+def test_unique_values_require_grad_as_torch():
+    """unique's values of an input that requires grad require grad, and their backward raises as PyTorch's."""
+    for m in (torch, tt):
+        x = m.tensor([2.0, 1.0, 2.0], requires_grad=True)
+        u = m.unique(x)
+        assert u.requires_grad
+        inv = m.unique(x, return_inverse=True)[1]
+        assert not inv.requires_grad
+        with pytest.raises(NotImplementedError):
+            u.sum().backward()
+        with m.no_grad():
+            assert not m.unique(x).requires_grad

@@ -478,6 +478,11 @@ class Tensor:
 
     def _inplace(self, fn, *args, **kw):
         """Run out-of-place ``fn(self, *args)`` and write the result into ``self`` (PyTorch's ``op_``)."""
+        if args and not isinstance(args[0], (Tensor, int, float, complex, bool)) and _second_param(fn) == "other":
+            # a binary op's ``other`` is checked here, once for every ``op_``: the direct in-place kernel
+            # below would otherwise trip over it inside NumPy
+            raise TypeError(f"{fn.__name__}_(): argument 'other' (position 1) must be Tensor, not "
+                            f"{type(args[0]).__name__}")
         needs_grad = _state.enabled and (self.requires_grad or builtins.any(
             isinstance(a, Tensor) and a.requires_grad for a in args))
         if needs_grad:
@@ -567,6 +572,26 @@ def reset_grads(params, set_to_none=True):
 
 def _can_cast(frm, to):
     return frm.category <= to.category
+
+
+def _second_param(fn, _cache={}):
+    """Name of the parameter after ``input`` of the out-of-place function ``fn`` (None when it has none)."""
+    try:
+        return _cache[fn]
+    except (KeyError, TypeError):
+        pass
+    import inspect
+    try:
+        params = [p for p in inspect.signature(fn).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        name = params[1].name if len(params) > 1 else None
+    except (TypeError, ValueError):
+        name = None
+    try:
+        _cache[fn] = name
+    except TypeError:
+        pass
+    return name
 
 
 def _overlaps_itself(t):

@@ -127,4 +127,8 @@ def translate_namespace_errors(*namespaces):
             mod = getattr(fn, "__module__", "") or ""
             if not mod.startswith("tinytorch"):
                 continue  # re-exported helpers of other libraries (math, numpy) are left alone
+            if mod != ns.__name__ and not any(part.startswith("_") for part in mod.split(".")):
+                # a re-export of another public module's function (``tinytorch.vmap`` is ``tinytorch.func.vmap``)
+                # stays that very object; transforms also run user code, whose own errors are not translated
+                continue
             setattr(ns, name, translated_errors(fn, name))

@@ -461,6 +461,9 @@ def _check_1d_index(name, input, dim, index):
         raise IndexError(f"{name}(): Index is supposed to be a vector")
     size = input._shape[dim] if input.ndim else 1
     if index.numel():
+        if name == "index_select" and size == 0 and input.ndim > 1:
+            # PyTorch's kernel checks the selected dim is non-empty before it looks at any index
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
         lo, hi = int(index.min().item()), int(index.max().item())
         if lo < 0 or hi >= size:
             # PyTorch's kernels differ: an IndexError from index_select along dim 0 and from index_add on a

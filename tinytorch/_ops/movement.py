@@ -450,11 +450,26 @@ def broadcast_tensors(*tensors):
     return tuple(expand(t, shape) for t in tensors)
 
 
+class _AllDims:
+    """Default of ``squeeze``'s ``dim``: not given (every size-1 dim); unlike None, which PyTorch refuses."""
+    def __repr__(self):
+        return "None"
+
+
+_ALL_DIMS = _AllDims()
+
+
 @method("squeeze")
-def squeeze(input, dim=None):
-    """Remove dims of size 1 (all, or those in ``dim``), as a view."""
-    if dim is None:
+def squeeze(input, dim=_ALL_DIMS):
+    """Remove dims of size 1 (all, or those in ``dim``: an int or a tuple/list of ints), as a view.
+
+    TypeError for a ``dim`` given as None or another non-int, as PyTorch's argument parser."""
+    if dim is _ALL_DIMS:
         dims = [i for i, s in enumerate(input._shape) if s == 1]
+    elif not isinstance(dim, (int, tuple, list)) or isinstance(dim, bool):
+        raise TypeError(f"squeeze() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(dim).__name__}), but expected one of:\n * (Tensor input)\n"
+                        " * (Tensor input, int dim)\n * (Tensor input, tuple of ints dim)")
     else:
         dims = _strides.wrap_dims((dim,) if isinstance(dim, int) else tuple(dim), input.ndim, "squeeze")
         dims = [d for d in dims if input.ndim and input._shape[d] == 1]

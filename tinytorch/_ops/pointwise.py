@@ -10,7 +10,7 @@ from .. import _strides
 from .. import _dtype as _dt
 from .._dispatch import defop, dispatch
 from .._tensor import Tensor
-from ._util import method, scalar_check
+from ._util import check_arg, check_dtype, method, scalar_check
 
 _FLOAT = 2
 
@@ -83,12 +83,21 @@ def _unary(name, kind, backward=None, save_output=False, save_inputs=True, doc=N
     return fn
 
 
-def _binary(name, kind, backward=None, save_inputs=True, doc=None):
+def _binary(name, kind, backward=None, save_inputs=True, doc=None, tensor_only=False):
+    """Define binary op ``name``. ``tensor_only``: PyTorch's signature takes Tensors only (``maximum(x, 1.5)``
+    is its argument parser's TypeError); otherwise ``other`` may also be a Number."""
     meta = _meta("int", name) if kind == "int" else \
         {"same": _same, "float": _float, "bool": _bool, "logical": _logical}[kind]
     op = defop(name, meta, backward, save_inputs=save_inputs)
 
     def fn(input, other):
+        if tensor_only:
+            check_arg(name, "input", 1, input, "Tensor")
+            check_arg(name, "other", 2, other, "Tensor")
+        elif not isinstance(other, (Tensor, int, float, builtins.complex, bool)):
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"({type(input).__name__}, {type(other).__name__}), but expected one of:\n"
+                            f" * (Tensor input, Tensor other)\n * (Tensor input, Number other)")
         return dispatch(op, (input, other))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc or (f"Elementwise ``{name}(input, other)`` with broadcasting and type promotion; "
@@ -423,7 +432,7 @@ def _atan2_bw(c, g):
     return g * b / d, -g * a / d
 
 
-atan2 = _binary("atan2", "float", _atan2_bw)
+atan2 = _binary("atan2", "float", _atan2_bw, tensor_only=True)
 arctan2 = atan2
 
 
@@ -438,8 +447,8 @@ def _minmax_bw(which):
     return bw
 
 
-maximum = _binary("maximum", "same", _minmax_bw("max"))
-minimum = _binary("minimum", "same", _minmax_bw("min"))
+maximum = _binary("maximum", "same", _minmax_bw("max"), tensor_only=True)
+minimum = _binary("minimum", "same", _minmax_bw("min"), tensor_only=True)
 
 
 def fmax(input, other):
@@ -499,6 +508,14 @@ def where(condition, input=None, other=None):
 
     ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``.
     """
+    if not isinstance(condition, Tensor) or not all(v is None or isinstance(v, (Tensor, int, float, builtins.complex))
+                                                    for v in (input, other)):
+        got = ", ".join(type(v).__name__ for v in (condition, input, other) if v is not None)
+        raise TypeError(f"where() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        " * (Tensor condition)\n * (Tensor condition, Tensor input, Tensor other)\n"
+                        " * (Tensor condition, Number self, Tensor other)\n"
+                        " * (Tensor condition, Tensor input, Number other)\n"
+                        " * (Tensor condition, Number self, Number other)")
     if input is None and other is None:
         from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
@@ -565,7 +582,15 @@ _nan_to_num_op = defop("nan_to_num", _nan_to_num_meta, lambda c, g: g * isfinite
 
 @method("nan_to_num")
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
-    """Replace NaN with ``nan`` and +/-inf with ``posinf``/``neginf`` (default: the dtype's max/min)."""
+    """Replace NaN with ``nan`` and +/-inf with ``posinf``/``neginf`` (default: the dtype's max/min).
+
+    TypeError, as PyTorch's argument parser, when a replacement is not a number (or None)."""
+    for name, v in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
+        if v is not None and not isinstance(v, bool):  # PyTorch's parser takes a bool as a float
+            check_arg("nan_to_num", name, None, v, "float")
+    nan, posinf, neginf = (v.item() if isinstance(v, Tensor) else v for v in (nan, posinf, neginf))
+    if nan is None:
+        nan = 0.0
     if input.dtype.is_floating_point:
         fi = _dt.finfo(input.dtype)
         posinf = fi.max if posinf is None else posinf
@@ -591,19 +616,45 @@ def square(input):
 
 @method("lerp")
 def lerp(input, end, weight):
-    """``input + weight * (end - input)`` (``torch.lerp``); weight a scalar or a broadcastable tensor."""
+    """``input + weight * (end - input)`` (``torch.lerp``); weight a Number or a broadcastable tensor.
+
+    As PyTorch: TypeError when ``input``/``end`` are not tensors or ``weight`` is neither tensor nor Number;
+    RuntimeError when ``end`` (or a weight tensor that is not 0-d) has another dtype than ``input``;
+    NotImplementedError for integral and bool input (its kernel is floating point and complex only).
+    """
+    if not (isinstance(input, Tensor) and isinstance(end, Tensor)
+            and isinstance(weight, (Tensor, int, float, builtins.complex))):
+        raise TypeError(f"lerp() received an invalid combination of arguments - got ({type(input).__name__}, "
+                        f"{type(end).__name__}, {type(weight).__name__}), but expected one of:\n"
+                        " * (Tensor input, Tensor end, Tensor weight)\n * (Tensor input, Tensor end, Number weight)")
+    from .creation import _CPP_NAMES
+    for arg, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t.dtype is not input.dtype and (arg == "end" or t.ndim):
+            raise RuntimeError(f"expected dtype {_CPP_NAMES[input.dtype.name]} for `{arg}` but got dtype "
+                               f"{_CPP_NAMES[t.dtype.name]}")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+        check_dtype(kernel, input.dtype, floating=True, complex_ok=True)
     return input + weight * (end - input)
+
+
+def _addc_args(fn, input, tensor1, tensor2):
+    # PyTorch's signature takes the three operands as Tensors only
+    for pos, (name, v) in enumerate((("input", input), ("tensor1", tensor1), ("tensor2", tensor2)), 1):
+        check_arg(fn, name, pos, v, "Tensor")
 
 
 @method("addcmul")
 def addcmul(input, tensor1, tensor2, *, value=1):
-    """``input + value * tensor1 * tensor2`` (``torch.addcmul``)."""
+    """``input + value * tensor1 * tensor2`` (``torch.addcmul``); TypeError for a non-tensor operand."""
+    _addc_args("addcmul", input, tensor1, tensor2)
     return input + (tensor1 * tensor2) * value
 
 
 @method("addcdiv")
 def addcdiv(input, tensor1, tensor2, *, value=1):
-    """``input + value * tensor1 / tensor2`` (``torch.addcdiv``)."""
+    """``input + value * tensor1 / tensor2`` (``torch.addcdiv``); TypeError for a non-tensor operand."""
+    _addc_args("addcdiv", input, tensor1, tensor2)
     return input + (tensor1 / tensor2) * value
 
 
@@ -622,7 +673,19 @@ def logit(input, eps=None):
 
 @method("xlogy")
 def xlogy(input, other):
-    """``input * log(other)``, 0 where input == 0 (``torch.xlogy``)."""
+    """``input * log(other)``, 0 where input == 0 (``torch.xlogy``). Either operand may be a Number (not
+    both: TypeError, as PyTorch); integer inputs give the default float dtype."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError(f"xlogy() received an invalid combination of arguments - got ({type(input).__name__}, "
+                        f"{type(other).__name__}), but expected one of:\n * (Tensor self, Tensor other)\n"
+                        " * (Number self, Tensor other)\n * (Tensor self, Number other)")
+    from .creation import full
+    t = input if isinstance(input, Tensor) else other
+    # a Number operand joins as a 0-d tensor of the default float dtype: it takes part in type promotion as
+    # PyTorch's wrapped scalar does (a float64 tensor stays float64, an integer tensor gives float32)
+    input, other = (v if isinstance(v, Tensor) else
+                    full((), scalar_check(v, "xlogy", "other"), dtype=_dt.get_default_dtype(), device=t.device)
+                    for v in (input, other))
     return where(input == 0, 0.0, input * log(other))
 
 

@@ -9,7 +9,7 @@ from .. import _strides
 from .. import _dtype as _dt
 from .._dispatch import defop, dispatch
 from .._tensor import Tensor
-from ._util import as_dims, method
+from ._util import as_dims, check_arg, check_dtype, method
 from .pointwise import abs, exp, log, sqrt, where
 
 _FLOAT = 2
@@ -161,11 +161,25 @@ def _prod_grad_1d(x, g, d):
 _prod_op = defop("prod", _red_meta("prod", "sum"), _prod_bw)
 
 
+class _AllElements:
+    """Default of ``prod``'s ``dim``: not given (reduce every element); unlike None, which PyTorch refuses."""
+    def __repr__(self):
+        return "None"
+
+
+_ALL = _AllElements()
+
+
 @method("prod")
 @autocast_op("fp32")
-def prod(input, dim=None, keepdim=False, *, dtype=None):
-    """Product over one ``dim`` (or all elements). Integer inputs give int64 (``torch.prod``)."""
-    dims = tuple(range(input.ndim)) if dim is None else _dims_of(input, _strides.wrap_dim(dim, input.ndim), "prod")
+def prod(input, dim=_ALL, keepdim=False, *, dtype=None):
+    """Product over one ``dim`` (or all elements). Integer inputs give int64 (``torch.prod``).
+
+    TypeError, as PyTorch's parser, for a ``dim`` given that is not an int: ``prod(x, None)`` (PyTorch has no
+    dim=None form; the default here only stands for "not given")."""
+    if dim is not _ALL:
+        check_arg("prod", "dim", 2, dim, "int")
+    dims = tuple(range(input.ndim)) if dim is _ALL else _dims_of(input, _strides.wrap_dim(dim, input.ndim), "prod")
     return dispatch(_prod_op, (input,), {"dims": dims, "keepdim": keepdim, "dtype": _dt.as_dtype(dtype, "prod")})
 
 
@@ -518,7 +532,10 @@ _sort_op = defop("sort", _sort_meta, _scatter_back, save_inputs=False, save_outp
 
 @method("sort")
 def sort(input, dim=-1, descending=False, stable=False):
-    """(values, indices) sorted along ``dim`` (stable sort, so ties keep their order)."""
+    """(values, indices) sorted along ``dim`` (stable sort, so ties keep their order). TypeError, as PyTorch's
+    parser, when ``descending``/``stable`` are not bools."""
+    check_arg("sort", "descending", None, descending, "bool")
+    check_arg("sort", "stable", None, stable, "bool")
     d = _strides.wrap_dim(dim, input.ndim)
     if input.ndim == 0:
         return sort_ret(input.clone(), _zeros_idx(input))
@@ -582,19 +599,39 @@ def median(input, dim=None, keepdim=False):
 
 @method("count_nonzero")
 def count_nonzero(input, dim=None):
+    """Number of non-zero elements (over ``dim``, an int or a tuple, or all of them), int64
+    (``torch.count_nonzero``). TypeError for a non-tensor input, as PyTorch's parser."""
+    check_arg("count_nonzero", "input", 1, input, "Tensor")
     return sum(input != 0, dim)
 
 
 # ---- counting: unique, bincount, histc (data-dependent output sizes: computed on the host, like nonzero) ----
+def _grad_enabled():
+    from ..autograd.grad_mode import is_grad_enabled
+    return is_grad_enabled()
+
+
+def _unique_values_bw(c, g):
+    raise NotImplementedError("the derivative for '_unique2' is not implemented.")
+
+
+# the values of unique(x) for an x that requires grad: x's node with a backward that refuses, as PyTorch's
+_unique_values_op = defop("_unique2", lambda a, vals: ([(vals._shape, vals.dtype)], [None, None]),
+                          _unique_values_bw, decomp=lambda a, vals: vals, save_inputs=False)
+
+
 @method("unique")
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """Distinct elements (or distinct slices along ``dim``), in ascending order (``torch.unique``).
 
     Returns the values, plus the inverse indices (input's shape, or (size of dim,)) and the counts when asked.
-    Not differentiable, as in PyTorch.
+    Not differentiable, as in PyTorch: the values of an input that requires grad require grad, and their
+    backward raises NotImplementedError. TypeError when the flags are not bools.
     """
     import numpy as np
     from .creation import _from_host
+    for name, v in (("sorted", sorted), ("return_inverse", return_inverse), ("return_counts", return_counts)):
+        check_arg("_unique2", name, None, v, "bool")
     a = input.detach().numpy(force=True)
     if dim is None:
         vals, inv, cnt = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
@@ -604,6 +641,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         vals, inv, cnt = np.unique(a, return_inverse=True, return_counts=True, axis=d)
         inv = inv.reshape(-1)
     out = [_from_host(np.ascontiguousarray(vals), input.dtype, input.device)]
+    if input.requires_grad and _grad_enabled():
+        out[0] = dispatch(_unique_values_op, (input, out[0]))
     if return_inverse:
         out.append(_from_host(np.ascontiguousarray(inv, dtype=np.int64), _dt.int64, input.device))
     if return_counts:
@@ -617,7 +656,9 @@ def bincount(input, weights=None, minlength=0):
     (same length) at them (``torch.bincount``). Returns (max(max(input) + 1, minlength),): int64, or the
     weights' dtype (float64 for integer weights). RuntimeError for negative or non-1-D input."""
     from .creation import ones, zeros
-    if input.dtype.is_floating_point or input.dtype is _dt.bool or input.ndim != 1 or (
+    if input.dtype.is_floating_point or input.dtype.is_complex or input.dtype is _dt.bool:
+        check_dtype("bincount_cpu", input.dtype, integral=True)  # PyTorch's kernel is integral only
+    if input.ndim != 1 or (
             input.numel() and int(input.min().item()) < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:

@@ -7,7 +7,7 @@ from .. import _strides
 from .. import _dtype as _dt
 from .._dispatch import defop, dispatch
 from .._tensor import Tensor
-from ._util import method
+from ._util import check_arg, method
 
 
 def _cat_meta(*ts, dim):
@@ -139,7 +139,13 @@ def flipud(input):
 
 @method("roll")
 def roll(input, shifts, dims=None):
-    """Roll elements along ``dims`` by ``shifts`` (flattened first when dims is None)."""
+    """Roll elements along ``dims`` by ``shifts`` (flattened first when dims is None).
+
+    RuntimeError for a shift below -2**62: PyTorch's SymInt reserves those int64 values for symbolic sizes and
+    refuses them as concrete shifts."""
+    for s in ((shifts,) if isinstance(shifts, int) else tuple(shifts)):
+        if isinstance(s, int) and s < -(1 << 62):
+            raise RuntimeError(f"roll: SymIntArrayRef expected to contain only concrete integers (got shift {s})")
     if dims is None:
         return roll(input.reshape(-1), shifts, 0).reshape(input._shape)
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
@@ -231,12 +237,14 @@ _triu_op = defop("triu", _tri_meta, lambda c, g: triu(g, c.kw["diagonal"]), save
 @method("tril")
 def tril(input, diagonal=0):
     """Lower triangle of the last two dims (others zeroed), ``torch.tril``."""
+    check_arg("tril", "diagonal", 2, diagonal, "int")
     return dispatch(_tril_op, (input,), {"diagonal": diagonal})
 
 
 @method("triu")
 def triu(input, diagonal=0):
     """Upper triangle of the last two dims (others zeroed), ``torch.triu``."""
+    check_arg("triu", "diagonal", 2, diagonal, "int")
     return dispatch(_triu_op, (input,), {"diagonal": diagonal})
 
 
