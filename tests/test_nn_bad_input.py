@@ -405,6 +405,21 @@ for dt in ("complex64", "float64", "float16", "int64"):
         case(f"bce_logits-{kw}-{dt}", lambda m, dt=dt, kw=kw: F(m).binary_cross_entropy_with_logits(
             x4(m, 3, 4), probs(m, 3, 4), **{kw: m.ones(4, dtype=getattr(m, dt))}))
 
+for xd in ("float32", "float64", "float16", "bfloat16"):
+    for wd in ("float32", "float64", "float16", None):
+        for bd in ("float32", "bfloat16", None):
+            case(f"layer_norm-dtypes-{xd}-{wd}-{bd}", lambda m, xd=xd, wd=wd, bd=bd: F(m).layer_norm(
+                x4(m, 2, 4).to(getattr(m, xd)), (4,), None if wd is None else m.ones(4, dtype=getattr(m, wd)),
+                None if bd is None else m.ones(4, dtype=getattr(m, bd))))
+for dt in ("float16", "bool", "uint8", "float64", "int64"):
+    case(f"PReLU-{dt}", lambda m, dt=dt: m.nn.PReLU()(x4(m, 3, 4).to(getattr(m, dt))))
+    case(f"prelu-same-{dt}", lambda m, dt=dt: F(m).prelu(x4(m, 3, 4).to(getattr(m, dt)),
+                                                         m.ones(1, dtype=getattr(m, dt))))
+case("PReLU-float", lambda m: m.nn.PReLU()(1.5))
+case("prelu-float-weight", lambda m: F(m).prelu(x4(m, 3, 4), 0.25))
+for r in (2 ** 31, 2 ** 32, 2 ** 40, 2 ** 62):
+    case(f"pixel_shuffle-huge-{r}", lambda m, r=r: F(m).pixel_shuffle(x4(m, 1, 8, 3, 3), r))
+
 
 def _outcome(lib, fn, seed):
     if seed is not None:

@@ -481,10 +481,31 @@ def _ln_dims(x, normalized_ndim):
     return tuple(range(x.ndim - normalized_ndim, x.ndim))
 
 
+def _check_norm_params(x, *params):
+    """ATen's CPU mixed-dtype rule: when the first given parameter has x's dtype every parameter must have it
+    ("expected scalar type Float but found Double"); otherwise every parameter must be float32 and x float16 /
+    bfloat16 (a reduced-precision input with float32 parameters)."""
+    from .movement import _SCALAR_TYPE
+    given = [p for p in params if p is not None]
+    if not given:
+        return
+    if given[0].dtype is x.dtype:
+        for p in given[1:]:
+            if p.dtype is not x.dtype:
+                raise RuntimeError(f"expected scalar type {_SCALAR_TYPE.get(x.dtype.name)} but found "
+                                   f"{_SCALAR_TYPE.get(p.dtype.name)}")
+        return
+    if any(p.dtype.name != "float32" for p in given):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if x.dtype.name not in ("float16", "bfloat16"):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
 def _layer_norm_meta(x, weight, bias, normalized_ndim, eps):
     if not x.dtype.is_floating_point:
         from .movement import _SCALAR_TYPE
         raise NotImplementedError(f"\"LayerNormKernelImpl\" not implemented for '{_SCALAR_TYPE.get(x.dtype.name)}'")
+    _check_norm_params(x, weight, bias)
     stat = x._shape[:x.ndim - normalized_ndim] + (1,) * normalized_ndim
     return [(x._shape, x.dtype), (stat, x.dtype), (stat, x.dtype)], [None, x.dtype, x.dtype]
 

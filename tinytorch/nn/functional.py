@@ -2745,6 +2745,8 @@ def pixel_shuffle(input, upscale_factor):
     TypeError for a non-int factor; RuntimeError for a factor <= 0, fewer than 3 dims or C not divisible
     by r^2, as PyTorch."""
     r = _shuffle_factor("pixel_shuffle", "upscale_factor", input, upscale_factor)
+    if r * r > 2 ** 63 - 1:  # ATen multiplies in int64 with an overflow check
+        raise ValueError(f"upscale factor is too large, (upscale_factor)^2 overflowed: upscale_factor={r}")
     *b, c, h, w = input._shape
     if c % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
@@ -2796,7 +2798,15 @@ def pixel_unshuffle(input, downscale_factor):
 
 @autocast_op("lower")
 def prelu(input, weight):
-    """``max(0, x) + weight * min(0, x)`` with one weight, or one per channel (dim 1) (He et al. 2015)."""
+    """``max(0, x) + weight * min(0, x)`` with one weight, or one per channel (dim 1) (He et al. 2015).
+    TypeError for a non-tensor argument; RuntimeError when input and weight dtypes differ (ATen's prelu does
+    not promote); NotImplementedError for a non-floating dtype (prelu_cpu), as PyTorch."""
+    check_arg("prelu", "input", 1, input, "Tensor")
+    check_arg("prelu", "weight", 2, weight, "Tensor")
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {_scalar_name(input.dtype)} and "
+                           f"{_scalar_name(weight.dtype)}")
+    check_dtype("prelu_cpu", input.dtype, floating=True)
     if weight.numel() != 1:
         if input.ndim < 2 or input._shape[1] != weight.numel():
             raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
