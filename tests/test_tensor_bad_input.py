@@ -504,6 +504,12 @@ CASES = [
     ("xlogy_scalar_self", lambda m: m.xlogy(2.0, m.tensor([1.0, 2.0]))),
     ("xlogy_int_tensor", lambda m: m.xlogy(m.tensor([0, 1, 2]), 3)),
     ("xlogy_inplace_scalar", lambda m: m.tensor([0.5, 1.0]).xlogy_(2.0)),
+    # std_mean/var_mean's mean is Welford's: an infinite element before the last one reduced makes it NaN
+    ("std_mean_inf_first", lambda m: m.std_mean(m.tensor([[inf, 1.0, 2.0], [1.0, 2.0, 3.0]]), dim=1)),
+    ("std_mean_inf_last", lambda m: m.std_mean(m.tensor([1.0, 2.0, inf]))),
+    ("std_mean_inf_dim0", lambda m: m.std_mean(m.tensor([[inf, 1.0], [1.0, -inf]]), dim=0, keepdim=True)),
+    ("var_mean_inf_all", lambda m: m.var_mean(m.tensor([[1.0, inf], [1.0, 2.0]]))),
+    ("var_mean_neginf_last", lambda m: m.var_mean(m.tensor([[1.0, 2.0], [1.0, -inf]]), dim=(0, 1))),
 ]
 
 _NUMPY_DIR = os.path.dirname(np.__file__)

@@ -374,12 +374,31 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return sqrt(v) if sc is None else sqrt(v) * sc
 
 
+def _welford_mean(input, dim, keepdim):
+    """The mean PyTorch's ``var_mean``/``std_mean`` give: ATen computes it with Welford's update
+    (``mean += (x - mean) / n``) in the reduction's element order, so an infinite element that is not the last
+    one makes the mean NaN (the next update takes inf - inf), where the plain mean is +/-inf. Its parallel
+    chunks combine with the same formula, which gives the same rule."""
+    m = mean(input, dim, keepdim)
+    if not input.dtype.is_floating_point or input.numel() == 0 or bool(input.isfinite().all()):
+        return m
+    dims = _dims_of(input, dim, "mean")
+    kept = [d for d in range(input.ndim) if d not in dims]
+    x = input.detach().permute(kept + list(dims)).reshape([input._shape[d] for d in kept] + [-1])
+    early = ~x.narrow(-1, 0, x._shape[-1] - 1).isfinite()  # non-finite before the last element
+    return where(early.any(-1).reshape(m._shape), float("nan"), m)
+
+
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+    """(variance, mean) over ``dim`` (``torch.var_mean``): the mean as PyTorch's Welford reduction gives it
+    (NaN when an infinite element is not the last one reduced)."""
+    return var(input, dim, unbiased, keepdim, correction=correction), _welford_mean(input, dim, keepdim)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+    """(standard deviation, mean) over ``dim`` (``torch.std_mean``): the mean as PyTorch's Welford reduction
+    gives it (NaN when an infinite element is not the last one reduced)."""
+    return std(input, dim, unbiased, keepdim, correction=correction), _welford_mean(input, dim, keepdim)
 
 
 @method("logsumexp")
