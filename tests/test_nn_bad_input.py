@@ -420,6 +420,19 @@ case("prelu-float-weight", lambda m: F(m).prelu(x4(m, 3, 4), 0.25))
 for r in (2 ** 31, 2 ** 32, 2 ** 40, 2 ** 62):
     case(f"pixel_shuffle-huge-{r}", lambda m, r=r: F(m).pixel_shuffle(x4(m, 1, 8, 3, 3), r))
 
+for tgt in ([1, 7, 0], [1, -3, 0], [-100, 9, -2], [5, 5, 5]):
+    case(f"nll_loss-target-{tgt}", lambda m, tgt=tgt: F(m).nll_loss(x4(m, 3, 5), m.tensor(tgt)))
+    case(f"nll_loss-target-ignored-{tgt}", lambda m, tgt=tgt: F(m).nll_loss(x4(m, 3, 5), m.tensor(tgt),
+                                                                           ignore_index=tgt[1]))
+    case(f"cross_entropy-0-classes-{tgt}", lambda m, tgt=tgt: F(m).cross_entropy(x4(m, 3, 0), m.tensor(tgt),
+                                                                                label_smoothing=0.1))
+case("nll_loss-2d-target-out", lambda m: F(m).nll_loss(x4(m, 3, 5, 2), m.tensor([[1, 7], [0, 0], [1, 1]])))
+case("nll_loss-0d-input", lambda m: F(m).nll_loss(m.tensor(0.5), m.tensor([1, 2, 0])))
+for tgt in ([1, 2, 0], [1], 1):
+    case(f"nll_loss-1d-input-{tgt}", lambda m, tgt=tgt: F(m).nll_loss(x4(m, 4), m.tensor(tgt)))
+for dt in ("bool", "int64", "complex64", "float64"):
+    case(f"nll_loss-{dt}", lambda m, dt=dt: F(m).nll_loss(x4(m, 3, 5).to(getattr(m, dt)), m.tensor([1, 2, 0])))
+
 
 def _outcome(lib, fn, seed):
     if seed is not None:

@@ -199,8 +199,10 @@ def fold2d(input, output_size, kernel_size, dilation=(1, 1), padding=(0, 0), str
 
 # ---- nll_loss: a fused primitive pair (forward and its gradient), each with a decomposition --------------
 def _nll_meta(input, target, weight, ignore_index, reduction):
+    from ._util import check_dtype
     if target.dtype is not _dt.int64:
         raise RuntimeError(f"expected scalar type Long but found {target.dtype.name.capitalize()}")
+    check_dtype("nll_loss_out_frame", input.dtype, floating=True)
     return [((input._shape[0],) if reduction == "none" else (), input.dtype)], \
         [None, None, input.dtype if weight is not None else None]
 
@@ -261,8 +263,15 @@ def nll_loss2d(input, target, weight, ignore_index, reduction):
     """Negative log-likelihood of log-probabilities ``input`` (N, C) at class indices ``target`` (N,) int64.
 
     ``weight`` (C,) or None; ignored targets count 0; 'mean' divides by the summed weights of the counted
-    targets. Returns (N,) for reduction 'none', else a scalar. IndexError for a target outside [0, C).
+    targets. Returns (N,) for reduction 'none', else a scalar. IndexError for a target outside [0, C) (the
+    first one, as ATen's message), checked here before any kernel runs.
     """
+    if target.dtype is _dt.int64 and target.numel():
+        from ..autograd.grad_mode import no_grad
+        with no_grad():
+            bad = ((target < 0) | (target >= input._shape[1])) & (target != ignore_index)
+            if bad.any().item():
+                raise IndexError(f"Target {target[bad].reshape(-1)[0].item()} is out of bounds.")
     return dispatch(_nll_op, (input, target, weight), {"ignore_index": ignore_index, "reduction": reduction})
 
 

@@ -2450,7 +2450,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     check_arg("nll_loss_nd", "ignore_index", 5, ignore_index, "int")
     _check_reduction(reduction)
     if input.ndim < 1:
-        raise ValueError("Expected input to have at least 1 dimension")
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if input.ndim == 1 and target.ndim == 1 and target._shape[0] != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target._shape[0]}")
     out_shape = tuple(target._shape)  # the shape of the 'none' result: (N, d...), or () unbatched
     if input.ndim == 1:
         input, target = input.unsqueeze(0), target.unsqueeze(0)
