@@ -433,6 +433,18 @@ for tgt in ([1, 2, 0], [1], 1):
 for dt in ("bool", "int64", "complex64", "float64"):
     case(f"nll_loss-{dt}", lambda m, dt=dt: F(m).nll_loss(x4(m, 3, 5).to(getattr(m, dt)), m.tensor([1, 2, 0])))
 
+for d1, d2 in (("int64", "float32"), ("float32", "uint8"), ("bool", "float32"), ("int64", "int64"),
+               ("bfloat16", "bfloat16"), ("float16", "float16"), ("float16", "float32"), ("complex64", "complex64")):
+    case(f"cosine_similarity-{d1}-{d2}", lambda m, d1=d1, d2=d2: F(m).cosine_similarity(
+        (m.arange(24, dtype=m.float32).reshape(4, 6) % 5 - 2).to(getattr(m, d1)),
+        (m.arange(24, dtype=m.float32).reshape(4, 6) % 7 - 3).to(getattr(m, d2)), dim=1))
+case("cosine_similarity-bfloat16-long", lambda m: F(m).cosine_similarity(x4(m, 3, 40, dtype=m.bfloat16),
+                                                                         probs(m, 3, 40, dtype=m.bfloat16), dim=1))
+case("cosine_similarity-extra-dim", lambda m: F(m).cosine_similarity(x4(m, 2, 3, 4), x4(m, 3, 4), dim=1))
+case("cosine_similarity-0d", lambda m: F(m).cosine_similarity(x4(m, 3, 4), m.tensor(0.5), dim=1))
+case("cosine_similarity-both-0d", lambda m: F(m).cosine_similarity(m.tensor(0.5), m.tensor(2.0), dim=0))
+case("cosine_similarity-zero-row", lambda m: F(m).cosine_similarity(x4(m, 3, 4) * 0, x4(m, 3, 4), dim=1))
+
 
 def _outcome(lib, fn, seed):
     if seed is not None:

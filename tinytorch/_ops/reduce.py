@@ -437,6 +437,9 @@ def _norm(input, p="fro", dim=None, keepdim=False, dtype=None):
                            f"{_SCALAR_TYPE.get(input.dtype.name, input.dtype.name)}")
     if input.dtype.is_complex and p != "nuc":
         input = abs(input)
+    if input.dtype.itemsize == 2 and input.dtype.is_floating_point and p != "nuc":
+        # float16 / bfloat16: powers, sum and root in float32, rounded once (PyTorch's CPU norm accumulates in float)
+        return _norm(input.float(), p, dim, keepdim).to(input.dtype)
     if isinstance(p, (int, float)) and (p < 0 or p == math.inf) and input.numel() == 0:
         _no_identity_norm(input, p, dim)
     if p == "fro" or p == 2:

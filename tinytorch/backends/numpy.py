@@ -777,6 +777,9 @@ def _np_dt(dtype, a):
 
 
 def _sum(a, dims, keepdim, dtype):
+    if a.dtype.itemsize == 2 and a.dtype.kind in "fV" and (dtype is None or dtype.np == a.dtype):
+        # float16 / bfloat16: accumulate in float32 and round once, as PyTorch's CPU reduction
+        return _fsum(a.astype(np.float32), _ax(dims), keepdim).astype(a.dtype)
     if dtype is None or dtype.np == a.dtype:
         return _fsum(a, _ax(dims), keepdim) if a.dtype.kind == "f" else \
             np.sum(a, axis=_ax(dims), keepdims=keepdim, dtype=_np_dt(dtype, a))

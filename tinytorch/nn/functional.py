@@ -2721,8 +2721,25 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    n = _pw.clamp(x1.norm(2, dim) * x2.norm(2, dim), min=eps)
-    return (x1 * x2).sum(dim) / n
+    """``sum(x1 / max(|x1|, eps) * x2 / max(|x2|, eps))`` along ``dim`` of the broadcast inputs
+    (``torch.nn.functional.cosine_similarity``), computed as ATen does: each input divided by its own norm in its
+    own dtype (so float16 / bfloat16 round as PyTorch's), the norm clamped to ``eps`` without a gradient through
+    the clamp. Integer and bool inputs are cast to the common dtype, which must be floating point (RuntimeError
+    otherwise, as PyTorch)."""
+    from .._ops.lapack import vector_norm
+    from .._ops.movement import broadcast_tensors
+    common = _dt.result_type_of([x1, x2])
+    if not common.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {_scalar_name(common)}")
+    x1, x2 = (x.to(common) if not (x.dtype.is_floating_point or x.dtype.is_complex) else x for x in (x1, x2))
+    x1, x2 = broadcast_tensors(x1, x2)
+
+    def unit(x):
+        n = vector_norm(x, 2, dim, True)
+        # ATen clamps the norm in place under no_grad: the value is clamped, the gradient is the norm's
+        n = n + (_pw.clamp(n, min=eps) - n).detach()
+        return x / n
+    return (unit(x1) * unit(x2)).sum(dim)
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
