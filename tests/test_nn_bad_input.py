@@ -445,6 +445,12 @@ case("cosine_similarity-0d", lambda m: F(m).cosine_similarity(x4(m, 3, 4), m.ten
 case("cosine_similarity-both-0d", lambda m: F(m).cosine_similarity(m.tensor(0.5), m.tensor(2.0), dim=0))
 case("cosine_similarity-zero-row", lambda m: F(m).cosine_similarity(x4(m, 3, 4) * 0, x4(m, 3, 4), dim=1))
 
+for st in (2 ** 62, 2 ** 40, (1, 2 ** 62), 6):
+    case(f"conv2d-huge-stride-{st}", lambda m, st=st: F(m).conv2d(x4(m, 1, 3, 5, 5), x4(m, 4, 3, 3, 3), stride=st))
+    case(f"unfold-huge-stride-{st}", lambda m, st=st: F(m).unfold(x4(m, 1, 3, 5, 5), 2, stride=st))
+    case(f"fold-huge-stride-{st}", lambda m, st=st: F(m).fold(x4(m, 1, 12, 1), (5, 5), 2, stride=st))
+case("conv1d-huge-stride", lambda m: F(m).conv1d(x4(m, 1, 3, 5), x4(m, 4, 3, 3), stride=2 ** 40))
+
 
 def _outcome(lib, fn, seed):
     if seed is not None:

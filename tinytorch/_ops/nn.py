@@ -174,14 +174,25 @@ _im2col_op = defop("im2col", _im2col_meta, _im2col_bw, decomp=_im2col_decomp, sa
 _col2im_op = defop("col2im", _col2im_meta, _col2im_bw, decomp=_col2im_decomp, save_inputs=False)
 
 
+def _window_stride(size, kernel_size, dilation, padding, stride):
+    """``stride`` capped, along each dim that holds at most one window, to the smallest stride that still gives
+    one window: the result is the same, and a huge stride (PyTorch accepts any int64) would overflow the
+    kernels' strided views."""
+    return tuple(max(span + 1, 1) if span < st else st
+                 for span, st in ((n + 2 * p - d * (k - 1) - 1, st)
+                                  for n, k, d, p, st in zip(size, kernel_size, dilation, padding, stride)))
+
+
 def im2col(input, kernel_size, dilation=(1, 1), padding=(0, 0), stride=(1, 1)):
     """Sliding blocks of (N, C, H, W) as (C*kh*kw, N, L): the GEMM-ready layout convolution uses."""
+    stride = _window_stride(input._shape[-2:], kernel_size, dilation, padding, stride)
     return dispatch(_im2col_op, (input,), {"kernel_size": tuple(kernel_size), "dilation": tuple(dilation),
                                            "padding": tuple(padding), "stride": tuple(stride)})
 
 
 def col2im(input, output_size, kernel_size, dilation=(1, 1), padding=(0, 0), stride=(1, 1)):
     """Adjoint of ``im2col``: (C*kh*kw, N, L) -> (N, C, H, W), overlapping values summed."""
+    stride = _window_stride(output_size, kernel_size, dilation, padding, stride)
     return dispatch(_col2im_op, (input,), {"output_size": tuple(output_size), "kernel_size": tuple(kernel_size),
                                            "dilation": tuple(dilation), "padding": tuple(padding),
                                            "stride": tuple(stride)})
