@@ -451,6 +451,13 @@ for st in (2 ** 62, 2 ** 40, (1, 2 ** 62), 6):
     case(f"fold-huge-stride-{st}", lambda m, st=st: F(m).fold(x4(m, 1, 12, 1), (5, 5), 2, stride=st))
 case("conv1d-huge-stride", lambda m: F(m).conv1d(x4(m, 1, 3, 5), x4(m, 4, 3, 3), stride=2 ** 40))
 
+for ac in (False, True):
+    for kw in (dict(scale_factor=1.5), dict(scale_factor=0.6), dict(size=(7, 30)), dict(size=(17, 5)),
+               dict(scale_factor=(1.0, 2.5)), dict(size=(2, 1))):
+        case(f"interpolate-bilinear-uint8-{ac}-{kw}", lambda m, ac=ac, kw=kw: F(m).interpolate(
+            (m.arange(2 * 3 * 17 * 13) * 37 % 256).to(m.uint8).reshape(2, 3, 17, 13), mode="bilinear",
+            align_corners=ac, **kw))
+
 
 def _outcome(lib, fn, seed):
     if seed is not None:

@@ -2017,7 +2017,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         out_sizes = tuple(int(math.floor(i * f)) for i, f in zip(in_sizes, factors))
         scales = ([i / o if o > 0 else 0.0 for i, o in zip(in_sizes, out_sizes)] if recompute_scale_factor
                   else [1.0 / f if f else 0.0 for f in factors])
-    if not input.dtype.is_floating_point:
+    uint8_bilinear = mode == "bilinear" and input.dtype is _dt.uint8 and not antialias
+    if not input.dtype.is_floating_point and not uint8_bilinear:
         raise NotImplementedError(f"\"upsample_{mode}{nd}d\" not implemented for '{_scalar_name(input.dtype)}'")
     if mode != "area" and (min(out_sizes) <= 0 or min(in_sizes) <= 0):
         # (area is adaptive average pooling, which takes an empty output)
@@ -2032,6 +2033,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if nd == 2:
             return adaptive_avg_pool2d(input, out_sizes)
         raise NotImplementedError("interpolate(mode='area') on 5-D input is not supported by tinytorch")
+    if uint8_bilinear:
+        return _bilinear_uint8(input, in_sizes, out_sizes, scales, align_corners)
     out = input
     if antialias:
         # separable: (OH, H) on the rows, then (OW, W) on the columns, as two matmuls (gradients from matmul's)
@@ -2055,6 +2058,49 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             acc = part if acc is None else acc + part
         out = acc
     return out
+
+
+def _bilinear_uint8(input, in_sizes, out_sizes, scales, align_corners):
+    """ATen's uint8 bilinear resize (its separable fixed-point kernel): per output pixel the triangle-filter
+    weights of the taps, normalized, as int16 fixed point with the most precision bits that keep the largest
+    weight below 2**15; a pass over the width, rounded and clamped to uint8, then one over the height (a pass
+    is skipped where the size is unchanged). Integer arithmetic, so the values equal PyTorch's exactly."""
+    import numpy as np
+    from .._ops.creation import _from_host
+    out = input
+    for k in (1, 0):
+        n_in, n_out = in_sizes[k], out_sizes[k]
+        if n_in == n_out:
+            continue
+        scale = ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0) if align_corners else scales[k]
+        delta = 0.5 if align_corners else 0.0
+        rows = []
+        for i in range(n_out):
+            center = scale * (i + 0.5 - delta) + delta
+            lo, hi = max(int(center - 1.0 + 0.5), 0), min(int(center + 1.0 + 0.5), n_in)
+            w = np.array([max(0.0, 1.0 - abs(j + lo - center + 0.5)) for j in range(hi - lo)])
+            rows.append((lo, w / w.sum() if w.sum() else w))
+        top = max(w.max() for _, w in rows if w.size)
+        prec = 0
+        while prec < 22 and int(0.5 + top * (1 << (prec + 1))) < (1 << 15):
+            prec += 1
+        taps = max(w.size for _, w in rows)
+        idx = np.zeros((taps, n_out), np.int64)
+        wq = np.zeros((taps, n_out), np.int64)
+        for i, (lo, w) in enumerate(rows):
+            idx[:w.size, i] = np.arange(lo, lo + w.size)
+            wq[:w.size, i] = np.floor(0.5 + w * (1 << prec))  # the weights are >= 0
+        d = 2 + k
+        shape = [1] * input.ndim
+        shape[d] = n_out
+        x = out.long()
+        acc = None
+        for t in range(taps):
+            part = x.index_select(d, _from_host(idx[t], _dt.int64, input.device)) * \
+                _from_host(wq[t], _dt.int64, input.device).reshape(shape)
+            acc = part if acc is None else acc + part
+        out = _pw.clamp((acc + (1 << (prec - 1))) // (1 << prec), 0, 255).to(_dt.uint8)
+    return out if out is not input else input.clone()
 
 
 _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please "
