@@ -106,9 +106,17 @@ _TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bflo
 
 def _check_refused(op, args, casts):
     """Raise PyTorch's exception when ``op`` computes in a dtype its PyTorch kernel is not compiled for."""
-    dt = next((c for c in casts if c is not None), None) if casts else None
-    if dt is None:
-        dt = next((a.dtype for a in args if isinstance(a, Tensor)), None)
+    # plain loops: this runs on every call of the listed ops, and generator expressions cost a microsecond
+    dt = None
+    for c in casts:
+        if c is not None:
+            dt = c
+            break
+    else:
+        for a in args:
+            if isinstance(a, Tensor):
+                dt = a.dtype
+                break
     if dt is not None:
         r = op.refused.get(dt.name)
         if r is not None:
