@@ -416,8 +416,6 @@ def _table(rows, limit=None):
 
 def test_bad_input_matches_torch():
     """Zero silent acceptances, wrong values, wrong exception types, leaked errors, refusals and hangs."""
-    if torch is None:
-        pytest.skip("differential tests need PyTorch")
     t0 = time.perf_counter()
     results = run_all()
     fails = [r for r in results if r[0] in FAIL_CLASSES]
@@ -443,8 +441,6 @@ ISSUE_EXAMPLES = [
 @pytest.mark.parametrize("expr", ISSUE_EXAMPLES)
 def test_issue_examples(expr):
     """Each example raises (or returns) as torch does, fast; huge sizes give PyTorch's allocator RuntimeError."""
-    if torch is None:
-        pytest.skip("differential tests need PyTorch")
     outcome = []
     for m in (torch, tinytorch):
         t0 = time.perf_counter()
