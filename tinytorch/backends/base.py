@@ -7,6 +7,32 @@ native arrays. They never see ``Tensor`` or autograd. ``docs/backends.md`` lists
 """
 
 
+class KernelTable(dict):
+    """``{op name: kernel}`` of one backend. Kernels are registered where they are written, with the
+    ``register`` decorator (or ``add`` for one-line kernels built from a library function); a name registered
+    twice is an error at import. ``Backend.check_kernels`` compares the names with the op registry when the
+    backend is registered, so a misspelt name fails then, not when the op is first called."""
+
+    def __init__(self, backend_name):
+        super().__init__()
+        self.backend_name = backend_name
+
+    def add(self, name, fn):
+        """Register ``fn`` as the kernel of op ``name``; returns ``fn``. Raises RuntimeError on a second one."""
+        if name in self:
+            raise RuntimeError(f"backend '{self.backend_name}': a kernel for op '{name}' is registered twice")
+        self[name] = fn
+        return fn
+
+    def register(self, *names):
+        """Decorator: ``@KERNELS.register("gelu")`` registers the function under each op name given."""
+        def deco(fn):
+            for n in names:
+                self.add(n, fn)
+            return fn
+        return deco
+
+
 class Backend:
     """Base class of device backends. Subclasses fill ``kernels`` and implement the allocator."""
 
@@ -18,6 +44,15 @@ class Backend:
 
     def device_count(self):
         return 1
+
+    def check_kernels(self, op_names):
+        """Raise RuntimeError naming every kernel (or in-place kernel) registered under a name that is not an
+        op of ``op_names`` (the dispatcher's op registry): such a kernel could never run."""
+        unknown = sorted(set(self.kernels or ()) - set(op_names)) + \
+            sorted(f"{n} (in-place)" for n in set(self.inplace_kernels or ()) - set(op_names))
+        if unknown:
+            raise RuntimeError(f"backend '{self.name}' registers kernels for ops that do not exist: "
+                               f"{', '.join(unknown)}")
 
     # -- allocator --
     def alloc(self, numel, dtype):
