@@ -1,12 +1,12 @@
 """Linear algebra: matmul (batched, broadcast), mm, bmm, addmm, baddbmm, dot, outer, einsum, tensordot."""
 import builtins
-import string
 
 from ..amp.autocast_mode import autocast_op
 from .. import _strides
 from .. import _dtype as _dt
 from .._dispatch import defop, dispatch
 from .._tensor import Tensor
+from .._geometry import parse_einsum as _parse_einsum
 from ._util import method
 
 
@@ -232,93 +232,6 @@ def _outer_check(vec1, vec2, op, first):
 
 
 ger = outer
-
-
-def _parse_einsum(equation, ops):
-    """Parse and check an einsum ``equation`` for operands ``ops`` as ``torch.einsum`` does: returns one
-    subscript string per operand and the output's, with '...' replaced by letters the equation does not use.
-    RuntimeError (PyTorch's messages) for a subscript outside [a-zA-Z], a stray '.', a wrong operand count, a
-    subscript count that does not fit an operand, an output subscript missing from the inputs or repeated."""
-    if not isinstance(equation, str):
-        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not {type(equation).__name__}")
-    if not ops:
-        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
-                         "operand and its subscripts list")
-    arrow = equation.find("->")
-    terms, ell = _einsum_terms(equation, 0, len(equation) if arrow < 0 else arrow, True)
-    if len(terms) != len(ops):
-        raise RuntimeError("einsum(): more operands were provided than specified in the equation"
-                           if len(ops) > len(terms) else
-                           "einsum(): fewer operands were provided than specified in the equation")
-    nell = 0
-    for i, (t, op) in enumerate(zip(terms, ops)):
-        n = len(t) - (1 if ell[i] else 0)
-        if not ell[i] and n != op.ndim:
-            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n}) does not match the number "
-                               f"of dimensions ({op.ndim}) for operand {i} and no ellipsis was given")
-        if ell[i]:
-            if n > op.ndim:
-                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n}) is more than the "
-                                   f"number of dimensions ({op.ndim}) for operand {i}")
-            nell = max(nell, op.ndim - n)
-    used = set(equation)
-    free = "".join(ch for ch in string.ascii_letters if ch not in used)[:nell]
-    letters = [ch for t in terms for ch in t if ch != "..."]
-    if arrow < 0:
-        # implicit output: the ellipsis dims, then the letters used once, in alphabetical order (A-Z, a-z)
-        rhs = (free if builtins.any(ell) else "") + "".join(sorted(ch for ch in set(letters)
-                                                                   if letters.count(ch) == 1))
-    else:
-        (out,), _ = _einsum_terms(equation, arrow + 2, len(equation), False)
-        seen = set()
-        for ch in out:
-            if ch == "...":
-                continue
-            if ch not in letters:
-                raise RuntimeError(f"einsum(): output subscript {ch} does not appear in the equation for any input "
-                                   "operand")
-            if ch in seen:
-                raise RuntimeError(f"einsum(): output subscript {ch} appears more than once in the output")
-            seen.add(ch)
-        rhs = "".join(free if ch == "..." else ch for ch in out)
-    ins = []
-    for t, op in zip(terms, ops):
-        k = op.ndim - (len(t) - 1) if "..." in t else 0
-        ins.append("".join(free[nell - k:] if ch == "..." else ch for ch in t))
-    return ins, rhs
-
-
-def _einsum_terms(eq, start, stop, inputs):
-    """The comma-separated terms of ``eq[start:stop]`` as lists of letters and '...' (spaces skipped), and
-    whether each has an ellipsis."""
-    terms, ell = [[]], [False]
-    i = start
-    while i < stop:
-        ch = eq[i]
-        if ch == " ":
-            i += 1
-            continue
-        if ch == "," and inputs:
-            terms.append([])
-            ell.append(False)
-            i += 1
-            continue
-        if ch == ".":
-            who = f"operand {len(terms) - 1}" if inputs else "output"
-            if ell[-1]:
-                raise RuntimeError(f"einsum(): found '.' for {who} for which an ellipsis was already found")
-            if eq[i:i + 3] != "..." or i + 3 > stop:
-                raise RuntimeError(f"einsum(): found '.' for {who} that is not part of any ellipsis")
-            terms[-1].append("...")
-            ell[-1] = True
-            i += 3
-            continue
-        if ch not in string.ascii_letters:
-            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, subscripts "
-                               "must be in [a-zA-Z]")
-        terms[-1].append(ch)
-        i += 1
-    return terms, ell
 
 
 def _einsum_meta(*ops, equation):

@@ -5,6 +5,7 @@ import numpy as np
 from .. import _strides
 from .. import _dtype as _dt
 from .._dispatch import defop, dispatch
+from .._geometry import first_valid_tap, pool_geometry, pool_out_size  # noqa: F401 (re-exported)
 from ._util import SCALAR_NAMES, method
 
 
@@ -287,39 +288,6 @@ def nll_loss2d(input, target, weight, ignore_index, reduction):
 
 
 # ---- max pooling: values and flat indices in one op; the gradient is a scatter_add of those indices ---------
-def pool_out_size(size, k, s, p, d, ceil_mode):
-    """Output length of a pooling window sweep (PyTorch's pooling_output_shape)."""
-    span = size + 2 * p - d * (k - 1) - 1
-    out = (span + (s - 1 if ceil_mode else 0)) // s + 1
-    if ceil_mode and (out - 1) * s >= size + p:
-        out -= 1  # the last window must start inside the input or the left padding
-    return out
-
-
-def pool_geometry(h, w, kernel_size, stride, padding, dilation, ceil_mode):
-    """(oh, ow, extra bottom padding, extra right padding) of a 2-D pooling sweep; the extra padding lets the
-    last ceil_mode window be read as a full window."""
-    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel_size, stride, padding, dilation
-    oh = pool_out_size(h, kh, sh, ph, dh, ceil_mode)
-    ow = pool_out_size(w, kw, sw, pw, dw, ceil_mode)
-    eh = max(0, (oh - 1) * sh + dh * (kh - 1) + 1 - (h + 2 * ph))
-    ew = max(0, (ow - 1) * sw + dw * (kw - 1) + 1 - (w + 2 * pw))
-    return oh, ow, eh, ew
-
-
-def first_valid_tap(oh, ow, h, w, stride, padding, dilation):
-    """Flat h*W+w index of the first in-bounds element of each pooling window, (oh, ow) int64 (NumPy).
-
-    PyTorch's kernel starts each window's argmax there, so a window of only -inf (or only padding) reports
-    a real element, never a padding position."""
-    def first(n_out, s, p, d):
-        start = np.arange(n_out) * s - p
-        tap = np.where(start < 0, -(start // d), 0)  # ceil(-start / d) for negative starts
-        return start + tap * d
-    return (first(oh, stride[0], padding[0], dilation[0]).reshape(oh, 1) * w
-            + first(ow, stride[1], padding[1], dilation[1])).astype(np.int64)
-
-
 def _max_pool_meta(x, kernel_size, stride, padding, dilation, ceil_mode):
     if x.ndim != 4:
         raise RuntimeError(f"max_pool2d: expected a 4-D (N, C, H, W) input, got {x.ndim}-D")

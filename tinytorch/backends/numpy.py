@@ -420,7 +420,7 @@ def _softmax(x, dim):
 
 
 def _max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
-    from .._ops.nn import pool_geometry
+    from .._geometry import pool_geometry
     n, c, h, w = x.shape
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel_size, stride, padding, dilation
     oh, ow, eh, ew = pool_geometry(h, w, kernel_size, stride, padding, dilation, ceil_mode)
@@ -453,7 +453,7 @@ def _max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
         idx += np.multiply(code, dw, dtype=np.int64)
     idx += base
     if ph or pw or eh or ew:
-        from .._ops.nn import first_valid_tap
+        from .._geometry import first_valid_tap
         # a window holding nothing above the padding value reports its first real element, as PyTorch
         np.copyto(idx, np.broadcast_to(first_valid_tap(oh, ow, h, w, stride, padding, dilation), idx.shape),
                   where=best == low)

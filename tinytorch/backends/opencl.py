@@ -1214,8 +1214,8 @@ class OpenCLBackend(Backend):
 
     def _einsum(self, *ops, equation):
         """einsum as one broadcast product over all letters, then a sum over the contracted ones."""
-        from .._ops.linalg import _parse_einsum  # the op's own parser: '...' and implicit output
-        terms, rhs = _parse_einsum(equation, ops)
+        from .._geometry import parse_einsum  # the op's own parser: '...' and implicit output
+        terms, rhs = parse_einsum(equation, ops)
         letters = list(dict.fromkeys("".join(terms)))
         sizes = {}
         views = []
@@ -1662,7 +1662,7 @@ class OpenCLBackend(Backend):
         return out
 
     def _max_pool2d(self, x, kernel_size, stride, padding, dilation, ceil_mode):
-        from .._ops.nn import pool_geometry
+        from .._geometry import pool_geometry
         n, c, h, w = x.shape
         oh, ow, _, _ = pool_geometry(h, w, kernel_size, stride, padding, dilation, ceil_mode)
         dev = x.buf.dev
