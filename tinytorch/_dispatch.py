@@ -21,22 +21,37 @@ from .device import get_backend
 OPS = {}
 _EMPTY = {}
 Tensor = None  # set by _tensor.py (import cycle)
+_new = None  # _tensor._new, likewise
 
 
 class Op:
-    """An op definition: name, meta function, backward formula, optional decomposition.
+    """The record of one op: everything the dispatcher needs to know about it, declared once where the op is
+    written (PyTorch's ``native_functions.yaml`` entry plus its ``derivatives.yaml`` entry).
 
     meta(*args, **kw) -> (outs, casts): ``outs`` is a list of (shape, dtype) per output,
-    ``casts`` the dtype each positional argument is cast to (None: left as is).
+    ``casts`` the dtype each positional argument is cast to (None: left as is). For a view op, meta returns
+    the view's geometry ``(shape, strides, offset)`` instead.
     backward(ctx, grad) -> one gradient (or None) per positional argument; ``ctx.inputs``,
     ``ctx.out``, ``ctx.kw``, ``ctx.shapes``, ``ctx.outs`` give what was saved. Gradients
     are summed to the input's shape and cast to its dtype by the node, so formulas may
     return broadcast-shaped gradients. Only output 0 is differentiable.
+    decomp(*args, **kw): the op written in other ops; runs where a backend has no kernel for it.
+
+    Flags:
+      complex_grad  the backward formula is right for complex inputs (conjugate Wirtinger derivatives, as
+                    PyTorch's); other ops refuse to record a graph through complex tensors;
+      view          the output shares the input's storage: no kernel, only new geometry (``meta``);
+      mutates       indices of the arguments the op writes in place (fused optimizer updates); its kernel
+                    returns nothing and the dispatcher bumps those arguments' version counters;
+      refused       {dtype name: (exception type, message)}: dtypes PyTorch's kernel is not compiled for.
     """
 
-    __slots__ = ("name", "meta", "backward", "decomp", "save_inputs", "save_output", "inplace_ok", "refused")
+    __slots__ = ("name", "meta", "backward", "decomp", "save_inputs", "save_output", "refused", "complex_grad",
+                 "view", "mutates")
 
-    def __init__(self, name, meta, backward=None, decomp=None, save_inputs=True, save_output=False):
+    def __init__(self, name: str, meta, backward=None, decomp=None, save_inputs: bool = True,
+                 save_output: bool = False, *, complex_grad: bool = False, view: bool = False,
+                 mutates: tuple = ()):
         self.name = name
         self.refused = REFUSED_DTYPES.get(name)
         self.meta = meta
@@ -44,6 +59,9 @@ class Op:
         self.decomp = decomp
         self.save_inputs = save_inputs
         self.save_output = save_output
+        self.complex_grad = complex_grad
+        self.view = view
+        self.mutates = tuple(mutates)
 
     def __repr__(self):
         return f"Op({self.name})"
@@ -123,10 +141,13 @@ def _check_refused(op, args, casts):
             raise r[0](r[1].replace("{T}", _TYPE_NAMES.get(dt.name, dt.name)))
 
 
-def defop(name, meta, backward=None, decomp=None, save_inputs=True, save_output=False):
+def defop(name: str, meta, backward=None, decomp=None, save_inputs: bool = True, save_output: bool = False,
+          **flags) -> Op:
+    """Declare op ``name`` (see ``Op`` for the parts and ``flags``) and add it to the registry ``OPS``.
+    RuntimeError when the name is taken: an op is declared once."""
     if name in OPS:
         raise RuntimeError(f"op {name} defined twice")
-    op = Op(name, meta, backward, decomp, save_inputs, save_output)
+    op = Op(name, meta, backward, decomp, save_inputs, save_output, **flags)
     OPS[name] = op
     return op
 
@@ -300,10 +321,20 @@ def device_of(args, op_name):
     return dev
 
 
-def dispatch(op, args, kw=None):
-    """Run ``op`` on positional ``args`` (tensors and scalars) and keyword attributes ``kw``."""
+def dispatch(op, args, kw=None, out=None):
+    """Run ``op`` on positional ``args`` (tensors and scalars) and keyword attributes ``kw``.
+
+    The steps (module docstring) depend on the op's flags: a view op only gets new geometry over its input's
+    storage (``_view``); with ``out`` (a Tensor) the result is written into it, through the backend's in-place
+    kernel when ``out`` is the first argument (``Tensor.add_``), else by the write step (``write``); an op
+    that ``mutates`` its arguments (a fused optimizer update) returns None.
+    """
     if kw is None:
         kw = _EMPTY
+    if op.view:
+        return _view(op, args[0], kw)
+    if out is not None:
+        return _into(op, args, kw, out)
     T = Tensor
     dev = backend = None
     for a in args:
@@ -331,6 +362,8 @@ def dispatch(op, args, kw=None):
     if backend.shape_only:
         return _shape_only(op, args, kw, outs, backend, dev)
     kern = backend.kernels.get(op.name)
+    if kern is not None and op.mutates and not _writable_natives(args, dev):
+        kern = None  # in-place kernels write native buffers as they are: mixed dtypes take the decomposition
     if kern is None:
         if op.decomp is None:
             raise NotImplementedError(
@@ -361,6 +394,11 @@ def dispatch(op, args, kw=None):
     except (MemoryError, ValueError, AttributeError, TypeError) as e:
         _raise_kernel_error(op, args, kw, e)
         raise
+    if op.mutates:
+        for i in op.mutates:
+            if args[i] is not None:
+                args[i]._storage._version[0] += 1
+        return None
     if len(outs) == 1:
         shape, dtype = outs[0]
         result = T._from_native(backend, dev, res, dtype, shape)
@@ -464,13 +502,8 @@ def _record(op, args, kw, result, outs):
     return result
 
 
-# ops whose backward formula is right for complex tensors (conjugate Wirtinger derivatives, as in PyTorch)
-COMPLEX_GRAD = {"add", "sub", "neg", "mul", "div", "exp", "abs", "sum", "cat", "flip", "tril", "triu", "to_dtype",
-                "to_copy", "clone", "index", "index_select", "gather", "as_strided_scatter", "where"}
-
-
 def _complex_grad_check(op, args):
-    if op.name in COMPLEX_GRAD:
+    if op.complex_grad:
         return
     for a in args:
         if isinstance(a, Tensor) and a.requires_grad:
@@ -485,6 +518,141 @@ def _cpu_backend():
     if not _cpu:
         _cpu.append(get_backend("cpu"))
     return _cpu[0]
+
+
+# ---- the view, in-place and write steps of the one path ---------------------------------------------------------
+
+def _view(op, x, kw):
+    """A view op: the tensor ``op.meta`` places over ``x``'s storage (no kernel, no copy); autograd as any op."""
+    shape, stride, offset = op.meta(x, **kw)
+    t = _new(x._storage, shape, stride, offset, x.dtype)
+    t._base = x._base if x._base is not None else x
+    if x.requires_grad and _state.enabled:
+        t.grad_fn = OpNode(op, (x,), kw, t, None, (edge_of(x),))
+        t.requires_grad = True
+    return t
+
+
+def _writable_natives(args, dev):
+    """Whether a mutating op's kernel may run: every tensor argument on ``dev`` in the first one's dtype."""
+    dt = args[0].dtype
+    for a in args:
+        if a is not None and isinstance(a, Tensor) and (a._storage.device is not dev or a.dtype is not dt):
+            return False
+    return True
+
+
+def _into(op, args, kw, out):
+    """``op(*args)`` written into ``out``. When ``out`` is ``args[0]`` (an in-place op) and no graph is recorded,
+    the backend's in-place kernel for the op, if it has one, writes straight into ``out`` (one pass instead of
+    two); when a graph is recorded, the op reads a copy of ``out``, as the node may save its input."""
+    if out is args[0]:
+        if _state.enabled and any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            out._check_inplace()
+            args = (out.clone(),) + tuple(args[1:])
+        else:
+            ik = out._storage.backend.inplace_kernels.get(op.name)
+            if ik is not None and _inplace_direct(op, ik, out, args[1:], kw):
+                return out
+    return write(out, dispatch(op, args, kw), op.name + "_")
+
+
+def _inplace_direct(op, kernel, self, args, kw):
+    dev = self._storage.device
+    natives = []
+    for a in args:
+        if isinstance(a, Tensor):
+            if a._storage.device is not dev:
+                return False
+            natives.append(a._native())
+        else:
+            natives.append(a)
+    outs, _ = op.meta(self, *args, **kw)
+    if len(outs) != 1 or outs[0][0] != self._shape or outs[0][1] is not self.dtype or _overlaps_itself(self):
+        return False
+    self._check_inference_write()
+    kernel(self._native(), *natives, **kw)
+    self._storage._version[0] += 1
+    return True
+
+
+def _overlaps_itself(t):
+    for s, st in zip(t._shape, t._stride):
+        if st == 0 and s > 1:
+            return True
+    return False
+
+
+def _can_cast(frm, to):
+    return frm.category <= to.category
+
+
+def write(dst, src, op="copy_"):
+    """The write step: ``src`` (a tensor, broadcast to ``dst``'s shape and cast to its dtype) into ``dst``'s
+    memory; bumps the version counter and splices the autograd graph (PyTorch's ``copy_`` and, for a view,
+    CopySlices). Every in-place op, ``out=`` argument and ``copy_`` ends here. ``op`` names the op in errors."""
+    if src._shape != dst._shape:
+        try:
+            bshape = _strides.broadcast_shapes(dst._shape, src._shape)
+        except RuntimeError:
+            bshape = None
+        if bshape != dst._shape:
+            raise RuntimeError(f"output with shape {list(dst._shape)} doesn't match the broadcast shape "
+                               f"{list(bshape or src._shape)}")
+    if src.dtype is not dst.dtype and op != "copy_" and not _can_cast(src.dtype, dst.dtype):
+        raise RuntimeError(f"result type {_TYPE_NAMES[src.dtype.name]} can't be cast to the desired output "
+                           f"type {_TYPE_NAMES[dst.dtype.name]}")
+    if dst.numel() and _overlaps_itself(dst):
+        raise RuntimeError(f"{op}: unsupported operation: some elements of the input tensor and the written-to "
+                           "tensor refer to a single memory location. Please clone() the tensor before "
+                           "performing the operation.")
+    dst._check_inference_write()
+    sb = dst._storage.backend
+    if src._storage.device != dst._storage.device:
+        src = src.to(dst._storage.device)
+    sb.copy_(dst._native(), src._native())
+    dst._storage._version[0] += 1
+    if _state.enabled and (src.requires_grad or dst.requires_grad):
+        if src.dtype is not dst.dtype:
+            src = src.to(dst.dtype)
+        if src._shape != dst._shape:
+            src = src.expand(dst._shape)
+        base = dst._base
+        if base is not None and (base.requires_grad or src.requires_grad):
+            _copy_slices(dst, base, src)
+        elif src.requires_grad:
+            if src.grad_fn is None:  # src is a leaf: route through an identity op to keep the edge
+                src = dispatch(OPS["clone"], (src,))
+            dst.grad_fn, dst._output_nr, dst.requires_grad = src.grad_fn, src._output_nr, True
+        else:  # overwritten by a constant: no gradient flows to the old history
+            dst.grad_fn, dst.requires_grad = None, False
+    return dst
+
+
+def _copy_slices(view, base, src):
+    """Autograd for an in-place write into a view (PyTorch's CopySlices).
+
+    ``base``'s history becomes: the old base with the view's region replaced by ``src``; the view is
+    then re-derived from the new base by ``as_strided``.
+    """
+    if view.dtype is not base.dtype:
+        raise NotImplementedError(f"in-place write with autograd into a {view.dtype} view of a {base.dtype} tensor "
+                                  "(.real, .imag, view_as_real) is not supported by tinytorch; write into a clone")
+    if base.requires_grad and base.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if not _strides.is_contiguous(base._shape, base._stride):
+        raise NotImplementedError("in-place write with autograd into a view of a non-contiguous tensor is not "
+                                  "supported; call .contiguous() on the base first")
+    rel = view._offset - base._offset
+    geo = {"size": view._shape, "stride": view._stride, "storage_offset": rel}
+    old = base._alias()
+    old.grad_fn, old.requires_grad, old._output_nr = base.grad_fn, base.requires_grad, base._output_nr
+    node = OpNode(OPS["as_strided_scatter"], (old, src), geo, base, [(base._shape, base.dtype)],
+                  (edge_of(old), edge_of(src)))
+    base.grad_fn, base._output_nr, base.requires_grad = node, 0, True
+    v = dispatch(OPS["as_strided"], (base,), {"size": view._shape, "stride": view._stride, "rel_offset": rel,
+                                              "in_stride": base._stride})
+    view.grad_fn, view._output_nr, view.requires_grad = v.grad_fn, 0, True
 
 
 # ---- helpers shared by op meta functions -------------------------------------------------------

@@ -477,86 +477,27 @@ class Tensor:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
     def _inplace(self, fn, *args, **kw):
-        """Run out-of-place ``fn(self, *args)`` and write the result into ``self`` (PyTorch's ``op_``)."""
+        """Run out-of-place ``fn(self, *args)`` and write the result into ``self`` (PyTorch's ``op_``): through
+        the dispatcher's in-place step when ``fn`` is an op the backend has an in-place kernel for, else by
+        computing ``fn`` and the dispatcher's write step."""
         if args and not isinstance(args[0], (Tensor, int, float, complex, bool)) and _second_param(fn) == "other":
             # a binary op's ``other`` is checked here, once for every ``op_``: the direct in-place kernel
-            # below would otherwise trip over it inside NumPy
+            # would otherwise trip over it inside NumPy
             raise TypeError(f"{fn.__name__}_(): argument 'other' (position 1) must be Tensor, not "
                             f"{type(args[0]).__name__}")
-        needs_grad = _state.enabled and (self.requires_grad or builtins.any(
-            isinstance(a, Tensor) and a.requires_grad for a in args))
-        if needs_grad:
+        name = fn.__name__
+        if name in self._storage.backend.inplace_kernels and "rounding_mode" not in kw:
+            return _dispatch.dispatch(_dispatch.OPS[name], (self,) + args, kw, out=self)
+        if _state.enabled and (self.requires_grad or builtins.any(
+                isinstance(a, Tensor) and a.requires_grad for a in args)):
             self._check_inplace()
             # the op's node may save its input, which this write changes: give it a copy (PyTorch's original_self)
-            out = fn(self.clone(), *args, **kw)
-        else:
-            st = self._storage
-            ik = st.backend.inplace_kernels.get(fn.__name__) if "rounding_mode" not in kw else None
-            if ik is not None and self._inplace_direct(ik, fn.__name__, args, kw):
-                return self
-            out = fn(self, *args, **kw)
-        return self._write(out, fn.__name__ + "_")
-
-    def _inplace_direct(self, kernel, name, args, kw):
-        """Write ``op(self, *args)`` straight into ``self`` with a backend in-place kernel, when the result has
-        self's shape and dtype and every tensor argument is on self's device (one pass instead of two)."""
-        op = _dispatch.OPS[name]
-        dev = self._storage.device
-        natives = []
-        for a in args:
-            if isinstance(a, Tensor):
-                if a._storage.device is not dev:
-                    return False
-                natives.append(a._native())
-            else:
-                natives.append(a)
-        outs, _ = op.meta(self, *args, **kw)
-        if len(outs) != 1 or outs[0][0] != self._shape or outs[0][1] is not self.dtype or _overlaps_itself(self):
-            return False
-        self._check_inference_write()
-        kernel(self._native(), *natives, **kw)
-        self._storage._version[0] += 1
-        return True
+            return _dispatch.write(self, fn(self.clone(), *args, **kw), name + "_")
+        return _dispatch.write(self, fn(self, *args, **kw), name + "_")
 
     def _write(self, src, op="copy_"):
-        """Write tensor ``src`` into ``self``'s memory, bump the version and splice the autograd graph."""
-        if src._shape != self._shape:
-            try:
-                bshape = _strides.broadcast_shapes(self._shape, src._shape)
-            except RuntimeError:
-                bshape = None
-            if bshape != self._shape:
-                raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the broadcast shape "
-                                   f"{list(bshape or src._shape)}")
-        if src.dtype is not self.dtype and op != "copy_" and not _can_cast(src.dtype, self.dtype):
-            raise RuntimeError(f"result type {_TYPE_NAMES[src.dtype.name][:-6]} can't be cast to the desired output "
-                               f"type {_TYPE_NAMES[self.dtype.name][:-6]}")
-        if self.numel() and _overlaps_itself(self):
-            raise RuntimeError(f"{op}: unsupported operation: some elements of the input tensor and the written-to "
-                               "tensor refer to a single memory location. Please clone() the tensor before "
-                               "performing the operation.")
-        self._check_inference_write()
-        sb = self._storage.backend
-        if src._storage.device != self._storage.device:
-            src = src.to(self._storage.device)
-        sb.copy_(self._native(), src._native())
-        self._storage._version[0] += 1
-        if _state.enabled and (src.requires_grad or self.requires_grad):
-            if src.dtype is not self.dtype:
-                src = src.to(self.dtype)
-            if src._shape != self._shape:
-                src = src.expand(self._shape)
-            base = self._base
-            if base is not None and (base.requires_grad or src.requires_grad):
-                _copy_slices(self, base, src)
-            elif src.requires_grad:
-                if src.grad_fn is None:  # src is a leaf: route through an identity op to keep the edge
-                    from ._ops.pointwise import _identity
-                    src = _identity(src)
-                self.grad_fn, self._output_nr, self.requires_grad = src.grad_fn, src._output_nr, True
-            else:  # overwritten by a constant: no gradient flows to the old history
-                self.grad_fn, self.requires_grad = None, False
-        return self
+        """Write tensor ``src`` into ``self``'s memory (the dispatcher's write step, ``_dispatch.write``)."""
+        return _dispatch.write(self, src, op)
 
 
 def reset_grads(params, set_to_none=True):
@@ -568,10 +509,6 @@ def reset_grads(params, set_to_none=True):
             else:
                 p._grad = p._grad.detach()
                 p._grad.zero_()
-
-
-def _can_cast(frm, to):
-    return frm.category <= to.category
 
 
 def _second_param(fn, _cache={}):
@@ -594,37 +531,5 @@ def _second_param(fn, _cache={}):
     return name
 
 
-def _overlaps_itself(t):
-    for s, st in zip(t._shape, t._stride):
-        if st == 0 and s > 1:
-            return True
-    return False
-
-
-def _copy_slices(view, base, src):
-    """Autograd for an in-place write into a view (PyTorch's CopySlices).
-
-    ``base``'s history becomes: the old base with the view's region replaced by ``src``; the view is
-    then re-derived from the new base by ``as_strided``.
-    """
-    from ._ops.movement import _as_strided_view
-    if view.dtype is not base.dtype:
-        raise NotImplementedError(f"in-place write with autograd into a {view.dtype} view of a {base.dtype} tensor "
-                                  "(.real, .imag, view_as_real) is not supported by tinytorch; write into a clone")
-    if base.requires_grad and base.grad_fn is None:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    if not _strides.is_contiguous(base._shape, base._stride):
-        raise NotImplementedError("in-place write with autograd into a view of a non-contiguous tensor is not "
-                                  "supported; call .contiguous() on the base first")
-    geo = {"size": view._shape, "stride": view._stride, "storage_offset": view._offset - base._offset}
-    old = base._alias()
-    old.grad_fn, old.requires_grad, old._output_nr = base.grad_fn, base.requires_grad, base._output_nr
-    op = _dispatch.OPS["as_strided_scatter"]
-    node = _dispatch.OpNode(op, (old, src), geo, base, [(base._shape, base.dtype)],
-                            (engine.edge_of(old), engine.edge_of(src)))
-    base.grad_fn, base._output_nr, base.requires_grad = node, 0, True
-    v = _as_strided_view(base, view._shape, view._stride, view._offset - base._offset)
-    view.grad_fn, view._output_nr, view.requires_grad = v.grad_fn, 0, True
-
-
 _dispatch.Tensor = Tensor
+_dispatch._new = _new

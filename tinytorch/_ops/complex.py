@@ -3,7 +3,7 @@
 Autograd follows PyTorch's convention for complex numbers (the conjugate Wirtinger derivative): the
 gradient of a real loss L with respect to z = x + iy is dL/dx + i dL/dy, so a holomorphic op's
 backward multiplies by the *conjugate* derivative, and the gradient reaching a real input is the real
-part of what flows back. Only ops listed in ``_dispatch.COMPLEX_GRAD`` differentiate complex tensors;
+part of what flows back. Only ops declared with ``complex_grad=True`` differentiate complex tensors;
 others raise NotImplementedError instead of returning a wrong gradient.
 
 Unlike PyTorch, ``real``, ``imag``, ``conj`` and ``view_as_real`` return new tensors, not views: the
@@ -23,8 +23,7 @@ _OPS = {}
 
 
 def _defop(name, meta, backward, **kw):
-    _dispatch.COMPLEX_GRAD.add(name)
-    return defop_on_cpu(name, meta, backward, _OPS, **kw)
+    return defop_on_cpu(name, meta, backward, _OPS, complex_grad=True, **kw)
 
 
 def _to_real_meta(a):

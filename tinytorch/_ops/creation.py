@@ -405,7 +405,7 @@ def _to_dtype_meta(a, dtype):
     return [(a._shape, dtype)], [None]
 
 
-_to_dtype_op = defop("to_dtype", _to_dtype_meta, lambda c, g: g, save_inputs=False)
+_to_dtype_op = defop("to_dtype", _to_dtype_meta, lambda c, g: g, save_inputs=False, complex_grad=True)
 
 
 def _to_device(x, dev):
@@ -437,7 +437,8 @@ def _no_meta(*a, **k):
     raise RuntimeError("to_device does not go through kernels")
 
 
-_to_device_op = defop("to_copy", _no_meta, lambda c, g: g.to(c.kw["device"]), save_inputs=False)
+_to_device_op = defop("to_copy", _no_meta, lambda c, g: g.to(c.kw["device"]), save_inputs=False,
+                      complex_grad=True)
 
 
 def _parse_to(args, kwargs):

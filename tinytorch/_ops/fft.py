@@ -24,8 +24,7 @@ _OPS = {}
 
 
 def _defop(name, meta, backward):
-    _dispatch.COMPLEX_GRAD.add(name)
-    return defop_on_cpu(name, meta, backward, _OPS, save_inputs=False)
+    return defop_on_cpu(name, meta, backward, _OPS, save_inputs=False, complex_grad=True)
 
 
 def _c2c_meta(x, dims, norm, forward):

@@ -142,7 +142,7 @@ def _index_bw(c, g):
         (None,) * len(tensors)
 
 
-_index_op = defop("index", _index_meta, _index_bw)
+_index_op = defop("index", _index_meta, _index_bw, complex_grad=True)
 
 
 def _index_put_meta(a, values, *tensors, spec, accumulate=False):
@@ -313,7 +313,7 @@ def _gather_bw(c, g):
     return scatter_add(zeros(c.shapes[0], dtype=g.dtype, device=g.device), c.kw["dim"], index, g), None
 
 
-_gather_op = defop("gather", _gather_meta, _gather_bw)
+_gather_op = defop("gather", _gather_meta, _gather_bw, complex_grad=True)
 
 
 @method("gather")
@@ -451,7 +451,7 @@ def _index_select_bw(c, g):
     return index_add(zeros(c.shapes[0], dtype=g.dtype, device=g.device), c.kw["dim"], index, g), None
 
 
-_index_select_op = defop("index_select", _index_select_meta, _index_select_bw)
+_index_select_op = defop("index_select", _index_select_meta, _index_select_bw, complex_grad=True)
 
 
 def _check_1d_index(name, input, dim, index):

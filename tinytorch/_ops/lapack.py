@@ -13,7 +13,7 @@ import collections
 import math
 
 from .. import _dtype as _dt
-from .._dispatch import COMPLEX_GRAD, dispatch
+from .._dispatch import dispatch
 from .._tensor import Tensor
 from ._util import defop_on_cpu, method
 
@@ -44,8 +44,8 @@ def _check(A, op, square=True, ndim=2):
 OPS = {}
 
 
-def _defop(name, meta, backward, save_output=True):
-    return defop_on_cpu(name, meta, backward, OPS, save_output=save_output)
+def _defop(name, meta, backward, save_output=True, **flags):
+    return defop_on_cpu(name, meta, backward, OPS, save_output=save_output, **flags)
 
 
 def _run(op, args, kw=None, what=""):
@@ -272,8 +272,8 @@ def _eig_bw(c, g):
                               "implemented in tinytorch (linalg.eigh has one for symmetric matrices)")
 
 
-_eig_op = _defop("linalg_eig", _eig_meta, _eig_bw)
-COMPLEX_GRAD.add("linalg_eig")  # record the graph; its backward says what is missing, only if it is reached
+# complex_grad: record the graph; its backward says what is missing, only if it is reached
+_eig_op = _defop("linalg_eig", _eig_meta, _eig_bw, complex_grad=True)
 
 
 def eig(A, *, out=None):

@@ -15,21 +15,16 @@ from ..autograd.grad_mode import _state
 from ._util import method
 
 
-def _no_meta(*a, **k):
-    raise RuntimeError("view ops do not go through kernels")
+def _given_geometry(shape, stride, offset, size, stride_):
+    """Geometry of a view whose function computed it (view, expand, squeeze ...): passed as attributes."""
+    return size, stride_, offset
 
 
-def _make_view(x, op, kw, shape, stride, offset):
-    t = _new(x._storage, shape, stride, offset, x.dtype)
-    t._base = x._base if x._base is not None else x
-    if x.requires_grad and _state.enabled:
-        t.grad_fn = OpNode(op, (x,), kw, t, None, (edge_of(x),))
-        t.requires_grad = True
-    return t
-
-
-def _view_op(name, backward):
-    return defop(name, _no_meta, backward, save_inputs=False)
+def _view_op(name, backward, geometry=_given_geometry):
+    """Declare a view op: ``geometry(shape, strides, offset, **attributes)`` of the input gives the view's
+    ``(shape, strides, offset)`` over the same storage; the dispatcher's view step builds the tensor."""
+    return defop(name, lambda x, **kw: geometry(x._shape, x._stride, x._offset, **kw), backward,
+                 save_inputs=False, view=True)
 
 
 def _geometry_backward(meta_fn):
@@ -95,7 +90,8 @@ def _as_strided_bw(c, g):
     return storage.as_strided(shape, in_stride, storage._offset - lo).contiguous()
 
 
-_as_strided_op = _view_op("as_strided", _as_strided_bw)
+_as_strided_op = _view_op("as_strided", _as_strided_bw,
+                          lambda shape, st, offset, size, stride, rel_offset, in_stride: (size, stride, offset + rel_offset))
 
 
 @method("as_strided")
@@ -113,8 +109,8 @@ def as_strided(input, size, stride, storage_offset=None):
         if hi >= input._storage.size or off < 0 or builtins.any(st < 0 for st in stride):
             raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off} "
                                f"out of bounds for storage of size {input._storage.size}")
-    return _make_view(input, _as_strided_op, {"size": size, "stride": stride, "rel_offset": off - input._offset,
-                                              "in_stride": input._stride}, size, stride, off)
+    return dispatch(_as_strided_op, (input,), {"size": size, "stride": stride, "rel_offset": off - input._offset,
+                                               "in_stride": input._stride})
 
 
 def _as_strided_view(base, size, stride, rel_offset):
@@ -145,7 +141,7 @@ def _as_strided_scatter_decomp(base, src, size, stride, storage_offset):
 
 
 _as_strided_scatter_op = defop("as_strided_scatter", _as_strided_scatter_meta, _as_strided_scatter_bw,
-                               decomp=_as_strided_scatter_decomp, save_inputs=False)
+                               decomp=_as_strided_scatter_decomp, save_inputs=False, complex_grad=True)
 
 
 def as_strided_scatter(input, src, size, stride, storage_offset=0):
@@ -192,7 +188,7 @@ def view(input, *shape):
     if st is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
                            "spans across two contiguous subspaces). Use .reshape(...) instead.")
-    return _make_view(input, _view_opdef, None, shape, st, input._offset)
+    return dispatch(_view_opdef, (input,), {"size": shape, "stride_": st})
 
 
 _SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
@@ -249,7 +245,7 @@ def reshape(input, *shape):
     st = _strides.view_strides(input._shape, input._stride, shape)
     if st is None:
         return view(input.contiguous(), shape)
-    return _make_view(input, _view_opdef, None, shape, st, input._offset)
+    return dispatch(_view_opdef, (input,), {"size": shape, "stride_": st})
 
 
 method("view_as")(lambda self, other: view(self, other._shape))
@@ -287,7 +283,9 @@ def unflatten(input, dim, sizes):
     return view(input, input._shape[:d] + sizes + input._shape[d + 1:])
 
 
-_permute_op = _view_op("permute", lambda c, g: permute(g, _inverse_perm(c.kw["dims"])))
+_permute_op = _view_op("permute", lambda c, g: permute(g, _inverse_perm(c.kw["dims"])),
+                       lambda shape, stride, offset, dims: (tuple(shape[d] for d in dims),
+                                                            tuple(stride[d] for d in dims), offset))
 
 
 def _inverse_perm(p):
@@ -308,8 +306,7 @@ def permute(input, *dims):
     dims = tuple(_strides.wrap_dim(d, input.ndim) for d in dims)
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return _make_view(input, _permute_op, {"dims": dims}, tuple(input._shape[d] for d in dims),
-                      tuple(input._stride[d] for d in dims), input._offset)
+    return dispatch(_permute_op, (input,), {"dims": dims})
 
 
 @method("transpose")
@@ -430,7 +427,7 @@ def expand(input, *sizes):
     shape, stride = tuple(shape), tuple(stride)
     if shape == input._shape:
         return input
-    return _make_view(input, _expand_op, None, shape, stride, input._offset)
+    return dispatch(_expand_op, (input,), {"size": shape, "stride_": stride})
 
 
 method("expand_as")(lambda self, other: expand(self, other._shape))
@@ -476,8 +473,8 @@ def squeeze(input, dim=_ALL_DIMS):
     shape = tuple(s for i, s in enumerate(input._shape) if i not in dims)
     stride = tuple(s for i, s in enumerate(input._stride) if i not in dims)
     if shape == input._shape:
-        return _make_view(input, _view_opdef, None, shape, stride, input._offset)
-    return _make_view(input, _view_opdef, None, shape, stride, input._offset)
+        return dispatch(_view_opdef, (input,), {"size": shape, "stride_": stride})
+    return dispatch(_view_opdef, (input,), {"size": shape, "stride_": stride})
 
 
 @method("unsqueeze")
@@ -487,7 +484,7 @@ def unsqueeze(input, dim):
     shape = input._shape[:d] + (1,) + input._shape[d:]
     inner = input._stride[d] * input._shape[d] if d < input.ndim else 1
     stride = input._stride[:d] + (inner,) + input._stride[d:]
-    return _make_view(input, _view_opdef, None, shape, stride, input._offset)
+    return dispatch(_view_opdef, (input,), {"size": shape, "stride_": stride})
 
 
 # ---- slicing views ----------------------------------------------------------------------------------
@@ -495,7 +492,7 @@ def _narrow_meta(shape, stride, offset, dim, start, length):
     return shape[:dim] + (length,) + shape[dim + 1:], stride, offset + start * stride[dim]
 
 
-_narrow_op = _view_op("narrow", _geometry_backward(_narrow_meta))
+_narrow_op = _view_op("narrow", _geometry_backward(_narrow_meta), _narrow_meta)
 
 
 @method("narrow")
@@ -519,14 +516,14 @@ def narrow(input, dim, start, length):
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     kw = {"dim": d, "start": start, "length": length}
-    return _make_view(input, _narrow_op, kw, *_narrow_meta(input._shape, input._stride, input._offset, **kw))
+    return dispatch(_narrow_op, (input,), kw)
 
 
 def _select_meta(shape, stride, offset, dim, index):
     return shape[:dim] + shape[dim + 1:], stride[:dim] + stride[dim + 1:], offset + index * stride[dim]
 
 
-_select_op = _view_op("select", _geometry_backward(_select_meta))
+_select_op = _view_op("select", _geometry_backward(_select_meta), _select_meta)
 
 
 @method("select")
@@ -545,7 +542,7 @@ def select(input, dim, index):
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(input._shape)} at "
                          f"dimension {d}")
     kw = {"dim": d, "index": index % size}
-    return _make_view(input, _select_op, kw, *_select_meta(input._shape, input._stride, input._offset, **kw))
+    return dispatch(_select_op, (input,), kw)
 
 
 def _diagonal_meta(shape, stride, offset, offset_, dim1, dim2):
@@ -561,7 +558,7 @@ def _diagonal_meta(shape, stride, offset, offset_, dim1, dim2):
             off)
 
 
-_diagonal_op = _view_op("diagonal", _geometry_backward(_diagonal_meta))
+_diagonal_op = _view_op("diagonal", _geometry_backward(_diagonal_meta), _diagonal_meta)
 
 
 @method("diagonal")
@@ -571,7 +568,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     kw = {"offset_": offset, "dim1": d1, "dim2": d2}
-    return _make_view(input, _diagonal_op, kw, *_diagonal_meta(input._shape, input._stride, input._offset, **kw))
+    return dispatch(_diagonal_op, (input,), kw)
 
 
 def _unfold_meta(shape, stride, offset, dim, size, step):
@@ -594,7 +591,7 @@ def _unfold_bw(c, g):
     return out
 
 
-_unfold_op = _view_op("unfold", _unfold_bw)
+_unfold_op = _view_op("unfold", _unfold_bw, _unfold_meta)
 
 
 @method("unfold")
@@ -608,7 +605,7 @@ def unfold(input, dimension, size, step):
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     kw = {"dim": d, "size": size, "step": step}
-    return _make_view(input, _unfold_op, kw, *_unfold_meta(input._shape, input._stride, input._offset, **kw))
+    return dispatch(_unfold_op, (input,), kw)
 
 
 def _basic_index_meta(shape, stride, offset, spec):
@@ -644,13 +641,12 @@ def _basic_index_meta(shape, stride, offset, spec):
     return tuple(out_shape), tuple(out_stride), offset
 
 
-_basic_index_op = _view_op("slice", _geometry_backward(_basic_index_meta))
+_basic_index_op = _view_op("slice", _geometry_backward(_basic_index_meta), _basic_index_meta)
 
 
 def basic_index(input, spec):
     """View for an index made of ints, slices and None (Ellipsis already expanded)."""
-    return _make_view(input, _basic_index_op, {"spec": spec},
-                      *_basic_index_meta(input._shape, input._stride, input._offset, spec))
+    return dispatch(_basic_index_op, (input,), {"spec": spec})
 
 
 # ---- splitting ------------------------------------------------------------------------------------------

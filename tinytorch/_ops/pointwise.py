@@ -68,9 +68,9 @@ def _meta(kind, name="bitwise"):
 _same, _float, _bool, _int, _logical = (_meta(k) for k in ("same", "float", "bool", "int", "logical"))
 
 
-def _unary(name, kind, backward=None, save_output=False, save_inputs=True, doc=None, meta=None):
+def _unary(name, kind, backward=None, save_output=False, save_inputs=True, doc=None, meta=None, **flags):
     op = defop(name, meta or (_same if kind == "same" else _float if kind == "float" else _bool), backward,
-               save_inputs=save_inputs, save_output=save_output)
+               save_inputs=save_inputs, save_output=save_output, **flags)
 
     def fn(input):
         return dispatch(op, (input,))
@@ -83,12 +83,12 @@ def _unary(name, kind, backward=None, save_output=False, save_inputs=True, doc=N
     return fn
 
 
-def _binary(name, kind, backward=None, save_inputs=True, doc=None, tensor_only=False):
+def _binary(name, kind, backward=None, save_inputs=True, doc=None, tensor_only=False, **flags):
     """Define binary op ``name``. ``tensor_only``: PyTorch's signature takes Tensors only (``maximum(x, 1.5)``
     is its argument parser's TypeError); otherwise ``other`` may also be a Number."""
     meta = _meta("int", name) if kind == "int" else \
         {"same": _same, "float": _float, "bool": _bool, "logical": _logical}[kind]
-    op = defop(name, meta, backward, save_inputs=save_inputs)
+    op = defop(name, meta, backward, save_inputs=save_inputs, **flags)
 
     def fn(input, other):
         if tensor_only:
@@ -131,7 +131,7 @@ def _zero_grad(ctx, g):
 
 
 # ---- float unary ops ----------------------------------------------------------------------------
-exp = _unary("exp", "float", lambda c, g: g * _cj(c.out), save_output=True, save_inputs=False)
+exp = _unary("exp", "float", lambda c, g: g * _cj(c.out), save_output=True, save_inputs=False, complex_grad=True)
 exp2 = _unary("exp2", "float", lambda c, g: g * c.out * math.log(2.0), save_output=True, save_inputs=False)
 expm1 = _unary("expm1", "float", lambda c, g: g * (c.out + 1), save_output=True, save_inputs=False)
 log = _unary("log", "float", lambda c, g: g / c.inputs[0])
@@ -164,7 +164,7 @@ def _neg_meta(a):
     return _same(a)
 
 
-neg = _unary("neg", "same", lambda c, g: -g, save_inputs=False, meta=_neg_meta)
+neg = _unary("neg", "same", lambda c, g: -g, save_inputs=False, meta=_neg_meta, complex_grad=True)
 negative = neg
 def _abs_meta(a):
     outs, casts = _same(a)
@@ -173,7 +173,7 @@ def _abs_meta(a):
     return outs, casts
 
 
-abs = _unary("abs", "same", lambda c, g: g * _sgn(c.inputs[0]), meta=_abs_meta,
+abs = _unary("abs", "same", lambda c, g: g * _sgn(c.inputs[0]), meta=_abs_meta, complex_grad=True,
              doc="Elementwise absolute value; for complex input the modulus, a float tensor (``torch.abs``).")
 absolute = abs
 def _sign_meta(a):
@@ -270,8 +270,8 @@ def _add_bw(sign):
     return bw
 
 
-_add_op = defop("add", _same, _add_bw(1), save_inputs=False)
-_sub_op = defop("sub", _same, _add_bw(-1), save_inputs=False)
+_add_op = defop("add", _same, _add_bw(1), save_inputs=False, complex_grad=True)
+_sub_op = defop("sub", _same, _add_bw(-1), save_inputs=False, complex_grad=True)
 
 
 @method("add")
@@ -306,7 +306,7 @@ def _mul_bw(c, g):
     return (g * _cj(b) if c.next_edges[0] is not None else None), (g * _cj(a) if c.next_edges[1] is not None else None)
 
 
-mul = _binary("mul", "same", _mul_bw)
+mul = _binary("mul", "same", _mul_bw, complex_grad=True)
 multiply = mul
 method("multiply")(mul)
 
@@ -333,7 +333,7 @@ def _div_meta(a, b, rounding_mode=None):
     return _same(a, b)
 
 
-_div_op = defop("div", _div_meta, _div_bw)
+_div_op = defop("div", _div_meta, _div_bw, complex_grad=True)
 
 
 @method("div")
@@ -499,7 +499,7 @@ def _where_bw(c, g):
     return None, where(cond, g, 0.0), where(cond, 0.0, g)
 
 
-_where_op = defop("where", _where_meta, _where_bw)
+_where_op = defop("where", _where_meta, _where_bw, complex_grad=True)
 
 
 @method("where")
@@ -600,7 +600,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 
 method("nan_to_num_")(lambda self, nan=0.0, posinf=None, neginf=None: self._inplace(nan_to_num, nan, posinf, neginf))
 
-_identity_op = defop("clone", _same, lambda c, g: g, save_inputs=False)
+_identity_op = defop("clone", _same, lambda c, g: g, save_inputs=False, complex_grad=True)
 
 
 def _identity(x):

@@ -67,7 +67,7 @@ def _sum_bw(c, g):
     return _expand_back(g, c.shapes[0], c.kw["dims"], c.kw["keepdim"])
 
 
-_sum_op = defop("sum", _red_meta("sum", "sum"), _sum_bw, save_inputs=False)
+_sum_op = defop("sum", _red_meta("sum", "sum"), _sum_bw, save_inputs=False, complex_grad=True)
 
 
 def _dims_of(input, dim, op):

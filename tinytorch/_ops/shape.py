@@ -42,7 +42,7 @@ def _cat_bw(c, g):
     return tuple(out)
 
 
-_cat_op = defop("cat", _cat_meta, _cat_bw, save_inputs=False)
+_cat_op = defop("cat", _cat_meta, _cat_bw, save_inputs=False, complex_grad=True)
 
 
 def cat(tensors, dim=0, *, out=None):
@@ -103,7 +103,8 @@ def _flip_meta(a, dims):
     return [(a._shape, a.dtype)], [None]
 
 
-_flip_op = defop("flip", _flip_meta, lambda c, g: flip(g, c.kw["dims"]), save_inputs=False)
+_flip_op = defop("flip", _flip_meta, lambda c, g: flip(g, c.kw["dims"]), save_inputs=False,
+                complex_grad=True)
 
 
 def flip(input, dims):
@@ -230,8 +231,8 @@ def _tri_meta(a, diagonal):
     return [(a._shape, a.dtype)], [None]
 
 
-_tril_op = defop("tril", _tri_meta, lambda c, g: tril(g, c.kw["diagonal"]), save_inputs=False)
-_triu_op = defop("triu", _tri_meta, lambda c, g: triu(g, c.kw["diagonal"]), save_inputs=False)
+_tril_op = defop("tril", _tri_meta, lambda c, g: tril(g, c.kw["diagonal"]), save_inputs=False, complex_grad=True)
+_triu_op = defop("triu", _tri_meta, lambda c, g: triu(g, c.kw["diagonal"]), save_inputs=False, complex_grad=True)
 
 
 @method("tril")
