@@ -9,7 +9,7 @@ import numpy as np
 import tinytorch
 from tinytorch._dispatch import OPS
 from tinytorch.backends.base import Backend
-from tinytorch.backends.numpy import KERNELS
+from tinytorch.backends.cpu import KERNELS
 
 
 class DevBuffer:

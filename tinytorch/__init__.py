@@ -10,7 +10,7 @@ from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, dou
                     iinfo, int, int8, int16, int32, int64, long, promote_types, set_default_dtype, short, uint8)
 from .device import device, register_backend, is_registered as device_module_registered  # noqa: F401
 from .device import get_default_device, set_default_device  # noqa: F401
-from .backends.numpy import NumpyBackend as _NumpyBackend
+from .backends.cpu import NumpyBackend as _NumpyBackend
 
 from .backends.meta import MetaBackend as _MetaBackend
 

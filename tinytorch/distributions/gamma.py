@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from .._ops.creation import _rng, tensor
-from ..backends.numpy import _gamma_pq
+from ..backends.cpu.special import _gamma_pq
 from .._ops.pointwise import log, xlogy
 from .._ops.special import digamma, lgamma
 from .._tensor import Size

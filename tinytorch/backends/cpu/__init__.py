@@ -1,0 +1,85 @@
+"""The ``cpu`` backend: storages are flat NumPy arrays and kernels are NumPy calls.
+
+This is the reference backend: every primitive op has a kernel here, and a few composite ops
+(softmax, log_softmax) register kernels for speed. Kernels get ``ndarray`` views and must return
+arrays that do not alias their inputs.
+
+Each kernel is registered next to its code (``registry.KERNELS``), one topic a module: ``pointwise``,
+``reduce``, ``index`` (gather / scatter / indexing / copies), ``linalg`` (matmul, einsum, LAPACK, FFT), ``nn``,
+``special`` (erf, erfinv, incomplete gamma) and ``fused`` (in-place kernels, fused optimizer updates);
+``malloc`` tunes glibc's malloc for host memory.
+"""
+import numpy as np
+
+from ..._strides import contiguous_strides as _contig
+from ..base import Backend
+from . import fused, index, linalg, nn, pointwise, reduce, special  # noqa: F401  (importing registers the kernels)
+from .malloc import MALLOC_TUNED  # noqa: F401
+from .registry import INPLACE_KERNELS, KERNELS
+
+
+def _dense(shape, strides, isz):
+    expected = isz
+    for n, st in sorted(zip(shape, strides), key=lambda p: p[1]):
+        if n == 1:
+            continue
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
+class NumpyBackend(Backend):
+    """NumPy on the host: the default ``cpu`` device."""
+
+    def __init__(self):
+        self.kernels = dict(KERNELS)
+        self.inplace_kernels = dict(INPLACE_KERNELS)
+
+    def alloc(self, numel, dtype):
+        """A flat uninitialised buffer; a size the host cannot hold is PyTorch's allocator RuntimeError, raised
+        before NumPy tries."""
+        from ..._storage import check_alloc
+        check_alloc((numel,), dtype)
+        return np.empty(numel, dtype=dtype.np)
+
+    def from_numpy(self, arr, device=None):
+        return arr
+
+    def to_numpy(self, native):
+        return np.array(native, copy=True)
+
+    def reinterpret(self, buf, old_dtype, new_dtype):
+        nbytes = buf.size * buf.itemsize
+        keep = nbytes - nbytes % new_dtype.itemsize  # whole elements of the new dtype
+        return buf[:keep // buf.itemsize].view(new_dtype.np)
+
+    def view(self, buf, dtype, shape, strides, offset):
+        isz = buf.itemsize
+        if 0 in shape:
+            # an empty view reads no memory: its offset may lie past a (possibly empty) buffer's end, which
+            # NumPy refuses, so it is built at offset 0
+            offset = 0
+        return np.ndarray(shape, buf.dtype, buf, offset * isz, tuple(s * isz for s in strides))
+
+    def wrap(self, native, dtype):
+        a = native
+        if type(a) is not np.ndarray:
+            a = np.asarray(a)
+        if a.dtype is not dtype.np and a.dtype != dtype.np:
+            a = a.astype(dtype.np)
+        if a.flags.c_contiguous:
+            return a, a.reshape(-1), _contig(a.shape), 0
+        isz = a.itemsize
+        if a.size and all(s > 0 for s in a.strides) and _dense(a.shape, a.strides, isz):
+            # a dense permuted layout (NumPy keeps its inputs' memory order): keep it, as PyTorch's
+            # TensorIterator does, instead of copying to row-major
+            return a, a.ravel(order="K"), tuple(s // isz for s in a.strides), 0
+        a = np.ascontiguousarray(a)
+        return a, a.reshape(-1), _contig(a.shape), 0
+
+    def cast(self, native, dtype):
+        return native.astype(dtype.np)
+
+    def copy_(self, dst, src):
+        np.copyto(dst, src, casting="unsafe")

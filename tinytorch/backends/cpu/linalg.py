@@ -1,0 +1,146 @@
+"""Linear algebra of the ``cpu`` backend: matmul (and linear), einsum, the LAPACK ops and the FFTs."""
+import numpy as np
+
+from .registry import KERNELS, _quiet
+
+
+_SPLIT_K = 4096
+
+
+@KERNELS.register("matmul")
+def _matmul(a, b):
+    if a.ndim == 2 and b.ndim == 2 and a.shape[1] >= 2 * _SPLIT_K and a.shape[1] >= 16 * max(a.shape[0], b.shape[1]):
+        # long thin products (convolution weight gradients: K = N*H*W): OpenBLAS runs them on one core at a
+        # few GFLOP/s; summing GEMMs over K blocks is ~3x faster
+        k = a.shape[1]
+        out = np.matmul(a[:, :_SPLIT_K], b[:_SPLIT_K])
+        for i in range(_SPLIT_K, k, _SPLIT_K):
+            out += np.matmul(a[:, i:i + _SPLIT_K], b[i:i + _SPLIT_K])
+        return out
+    if a.ndim == 2 and b.ndim == 2 and 32 <= a.shape[0] * a.shape[1] <= 160 and b.shape[1] >= 16384:
+        # a tiny left factor times very wide columns (the first convolution of a CNN: (6, 25) @ (25, N*H*W)):
+        # OpenBLAS takes 2-6x longer on it than on the same GEMM split into column blocks that stay in cache
+        out = np.empty((a.shape[0], b.shape[1]), np.result_type(a, b))
+        for i in range(0, b.shape[1], 4096):
+            np.matmul(a, b[:, i:i + 4096], out=out[:, i:i + 4096])
+        return out
+    if a.ndim >= 2 and b.ndim >= 2 and a.shape[-1] == 1:
+        # K = 1 (weight gradients at batch size 1): NumPy's matmul is ~5x slower than the broadcast product
+        return np.multiply(a, b)
+    if b.ndim > 2 and b.strides[-1] != b.itemsize and b.size >= 4096:
+        # a batched right factor with transposed matrices (attention's q @ k^T): NumPy's stacked matmul runs
+        # 2-3x slower on it than on a contiguous copy, copy included
+        b = np.ascontiguousarray(b)
+    if a.ndim > 2 and b.ndim == 2 and a.size:
+        # one (N*M, K) @ (K, P) GEMM instead of NumPy's loop of N small ones (2x faster for GPT-sized inputs)
+        return np.matmul(a.reshape(-1, a.shape[-1]), b).reshape(a.shape[:-1] + (b.shape[-1],))
+    return np.matmul(a, b)
+
+
+@KERNELS.register("linear")
+def _linear(x, w, b):
+    out = _matmul(x, w.T)
+    if b is not None:
+        out += b
+    return out
+
+
+@KERNELS.register("einsum")
+def _einsum(*ops, equation):
+    dt = ops[0].dtype if ops else None
+    if dt is not None and (dt.kind == "V" or dt == np.float16):
+        # np.einsum has no bfloat16 loop and a slow float16 one: accumulate in float32, as torch does
+        return np.einsum(equation, *(o.astype(np.float32) for o in ops), optimize=len(ops) > 2).astype(dt)
+    return np.einsum(equation, *ops, optimize=len(ops) > 2)
+
+
+def _pack(batch, *parts):
+    # multi-output LAPACK ops hand back one flat-packed array (see tinytorch/_ops/lapack.py)
+    return np.concatenate([p.reshape(batch + (-1,)) for p in parts], axis=-1)
+
+
+@KERNELS.register("linalg_eigh")
+def _eigh(a, UPLO):
+    w, v = np.linalg.eigh(a, UPLO)
+    return _pack(a.shape[:-2], w, v)
+
+
+@KERNELS.register("linalg_eig")
+def _eig(a):
+    w, v = np.linalg.eig(a)  # NumPy returns a real dtype when every eigenvalue is real; torch is always complex
+    ct = np.result_type(a.dtype, np.complex64)
+    return _pack(a.shape[:-2], w.astype(ct, copy=False), v.astype(ct, copy=False))
+
+
+@KERNELS.register("linalg_svd")
+def _svd(a, full_matrices):
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    return _pack(a.shape[:-2], u, s, vh)
+
+
+@KERNELS.register("linalg_qr")
+def _qr(a, mode):
+    q, r = np.linalg.qr(a, mode="reduced" if mode == "r" else mode)
+    return _pack(a.shape[:-2], q, r)
+
+
+@KERNELS.register("linalg_lu_factor")
+def _lu_factor(a):
+    """LU with partial pivoting of (..., m, n) ``a`` (LAPACK getrf's algorithm, unblocked): the packed factor
+    (unit-lower L below the diagonal, U on and above it), the 1-based row interchanges (int32), and info (the
+    1-based index of the first zero pivot, else 0). NumPy has no getrf, so the column loop is here: each step
+    is a vectorized pivot search, row swap and rank-1 update over the whole batch."""
+    batch, (m, n) = a.shape[:-2], a.shape[-2:]
+    A = np.array(a, dtype=a.dtype, copy=True).reshape(-1, m, n)
+    B, k = A.shape[0], min(m, n)
+    piv = np.empty((B, k), np.int32)
+    info = np.zeros(B, np.int32)
+    rows = np.arange(B)
+    with _quiet():
+        for j in range(k):
+            p = j + np.argmax(np.abs(A[:, j:, j]), axis=1)  # first largest |a_ij|, as LAPACK's i?amax
+            piv[:, j] = p + 1
+            swap = p != j
+            if swap.any():
+                r, pr = rows[swap], p[swap]
+                tmp = A[r, j].copy()
+                A[r, j] = A[r, pr]
+                A[r, pr] = tmp
+            d = A[:, j, j]
+            zero = d == 0
+            info[(info == 0) & zero] = j + 1
+            A[:, j + 1:, j] /= np.where(zero, 1, d)[:, None]
+            A[:, j + 1:, j + 1:] -= A[:, j + 1:, j:j + 1] * A[:, j:j + 1, j + 1:]
+    return A.reshape(a.shape), piv.reshape(batch + (k,)), info.reshape(batch)
+
+
+def _lapack(fn):
+    def k(a):
+        with _quiet():
+            return np.asarray(fn(a), dtype=a.dtype)
+    return k
+
+
+@KERNELS.register("fft_c2c")
+def _fft_c2c(a, dims, norm, forward):
+    return (np.fft.fftn if forward else np.fft.ifftn)(a, axes=dims, norm=norm).astype(a.dtype, copy=False)
+
+
+@KERNELS.register("fft_r2c")
+def _fft_r2c(a, dims, norm, onesided):
+    out = (np.fft.rfftn if onesided else np.fft.fftn)(a, axes=dims, norm=norm)
+    return out.astype(np.complex64 if a.dtype == np.float32 else np.complex128, copy=False)
+
+
+@KERNELS.register("fft_c2r")
+def _fft_c2r(a, dims, norm, last_dim_size):
+    s = [a.shape[d] for d in dims[:-1]] + [last_dim_size]
+    out = np.fft.irfftn(a, s=s, axes=dims, norm=norm)
+    return out.astype(np.float32 if a.dtype == np.complex64 else np.float64, copy=False)
+
+
+for _name, _kernel in {
+    "linalg_inv": _lapack(np.linalg.inv), "linalg_det": _lapack(np.linalg.det),
+    "linalg_cholesky": _lapack(np.linalg.cholesky), "linalg_solve": lambda a, b: np.linalg.solve(a, b),
+}.items():
+    KERNELS.add(_name, _kernel)
