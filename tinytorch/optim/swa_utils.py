@@ -7,7 +7,7 @@ import itertools
 import math
 
 from ..autograd.grad_mode import no_grad
-from ..nn.modules.layers import _BatchNorm
+from ..nn.modules.batchnorm import _BatchNorm
 from ..nn.modules.module import Module
 from .._ops.creation import tensor
 from .. import _dtype

@@ -5,6 +5,7 @@ from ..._ops.creation import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from .lazy import LazyModuleMixin, _channels, _placeholders
 from .module import Module
 
 
@@ -174,13 +175,71 @@ class ConvTranspose1d(_ConvTransposeNd):
                                   self._output_padding(input, output_size), self.groups, self.dilation)
 
 
-_LAZY = ("LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d")
+class _LazyConvNd(LazyModuleMixin, Module):
+    _n = 2
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        self._lazy_init(out_channels, bias, device, dtype, kernel_size=kernel_size, stride=stride, padding=padding,
+                        dilation=dilation, groups=groups, padding_mode=padding_mode)
+
+    def _lazy_init(self, out_channels, bias, device, dtype, **conv_args):
+        Module.__init__(self)
+        self.in_channels, self.out_channels = 0, out_channels
+        self._lazy = (conv_args, dict(bias=bias, device=device, dtype=dtype))
+        _placeholders(self, ["weight"] + (["bias"] if bias else []), [], dict(device=device, dtype=dtype))
+        if not bias:
+            self.bias = None
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        conv_args, kw = self._lazy
+        self._become(self.cls_to_become(_channels(input, self._n), self.out_channels, **conv_args, **kw))
 
 
-def __getattr__(name):
-    # PyTorch defines the Lazy convolutions in this module; ours live in ``lazy`` (which imports this module),
-    # so they are looked up on first access instead of imported at the top
-    if name in _LAZY:
-        from . import lazy
-        return getattr(lazy, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+class _LazyConvTransposeNd(_LazyConvNd):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+                 dilation=1, padding_mode="zeros", device=None, dtype=None):
+        self._lazy_init(out_channels, bias, device, dtype, kernel_size=kernel_size, stride=stride, padding=padding,
+                        output_padding=output_padding, groups=groups, dilation=dilation, padding_mode=padding_mode)
+
+
+class LazyConv1d(_LazyConvNd):
+    """``nn.Conv1d`` whose ``in_channels`` comes from the first input."""
+    cls_to_become = Conv1d
+    _n = 1
+    forward = Conv1d.forward
+
+
+class LazyConv2d(_LazyConvNd):
+    """``nn.Conv2d`` whose ``in_channels`` comes from the first input."""
+    cls_to_become = Conv2d
+    _n = 2
+    forward = Conv2d.forward
+
+
+class LazyConv3d(_LazyConvNd):
+    """``nn.Conv3d`` whose ``in_channels`` comes from the first input."""
+    cls_to_become = Conv3d
+    _n = 3
+    forward = Conv3d.forward
+
+
+class LazyConvTranspose1d(_LazyConvTransposeNd):
+    """``nn.ConvTranspose1d`` whose ``in_channels`` comes from the first input."""
+    cls_to_become = ConvTranspose1d
+    _n = 1
+    forward = ConvTranspose1d.forward
+
+
+class LazyConvTranspose2d(_LazyConvTransposeNd):
+    """``nn.ConvTranspose2d`` whose ``in_channels`` comes from the first input."""
+    cls_to_become = ConvTranspose2d
+    _n = 2
+    forward = ConvTranspose2d.forward
+
+
+class LazyConvTranspose3d(_LazyConvTransposeNd):
+    """``nn.ConvTranspose3d`` whose ``in_channels`` comes from the first input."""
+    cls_to_become = ConvTranspose3d
+    _n = 3
+    forward = ConvTranspose3d.forward

@@ -1,4 +1,27 @@
-"""Distance modules at PyTorch's module path ``torch.nn.modules.distance``."""
-from .loss import CosineSimilarity, PairwiseDistance
+"""Distance modules (PyTorch's ``torch.nn.modules.distance``)."""
+from .. import functional as F
+from .module import Module
 
 __all__ = ["PairwiseDistance", "CosineSimilarity"]
+
+
+class PairwiseDistance(Module):
+    """p-norm of ``x1 - x2 + eps`` along the last dim."""
+
+    def __init__(self, p=2.0, eps=1e-6, keepdim=False):
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def forward(self, x1, x2):
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+class CosineSimilarity(Module):
+    """Cosine similarity of x1 and x2 along ``dim``."""
+
+    def __init__(self, dim=1, eps=1e-8):
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1, x2):
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)

@@ -1,15 +1,20 @@
-"""Lazy modules: ``nn.LazyLinear``, ``LazyConv*d``, ``LazyConvTranspose*d``, ``LazyBatchNorm*d`` and
-``LazyInstanceNorm*d`` infer their input size (in_features / in_channels / num_features) from the first
-input, then become the ordinary module (``cls_to_become``), as in PyTorch.
+"""``LazyModuleMixin`` (PyTorch's ``torch.nn.modules.lazy``): the lazy modules (``nn.LazyLinear``,
+``LazyConv*d``, ``LazyConvTranspose*d``, ``LazyBatchNorm*d``, ``LazyInstanceNorm*d``, each defined next to the
+module it becomes) infer their input size (in_features / in_channels / num_features) from the first input, then
+become the ordinary module (``cls_to_become``), as in PyTorch.
 
 Until then their parameters are ``UninitializedParameter`` placeholders; the first call materializes those
 same objects, so an optimizer created before it trains them.
 """
 from ..parameter import UninitializedBuffer, UninitializedParameter
-from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
-from .layers import BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
-from .linear import Linear
-from .module import Module
+
+__all__ = ["LazyModuleMixin"]
+
+_MOVED = {"LazyLinear": "linear", "LazyConv1d": "conv", "LazyConv2d": "conv", "LazyConv3d": "conv",
+          "LazyConvTranspose1d": "conv", "LazyConvTranspose2d": "conv", "LazyConvTranspose3d": "conv",
+          "LazyBatchNorm1d": "batchnorm", "LazyBatchNorm2d": "batchnorm", "LazyBatchNorm3d": "batchnorm",
+          "LazyInstanceNorm1d": "instancenorm", "LazyInstanceNorm2d": "instancenorm",
+          "LazyInstanceNorm3d": "instancenorm"}
 
 
 class LazyModuleMixin:
@@ -52,101 +57,14 @@ def _placeholders(module, params, buffers, factory):
         module.register_buffer(name, UninitializedBuffer(**factory))
 
 
-class LazyLinear(LazyModuleMixin, Module):
-    """``nn.Linear`` whose ``in_features`` is the last dim of the first input."""
-
-    cls_to_become = Linear
-
-    def __init__(self, out_features, bias=True, device=None, dtype=None):
-        super().__init__()
-        self.in_features, self.out_features = 0, out_features
-        self._lazy = ((out_features, bias), dict(device=device, dtype=dtype))
-        _placeholders(self, ["weight"] + (["bias"] if bias else []), [], dict(device=device, dtype=dtype))
-        if not bias:
-            self.bias = None
-
-    def initialize_parameters(self, input):
-        args, kw = self._lazy
-        self._become(Linear(input.shape[-1], *args, **kw))
-
-    forward = Linear.forward  # runs only after the module became a Linear; shows Linear's signature
-
-    def extra_repr(self):
-        return f"in_features=0, out_features={self.out_features}, bias={self.bias is not None}"
-
-
 def _channels(input, n):
     return input.shape[1] if input.ndim == n + 2 else input.shape[0]  # batched or unbatched
 
 
-class _LazyConvNd(LazyModuleMixin, Module):
-    _n = 2
-
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
-        self._lazy_init(out_channels, bias, device, dtype, kernel_size=kernel_size, stride=stride, padding=padding,
-                        dilation=dilation, groups=groups, padding_mode=padding_mode)
-
-    def _lazy_init(self, out_channels, bias, device, dtype, **conv_args):
-        Module.__init__(self)
-        self.in_channels, self.out_channels = 0, out_channels
-        self._lazy = (conv_args, dict(bias=bias, device=device, dtype=dtype))
-        _placeholders(self, ["weight"] + (["bias"] if bias else []), [], dict(device=device, dtype=dtype))
-        if not bias:
-            self.bias = None
-
-    def initialize_parameters(self, input, *args, **kwargs):
-        conv_args, kw = self._lazy
-        self._become(self.cls_to_become(_channels(input, self._n), self.out_channels, **conv_args, **kw))
-
-
-class _LazyConvTransposeNd(_LazyConvNd):
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
-                 dilation=1, padding_mode="zeros", device=None, dtype=None):
-        self._lazy_init(out_channels, bias, device, dtype, kernel_size=kernel_size, stride=stride, padding=padding,
-                        output_padding=output_padding, groups=groups, dilation=dilation, padding_mode=padding_mode)
-
-
-def _lazy_conv(name, target, n, doc):
-    base = _LazyConvTransposeNd if target.transposed else _LazyConvNd
-    # forward is the target's (the module becomes the target before its first forward runs), so the class
-    # shows the target's forward signature, as PyTorch's Lazy classes (which subclass the target) do
-    return type(name, (base,), {"cls_to_become": target, "_n": n, "__doc__": doc, "forward": target.forward})
-
-
-for _name, _target, _n in (("LazyConv1d", Conv1d, 1), ("LazyConv2d", Conv2d, 2), ("LazyConv3d", Conv3d, 3),
-                          ("LazyConvTranspose1d", ConvTranspose1d, 1), ("LazyConvTranspose2d", ConvTranspose2d, 2),
-                          ("LazyConvTranspose3d", ConvTranspose3d, 3)):
-    globals()[_name] = _lazy_conv(_name, _target, _n, f"``nn.{_target.__name__}`` whose ``in_channels`` comes from "
-                                                      "the first input.")
-
-
-class _LazyNormBase(LazyModuleMixin, Module):
-    _n = 2
-
-    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
-                 bias=True):
-        super().__init__()
-        self.num_features = 0
-        self._lazy = dict(eps=eps, momentum=momentum, affine=affine, track_running_stats=track_running_stats,
-                          device=device, dtype=dtype, bias=bias)
-        _placeholders(self, (["weight", "bias"] if bias else ["weight"]) if affine else [],
-                      ["running_mean", "running_var"] if track_running_stats else [], dict(device=device, dtype=dtype))
-
-    def initialize_parameters(self, input):
-        self._become(self.cls_to_become(_channels(input, self._n) if self._n else input.shape[1], **self._lazy))
-
-
-def _lazy_norm(name, target, n, doc):
-    return type(name, (_LazyNormBase,), {"cls_to_become": target, "_n": n, "__doc__": doc, "forward": target.forward})
-
-
-for _name, _target, _n in (("LazyBatchNorm1d", BatchNorm1d, 0), ("LazyBatchNorm2d", BatchNorm2d, 0),
-                          ("LazyBatchNorm3d", BatchNorm3d, 0), ("LazyInstanceNorm1d", InstanceNorm1d, 1),
-                          ("LazyInstanceNorm2d", InstanceNorm2d, 2), ("LazyInstanceNorm3d", InstanceNorm3d, 3)):
-    globals()[_name] = _lazy_norm(_name, _target, _n, f"``nn.{_target.__name__}`` whose ``num_features`` is the "
-                                                      "channel dim of the first input.")
-
-__all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
-           "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
-           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
+def __getattr__(name):
+    # the Lazy classes were defined here before moving next to their targets: whole modules pickled then
+    # (and code importing them from here) still find them
+    if name in _MOVED:
+        import importlib
+        return getattr(importlib.import_module(f"{__package__}.{_MOVED[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

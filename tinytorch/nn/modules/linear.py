@@ -1,10 +1,11 @@
-"""Linear, Bilinear, Identity, Flatten, Unflatten."""
+"""Linear, Bilinear, Identity (PyTorch's ``torch.nn.modules.linear``)."""
 import math
 
 from ..._ops.creation import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from .lazy import LazyModuleMixin, _placeholders
 from .module import Module
 
 
@@ -65,41 +66,29 @@ class Bilinear(Module):
                 f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
-class Flatten(Module):
-    """Flatten dims ``start_dim..end_dim`` (default: all but the batch dim)."""
-
-    def __init__(self, start_dim=1, end_dim=-1):
-        super().__init__()
-        self.start_dim, self.end_dim = start_dim, end_dim
-
-    def forward(self, input):
-        return input.flatten(self.start_dim, self.end_dim)
-
-    def extra_repr(self):
-        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
-
-
-class Unflatten(Module):
-    def __init__(self, dim, unflattened_size):
-        super().__init__()
-        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
-
-    def forward(self, input):
-        return input.unflatten(self.dim, self.unflattened_size)
-
-    def extra_repr(self):
-        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
-
-
 class NonDynamicallyQuantizableLinear(Linear):
     """``Linear`` under the name torch gives ``MultiheadAttention.out_proj`` (a marker for its quantization
     tooling; it behaves exactly as Linear)."""
 
 
-def __getattr__(name):
-    # PyTorch defines LazyLinear in this module; ours lives in ``lazy`` (which imports this module), so it is
-    # looked up on first access instead of imported at the top
-    if name == "LazyLinear":
-        from .lazy import LazyLinear
-        return LazyLinear
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+class LazyLinear(LazyModuleMixin, Module):
+    """``nn.Linear`` whose ``in_features`` is the last dim of the first input."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features, self.out_features = 0, out_features
+        self._lazy = ((out_features, bias), dict(device=device, dtype=dtype))
+        _placeholders(self, ["weight"] + (["bias"] if bias else []), [], dict(device=device, dtype=dtype))
+        if not bias:
+            self.bias = None
+
+    def initialize_parameters(self, input):
+        args, kw = self._lazy
+        self._become(Linear(input.shape[-1], *args, **kw))
+
+    forward = Linear.forward  # runs only after the module became a Linear; shows Linear's signature
+
+    def extra_repr(self):
+        return f"in_features=0, out_features={self.out_features}, bias={self.bias is not None}"

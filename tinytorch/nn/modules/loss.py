@@ -1,6 +1,7 @@
 """Loss modules: MSELoss, L1Loss, SmoothL1Loss, HuberLoss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss,
 KLDivLoss, MarginRankingLoss, TripletMarginLoss, CosineEmbeddingLoss, PoissonNLLLoss, GaussianNLLLoss."""
 from .. import functional as F
+from .distance import PairwiseDistance
 from .module import Module
 
 
@@ -150,28 +151,6 @@ class GaussianNLLLoss(_Loss):
 
     def forward(self, input, target, var):
         return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
-
-
-class CosineSimilarity(Module):
-    """Cosine similarity of x1 and x2 along ``dim``."""
-
-    def __init__(self, dim=1, eps=1e-8):
-        super().__init__()
-        self.dim, self.eps = dim, eps
-
-    def forward(self, x1, x2):
-        return F.cosine_similarity(x1, x2, self.dim, self.eps)
-
-
-class PairwiseDistance(Module):
-    """p-norm of ``x1 - x2 + eps`` along the last dim."""
-
-    def __init__(self, p=2.0, eps=1e-6, keepdim=False):
-        super().__init__()
-        self.norm, self.eps, self.keepdim = p, eps, keepdim
-
-    def forward(self, x1, x2):
-        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
 
 
 class HingeEmbeddingLoss(_Loss):

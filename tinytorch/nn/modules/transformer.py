@@ -9,7 +9,8 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .container import ModuleList
-from .layers import Dropout, LayerNorm
+from .dropout import Dropout
+from .normalization import LayerNorm
 from .linear import Linear, NonDynamicallyQuantizableLinear
 from .module import Module
 
