@@ -4,7 +4,7 @@ import pytest
 
 import tinytorch as tt
 from conftest import assert_close, torch
-from tinytorch._ops import variants
+from tinytorch import _variants as variants
 
 
 def _data(shape, low, high, seed=0):

@@ -36,14 +36,19 @@ from ._ops.linalg import *  # noqa: E402,F401,F403
 from ._ops.nn import *  # noqa: E402,F401,F403
 from ._ops.lapack import det, inverse, logdet, slogdet  # noqa: E402,F401
 from ._ops.complex import *  # noqa: E402,F401,F403
-from ._ops.composites import *  # noqa: E402,F401,F403
+from ._ops.unary import *  # noqa: E402,F401,F403
+from ._ops.binary import *  # noqa: E402,F401,F403
+from ._ops.sorting import *  # noqa: E402,F401,F403
+from ._ops.summary_ops import *  # noqa: E402,F401,F403
 from ._ops.special import *  # noqa: E402,F401,F403
 from ._ops.linalg_composites import *  # noqa: E402,F401,F403
-from ._ops.spectral import istft, stft  # noqa: E402,F401
+from .functional import istft, stft  # noqa: E402,F401
 from ._ops.linalg_composites import torch_lu as lu, torch_lu_solve as lu_solve  # noqa: E402,F401
-from ._ops import variants as _variants  # noqa: E402
-_variants._install()
-from ._ops.variants import *  # noqa: E402,F401,F403
+from . import _variants  # noqa: E402
+_variants._declare()
+from . import _surface  # noqa: E402
+_surface.install(__import__(__name__))
+from ._variants import *  # noqa: E402,F401,F403
 from . import linalg  # noqa: E402
 from . import fft  # noqa: E402
 from . import special  # noqa: E402

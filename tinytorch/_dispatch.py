@@ -12,9 +12,11 @@
 
 Kernels never see autograd or ``Tensor``; they get backend-native arrays and keyword attributes.
 """
+import functools
+
 from . import _strides
 from .autograd.engine import Node, edge_of
-from .autograd.grad_mode import _state
+from ._modes import _ac, _suspended, _state
 from .autograd.graph import _hooks as _saved_hooks
 from .device import get_backend
 
@@ -268,8 +270,7 @@ class OpNode(Node):
                 gi = gi.sum_to_size(shp)
             if gi.dtype is not dt:
                 if gi.dtype.is_complex and not dt.is_complex:
-                    from ._ops.complex import real
-                    gi = real(gi)  # a real input's gradient is the real part (PyTorch's convention)
+                    gi = dispatch(OPS["real"], (gi,))  # a real input's gradient is the real part (PyTorch's)
                 gi = gi.to(dt)
             out.append(gi)
         return out
@@ -653,6 +654,42 @@ def _copy_slices(view, base, src):
     v = dispatch(OPS["as_strided"], (base,), {"size": view._shape, "stride": view._stride, "rel_offset": rel,
                                               "in_stride": base._stride})
     view.grad_fn, view._output_nr, view.requires_grad = v.grad_fn, 0, True
+
+
+# ---- autocast -------------------------------------------------------------------------------------------------
+
+def _cast(a, device_types, target):
+    if isinstance(a, Tensor):
+        dt = a.dtype
+        if dt.is_floating_point and dt.itemsize != 8 and dt is not target and a.device.type in device_types:
+            return a.to(target)
+        return a
+    if isinstance(a, (list, tuple)) and a and isinstance(a[0], Tensor):
+        return type(a)(_cast(x, device_types, target) for x in a)
+    return a
+
+
+def autocast_op(policy):
+    """Give the decorated function an autocast policy: 'lower' (cast to the autocast dtype), 'fp32', or 'off'
+    (a composite that PyTorch runs as one op outside the lists: its inner products must not be cast)."""
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kw):
+            if not _ac.active:
+                return fn(*args, **kw)
+            if policy == "off":
+                with _suspended():
+                    return fn(*args, **kw)
+            from . import _dtype
+            for dev, (on, dt) in list(_ac.entries.items()):
+                if on:
+                    target = dt if policy == "lower" else _dtype.float32
+                    args = tuple(_cast(a, (dev,), target) for a in args)
+                    kw = {k: _cast(v, (dev,), target) for k, v in kw.items()}
+            return fn(*args, **kw)
+        wrapper.__wrapped_autocast__ = policy
+        return wrapper
+    return deco
 
 
 # ---- helpers shared by op meta functions -------------------------------------------------------

@@ -1,5 +1,5 @@
 """Storage: a flat typed buffer owned by a device backend's allocator."""
-from .autograd.grad_mode import _state
+from ._modes import _state
 
 
 class Storage:

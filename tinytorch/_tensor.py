@@ -76,15 +76,6 @@ class Tensor:
     _from_user = False
     __array_priority__ = 1000
 
-    def __new__(cls, *args, **kwargs):
-        from ._ops.creation import tensor, empty
-        if len(args) == 1 and not isinstance(args[0], int):
-            src = tensor(args[0], dtype=_dt.get_default_dtype() if not isinstance(args[0], Tensor) else None)
-        else:
-            src = empty(*args, **kwargs)
-        t = _new(src._storage, src._shape, src._stride, src._offset, src.dtype, src._nat, cls)
-        return t
-
     def __init__(self, *args, **kwargs):
         pass
 
@@ -373,11 +364,6 @@ class Tensor:
                     lst.remove(hook)
         return _Handle()
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate d(self)/d(leaf) into the ``.grad`` of the graph's leaves. See ``autograd.backward``."""
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
     # ---- conversion ----
     def numpy(self, force=False):
         """The data as an ndarray; shares memory on the cpu device (RuntimeError if it requires grad)."""
@@ -445,18 +431,10 @@ class Tensor:
     def __contains__(self, item):
         return builtins.bool((self == item).any())
 
-    def __repr__(self):
-        from ._print import tensor_repr
-        return tensor_repr(self)
-
     def __format__(self, spec):
         if self.dim() == 0:
             return self.item().__format__(spec)
         return repr(self)
-
-    def __reduce_ex__(self, proto):
-        from .serialization import _rebuild
-        return (_rebuild, (self.detach().numpy(force=True).copy(), self.dtype.name, self.requires_grad))
 
     def __deepcopy__(self, memo):
         if id(self) in memo:

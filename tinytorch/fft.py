@@ -6,7 +6,7 @@ inverse is scaled by 1/n), "forward" (the forward transform is) or "ortho" (both
 Real inputs of an integer dtype are converted to the default float dtype; float32 gives complex64 and
 float64 complex128. All transforms are differentiable (see ``tinytorch/_ops/fft.py``).
 """
-from .amp.autocast_mode import autocast_op
+from ._dispatch import autocast_op
 from . import _dtype as _dt
 from ._ops import fft as _f
 

@@ -478,7 +478,8 @@ def _bytearray(*args):
 def _torch_globals():
     """``{(module, name): object}`` the checkpoint may name: torch's rebuild functions and types mapped to
     tinytorch's, dtypes and storage types."""
-    from . import device, Size
+    from .device import device
+    from ._tensor import Size
     from .nn.parameter import Parameter
     g = {("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
          ("torch._utils", "_rebuild_tensor"): _rebuild_tensor,

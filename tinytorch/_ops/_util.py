@@ -2,10 +2,21 @@
 from .._tensor import Tensor
 
 
+# The Tensor methods the op modules declare, {name: function}: the method spelling of each op, written next to
+# the op. ``tinytorch/_surface.py`` installs them on Tensor, all at once, after every op module is loaded; a name
+# declared twice for different functions is an error here, so which module is imported last decides nothing.
+TENSOR_METHODS = {}
+
+
 def method(name):
-    """Attach the decorated function to ``Tensor`` as method ``name`` (the function itself is returned)."""
+    """Declare the decorated function as Tensor method ``name`` (the function itself is returned). RuntimeError
+    when another function already holds the name."""
     def deco(fn):
-        setattr(Tensor, name, fn)
+        prev = TENSOR_METHODS.get(name)
+        if prev is not None and prev is not fn:
+            raise RuntimeError(f"Tensor.{name} is declared twice: by {prev.__module__}.{prev.__qualname__} and "
+                               f"{fn.__module__}.{fn.__qualname__}")
+        TENSOR_METHODS[name] = fn
         return fn
     return deco
 

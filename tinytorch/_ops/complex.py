@@ -166,7 +166,7 @@ def complex(real, imag, *, out=None):
         raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
                            f"{real.dtype.name.capitalize()} and {imag.dtype.name.capitalize()}")
     from .shape import stack
-    from .. import broadcast_tensors
+    from .movement import broadcast_tensors
     r = view_as_complex(stack(broadcast_tensors(real, imag), -1))
     return r if out is None else out._write(r)
 

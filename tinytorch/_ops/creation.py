@@ -400,6 +400,130 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None, la
     return _from_host(np.eye(n, m, dtype=d.np), d, device, requires_grad)
 
 
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    """A 0-dim tensor holding ``s`` in the default float dtype unless given (``torch.scalar_tensor``)."""
+    from .creation import tensor
+    return tensor(float(s) if dtype is None else s, dtype=dtype or _dt.get_default_dtype(), device=device,
+                  requires_grad=requires_grad)
+
+
+def _tril_size(row, col, offset):
+    """Elements of the lower triangle (diagonal ``offset``) of a row x col matrix (ATen's get_tril_size)."""
+    if row == 0 or col == 0:
+        return 0
+    m_first = builtins.min(col, 1 + offset) if offset > 0 else int(row + offset > 0)
+    m_last = builtins.max(0, builtins.min(col, row + offset))
+    n_all = builtins.max(0, builtins.min(row, row + offset))
+    n_trap = m_last - m_first + 1
+    size = (m_first + m_last) * n_trap >> 1
+    if n_all - n_trap > 0:
+        size += (n_all - n_trap) * col
+    return size
+
+
+def _tri_indices(row, col, offset, lower, dtype, device):
+    """The 2 x N indices of the lower (upper) triangle, computed row by row over only the rows that have
+    some (so the work and memory are O(N), never O(row * col)); PyTorch's argument checks and its refusal of a
+    result too large to allocate come first."""
+    from .creation import _from_host
+    from .._storage import check_alloc
+    import numpy as np
+    op = "tril_indices" if lower else "triu_indices"
+    for v, name, pos in ((row, "row", 1), (col, "col", 2), (offset, "offset", 3)):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be int, not {type(v).__name__}")
+    if dtype is not None and dtype is not _dt.int64 and dtype is not _dt.int32:  # PyTorch's kernels: these only
+        from ._util import SCALAR_NAMES
+        raise NotImplementedError(f"\"{op}\" not implemented for '{SCALAR_NAMES.get(dtype.name, dtype.name)}'")
+    row, col, offset = int(row), int(col), int(offset)
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    offset = builtins.max(-row - 1, builtins.min(offset, col + 1))  # beyond these, all or nothing
+    n = _tril_size(row, col, offset) if lower else row * col - _tril_size(row, col, offset - 1)
+    check_alloc((2, n), dtype or _dt.int64)
+    if lower:
+        i0 = builtins.max(0, -offset)  # rows above have no element; each row from here has at least one
+        rows = np.arange(i0, builtins.min(row, i0 + n), dtype=np.int64)
+        first = np.zeros_like(rows)
+        counts = np.clip(rows + offset + 1, 0, col)
+    else:
+        rows = np.arange(0, builtins.max(0, builtins.min(row, col - offset, n)), dtype=np.int64)
+        first = np.maximum(rows + offset, 0)
+        counts = np.clip(col - first, 0, col)
+    r = np.repeat(rows, counts)
+    starts = np.cumsum(counts) - counts
+    c = np.arange(r.size, dtype=np.int64) - np.repeat(starts - first, counts)
+    return _from_host(np.stack([r, c]).astype(np.int64), dtype or _dt.int64, device)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """2 x N coordinates of the lower triangle of a row x col matrix (``torch.tril_indices``)."""
+    return _tri_indices(row, col, offset, True, _dt.as_dtype(dtype, "tril_indices"), device)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """2 x N coordinates of the upper triangle of a row x col matrix (``torch.triu_indices``)."""
+    return _tri_indices(row, col, offset, False, _dt.as_dtype(dtype, "triu_indices"), device)
+
+
+# ---- windows (torch.*_window) ------------------------------------------------------------------------------
+def _window(name, n, periodic, dtype, device, fn):
+    from .creation import arange
+    if n < 0:
+        raise RuntimeError(f"{name} requires non-negative window_length, got window_length={n}")
+    dt = dtype or _dt.get_default_dtype()
+    if n == 1:
+        from .creation import ones
+        return ones(1, dtype=dt, device=device)
+    m = n + 1 if periodic else n
+    k = arange(n, dtype=_dt.float64)
+    w = fn(k, m)
+    return w.to(dt).to(device) if device is not None else w.to(dt)
+
+
+def hann_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False):
+    """``0.5 - 0.5 cos(2 pi k / (N - 1))`` with N = window_length (+1 when periodic) (``torch.hann_window``)."""
+    w = _window("hann_window", window_length, periodic, dtype, device,
+                lambda k, m: 0.5 - 0.5 * (2 * math.pi * k / (m - 1)).cos())
+    return w.requires_grad_(requires_grad) if requires_grad else w
+
+
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, device=None, requires_grad=False):
+    """``i0(beta * sqrt(1 - (2k / (N - 1) - 1)^2)) / i0(beta)`` with N = window_length (+1 when periodic)
+    (``torch.kaiser_window``; Kaiser & Schafer 1980)."""
+    from .special import i0
+
+    def fn(k, m):
+        r = (k - (m - 1) / 2) / ((m - 1) / 2)
+        return i0(beta * (1 - r * r).clamp(min=0).sqrt()) / i0(k.new_tensor(beta))
+    w = _window("kaiser_window", window_length, periodic, dtype, device, fn)
+    return w.requires_grad_(requires_grad) if requires_grad else w
+
+
+def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, device=None,
+                   requires_grad=False):
+    """``alpha - beta cos(2 pi k / (N - 1))`` (``torch.hamming_window``)."""
+    w = _window("hamming_window", window_length, periodic, dtype, device,
+                lambda k, m: alpha - beta * (2 * math.pi * k / (m - 1)).cos())
+    return w.requires_grad_(requires_grad) if requires_grad else w
+
+
+def blackman_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False):
+    """``0.42 - 0.5 cos(2 pi k / (N - 1)) + 0.08 cos(4 pi k / (N - 1))`` (``torch.blackman_window``)."""
+    w = _window("blackman_window", window_length, periodic, dtype, device,
+                lambda k, m: 0.42 - 0.5 * (2 * math.pi * k / (m - 1)).cos() + 0.08 * (4 * math.pi * k / (m - 1)).cos())
+    return w.requires_grad_(requires_grad) if requires_grad else w
+
+
+def bartlett_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False):
+    """``1 - |2 k / (N - 1) - 1|`` (``torch.bartlett_window``)."""
+    w = _window("bartlett_window", window_length, periodic, dtype, device,
+                lambda k, m: 1 - (2 * k / (m - 1) - 1).abs())
+    return w.requires_grad_(requires_grad) if requires_grad else w
+
+
 # ---- conversion ---------------------------------------------------------------------------------------
 def _to_dtype_meta(a, dtype):
     return [(a._shape, dtype)], [None]
@@ -494,6 +618,18 @@ for _n, _d in (("float", _dt.float32), ("double", _dt.float64), ("half", _dt.flo
                ("long", _dt.int64), ("int", _dt.int32), ("short", _dt.int16), ("char", _dt.int8),
                ("byte", _dt.uint8), ("bool", _dt.bool)):
     method(_n)(_cast_method(_d))
+
+
+@method("cfloat")
+def _cfloat(self, memory_format=None):
+    """``self.to(torch.complex64)``."""
+    return self.to(_dt.complex64)
+
+
+@method("cdouble")
+def _cdouble(self, memory_format=None):
+    """``self.to(torch.complex128)``."""
+    return self.to(_dt.complex128)
 method("type_as")(lambda self, other: to(self, other.dtype))
 method("cpu")(lambda self, memory_format=None: to(self, "cpu"))
 
@@ -538,6 +674,25 @@ def zero_(self):
     return fill_(self, 0)
 
 
+def _python_map(self, op, fn, *others):
+    """Writes fn(self[i], other[i], ...) into self elementwise, in Python (``apply_`` / ``map_`` / ``map2_``)."""
+    import numpy as np
+    from .creation import tensor
+    if self.device.type != "cpu":
+        raise RuntimeError(f"{op} is only implemented on CPU tensors")
+    if self.requires_grad:
+        raise RuntimeError(f"Can't call {op}() on Variable that requires grad. Use var.detach().{op}() instead.")
+    args = [self.detach().numpy()] + [np.broadcast_to(o.detach().numpy(), self._shape) for o in others]
+    out = np.vectorize(fn, otypes=[self.dtype.np])(*args) if self.numel() else args[0]
+    self.copy_(tensor(out, dtype=self.dtype))
+    return self
+
+
+method("apply_")(lambda self, callable: _python_map(self, "apply_", callable))
+method("map_")(lambda self, tensor, callable: _python_map(self, "map_", callable, tensor))
+method("map2_")(lambda self, x, y, callable: _python_map(self, "map2_", callable, x, y))
+
+
 def _scalar(value, like):
     return _from_host(np.array(value, dtype=like.dtype.np), like.dtype, like.device)
 
@@ -553,6 +708,14 @@ method("new_full")(lambda self, size, fill_value, dtype=None, device=None, requi
     size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad))
 method("new_tensor")(lambda self, data, dtype=None, device=None, requires_grad=False: tensor(
     data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad))
+
+
+@method("new_empty_strided")
+def _new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
+    """An uninitialized tensor of ``size`` and ``stride`` with self's dtype and device unless given."""
+    from .creation import empty_strided
+    return empty_strided(size, stride, dtype=dtype or self.dtype, device=device or self.device,
+                         requires_grad=requires_grad)
 
 
 # ---- random -------------------------------------------------------------------------------------------

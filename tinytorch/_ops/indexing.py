@@ -1,4 +1,5 @@
-"""Indexing: getitem / setitem (basic and advanced), gather, scatter, index_select, index_add, masked ops."""
+"""Indexing: getitem / setitem (basic and advanced), gather, scatter, scatter_reduce, index_select,
+index_add / index_copy / index_fill / index_reduce, masked ops, take / put, select / slice / diagonal_scatter."""
 import builtins
 
 import numpy as np
@@ -440,6 +441,26 @@ method("scatter_reduce_")(lambda self, dim, index, src, reduce, *, include_self=
     scatter_reduce, dim, index, src, reduce, include_self=include_self))
 
 
+@method("index_reduce")
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """Reduces the slices of ``source`` along ``dim`` into the slices of ``input`` named by the 1-D ``index``
+    with 'prod', 'mean', 'amax' or 'amin', counting input's own slice unless ``include_self`` is False
+    (``torch.index_reduce``): ``scatter_reduce`` with the index spread along ``dim``. Same shape as input."""
+    d = _strides.wrap_dim(dim, builtins.max(source.ndim, 1))
+    if index.ndim != 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, got {index.ndim}-D")
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    shape = [1] * source.ndim
+    shape[d] = index.numel()
+    return input.scatter_reduce(d, index.reshape(shape).expand(source._shape), source, reduce,
+                                include_self=include_self)
+
+
+method("index_reduce_")(lambda self, dim, index, source, reduce, *, include_self=True: self._inplace(
+    lambda x: index_reduce(x, dim, index, source, reduce, include_self=include_self)))
+
+
 def _index_select_meta(a, index, dim):
     shape = a._shape[:dim] + (index.numel(),) + a._shape[dim + 1:] if a.ndim else ()
     return [(shape, a.dtype)], [None, None]
@@ -518,6 +539,24 @@ method("index_add_")(lambda self, dim, index, source, *, alpha=1: self._inplace(
                                                                                alpha=alpha))
 
 
+@method("index_copy")
+def index_copy(input, dim, index, source):
+    """``input`` with the slices ``index`` of ``dim`` replaced by those of ``source`` (``torch.index_copy``).
+    Differentiable in input (zero where overwritten) and source. RuntimeError for a source of another dtype."""
+    if source.dtype is not input.dtype:
+        from .movement import _SCALAR_TYPE as w
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
+                           f"{w[input.dtype.name]} and (source) {w[source.dtype.name]}")
+    d = _strides.wrap_dim(dim, max(input.ndim, 1))
+    sl = (slice(None),) * d + (index,)
+    out = input.clone()
+    out[sl] = source
+    return out
+
+
+method("index_copy_")(lambda self, dim, index, source: self._inplace(index_copy, dim, index, source))
+
+
 @method("index_fill")
 def index_fill(input, dim, index, value):
     """A copy of ``input`` with entries at ``index`` along ``dim`` set to the scalar ``value`` (a number or a
@@ -576,12 +615,18 @@ def masked_select(input, mask):
 
 @method("masked_scatter")
 def masked_scatter(input, mask, source):
-    shape = _strides.broadcast_shapes(input._shape, mask._shape)
-    m = mask.expand(shape)
-    n = int(m.sum().item())
-    out = input.expand(shape).clone()
-    out[m] = source.reshape(-1)[:n]
+    """``input`` with the positions where ``mask`` (broadcast to input) is True filled, in order, with the
+    leading elements of ``source`` (``torch.masked_scatter``)."""
+    m = mask.expand(input._shape) if tuple(mask._shape) != tuple(input._shape) else mask
+    k = int(m.sum().item())
+    if source.numel() < k:
+        raise RuntimeError("masked_scatter: expected source to have at least as many elements as ones in mask")
+    out = input.clone()
+    out[m] = source.reshape(-1)[:k]
     return out
+
+
+method("masked_scatter_")(lambda self, mask, source: self._inplace(masked_scatter, mask, source))
 
 
 @method("nonzero")
@@ -609,6 +654,28 @@ def take(input, index):
     return getitem(input.reshape(-1), index)
 
 
+@method("put")
+def put(input, index, source, accumulate=False):
+    """A copy of ``input`` with ``source`` written (or with ``accumulate`` added) at the flat ``index``
+    positions of row-major ``input`` (``torch.put``). index: int64, as many elements as source."""
+    from .indexing import _long_index
+    _long_index("put_", index)
+    if index.numel() != source.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    flat = input.reshape(-1).clone()
+    idx = index.reshape(-1)
+    src = source.reshape(-1)
+    if accumulate:
+        flat = flat.index_add(0, idx, src)
+    else:
+        flat[idx] = src
+    return flat.reshape(input._shape)
+
+
+method("put_")(lambda self, index, source, accumulate=False: self._inplace(put, index, source, accumulate))
+
+
 def _long_index(op, index):
     if not isinstance(index, Tensor):
         raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
@@ -633,3 +700,31 @@ def take_along_dim(input, indices, dim=None):
     i_shape = list(b)
     i_shape[d] = indices._shape[d]
     return gather(input.expand(tuple(a_shape)), d, indices.expand(tuple(i_shape)))
+
+
+# ---- out-of-place writes into a view: select_scatter, slice_scatter, diagonal_scatter -------------------
+def _scatter_into(input, src, view_of):
+    """``input`` with ``view_of(copy)`` replaced by ``src``: a differentiable out-of-place view write."""
+    out = input.clone()
+    view_of(out).copy_(src)
+    return out
+
+
+@method("select_scatter")
+def select_scatter(input, src, dim, index):
+    """``input`` with ``input.select(dim, index)`` replaced by ``src`` (``torch.select_scatter``)."""
+    return _scatter_into(input, src, lambda t: t.select(dim, index))
+
+
+@method("slice_scatter")
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """``input`` with the slice ``start:end:step`` of ``dim`` replaced by ``src`` (``torch.slice_scatter``)."""
+    d = _strides.wrap_dim(dim, input.ndim)
+    sl = (slice(None),) * d + (slice(start, end, step),)
+    return _scatter_into(input, src, lambda t: t[sl])
+
+
+@method("diagonal_scatter")
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """``input`` with ``input.diagonal(offset, dim1, dim2)`` replaced by ``src`` (``torch.diagonal_scatter``)."""
+    return _scatter_into(input, src, lambda t: t.diagonal(offset, dim1, dim2))

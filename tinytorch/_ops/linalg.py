@@ -1,7 +1,8 @@
-"""Linear algebra: matmul (batched, broadcast), mm, bmm, addmm, baddbmm, dot, outer, einsum, tensordot."""
+"""Linear algebra: matmul (batched, broadcast), mm, bmm, addmm, baddbmm, dot, outer, addr, cross, einsum,
+tensordot; matrix helpers (diag, diag_embed, diagflat, fill_diagonal_, trace, kron, vander, cdist)."""
 import builtins
 
-from ..amp.autocast_mode import autocast_op
+from .._dispatch import autocast_op
 from .. import _strides
 from .. import _dtype as _dt
 from .._dispatch import defop, dispatch
@@ -234,6 +235,37 @@ def _outer_check(vec1, vec2, op, first):
 ger = outer
 
 
+@method("addr")
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """``beta * input + alpha * outer(vec1, vec2)`` (``torch.addr``)."""
+    from .linalg import _outer_check, outer
+    _outer_check(vec1, vec2, "addr", "vec1")
+    o = outer(vec1, vec2)
+    return (input * beta if beta != 1 else input) + (o * alpha if alpha != 1 else o) if beta != 0 else o * alpha
+
+
+@method("cross")
+def cross(input, other, dim=None):
+    """Cross product of 3-vectors along ``dim`` (the first size-3 dim when None, as ``torch.cross``)."""
+    from .shape import stack
+    if input.ndim != other.ndim:
+        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+    if input.dtype is not other.dtype and input.numel() and other.numel():
+        from .movement import _SCALAR_TYPE as w
+        raise RuntimeError(f"expected scalar type {w[input.dtype.name]} but found {w[other.dtype.name]}")
+    if dim is None:
+        dim = next((i for i, (a, b) in enumerate(zip(input._shape, other._shape)) if a == 3 and b == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    d = _strides.wrap_dim(dim, input.ndim)
+    if input._shape[d] != 3 or other._shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input._shape[d]} and "
+                           f"{other._shape[d]}")
+    a = [input.select(d, i) for i in range(3)]
+    b = [other.select(d, i) for i in range(3)]
+    return stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]], d)
+
+
 def _einsum_meta(*ops, equation):
     ins, rhs = _parse_einsum(equation, ops)
     for i, op in enumerate(ops):
@@ -368,6 +400,40 @@ def diag(input, diagonal=0):
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
 
 
+@method("diagflat")
+def diagflat(input, offset=0):
+    """A 2-D tensor with the flattened input on diagonal ``offset`` (``torch.diagflat``)."""
+    from .linalg import diag
+    return diag(input.reshape(-1), offset)
+
+
+@method("fill_diagonal_")
+def fill_diagonal_(input, fill_value, wrap=False):
+    """Write ``fill_value`` on the main diagonal of ``input`` in place (``Tensor.fill_diagonal_``); for a tall
+    2-D matrix ``wrap`` restarts the diagonal every ``cols + 1`` rows, as NumPy's fill_diagonal. All dims of
+    an input with more than two must be equal (RuntimeError otherwise)."""
+    if input.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if input.ndim > 2 and len(set(input._shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    from .creation import arange
+    if input.ndim == 2:
+        rows, cols = input._shape
+        n = min(rows, cols)
+        r = arange(n, device=input.device)
+        if wrap and rows > cols + 1:
+            r = arange(0, rows, device=input.device)
+            keep = (r % (cols + 1)) < cols
+            r = r[keep]
+            input[r, r % (cols + 1)] = fill_value
+            return input
+        input[r, r] = fill_value
+        return input
+    r = arange(input._shape[0], device=input.device)
+    input[(r,) * input.ndim] = fill_value
+    return input
+
+
 @method("trace")
 @autocast_op("fp32")
 def trace(input):
@@ -389,6 +455,22 @@ def kron(input, other):
     a = a.reshape(tuple(s for d in a._shape for s in (d, 1)))
     b = b.reshape(tuple(s for d in b._shape for s in (1, d)))
     return (a * b).reshape(tuple(x * y for x, y in zip(a._shape[::2], b._shape[1::2])))
+
+
+def vander(x, N=None, increasing=False):
+    """Vandermonde matrix of the 1-D ``x``: columns ``x ** (N - 1) ... x ** 0`` (reversed when ``increasing``)
+    (``torch.vander``)."""
+    from .creation import arange
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x._shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    p = arange(n, device=x.device)
+    if not increasing:
+        p = p.flip(0)
+    base = x if x.dtype.is_floating_point or x.dtype.is_complex else x.to(_dt.int64)
+    return base.unsqueeze(1) ** p.to(base.dtype if base.dtype.is_floating_point else _dt.int64).unsqueeze(0)
 
 
 @autocast_op("fp32")

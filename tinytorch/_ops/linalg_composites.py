@@ -1,11 +1,11 @@
 """Linear-algebra functions written in the LAPACK ops of ``lapack.py`` and ordinary tinytorch ops, so their
-gradients come from those: triangular and Cholesky solves, least squares, the matrix exponential, and the
+gradients come from those: triangular and Cholesky solves, least squares, the matrix exponential and powers, and the
 older ``torch.*`` spellings (``torch.svd``, ``torch.qr``, ``torch.pinverse``, ``torch.triangular_solve``).
 """
 import collections
 import math
 
-from ..amp.autocast_mode import autocast_op
+from .._dispatch import autocast_op
 from .. import _dtype as _dt
 from ._util import method
 from .lapack import _check, _defop, _mH, _mT, pinv, qr as _linalg_qr, solve, svd as _linalg_svd
@@ -117,6 +117,32 @@ def matrix_exp(A):
     return out
 
 
+@method("matrix_power")
+def matrix_power(input, n):
+    """``input`` (*, m, m) to the integer power ``n`` by repeated squaring; n = 0 gives identity matrices and
+    negative n powers of the inverse (``torch.linalg.matrix_power``). RuntimeError for non-square input."""
+    from .creation import eye
+    if input.ndim < 2 or input._shape[-1] != input._shape[-2]:
+        raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but they are "
+                           f"{input._shape[-2] if input.ndim >= 2 else 1} by {input._shape[-1] if input.ndim else 1} "
+                           "matrices")
+    if not isinstance(n, int):
+        raise TypeError(f"matrix_power(): argument 'n' must be int, not {type(n).__name__}")
+    if n == 0:
+        return eye(input._shape[-1], dtype=input.dtype, device=input.device).expand(input._shape).clone()
+    if n < 0:
+        from .lapack import inverse
+        input, n = inverse(input), -n
+    result, base = None, input
+    while n:
+        if n & 1:
+            result = base if result is None else result.matmul(base)
+        n >>= 1
+        if n:
+            base = base.matmul(base)
+    return result
+
+
 def pinverse(input, rcond=1e-15):
     """``torch.pinverse``: ``linalg.pinv`` with singular values below ``rcond * max(S)`` taken as zero."""
     return pinv(input, rtol=rcond)
@@ -196,8 +222,8 @@ method("triangular_solve")(lambda self, A, upper=True, transpose=False, unitrian
 method("cholesky_solve")(lambda self, input2, upper=False: cholesky_solve(self, input2, upper))
 method("cholesky_inverse")(lambda self, upper=False: cholesky_inverse(self, upper))
 
-__all__ = ["addbmm", "chain_matmul", "cholesky_inverse", "cholesky_solve", "frexp", "matrix_exp", "pinverse", "qr",
-           "svd", "triangular_solve"]
+__all__ = ["addbmm", "chain_matmul", "cholesky_inverse", "cholesky_solve", "frexp", "matrix_exp", "matrix_power",
+           "pinverse", "qr", "svd", "triangular_solve"]
 
 
 # ---- more of torch.linalg, written over the ops above -------------------------------------------------------

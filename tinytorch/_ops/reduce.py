@@ -1,16 +1,20 @@
-"""Reductions and scans: sum, prod, amax/amin, max/min (values, indices), arg*, all/any, mean, var/std,
-logsumexp, norm, cumsum/cumprod, sort/argsort/topk, median."""
+"""Reductions and scans: sum, prod, amax/amin, aminmax, max/min (values, indices), arg*, all/any, mean,
+var/std, cov/corrcoef, logsumexp, norm, renorm, cumsum/cumprod, cummax/cummin, logcumsumexp, diff, trapezoid.
+
+Sorting and what is computed from it (sort, topk, median, kthvalue, quantile, mode, searchsorted, isin) is in
+``sorting.py``; unique, bincount and the histograms in ``summary_ops.py``."""
 import builtins
 import collections
 import math
 
-from ..amp.autocast_mode import autocast_op
+from .._dispatch import autocast_op
 from .. import _strides
 from .. import _dtype as _dt
 from .._dispatch import defop, dispatch
 from .._tensor import Tensor
-from ._util import as_dims, check_arg, check_dtype, method
+from ._util import as_dims, check_arg, method
 from .pointwise import abs, exp, log, sqrt, where
+from .unary import _float
 
 _FLOAT = 2
 
@@ -214,6 +218,18 @@ def amin(input, dim=(), keepdim=False):
     return dispatch(_amin_op, (input,), {"dims": _dims_of(input, dim, "amin"), "keepdim": keepdim})
 
 
+_aminmax = collections.namedtuple("aminmax", ["min", "max"])
+
+
+@method("aminmax")
+def aminmax(input, *, dim=None, keepdim=False):
+    """(min, max) over all elements or along ``dim`` (``torch.aminmax``)."""
+    if dim is None:
+        return _aminmax(input.amin(), input.amax()) if not keepdim else _aminmax(
+            input.amin(tuple(range(input.ndim)), keepdim=True), input.amax(tuple(range(input.ndim)), keepdim=True))
+    return _aminmax(input.amin(dim, keepdim), input.amax(dim, keepdim))
+
+
 def _index_red_meta(name):
     def meta(a, dim, keepdim):
         _check_keepdim(keepdim, name)
@@ -238,9 +254,6 @@ _min_dim_op = defop("min_dim", _index_red_meta("min"), _max_dim_bw, save_inputs=
 
 max_ret = collections.namedtuple("max", ["values", "indices"])
 min_ret = collections.namedtuple("min", ["values", "indices"])
-sort_ret = collections.namedtuple("sort", ["values", "indices"])
-topk_ret = collections.namedtuple("topk", ["values", "indices"])
-median_ret = collections.namedtuple("median", ["values", "indices"])
 
 
 @method("max")
@@ -401,6 +414,54 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return std(input, dim, unbiased, keepdim, correction=correction), _welford_mean(input, dim, keepdim)
 
 
+@method("cov")
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """Covariance matrix of the variables in the rows of ``input`` (V, N) or of a 1-D input (``torch.cov``),
+    with optional integer frequency weights and float observation weights (N,). Differentiable."""
+    from .reduce import sum as _sum
+    x = input if input.ndim == 2 else input.reshape(1, -1)
+    if input.ndim > 2:
+        raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                         f"{input.ndim} dimensions")
+    x = _float(x)
+    n = x._shape[1]
+    w = None
+    if fweights is not None:
+        w = fweights.to(x.dtype)
+    if aweights is not None:
+        w = aweights.to(x.dtype) if w is None else w * aweights.to(x.dtype)
+    if w is None:
+        wsum = float(n)
+        avg = x.mean(1)
+    else:
+        wsum = _sum(w)
+        avg = _sum(x * w, 1) / wsum
+    if w is None:
+        norm = wsum - correction
+    elif correction == 0:
+        norm = wsum
+    elif aweights is None:
+        norm = wsum - correction
+    else:
+        norm = wsum - correction * _sum(w * aweights.to(x.dtype)) / wsum
+    xm = x - avg.unsqueeze(1)
+    c = (xm * w if w is not None else xm).matmul(xm.t().conj() if xm.dtype.is_complex else xm.t())
+    out = c / norm if not isinstance(norm, float) else (c / norm if norm > 0 else c * float("nan") if norm == 0
+                                                         else c / norm)
+    return out.squeeze() if input.ndim < 2 else out
+
+
+@method("corrcoef")
+def corrcoef(input):
+    """Pearson correlation coefficients of the rows of ``input`` (``torch.corrcoef``), clipped to [-1, 1]."""
+    from .pointwise import sqrt
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    d = sqrt(c.diagonal())
+    return (c / d.unsqueeze(1) / d.unsqueeze(0)).clamp(-1, 1)
+
+
 @method("logsumexp")
 def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input), dim))`` computed stably (the max subtracted first; for complex input the max of
@@ -492,6 +553,23 @@ def _root(s, p, safe):
     return where(zero, 0.0, r(where(zero, 1.0, s)))
 
 
+@method("renorm")
+def renorm(input, p, dim, maxnorm):
+    """Each slice along ``dim`` rescaled so its ``p``-norm is at most ``maxnorm`` (``torch.renorm``).
+    RuntimeError for an input of less than 2 dims, as PyTorch."""
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
+    d = _strides.wrap_dim(dim, input.ndim)
+    others = tuple(i for i in range(input.ndim) if i != d)
+    norms = input.abs().pow(p).sum(others, keepdim=True).pow(1.0 / p)
+    from .pointwise import where
+    scale = where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+    return input * scale.to(input.dtype)
+
+
+method("renorm_")(lambda self, p, dim, maxnorm: self._inplace(renorm, p, dim, maxnorm))
+
+
 def _scan_meta(a, dim, dtype=None):
     out = dtype or (_dt.int64 if a.dtype.category < _FLOAT else a.dtype)
     return [(a._shape, out)], [None]
@@ -538,85 +616,119 @@ def cumprod(input, dim, *, dtype=None):
 method("cumsum_")(lambda self, dim: self._write(cumsum(self, dim)))
 
 
-def _sort_meta(a, dim, descending, stable=False):
-    return [(a._shape, a.dtype), (a._shape, _dt.int64)], [None]
+_cummax = collections.namedtuple("cummax", ["values", "indices"])
+_cummin = collections.namedtuple("cummin", ["values", "indices"])
 
 
-def _scatter_back(c, g):
-    _, idx = c.out
-    from .creation import zeros
-    from .indexing import scatter
-    return scatter(zeros(c.shapes[0], dtype=g.dtype, device=g.device), c.kw["dim"], idx, g)
-
-
-_sort_op = defop("sort", _sort_meta, _scatter_back, save_inputs=False, save_output=True)
-
-
-@method("sort")
-def sort(input, dim=-1, descending=False, stable=False):
-    """(values, indices) sorted along ``dim`` (stable sort, so ties keep their order). TypeError, as PyTorch's
-    parser, when ``descending``/``stable`` are not bools."""
-    check_arg("sort", "descending", None, descending, "bool")
-    check_arg("sort", "stable", None, stable, "bool")
-    d = _strides.wrap_dim(dim, input.ndim)
+def _scan_extreme(input, dim, take_max):
+    """Running max/min with the index of the (last) extreme so far, as ``torch.cummax`` / ``cummin``."""
+    from .creation import arange
+    from .pointwise import where
+    d = _strides.wrap_dim(dim, builtins.max(input.ndim, 1))
     if input.ndim == 0:
-        return sort_ret(input.clone(), _zeros_idx(input))
-    return sort_ret(*dispatch(_sort_op, (input,), {"dim": d, "descending": descending}))
+        return input.clone(), input.new_zeros((), dtype=_dt.int64)
+    if input.numel() == 0:
+        return input.clone(), input.new_zeros(input._shape, dtype=_dt.int64)
+    n = input._shape[d]
+    idx_shape = [1] * input.ndim
+    idx_shape[d] = n
+    pos = arange(n, device=input.device).reshape(idx_shape).expand(input._shape)
+    vals, idxs = [], []
+    cur = cur_i = None
+    for k in range(n):
+        x = input.select(d, k)
+        i = pos.select(d, k)
+        if cur is None:
+            cur, cur_i = x, i
+        else:
+            # ties move the index to the later element; a NaN takes over and stays (PyTorch's rule)
+            better = (x >= cur) if take_max else (x <= cur)
+            if input.dtype.is_floating_point:
+                better = (better | x.isnan()) & ~cur.isnan()
+            cur = where(better, x, cur)
+            cur_i = where(better, i, cur_i)
+        vals.append(cur)
+        idxs.append(cur_i)
+    from .shape import stack
+    return stack(vals, d), stack(idxs, d)
 
 
-@method("argsort")
-def argsort(input, dim=-1, descending=False, stable=False):
-    """Indices that sort ``input`` along ``dim`` (int64)."""
-    return sort(input, dim, descending, stable).indices
+@method("cummax")
+def cummax(input, dim):
+    """(values, indices) of the running maximum along ``dim`` (``torch.cummax``); NaN propagates."""
+    return _cummax(*_scan_extreme(input, dim, True))
 
 
-def _topk_meta(a, k, dim, largest, sorted):
-    n = a._shape[dim]
-    if not isinstance(k, int) or isinstance(k, bool):
-        raise TypeError(f"topk(): argument 'k' (position 2) must be int, not {type(k).__name__}")
-    if k < 0 or k > n:
-        raise RuntimeError(f"selected index k out of range (k = {k}, size of dim {dim} = {n})")
-    shape = a._shape[:dim] + (k,) + a._shape[dim + 1:]
-    return [(shape, a.dtype), (shape, _dt.int64)], [None]
+@method("cummin")
+def cummin(input, dim):
+    """(values, indices) of the running minimum along ``dim`` (``torch.cummin``); NaN propagates."""
+    return _cummin(*_scan_extreme(input, dim, False))
 
 
-_topk_op = defop("topk", _topk_meta, _scatter_back, save_inputs=False, save_output=True)
+@method("logcumsumexp")
+def logcumsumexp(input, dim):
+    """``log(cumsum(exp(input), dim))`` computed stably (``torch.logcumsumexp``)."""
+    from .pointwise import exp, log, where
+    d = _strides.wrap_dim(dim, builtins.max(input.ndim, 1))
+    m = input.amax(d, keepdim=True).detach() if input.numel() else input.sum(d, keepdim=True)
+    m = where(m.isinf(), 0.0, m)
+    return log(exp(input - m).cumsum(d)) + m
 
 
-@method("topk")
-def topk(input, k, dim=-1, largest=True, sorted=True):
-    """The ``k`` largest (or smallest) elements along ``dim`` and their indices (``torch.topk``). A 0-d input
-    is its own top element (any k in [0, 1], as PyTorch); RuntimeError for k outside [0, size of dim]."""
-    d = _strides.wrap_dim(dim, input.ndim)
+@method("diff")
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """n-th forward difference along ``dim``, with optional ``prepend`` / ``append`` (``torch.diff``)."""
+    from .shape import cat
     if input.ndim == 0:
-        if not isinstance(k, int) or not 0 <= k <= 1:
-            raise RuntimeError(f"selected index k out of range (k = {k}, size of dim {d} = 1)")
-        return topk_ret(input.clone(), _zeros_idx(input))
-    return topk_ret(*dispatch(_topk_op, (input,), {"k": k, "dim": d, "largest": largest, "sorted": sorted}))
-
-
-@method("median")
-def median(input, dim=None, keepdim=False):
-    """Lower median (``torch.median``): over all elements (NaN for an empty input), or (values, indices) along
-    ``dim`` (IndexError when that dim has size 0). NotImplementedError for bool input, as PyTorch."""
-    if input.dtype is _dt.bool:
-        raise NotImplementedError(f"\"{'median_cpu' if dim is None else 'median_out'}\" not implemented for 'Bool'")
-    if dim is None:
-        flat = input.reshape(-1)
-        if flat.numel() == 0:
-            from .creation import full
-            return full((), float("nan"), dtype=input.dtype, device=input.device)
-        return sort(flat).values[(flat.numel() - 1) // 2]
+        raise RuntimeError("diff expects input to be at least one-dimensional")
     d = _strides.wrap_dim(dim, input.ndim)
-    if input.ndim == 0:
-        return median_ret(input.clone(), _zeros_idx(input))
-    _nonempty_dim(input, d, "median")
-    v, i = sort(input, d)
-    k = (input._shape[d] - 1) // 2
-    v, i = v.narrow(d, k, 1), i.narrow(d, k, 1)
-    if not keepdim:
-        v, i = v.squeeze(d), i.squeeze(d)
-    return median_ret(v, i)
+    x = input
+    if prepend is not None or append is not None:
+        x = cat([t for t in (prepend, input, append) if t is not None], d)
+    for _ in range(n):
+        m = x._shape[d]
+        if m == 0:
+            break
+        a, b = x.narrow(d, 1, m - 1), x.narrow(d, 0, m - 1)
+        x = (a != b) if x.dtype is _dt.bool else a - b
+    return x
+
+
+@method("dist")
+def dist(input, other, p=2):
+    """p-norm of ``input - other`` (``torch.dist``)."""
+    return (input - other).norm(p)
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """Trapezoid rule along ``dim`` with sample points ``x`` or spacing ``dx`` (default 1) (``torch.trapezoid``)."""
+    d = _strides.wrap_dim(dim, y.ndim)
+    n = y._shape[d]
+    if n == 0:
+        return y.sum(d)
+    mid = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) * 0.5
+    if x is not None:
+        return (mid * diff(x, dim=dim if x.ndim > 1 else -1)).sum(d)
+    return mid.sum(d) * (1 if dx is None else dx)
+
+
+trapz = trapezoid
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """Cumulative trapezoidal integral of ``y`` along ``dim`` (one element shorter than ``y`` there), with
+    sample points ``x`` or spacing ``dx`` (default 1) (``torch.cumulative_trapezoid``)."""
+    d = _strides.wrap_dim(dim, y.ndim)
+    n = y._shape[d]
+    avg = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) / 2 if n > 1 else y.narrow(d, 0, 0)
+    if x is not None:
+        xd = x.narrow(-1 if x.ndim == 1 else d, 1, n - 1) - x.narrow(-1 if x.ndim == 1 else d, 0, n - 1)
+        if x.ndim == 1:
+            xd = xd.reshape((n - 1,) + (1,) * (y.ndim - 1 - d))
+        avg = avg * xd
+    elif dx is not None:
+        avg = avg * dx
+    return avg.cumsum(d)
 
 
 @method("count_nonzero")
@@ -625,95 +737,3 @@ def count_nonzero(input, dim=None):
     (``torch.count_nonzero``). TypeError for a non-tensor input, as PyTorch's parser."""
     check_arg("count_nonzero", "input", 1, input, "Tensor")
     return sum(input != 0, dim)
-
-
-# ---- counting: unique, bincount, histc (data-dependent output sizes: computed on the host, like nonzero) ----
-def _grad_enabled():
-    from ..autograd.grad_mode import is_grad_enabled
-    return is_grad_enabled()
-
-
-def _unique_values_bw(c, g):
-    raise NotImplementedError("the derivative for '_unique2' is not implemented.")
-
-
-# the values of unique(x) for an x that requires grad: x's node with a backward that refuses, as PyTorch's
-_unique_values_op = defop("_unique2", lambda a, vals: ([(vals._shape, vals.dtype)], [None, None]),
-                          _unique_values_bw, decomp=lambda a, vals: vals, save_inputs=False)
-
-
-@method("unique")
-def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    """Distinct elements (or distinct slices along ``dim``), in ascending order (``torch.unique``).
-
-    Returns the values, plus the inverse indices (input's shape, or (size of dim,)) and the counts when asked.
-    Not differentiable, as in PyTorch: the values of an input that requires grad require grad, and their
-    backward raises NotImplementedError. TypeError when the flags are not bools.
-    """
-    import numpy as np
-    from .creation import _from_host
-    for name, v in (("sorted", sorted), ("return_inverse", return_inverse), ("return_counts", return_counts)):
-        check_arg("_unique2", name, None, v, "bool")
-    a = input.detach().numpy(force=True)
-    if dim is None:
-        vals, inv, cnt = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
-        inv = inv.reshape(a.shape)
-    else:
-        d = _strides.wrap_dim(dim, input.ndim)
-        vals, inv, cnt = np.unique(a, return_inverse=True, return_counts=True, axis=d)
-        inv = inv.reshape(-1)
-    out = [_from_host(np.ascontiguousarray(vals), input.dtype, input.device)]
-    if input.requires_grad and _grad_enabled():
-        out[0] = dispatch(_unique_values_op, (input, out[0]))
-    if return_inverse:
-        out.append(_from_host(np.ascontiguousarray(inv, dtype=np.int64), _dt.int64, input.device))
-    if return_counts:
-        out.append(_from_host(cnt.astype(np.int64), _dt.int64, input.device))
-    return out[0] if len(out) == 1 else tuple(out)
-
-
-@method("bincount")
-def bincount(input, weights=None, minlength=0):
-    """Occurrences of each value 0..max(input) in a 1-D non-negative int tensor, or the sums of ``weights``
-    (same length) at them (``torch.bincount``). Returns (max(max(input) + 1, minlength),): int64, or the
-    weights' dtype (float64 for integer weights). RuntimeError for negative or non-1-D input."""
-    from .creation import ones, zeros
-    if input.dtype.is_floating_point or input.dtype.is_complex or input.dtype is _dt.bool:
-        check_dtype("bincount_cpu", input.dtype, integral=True)  # PyTorch's kernel is integral only
-    if input.ndim != 1 or (
-            input.numel() and int(input.min().item()) < 0):
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    if minlength < 0:
-        raise RuntimeError("minlength should be >= 0")
-    if weights is not None and (weights.ndim != 1 or weights._shape[0] != input._shape[0]):
-        raise RuntimeError("weights should be 1-d and have the same length as input")
-    n = builtins.max(int(input.max().item()) + 1 if input.numel() else 0, minlength)
-    dtype = _dt.int64 if weights is None else (weights.dtype if weights.dtype.is_floating_point else _dt.float64)
-    src = ones(input._shape, dtype=dtype, device=input.device) if weights is None else weights.detach().to(dtype)
-    return zeros(n, dtype=dtype, device=input.device).index_add(0, input.long(), src)
-
-
-@method("histc")
-def histc(input, bins=100, min=0, max=0):
-    """Histogram of ``input`` with ``bins`` equal-width bins over [min, max] (the data's range when
-    min == max); elements outside are ignored (``torch.histc``). Returns (bins,) in input's dtype."""
-    from .creation import ones, zeros
-    from .indexing import masked_select
-    if not input.dtype.is_floating_point:
-        raise RuntimeError(f"\"histogram_cpu\" not implemented for '{input.type()[:-6].replace('Tensor', '')}'")
-    if bins <= 0:
-        raise RuntimeError("torch.histc: bins must be > 0")
-    x = input.detach().reshape(-1)
-    lo, hi = float(min), float(max)
-    if lo == hi and x.numel():
-        lo, hi = float(x.min().item()), float(x.max().item())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    if lo > hi:
-        raise RuntimeError("torch.histc: max must be larger than min")
-    if math.isinf(lo) or math.isinf(hi) or math.isnan(lo) or math.isnan(hi):
-        raise RuntimeError(f"torch.histc: range of [{lo}, {hi}] is not finite")
-    x = masked_select(x, (x >= lo) & (x <= hi))
-    b = ((x - lo) * (bins / (hi - lo))).floor().long().clamp(0, bins - 1)
-    return zeros(bins, dtype=input.dtype, device=input.device).index_add(
-        0, b, ones(b._shape, dtype=input.dtype, device=input.device))

@@ -12,31 +12,14 @@ autograd sends float32 gradients to float32 leaves. Backward passes run without 
 run in the dtype their forward ops used (PyTorch's documented behaviour).
 """
 import functools
-import threading
 import warnings
+
+from .._dispatch import _cast, autocast_op  # noqa: F401 (the autocast step of the op path)
+from .._modes import _ac, _recount, _suspended  # noqa: F401 (the state lives in the core layer)
 
 __all__ = ["autocast", "is_autocast_available", "custom_fwd", "custom_bwd"]
 
 _DEFAULT_DTYPE = {"cpu": "bfloat16", "cuda": "float16"}
-
-
-class _AutocastState(threading.local):
-    """The calling thread's autocast state. PyTorch keeps all of it per thread (the enabled bits in the
-    thread-local dispatch key set, the dtypes, the cache flag and the nesting count are ``thread_local``), so
-    autocast in one thread never casts another thread's ops and a new thread starts with autocast off.
-
-    ``entries``: device type -> [enabled, dtype] (the "cuda" entry exists because scripts query it; never
-    enabled here). ``active``: the number of device types with autocast on, the fast check in every wrapped
-    function (a class-level 0 until the thread enables autocast)."""
-    active = 0
-    cache_enabled = True
-    nesting = 0
-
-    def __init__(self):
-        self.entries = {}
-
-
-_ac = _AutocastState()
 
 
 def _entry(device_type):
@@ -46,10 +29,6 @@ def _entry(device_type):
         from .. import _dtype
         e = entries[device_type] = [False, getattr(_dtype, _DEFAULT_DTYPE.get(device_type, "bfloat16"))]
     return e
-
-
-def _recount():
-    _ac.active = sum(1 for e in _ac.entries.values() if e[0])
 
 
 def is_autocast_available(device_type):
@@ -111,59 +90,6 @@ class autocast:
             with autocast(self.device, self.fast_dtype, self._enabled, self._cache_enabled):
                 return fn(*a, **k)
         return wrapper
-
-
-class _suspended:
-    """No autocast inside (the autograd engine runs backward passes in it)."""
-
-    def __enter__(self):
-        entries = _ac.entries
-        self._prev = {k: e[0] for k, e in entries.items()}
-        for e in entries.values():
-            e[0] = False
-        _ac.active = 0
-        return self
-
-    def __exit__(self, *exc):
-        for k, on in self._prev.items():
-            _ac.entries[k][0] = on
-        _recount()
-        return False
-
-
-def _cast(a, device_types, target):
-    from .._tensor import Tensor
-    if isinstance(a, Tensor):
-        dt = a.dtype
-        if dt.is_floating_point and dt.itemsize != 8 and dt is not target and a.device.type in device_types:
-            return a.to(target)
-        return a
-    if isinstance(a, (list, tuple)) and a and isinstance(a[0], Tensor):
-        return type(a)(_cast(x, device_types, target) for x in a)
-    return a
-
-
-def autocast_op(policy):
-    """Give the decorated function an autocast policy: 'lower' (cast to the autocast dtype), 'fp32', or 'off'
-    (a composite that PyTorch runs as one op outside the lists: its inner products must not be cast)."""
-    def deco(fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kw):
-            if not _ac.active:
-                return fn(*args, **kw)
-            if policy == "off":
-                with _suspended():
-                    return fn(*args, **kw)
-            from .. import _dtype
-            for dev, (on, dt) in list(_ac.entries.items()):
-                if on:
-                    target = dt if policy == "lower" else _dtype.float32
-                    args = tuple(_cast(a, (dev,), target) for a in args)
-                    kw = {k: _cast(v, (dev,), target) for k, v in kw.items()}
-            return fn(*args, **kw)
-        wrapper.__wrapped_autocast__ = policy
-        return wrapper
-    return deco
 
 
 def is_autocast_enabled(device_type=None):

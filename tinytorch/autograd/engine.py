@@ -9,7 +9,7 @@ gradients flowing into it have been summed.
 import heapq
 import weakref
 
-from ..amp.autocast_mode import _ac as _autocast, _suspended
+from .._modes import _ac as _autocast, _suspended
 from .grad_mode import _state
 from .anomaly_mode import _anomaly
 

@@ -3,24 +3,8 @@
 Each works as a context manager and as a decorator, as in PyTorch.
 """
 import functools
-import threading
 
-
-class _GradState(threading.local):
-    """Grad mode and inference mode of the calling thread, as PyTorch keeps them (thread-local: a thread in
-    ``no_grad`` leaves other threads' graphs alone, and a new thread starts with grad enabled and inference
-    mode off). The class-level values are what a thread sees before it sets its own, so no per-thread
-    initialisation runs and the hot-path read is one attribute access.
-
-    ``inference_seen`` (inference_mode was entered at least once, so inference tensors may exist; spares the
-    autograd recorder a per-input check in programs that never use it) is process-wide, because inference
-    tensors cross threads: it is only ever set on the class, never on the instance."""
-    enabled = True
-    inference = False
-    inference_seen = False
-
-
-_state = _GradState()
+from .._modes import _GradState, _state  # noqa: F401 (the flags live in the core layer)
 
 
 def is_grad_enabled():

@@ -39,7 +39,7 @@ class Dirichlet(Distribution):
         return self.concentration * (c0 - self.concentration) / (c0 ** 2 * (c0 + 1))
 
     def rsample(self, sample_shape=Size()):
-        from .. import finfo
+        from .._dtype import finfo
         g = _gamma_rsample(self.concentration, self._extended_shape(sample_shape))
         x = g / g.sum(-1, keepdim=True)
         return x.clamp(min=finfo(x.dtype).tiny)

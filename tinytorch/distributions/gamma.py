@@ -49,7 +49,7 @@ def _gamma_rsample(concentration, shape):
     """Standard Gamma(concentration, 1) samples of ``shape`` whose gradient with respect to ``concentration``
     is the implicit reparameterization gradient: the value is the host draw z, and z + g * (c - c.detach())
     carries dz/dc = g to c."""
-    from .. import finfo
+    from .._dtype import finfo
     c = _broadcast_np(concentration, shape).astype(np.float64)
     z = np.asarray(_rng(None).standard_gamma(c, tuple(shape)), np.float64)
     z = np.maximum(z, finfo(concentration.dtype).tiny)
@@ -87,7 +87,7 @@ class Gamma(Distribution):
         return self.concentration / self.rate ** 2
 
     def rsample(self, sample_shape=Size()):
-        from .. import finfo
+        from .._dtype import finfo
         x = _gamma_rsample(self.concentration, self._extended_shape(sample_shape)) / self.rate
         return x.clamp(min=finfo(x.dtype).tiny)
 
@@ -129,7 +129,7 @@ class Beta(Distribution):
         return self.concentration1 * self.concentration0 / (total ** 2 * (total + 1))
 
     def rsample(self, sample_shape=Size()):
-        from .. import finfo
+        from .._dtype import finfo
         shape = self._extended_shape(sample_shape)
         x = _gamma_rsample(self.concentration1, shape)
         y = _gamma_rsample(self.concentration0, shape)

@@ -25,7 +25,7 @@ class Gumbel(LocScale):
         return self.stddev ** 2
 
     def rsample(self, sample_shape=Size()):
-        from .. import finfo
+        from .._dtype import finfo
         tiny = finfo(self.loc.dtype).tiny
         u = empty(self._extended_shape(sample_shape), dtype=self.loc.dtype, device=self.loc.device).uniform_(
             tiny, 1 - finfo(self.loc.dtype).eps)

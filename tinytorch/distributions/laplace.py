@@ -19,7 +19,7 @@ class Laplace(LocScale):
         return math.sqrt(2) * self.scale
 
     def rsample(self, sample_shape=Size()):
-        from .. import finfo
+        from .._dtype import finfo
         eps = finfo(self.loc.dtype).eps
         u = empty(self._extended_shape(sample_shape), dtype=self.loc.dtype, device=self.loc.device).uniform_(
             eps - 1, 1)

@@ -1,7 +1,6 @@
 """Adam and AdamW (``torch.optim.Adam`` / ``AdamW``), with amsgrad."""
-import math
-
 from ..autograd.grad_mode import no_grad
+from .._ops.optim import adam_step
 from .optimizer import Optimizer, _bump_step, _init_step
 
 
@@ -30,7 +29,6 @@ class Adam(Optimizer):
     @no_grad()
     def step(self, closure=None):
         from .._ops.creation import zeros_like
-        from .._ops.pointwise import maximum
         loss = self._closure(closure)
         for g in self.param_groups:
             lr, (b1, b2), eps, wd = g["lr"], g["betas"], g["eps"], g["weight_decay"]
@@ -44,22 +42,8 @@ class Adam(Optimizer):
                     if g["amsgrad"]:
                         st["max_exp_avg_sq"] = zeros_like(p)
                 t = _bump_step(st)
-                if self._fused("adam_step", (p, grad, st["exp_avg"], st["exp_avg_sq"], st.get("max_exp_avg_sq")),
-                               lr=lr, beta1=b1, beta2=b2, eps=eps, step=t, weight_decay=wd, decoupled=decoupled):
-                    continue
-                grad = self._weight_decay(p, grad, lr, wd, decoupled)
-                m, v = st["exp_avg"], st["exp_avg_sq"]
-                # written with basic in-place ops, which the cpu backend runs in one pass each
-                m.mul_(b1).add_(grad, alpha=1 - b1)
-                v.mul_(b2).add_(grad * grad, alpha=1 - b2)
-                bc1 = 1 - b1 ** t
-                bc2 = 1 - b2 ** t
-                if g["amsgrad"]:
-                    mx = st["max_exp_avg_sq"]
-                    mx.copy_(maximum(mx, v))
-                    v = mx
-                denom = v.sqrt().div_(math.sqrt(bc2)).add_(eps)
-                p.add_(m / denom, alpha=-lr / bc1)
+                adam_step(p, grad, st["exp_avg"], st["exp_avg_sq"], st.get("max_exp_avg_sq"), lr=lr, beta1=b1,
+                          beta2=b2, eps=eps, step=t, weight_decay=wd, decoupled=decoupled)
         return loss
 
 

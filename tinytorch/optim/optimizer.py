@@ -232,23 +232,6 @@ class Optimizer:
                 grad = grad + p * weight_decay
         return grad
 
-    @staticmethod
-    def _fused(name, tensors, **kw):
-        """Run the backend's optional fused in-place update ``name`` (e.g. ``adam_step``) on ``tensors``
-        (param first; None allowed) and return True, or return False when the backend has none so the caller
-        runs the same update as ordinary in-place ops. A fused kernel saves dispatches, not semantics."""
-        p = tensors[0]
-        st = p._storage
-        kern = st.backend.inplace_kernels.get(name)
-        if kern is None or any(t is not None and (t._storage.device is not st.device or t.dtype is not p.dtype)
-                               for t in tensors):
-            return False
-        kern(*(t._native() if t is not None else None for t in tensors), **kw)
-        for t in tensors:
-            if t is not None:
-                t._storage._version[0] += 1
-        return True
-
     def _closure(self, closure):
         if closure is None:
             return None

@@ -1,5 +1,6 @@
 """SGD with momentum, dampening, Nesterov and weight decay (``torch.optim.SGD``)."""
 from ..autograd.grad_mode import no_grad
+from .._ops.optim import sgd_momentum_step
 from .optimizer import Optimizer, required
 
 
@@ -28,8 +29,8 @@ class SGD(Optimizer):
                 if mu and not g["nesterov"] and not damp:
                     st = self.state[p]
                     buf = st.get("momentum_buffer")
-                    if buf is not None and self._fused("sgd_momentum_step", (p, grad, buf), lr=lr, momentum=mu,
-                                                       weight_decay=wd):
+                    if buf is not None:
+                        sgd_momentum_step(p, grad, buf, lr=lr, momentum=mu, weight_decay=wd)
                         continue
                 if wd:
                     grad = grad + p * wd

@@ -4,12 +4,12 @@ so both are differentiable on every device. Definitions and argument rules follo
 ``aten/src/ATen/native/SpectralOps.cpp``."""
 import warnings
 
-from ._util import method
+from ._ops._util import method
 
 
 def _window(window, win_length, n_fft, like, what):
-    from .creation import ones
-    from .shape import pad
+    from ._ops.creation import ones
+    from ._ops.shape import pad
     if window is None:
         warnings.warn(f"A window was not provided. A rectangular window will be applied.{what}To suppress this "
                       "warning and use a rectangular window, explicitly set `window=torch.ones(n_fft, "
@@ -31,9 +31,9 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     sides with ``pad_mode`` first. Returns complex (B?, n_fft // 2 + 1 (``onesided``, the default for real
     input) or n_fft, n_frames), or its real view (..., 2) with return_complex=False. RuntimeError when
     return_complex is not given for real input, or for out-of-range n_fft, hop_length or win_length."""
-    from .. import fft
-    from .complex import view_as_real
-    from .shape import pad
+    from . import fft
+    from ._ops.complex import view_as_real
+    from ._ops.shape import pad
     if return_complex is None and not input.dtype.is_complex and not (window is not None and window.dtype.is_complex):
         raise RuntimeError("stft requires the return_complex parameter be given for real inputs, and will further "
                            "require that return_complex=True in a future PyTorch release.")
@@ -69,9 +69,9 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     """Inverse of ``stft`` by windowed overlap-add (``torch.istft``): input complex (B?, n_fft // 2 + 1 or n_fft,
     n_frames); returns (B?, length) (default: what ``stft`` with ``center`` consumed). RuntimeError when the
     window's overlap-add envelope has a zero (the NOLA condition fails), as PyTorch."""
-    from .. import fft
-    from ..nn.functional import fold
-    from .shape import pad
+    from . import fft
+    from .nn.functional import fold
+    from ._ops.shape import pad
     if not input.dtype.is_complex:
         raise RuntimeError("istft requires a complex-valued input tensor")
     if input.ndim not in (2, 3):

@@ -6,8 +6,8 @@ train)``, integer ``reduction`` codes, ``torch.embedding(weight, indices)``).
 Nothing here computes anything new: each name calls an op defined elsewhere, so gradients, devices and
 error messages are that op's.
 """
-from .._tensor import Tensor
-from ._util import method
+from ._tensor import Tensor
+from ._ops._util import TENSOR_METHODS, method
 
 # ---- aliases ---------------------------------------------------------------------------------------------
 # Tensor methods whose functions tinytorch already has under the same name in the torch namespace
@@ -35,14 +35,15 @@ _TORCH_INPLACE = ("abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "a
 __all__ = list(_TORCH_FROM_TENSOR) + list(_TORCH_INPLACE)
 
 
-def _install():
+def _declare():
+    """Declare the spellings above (Tensor methods through ``method``; ``torch.op_`` functions here). Runs once
+    every op module is loaded, since the spellings name their ops; ``tinytorch/_surface.py`` installs them."""
     import tinytorch
     g = globals()
-    _alias_numpy_kwargs()
     for name in _TENSOR_FROM_TORCH:
         method(name)(getattr(tinytorch, name))
     for name in _INPLACE:
-        fn = getattr(Tensor, name)
+        fn = TENSOR_METHODS[name] if name in TENSOR_METHODS else getattr(Tensor, name)
 
         def inplace(self, *args, _fn=fn, **kwargs):
             return self._inplace(_fn, *args, **kwargs)
@@ -51,61 +52,6 @@ def _install():
         method(name + "_")(inplace)
     for name in _TORCH_FROM_TENSOR + _TORCH_INPLACE:
         g[name] = _tensor_method_as_function(name)
-
-
-# ---- NumPy-style keyword spellings --------------------------------------------------------------------------
-# PyTorch's argument parser accepts ``axis=`` for any parameter named ``dim`` and ``keepdims=`` for ``keepdim``
-# in every native function (``torch.*``, ``Tensor.*``, ``torch.linalg/special/fft.*``). Functions that PyTorch
-# writes in Python do not get the aliases; these are they (by namespace).
-_NUMPY_KW = {"axis": "dim", "keepdims": "keepdim"}
-_NO_NUMPY_KW = {"torch": {"norm", "split", "unique", "unique_consecutive", "stft", "istft"},
-                "Tensor": {"norm", "split", "unflatten", "unique", "unique_consecutive", "stft", "istft"}}
-
-
-def _with_numpy_kwargs(fn, qualname):
-    """``fn`` accepting ``axis=`` / ``keepdims=`` for its ``dim`` / ``keepdim`` parameters (PyTorch's
-    ``numpy_compatibility_arg_names``); giving both spellings is a TypeError, as in PyTorch."""
-    import functools
-    import inspect
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return fn
-    renames = {a: d for a, d in _NUMPY_KW.items() if d in params and a not in params
-               and params[d].kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)}
-    if not renames:
-        return fn
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        if kwargs:
-            for alias, name in renames.items():
-                if alias in kwargs:
-                    if name in kwargs:
-                        raise TypeError(f"{qualname}() got an unexpected keyword argument '{alias}'")
-                    kwargs[name] = kwargs.pop(alias)
-        return fn(*args, **kwargs)
-    return wrapper
-
-
-def _alias_numpy_kwargs():
-    """Give every public function of the torch, linalg, special and fft namespaces and every Tensor method
-    the NumPy keyword spellings (one pass at import, so no op needs its own ``axis`` parameter)."""
-    import types
-    import tinytorch
-    from .. import fft, linalg, special
-    for ns, label in ((tinytorch, "torch"), (linalg, "linalg"), (special, "special"), (fft, "fft")):
-        skip = _NO_NUMPY_KW.get(label, ())
-        d = vars(ns)
-        for name, fn in list(d.items()):
-            if name.startswith("_") or name in skip or not isinstance(fn, types.FunctionType):
-                continue
-            setattr(ns, name, _with_numpy_kwargs(fn, name))
-    skip = _NO_NUMPY_KW["Tensor"]
-    for name, fn in list(vars(Tensor).items()):
-        if name.startswith("_") or name in skip or not isinstance(fn, types.FunctionType):
-            continue
-        setattr(Tensor, name, _with_numpy_kwargs(fn, f"Tensor.{name}"))
 
 
 def _tensor_method_as_function(name):
@@ -148,7 +94,7 @@ def _reduction(code):
 
 
 def _F():
-    from ..nn import functional
+    from .nn import functional
     return functional
 
 
@@ -436,10 +382,10 @@ def resize_(self, *sizes, memory_format=None):
     grows when too small (the old elements are kept at the front; new ones are uninitialized); a view made
     before a growing resize keeps the old memory. Same shape: no change. RuntimeError when ``self`` requires
     grad or a size is negative."""
-    from .. import _strides
-    from .._tensor import _new
-    from .creation import _size, empty
-    from ..autograd.grad_mode import no_grad
+    from . import _strides
+    from ._tensor import _new
+    from ._ops.creation import _size, empty
+    from .autograd.grad_mode import no_grad
     size = tuple(_size(sizes))
     if self.requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
@@ -472,7 +418,7 @@ def new(self, *args, device=None):
     (uninitialized), ``x.new(data)`` (a copy of a sequence, ndarray or tensor), all with ``x``'s dtype and
     device. TypeError for anything else (``x.new(1.5)``)."""
     import numpy as np
-    from .creation import empty, tensor
+    from ._ops.creation import empty, tensor
     dev = device if device is not None else self.device
     if not args:
         return empty(0, dtype=self.dtype, device=dev)
@@ -489,3 +435,16 @@ def new(self, *args, device=None):
 
 
 __all__ += ["resize_as_"]
+
+
+# ---- Tensor-method spellings of nn.functional ops ----------------------------------------------------------
+@method("hardshrink")
+def _tensor_hardshrink(self, lambd=0.5):
+    from .nn.functional import hardshrink
+    return hardshrink(self, lambd)
+
+
+@method("prelu")
+def _tensor_prelu(self, weight):
+    from .nn.functional import prelu
+    return prelu(self, weight)

@@ -1,0 +1,114 @@
+"""The Tensor surface, built in one place from the op declarations.
+
+Op modules declare each op's spellings where the op is written: the ``torch.*`` function is the module's public
+function, and ``@method("name")`` (``tinytorch/_ops/_util.py``) declares the Tensor method, into the registry
+``TENSOR_METHODS``; ``tinytorch/_variants.py`` declares the other spellings PyTorch has (aliases, in-place
+``op_`` variants, ``torch.op_`` functions). ``install`` runs once, from ``tinytorch/__init__.py`` after every op
+module is loaded: it sets every declared method on ``Tensor``, then gives every public function and method the
+NumPy keyword spellings (``axis=``, ``keepdims=``) PyTorch's argument parser accepts. A name declared twice for
+different functions fails at its declaration, so no import order decides which one wins.
+"""
+from . import _dtype as _dt
+from . import autograd
+from ._ops._util import TENSOR_METHODS
+from ._ops.creation import empty, tensor
+from ._print import tensor_repr
+from ._tensor import Tensor, _new
+from .serialization import _rebuild
+
+# Tensor methods that need the layers above the Tensor data model (factories, the autograd API, printing,
+# pickling): written here, installed with the op methods.
+
+
+def _tensor_new(cls, *args, **kwargs):
+    """``Tensor(data)`` / ``Tensor(*sizes)``: the legacy constructor (a copy of ``data``, or uninitialised)."""
+    if len(args) == 1 and not isinstance(args[0], int):
+        src = tensor(args[0], dtype=_dt.get_default_dtype() if not isinstance(args[0], Tensor) else None)
+    else:
+        src = empty(*args, **kwargs)
+    t = _new(src._storage, src._shape, src._stride, src._offset, src.dtype, src._nat, cls)
+    return t
+
+
+def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate d(self)/d(leaf) into the ``.grad`` of the graph's leaves. See ``autograd.backward``."""
+    autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def _repr(self):
+    return tensor_repr(self)
+
+
+def _reduce_ex(self, proto):
+    return (_rebuild, (self.detach().numpy(force=True).copy(), self.dtype.name, self.requires_grad))
+
+
+_UPPER = {"__new__": staticmethod(_tensor_new), "backward": _backward, "__repr__": _repr, "__reduce_ex__": _reduce_ex}
+
+
+def install(torch_namespace):
+    """Set every declared Tensor method, then add the NumPy keyword spellings. Raises RuntimeError when a
+    declared method would replace one written in ``Tensor``'s class body (two definitions of one name)."""
+    own = vars(Tensor)
+    for name, fn in TENSOR_METHODS.items():
+        if name in own and own[name] is not fn:
+            raise RuntimeError(f"Tensor.{name} is written in tinytorch/_tensor.py and declared by "
+                               f"{fn.__module__}.{fn.__qualname__}")
+        setattr(Tensor, name, fn)
+    for name, fn in _UPPER.items():
+        setattr(Tensor, name, fn)
+    _alias_numpy_kwargs(torch_namespace)
+
+
+# ---- NumPy-style keyword spellings --------------------------------------------------------------------------
+# PyTorch's argument parser accepts ``axis=`` for any parameter named ``dim`` and ``keepdims=`` for ``keepdim``
+# in every native function (``torch.*``, ``Tensor.*``, ``torch.linalg/special/fft.*``). Functions that PyTorch
+# writes in Python do not get the aliases; these are they (by namespace).
+_NUMPY_KW = {"axis": "dim", "keepdims": "keepdim"}
+_NO_NUMPY_KW = {"torch": {"norm", "split", "unique", "unique_consecutive", "stft", "istft"},
+                "Tensor": {"norm", "split", "unflatten", "unique", "unique_consecutive", "stft", "istft"}}
+
+
+def _with_numpy_kwargs(fn, qualname):
+    """``fn`` accepting ``axis=`` / ``keepdims=`` for its ``dim`` / ``keepdim`` parameters (PyTorch's
+    ``numpy_compatibility_arg_names``); giving both spellings is a TypeError, as in PyTorch."""
+    import functools
+    import inspect
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return fn
+    renames = {a: d for a, d in _NUMPY_KW.items() if d in params and a not in params
+               and params[d].kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)}
+    if not renames:
+        return fn
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if kwargs:
+            for alias, name in renames.items():
+                if alias in kwargs:
+                    if name in kwargs:
+                        raise TypeError(f"{qualname}() got an unexpected keyword argument '{alias}'")
+                    kwargs[name] = kwargs.pop(alias)
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+def _alias_numpy_kwargs(torch_namespace):
+    """Give every public function of the torch, linalg, special and fft namespaces and every Tensor method
+    the NumPy keyword spellings (one pass at import, so no op needs its own ``axis`` parameter)."""
+    import types
+    from . import fft, linalg, special
+    for ns, label in ((torch_namespace, "torch"), (linalg, "linalg"), (special, "special"), (fft, "fft")):
+        skip = _NO_NUMPY_KW.get(label, ())
+        d = vars(ns)
+        for name, fn in list(d.items()):
+            if name.startswith("_") or name in skip or not isinstance(fn, types.FunctionType):
+                continue
+            setattr(ns, name, _with_numpy_kwargs(fn, name))
+    skip = _NO_NUMPY_KW["Tensor"]
+    for name, fn in list(vars(Tensor).items()):
+        if name.startswith("_") or name in skip or not isinstance(fn, types.FunctionType):
+            continue
+        setattr(Tensor, name, _with_numpy_kwargs(fn, f"Tensor.{name}"))
