@@ -76,7 +76,7 @@ def test_transfers_and_mixed_device_errors():
 
 
 def test_opencl_without_a_platform_says_why(monkeypatch):
-    from tinytorch.backends import opencl as ocl
+    from tinytorch.backends.opencl import runtime as ocl
     monkeypatch.setattr(ocl, "_DEVICES", [])
     with pytest.raises(RuntimeError, match="opencl device is not available: (no OpenCL platform|pyopencl is not)"):
         tt.zeros(2, device="opencl")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tinytorch as tt
-from tinytorch.backends import opencl as ocl
+from tinytorch.backends.opencl import runtime as ocl
 
 if not tt.opencl.is_available():
     pytest.skip(f"OpenCL suite skipped: {ocl.unavailable_reason()}", allow_module_level=True)

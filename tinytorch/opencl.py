@@ -3,7 +3,7 @@
 Devices are ``opencl:0`` .. ``opencl:N-1`` over every OpenCL platform found by pyopencl, GPUs first.
 """
 from . import _ops
-from .backends import opencl as _cl
+from .backends.opencl import runtime as _cl
 from .device import get_backend as _get_backend
 
 

@@ -1,0 +1,183 @@
+"""Data movement and indexing: cat, flip, tril/triu, gather, index_select, advanced indexing, index_put,
+scatter and index_add (targets computed on the host, then a gather kernel or a segmented scatter kernel)."""
+import numpy as np
+
+from ... import _dtype as _dt
+from ..._strides import contiguous_strides
+from .codegen import _ct
+from .runtime import KERNELS, CLArray, _is_arr, _launch_1d, _set_args, cl
+
+
+@KERNELS.register("cat")
+def _cat(be, *ts, dim):
+    ref = next((t for t in ts if t.ndim != 1 or t.shape[0] != 0), ts[0])
+    ts = [t for t in ts if t.ndim == ref.ndim]
+    shape = list(ref.shape)
+    shape[dim] = sum(t.shape[dim] for t in ts)
+    dt = ts[0].dtype
+    out = be._empty(tuple(shape), dt, ts[0].buf.dev)
+    pos = 0
+    for t in ts:
+        n = t.shape[dim]
+        if n:
+            dst = out.view(t.shape, out.strides, out.offset + pos * out.strides[dim])
+            be.copy_(dst, t)
+        pos += n
+    return out
+
+
+@KERNELS.register("flip")
+def _flip(be, a, dims):
+    off = a.offset
+    st = list(a.strides)
+    for d in dims:
+        d %= a.ndim
+        if a.shape[d]:
+            off += (a.shape[d] - 1) * st[d]
+        st[d] = -st[d]
+    return be._copy(a.view(a.shape, st, off))
+
+
+def _tri(be, a, diagonal, which):
+    cond = "(c0 - c1 <= s0)" if which == "tril" else "(c0 - c1 >= s0)"
+    return be._ew(which, f"({cond} ? x0 : (CT)0)", [a], [(diagonal, _dt.int64)], a.dtype, a.shape,
+                  collapse=False, coords=(0, 1))
+
+
+KERNELS.add("tril", lambda be, a, diagonal: _tri(be, a, diagonal, "tril"))
+KERNELS.add("triu", lambda be, a, diagonal: _tri(be, a, diagonal, "triu"))
+
+
+@KERNELS.register("gather")
+def _gather(be, a, index, dim):
+    st = list(a.strides)
+    sdim = st[dim] if a.ndim else 0
+    if a.ndim:
+        st[dim] = 0
+    av = a.view(index.shape, st) if a.ndim else a.view(index.shape, [0] * index.ndim)
+    return be._ew("gather", "A0[p1 + x1 * s0]", [av, index], [(sdim, _dt.int64)], a.dtype, index.shape,
+                  ptr=(0,), ct=_ct(a.dtype))
+
+
+@KERNELS.register("index_select")
+def _index_select(be, a, index, dim):
+    if a.ndim == 0:
+        return be._copy(a)
+    shape = list(a.shape)
+    shape[dim] = index.shape[0] if index.ndim else 1
+    st = list(a.strides)
+    sdim = st[dim]
+    st[dim] = 0
+    iv = index.view(shape, [index.strides[0] if (d == dim and index.ndim) else 0 for d in range(a.ndim)])
+    return be._ew("index_select", "A0[p1 + x1 * s0]", [a.view(shape, st), iv], [(sdim, _dt.int64)],
+                  a.dtype, shape, ptr=(0,), ct=_ct(a.dtype))
+
+
+def _take(be, a, sel):
+    """out[i] = a's storage at element offsets ``sel`` (host int64 array); shape of ``sel``."""
+    dev = a.buf.dev
+    s = _upload(be, sel.astype(np.int64).reshape(-1), dev)
+    base = a.view(sel.shape, [0] * sel.ndim, 0)
+    return be._ew("take", "A0[x1]", [base, s.view(sel.shape, contiguous_strides(sel.shape))], [], a.dtype,
+                  sel.shape, ptr=(0,), ct=_ct(a.dtype))
+
+
+def _upload(be, arr, dev):
+    arr = np.ascontiguousarray(arr)
+    dtype = _dt.from_numpy_dtype(arr.dtype)
+    buf = be._alloc(arr.size, dtype, dev)
+    if arr.size:
+        cl.enqueue_copy(dev.queue, buf.mem, arr, is_blocking=True)
+    return CLArray(buf, dtype, arr.shape, contiguous_strides(arr.shape), 0)
+
+
+def _offsets(a):
+    """Host array of ``a``'s element offsets into its buffer, shape of ``a``."""
+    offs = np.full(a.shape, a.offset, np.int64)
+    for d, (n, s) in enumerate(zip(a.shape, a.strides)):
+        sh = [1] * a.ndim
+        sh[d] = n
+        offs = offs + (np.arange(n, dtype=np.int64) * s).reshape(sh)
+    return offs
+
+
+@KERNELS.register("index")
+def _index(be, a, *indices, spec):
+    host = [be.to_numpy(i) for i in indices]
+    idx = tuple(host[s[1]] if isinstance(s, tuple) else s for s in spec)
+    sel = _offsets(a)[idx]
+    return _take(be, a, np.ascontiguousarray(sel))
+
+
+def _segmented(be, out, targets, values, mode):
+    """out.flat[targets[j]] (op)= values.flat[j] for all j; duplicates combine in j order."""
+    targets = targets.reshape(-1)
+    if targets.size == 0:
+        return out
+    dev = out.buf.dev
+    order = np.argsort(targets, kind="stable")
+    t_sorted = targets[order]
+    starts = np.flatnonzero(np.r_[True, t_sorted[1:] != t_sorted[:-1]])
+    seg = np.r_[starts, t_sorted.size].astype(np.int64)
+    uniq = t_sorted[starts]
+    vals = values if values.is_contiguous() else be._copy(values)
+    o_d, s_d, u_d = (_upload(be, x.astype(np.int64), dev) for x in (order, seg, uniq))
+    ct = _ct(out.dtype)
+    combine = {"set": "v", "add": "acc + v", "multiply": "acc * v"}[mode]
+    key = ("segmented", out.dtype.name, mode)
+
+    def source():
+        return (f"typedef {ct} T;\n__kernel void k(__global T* out, __global const T* vals, __global const long* order,"
+                f" __global const long* seg, __global const long* tgt, long voff, long n) {{\n"
+                f" long u = get_global_id(0); if (u >= n) return;\n T acc = out[tgt[u]];\n"
+                f" for (long j = seg[u]; j < seg[u + 1]; ++j) {{ T v = vals[voff + order[j]]; acc = {combine}; }}\n"
+                f" out[tgt[u]] = acc;\n}}\n")
+    k = dev.kernel(key, source)
+    _set_args(k, out.buf.mem, vals.buf.mem, o_d.buf.mem, s_d.buf.mem, u_d.buf.mem, np.int64(vals.offset),
+               np.int64(uniq.size))
+    _launch_1d(dev, k, uniq.size)
+    return out
+
+
+@KERNELS.register("index_put")
+def _index_put(be, a, values, *indices, spec, accumulate=False):
+    out = be._copy(a)
+    host = [be.to_numpy(i) for i in indices]
+    idx = tuple(host[s[1]] if isinstance(s, tuple) else s for s in spec)
+    sel = np.arange(out.size, dtype=np.int64).reshape(out.shape)[idx]
+    if values.ndim > sel.ndim or any(v != 1 and v != s for v, s in zip(values.shape[::-1], sel.shape[::-1])):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
+                           f"indexing result of shape {list(sel.shape)}")
+    vals = be._copy(be._expand(values, sel.shape))
+    return _segmented(be, out, sel, vals, "add" if accumulate else "set")
+
+
+@KERNELS.register("scatter")
+def _scatter(be, a, index, src, dim, reduce=None):
+    out = be._copy(a)
+    ih = be.to_numpy(index)
+    if a.ndim == 0:
+        tg = np.zeros(ih.shape, np.int64)
+    else:
+        grids = np.indices(ih.shape, dtype=np.int64)
+        grids[dim] = ih % a.shape[dim]
+        tg = sum(g * s for g, s in zip(grids, out.strides))
+    if _is_arr(src):
+        vals = be._copy(src.view(ih.shape, src.strides) if src.ndim else src.view(ih.shape, [0] * ih.ndim))
+    else:
+        vals = be._ew("fill", "(OT)s0", [], [(src, a.dtype)], a.dtype, ih.shape, out=be._empty(ih.shape, a.dtype, a.buf.dev))
+    return _segmented(be, out, np.asarray(tg, np.int64), vals, reduce or "set")
+
+
+@KERNELS.register("index_add")
+def _index_add(be, a, index, src, dim, alpha=1):
+    out = be._copy(a)
+    ih = be.to_numpy(index).reshape(-1)
+    if a.ndim == 0:
+        tg = np.zeros(src.shape, np.int64)
+    else:
+        grids = np.indices(src.shape, dtype=np.int64)
+        grids[dim] = ih[grids[dim]] % a.shape[dim]
+        tg = sum(g * s for g, s in zip(grids, out.strides))
+    vals = be._ew("scale", "x0 * s0", [src], [(alpha, a.dtype)], a.dtype, src.shape) if alpha != 1 else src
+    return _segmented(be, out, np.asarray(tg, np.int64), vals, "add")
