@@ -1,0 +1,284 @@
+"""Activation functions: relu and its variants, the sigmoid / tanh / shrink family, softmax, glu, prelu."""
+import warnings
+
+from ...amp.autocast_mode import autocast_op
+from ... import _dtype as _dt
+from ..._ops import pointwise as _pw
+from ..._ops import nn as _nnops
+from ..._ops.creation import zeros
+from ..._ops.nn import gelu  # noqa: F401  (an op with a fused kernel and a decomposition)
+from ..._ops._util import check_arg, check_dtype
+from ._utils import _scalar_name
+
+
+sigmoid = _pw.sigmoid
+tanh = _pw.tanh
+
+
+def _activation(input, inplace, fn):
+    """``fn(input)``, or with ``inplace`` its result written into ``input``. In-place goes through
+    ``Tensor._inplace``: when a graph is being built, ``fn`` runs on a copy of ``input`` (PyTorch's
+    original_self), so the tensors its backward saved are not the ones overwritten."""
+    return input._inplace(fn) if inplace else fn(input)
+
+
+def relu(input, inplace=False):
+    """max(input, 0) elementwise; with ``inplace`` written into ``input`` (``torch.nn.functional.relu``)."""
+    return input._inplace(_pw.relu) if inplace else _pw.relu(input)
+
+
+def relu_(input):
+    return input._inplace(_pw.relu)
+
+
+def relu6(input, inplace=False):
+    """``min(max(x, 0), 6)``."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """``x`` for x > 0 else ``negative_slope * x``. NotImplementedError for a non-floating input (ATen's
+    leaky_relu_cpu kernel is floating-only)."""
+    check_dtype("leaky_relu_cpu", input.dtype, floating=True)
+    return _activation(input, inplace, lambda input: _pw.where(input > 0, input, input * negative_slope))
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """``x`` for x > 0 else ``alpha * (exp(x) - 1)`` (Clevert et al. 2015). NotImplementedError for a
+    non-floating input (ATen's elu_cpu kernel is floating-only)."""
+    check_dtype("elu_cpu", input.dtype, floating=True)
+    return _activation(input, inplace, lambda input: _pw.where(input > 0, input, _pw.expm1(input) * alpha))
+
+
+def selu(input, inplace=False):
+    """Scaled ELU with the constants of Klambauer et al. 2017."""
+    alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+    return _activation(input, inplace, lambda input: elu(input, alpha) * scale)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    check_dtype("elu_cpu", input.dtype, floating=True)
+    return _activation(input, inplace, lambda input: _pw.where(input > 0, input, _pw.expm1(input / alpha) * alpha))
+
+
+def silu(input, inplace=False):
+    """``x * sigmoid(x)`` (swish). NotImplementedError for an integer or bool input, as ATen's silu_cpu."""
+    check_dtype("silu_cpu", input.dtype, floating=True, complex_ok=True)
+    return _activation(input, inplace, lambda input: input * _pw.sigmoid(input))
+
+
+def mish(input, inplace=False):
+    """``x * tanh(softplus(x))`` (Misra 2019). NotImplementedError for a non-floating input, as ATen's mish_cpu."""
+    check_dtype("mish_cpu", input.dtype, floating=True)
+    return _activation(input, inplace, lambda input: input * _pw.tanh(softplus(input)))
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """``log(1 + exp(beta x)) / beta``, linear above ``threshold`` for stability. NotImplementedError for a
+    non-floating input (ATen's softplus_cpu kernel is floating-only)."""
+    check_dtype("softplus_cpu", input.dtype, floating=True)
+    bx = input * beta
+    return _pw.where(bx > threshold, input, _pw.log1p(_pw.exp(_pw.clamp(bx, max=threshold))) / beta)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """Clamp to [min_val, max_val]. The output has the input's dtype: for an integer input the bounds are
+    truncated to integers, as ATen's hardtanh (so ``relu6`` of int64 is int64). ValueError when min_val >
+    max_val; RuntimeError for bool input and for an unsigned input with a negative bound, as PyTorch."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if input.dtype is _dt.bool:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        if input.dtype is _dt.uint8 and (min_val < 0 or max_val < 0):
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+        min_val, max_val = int(min_val), int(max_val)
+    return _activation(input, inplace, lambda input: _pw.clamp(input, min_val, max_val))
+
+
+def hardsigmoid(input, inplace=False):
+    """``relu6(x + 3) / 6``."""
+    return _activation(input, inplace, lambda input: _pw.clamp(input / 6 + 0.5, 0.0, 1.0))
+
+
+def hardswish(input, inplace=False):
+    """``x * relu6(x + 3) / 6`` (Howard et al. 2019)."""
+    return _activation(input, inplace, lambda input: input * _pw.clamp(input / 6 + 0.5, 0.0, 1.0))
+
+
+def logsigmoid(input):
+    return -softplus(-input)
+
+
+def softsign(input):
+    return input / (1 + input.abs())
+
+
+def tanhshrink(input):
+    return input - _pw.tanh(input)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """``input`` where it exceeds ``threshold``, else ``value`` (``torch.nn.functional.threshold``), in the
+    input's dtype: for an integer input both numbers are truncated to integers, as ATen's kernel does.
+    NotImplementedError for bool input."""
+    if input.dtype is _dt.bool:
+        raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        info = _dt.iinfo(input.dtype)
+        for v in (threshold, value):
+            if not info.min <= v <= info.max:
+                raise RuntimeError(f"value cannot be converted to type {input.dtype.name}_t without overflow")
+        threshold, value = int(threshold), int(value)
+    return _activation(input, inplace, lambda input: _pw.where(input > threshold, input, value))
+
+
+_threshold = threshold  # threshold_'s parameter is named ``threshold`` (as torch's) and shadows the function
+
+
+def elu_(input, alpha=1.0, scale=1, input_scale=1):
+    """In-place ``scale * elu(x)`` with the exponent's input scaled by ``input_scale``: ``x * scale`` for x > 0
+    else ``alpha * scale * (exp(x * input_scale) - 1)``, ATen's ``elu_`` (``F.elu_`` takes all three)."""
+    if scale == 1 and input_scale == 1:
+        return elu(input, alpha, inplace=True)
+    return _activation(input, True, lambda x: _pw.where(x > 0, x * scale, _pw.expm1(x * input_scale) * (alpha * scale)))
+
+
+def selu_(input):
+    """In-place ``selu``."""
+    return selu(input, inplace=True)
+
+
+def celu_(input, alpha=1.0):
+    """In-place ``celu``."""
+    return celu(input, alpha, inplace=True)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    """In-place ``leaky_relu``."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place ``hardtanh``."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def threshold_(input, threshold, value):
+    """In-place ``threshold``."""
+    return _threshold(input, threshold, value, inplace=True)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU (Xu et al. 2015): in training the negative slope of each element is drawn from
+    U(lower, upper); in eval it is (lower + upper) / 2 (``torch.nn.functional.rrelu``)."""
+    return _rrelu(input, lower, upper, training, inplace, None)
+
+
+def _rrelu(input, lower, upper, training, inplace, _generator):
+    if training:
+        from ..._ops.creation import rand
+        slope = rand(input._shape, dtype=input.dtype, device=input.device, generator=_generator) * (upper - lower) \
+            + lower
+    else:
+        slope = (lower + upper) / 2
+    return _activation(input, inplace, lambda input: _pw.where(input >= 0, input, input * slope))
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """In-place ``rrelu``; slopes drawn from ``generator`` when given (``F.rrelu_`` takes one, ``F.rrelu`` not)."""
+    return _rrelu(input, lower, upper, training, True, generator)
+
+
+def glu(input, dim=-1):
+    """Gated linear unit ``a * sigmoid(b)`` of the two halves a, b of ``input`` along ``dim`` (Dauphin et al.
+    2017; ``torch.nn.functional.glu``). RuntimeError for a 0-d input or an odd size along ``dim``,
+    NotImplementedError for non-floating dtypes, as PyTorch."""
+    from ..._strides import wrap_dim
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = wrap_dim(dim, input.ndim)
+    if input._shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {input._shape[d]}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"glu_cpu\" not implemented for '{_scalar_name(input.dtype)}'")
+    a, b = input.chunk(2, d) if input._shape[d] else (input, input)
+    return a * _pw.sigmoid(b)
+
+
+def _get_softmax_dim(name, ndim, stacklevel):
+    # PyTorch's legacy rule for a missing dim: 0 for 0-, 1- and 3-D inputs, else 1 (not the last dim)
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  "as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``exp(x) / sum(exp(x), dim)`` along ``dim``, computed in ``dtype`` when given
+    (``torch.nn.functional.softmax``). Without ``dim``, PyTorch's deprecated implicit choice (with its
+    warning): dim 0 for 0-, 1- and 3-D inputs, else dim 1."""
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.ndim, _stacklevel)
+    return _nnops.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``x - logsumexp(x, dim)`` along ``dim`` (``torch.nn.functional.log_softmax``); a missing ``dim``
+    is chosen as in ``softmax``."""
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.ndim, _stacklevel)
+    return _nnops.log_softmax(input, dim, dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """``softmax(-input, dim)`` (``torch.nn.functional.softmin``)."""
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.ndim, _stacklevel)
+    return _nnops.softmax(-input, dim, dtype)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """Samples from the Gumbel-softmax distribution (Jang et al. 2016): ``softmax((logits + g) / tau)`` with
+    Gumbel noise g; ``hard`` returns one-hot vectors with the soft sample's gradient (straight-through)."""
+    from ..._ops.creation import rand
+    u = rand(logits._shape, dtype=logits.dtype, device=logits.device)
+    gumbels = -_pw.log(-_pw.log(u + eps) + eps)
+    y = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y
+    index = y.argmax(dim, keepdim=True)
+    y_hard = zeros(logits._shape, dtype=logits.dtype, device=logits.device).scatter(dim, index, 1.0)
+    return y_hard - y.detach() + y
+
+
+@autocast_op("lower")
+def prelu(input, weight):
+    """``max(0, x) + weight * min(0, x)`` with one weight, or one per channel (dim 1) (He et al. 2015).
+    TypeError for a non-tensor argument; RuntimeError when input and weight dtypes differ (ATen's prelu does
+    not promote); NotImplementedError for a non-floating dtype (prelu_cpu), as PyTorch."""
+    check_arg("prelu", "input", 1, input, "Tensor")
+    check_arg("prelu", "weight", 2, weight, "Tensor")
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {_scalar_name(input.dtype)} and "
+                           f"{_scalar_name(weight.dtype)}")
+    check_dtype("prelu_cpu", input.dtype, floating=True)
+    if weight.numel() != 1:
+        if input.ndim < 2 or input._shape[1] != weight.numel():
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {input._shape[1] if input.ndim > 1 else 1}.")
+        weight = weight.reshape((-1,) + (1,) * (input.ndim - 2))
+    else:
+        weight = weight.reshape(())  # a single slope broadcasts without adding a dim to a 0-d input
+    return _pw.where(input > 0, input, weight * input)
+
+
+def hardshrink(input, lambd=0.5):
+    """``x`` where ``|x| > lambd``, else 0."""
+    return _pw.where(input.abs() > lambd, input, 0.0)
+
+
+def softshrink(input, lambd=0.5):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    return _pw.where(input > lambd, input - lambd, _pw.where(input < -lambd, input + lambd, 0.0))

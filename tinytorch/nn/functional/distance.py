@@ -1,0 +1,44 @@
+"""Distances and similarities: ``pairwise_distance``, ``cosine_similarity``, ``pdist``."""
+from ... import _dtype as _dt
+from ..._ops import pointwise as _pw
+from ._utils import _scalar_name
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    return (x1 - x2 + eps).norm(p, -1, keepdim)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """``sum(x1 / max(|x1|, eps) * x2 / max(|x2|, eps))`` along ``dim`` of the broadcast inputs
+    (``torch.nn.functional.cosine_similarity``), computed as ATen does: each input divided by its own norm in its
+    own dtype (so float16 / bfloat16 round as PyTorch's), the norm clamped to ``eps`` without a gradient through
+    the clamp. Integer and bool inputs are cast to the common dtype, which must be floating point (RuntimeError
+    otherwise, as PyTorch)."""
+    from ..._ops.lapack import vector_norm
+    from ..._ops.movement import broadcast_tensors
+    common = _dt.result_type_of([x1, x2])
+    if not common.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {_scalar_name(common)}")
+    x1, x2 = (x.to(common) if not (x.dtype.is_floating_point or x.dtype.is_complex) else x for x in (x1, x2))
+    x1, x2 = broadcast_tensors(x1, x2)
+
+    def unit(x):
+        n = vector_norm(x, 2, dim, True)
+        # ATen clamps the norm in place under no_grad: the value is clamped, the gradient is the norm's
+        n = n + (_pw.clamp(n, min=eps) - n).detach()
+        return x / n
+    return (unit(x1) * unit(x2)).sum(dim)
+
+
+def pdist(input, p=2):
+    """Distances between all pairs of rows i < j of (N, M) -> (N (N - 1) / 2,), row-major (``torch.pdist``)."""
+    import numpy as np
+    from ..._ops.creation import _from_host
+    from ..._ops.linalg import cdist
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    n = input._shape[0]
+    i, j = np.triu_indices(n, 1)
+    idx = lambda a: _from_host(a.astype(np.int64), _dt.int64, input.device)  # noqa: E731
+    return (input.index_select(0, idx(i)) - input.index_select(0, idx(j))).norm(p, -1) if n > 1 else \
+        cdist(input, input, p).reshape(-1)[:0]
