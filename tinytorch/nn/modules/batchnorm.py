@@ -73,25 +73,139 @@ class _BatchNorm(Module):
 
 
 class BatchNorm1d(_BatchNorm):
-    """Batch normalization over (N, C) or (N, C, L)."""
+    r"""Batch normalization over (N, C) or (N, C, L).
+
+    In training mode each channel is normalized by the mean and (biased) variance over the batch and
+    spatial positions, ``y = (x - mean) / sqrt(var + eps) * weight + bias``, and the running averages take the
+    unbiased variance; in eval mode the running averages are used (Ioffe & Szegedy 2015, "Batch Normalization:
+    Accelerating Deep Network Training by Reducing Internal Covariate Shift").
+
+    Args:
+        num_features (int): C, the number of channels.
+        eps (float): added to the variance before its square root, for numerical stability.
+        momentum (float, optional): the weight of the new batch statistic in the running averages
+            (``running = (1 - momentum) * running + momentum * batch``); None takes the cumulative average
+            (``1 / num_batches_tracked``).
+        affine (bool): learn a per-channel scale ``weight`` (ones) and shift ``bias`` (zeros).
+        track_running_stats (bool): keep ``running_mean`` / ``running_var`` (and ``num_batches_tracked``) and
+            normalize with them in eval mode; without them the batch statistics are used in both modes.
+        device, dtype: where and as what the parameters and buffers are created.
+        bias (bool, keyword-only): with ``affine``, also learn the shift.
+
+    Shape:
+        - Input: :math:`(N, C)` or :math:`(N, C, L)`.
+        - Output: the input's shape.
+
+    Examples::
+
+        >>> m = nn.BatchNorm1d(3)
+        >>> y = m(torch.randn(8, 3) * 5 + 2)
+        >>> bool(y.mean(0).abs().max() < 1e-5)
+        True
+        >>> m.num_batches_tracked
+        tensor(1)
+    """
     _expected = (2, 3)
 
 
 class BatchNorm2d(_BatchNorm):
-    """Batch normalization over (N, C, H, W)."""
+    r"""Batch normalization over (N, C, H, W), statistics per channel over N, H and W.
+
+    In training mode each channel is normalized by the mean and (biased) variance over the batch and
+    spatial positions, ``y = (x - mean) / sqrt(var + eps) * weight + bias``, and the running averages take the
+    unbiased variance; in eval mode the running averages are used (Ioffe & Szegedy 2015, "Batch Normalization:
+    Accelerating Deep Network Training by Reducing Internal Covariate Shift").
+
+    Args:
+        num_features (int): C, the number of channels.
+        eps (float): added to the variance before its square root, for numerical stability.
+        momentum (float, optional): the weight of the new batch statistic in the running averages
+            (``running = (1 - momentum) * running + momentum * batch``); None takes the cumulative average
+            (``1 / num_batches_tracked``).
+        affine (bool): learn a per-channel scale ``weight`` (ones) and shift ``bias`` (zeros).
+        track_running_stats (bool): keep ``running_mean`` / ``running_var`` (and ``num_batches_tracked``) and
+            normalize with them in eval mode; without them the batch statistics are used in both modes.
+        device, dtype: where and as what the parameters and buffers are created.
+        bias (bool, keyword-only): with ``affine``, also learn the shift.
+
+    Shape:
+        - Input: :math:`(N, C, H, W)`.
+        - Output: the input's shape.
+
+    Examples::
+
+        >>> m = nn.BatchNorm2d(4, affine=False)
+        >>> m(torch.randn(2, 4, 5, 5)).shape
+        torch.Size([2, 4, 5, 5])
+        >>> m.running_mean.shape
+        torch.Size([4])
+    """
     _expected = (4,)
 
 
 class BatchNorm3d(_BatchNorm):
-    """Batch normalization over (N, C, D, H, W)."""
+    r"""Batch normalization over (N, C, D, H, W), statistics per channel over N, D, H and W.
+
+    In training mode each channel is normalized by the mean and (biased) variance over the batch and
+    spatial positions, ``y = (x - mean) / sqrt(var + eps) * weight + bias``, and the running averages take the
+    unbiased variance; in eval mode the running averages are used (Ioffe & Szegedy 2015, "Batch Normalization:
+    Accelerating Deep Network Training by Reducing Internal Covariate Shift").
+
+    Args:
+        num_features (int): C, the number of channels.
+        eps (float): added to the variance before its square root, for numerical stability.
+        momentum (float, optional): the weight of the new batch statistic in the running averages
+            (``running = (1 - momentum) * running + momentum * batch``); None takes the cumulative average
+            (``1 / num_batches_tracked``).
+        affine (bool): learn a per-channel scale ``weight`` (ones) and shift ``bias`` (zeros).
+        track_running_stats (bool): keep ``running_mean`` / ``running_var`` (and ``num_batches_tracked``) and
+            normalize with them in eval mode; without them the batch statistics are used in both modes.
+        device, dtype: where and as what the parameters and buffers are created.
+        bias (bool, keyword-only): with ``affine``, also learn the shift.
+
+    Shape:
+        - Input: :math:`(N, C, D, H, W)`.
+        - Output: the input's shape.
+
+    Examples::
+
+        >>> m = nn.BatchNorm3d(2)
+        >>> m(torch.randn(2, 2, 3, 4, 4)).shape
+        torch.Size([2, 2, 3, 4, 4])
+    """
     _expected = (5,)
 
 
 class SyncBatchNorm(_BatchNorm):
-    """Batch normalization over (N, C, *) whose statistics torch synchronizes across the processes of a
+    r"""Batch normalization over (N, C, *) whose statistics torch synchronizes across the processes of a
     ``process_group`` (``torch.nn.SyncBatchNorm``). tinytorch has no ``torch.distributed``, so no group is
     ever initialized and it normalizes with the local batch, which is what torch does outside a process group.
-    ValueError for inputs of fewer than 2 dims or with zero channels."""
+    ValueError for inputs of fewer than 2 dims or with zero channels.
+
+    Args:
+        num_features (int): C, the number of channels.
+        eps (float): added to the variance before its square root.
+        momentum (float, optional): the weight of the new batch statistic in the running averages; None takes
+            the cumulative average.
+        affine (bool): learn a per-channel ``weight`` and ``bias``.
+        track_running_stats (bool): keep running averages and use them in eval mode.
+        process_group (optional): the group the statistics would be reduced over (kept, unused here).
+        device, dtype: where and as what the parameters and buffers are created.
+        bias (bool, keyword-only): with ``affine``, also learn the shift.
+
+    Shape:
+        - Input: :math:`(N, C, *)`.
+        - Output: the input's shape.
+
+    Examples::
+
+        >>> m = nn.SyncBatchNorm(3)
+        >>> m(torch.randn(4, 3, 2, 2)).shape
+        torch.Size([4, 3, 2, 2])
+        >>> net = nn.SyncBatchNorm.convert_sync_batchnorm(nn.Sequential(nn.Conv2d(1, 3, 1), nn.BatchNorm2d(3)))
+        >>> type(net[1]).__name__
+        'SyncBatchNorm'
+    """
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
                  process_group=None, device=None, dtype=None, *, bias=True):
@@ -143,21 +257,87 @@ class _LazyNormBase(LazyModuleMixin, Module):
 
 
 class LazyBatchNorm1d(_LazyNormBase):
-    """``nn.BatchNorm1d`` whose ``num_features`` is the channel dim of the first input."""
+    r"""``nn.BatchNorm1d`` whose ``num_features`` is the channel dim (dim 1) of the first input; until
+    then its parameters and running statistics are uninitialized placeholders, and the first call turns the module
+    into a ``BatchNorm1d``.
+
+    Args:
+        eps (float): added to the variance before its square root.
+        momentum (float, optional): the weight of the new batch statistic in the running averages.
+        affine (bool): learn a per-channel ``weight`` and ``bias``.
+        track_running_stats (bool): keep running averages and use them in eval mode.
+        device, dtype: where and as what the parameters and buffers are created.
+        bias (bool, keyword-only): with ``affine``, also learn the shift.
+
+    Shape:
+        - Input: :math:`(N, C)` or :math:`(N, C, L)`.
+        - Output: the input's shape.
+
+    Examples::
+
+        >>> m = nn.LazyBatchNorm1d()
+        >>> y = m(torch.randn(4, 3))
+        >>> type(m).__name__, m.num_features
+        ('BatchNorm1d', 3)
+    """
     cls_to_become = BatchNorm1d
     _n = 0
     forward = BatchNorm1d.forward
 
 
 class LazyBatchNorm2d(_LazyNormBase):
-    """``nn.BatchNorm2d`` whose ``num_features`` is the channel dim of the first input."""
+    r"""``nn.BatchNorm2d`` whose ``num_features`` is the channel dim (dim 1) of the first input; until
+    then its parameters and running statistics are uninitialized placeholders, and the first call turns the module
+    into a ``BatchNorm2d``.
+
+    Args:
+        eps (float): added to the variance before its square root.
+        momentum (float, optional): the weight of the new batch statistic in the running averages.
+        affine (bool): learn a per-channel ``weight`` and ``bias``.
+        track_running_stats (bool): keep running averages and use them in eval mode.
+        device, dtype: where and as what the parameters and buffers are created.
+        bias (bool, keyword-only): with ``affine``, also learn the shift.
+
+    Shape:
+        - Input: :math:`(N, C, H, W)`.
+        - Output: the input's shape.
+
+    Examples::
+
+        >>> m = nn.LazyBatchNorm2d()
+        >>> y = m(torch.randn(2, 3, 4, 4))
+        >>> type(m).__name__, m.num_features
+        ('BatchNorm2d', 3)
+    """
     cls_to_become = BatchNorm2d
     _n = 0
     forward = BatchNorm2d.forward
 
 
 class LazyBatchNorm3d(_LazyNormBase):
-    """``nn.BatchNorm3d`` whose ``num_features`` is the channel dim of the first input."""
+    r"""``nn.BatchNorm3d`` whose ``num_features`` is the channel dim (dim 1) of the first input; until
+    then its parameters and running statistics are uninitialized placeholders, and the first call turns the module
+    into a ``BatchNorm3d``.
+
+    Args:
+        eps (float): added to the variance before its square root.
+        momentum (float, optional): the weight of the new batch statistic in the running averages.
+        affine (bool): learn a per-channel ``weight`` and ``bias``.
+        track_running_stats (bool): keep running averages and use them in eval mode.
+        device, dtype: where and as what the parameters and buffers are created.
+        bias (bool, keyword-only): with ``affine``, also learn the shift.
+
+    Shape:
+        - Input: :math:`(N, C, D, H, W)`.
+        - Output: the input's shape.
+
+    Examples::
+
+        >>> m = nn.LazyBatchNorm3d()
+        >>> y = m(torch.randn(2, 3, 2, 2, 2))
+        >>> type(m).__name__, m.num_features
+        ('BatchNorm3d', 3)
+    """
     cls_to_become = BatchNorm3d
     _n = 0
     forward = BatchNorm3d.forward

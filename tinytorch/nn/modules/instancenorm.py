@@ -29,36 +29,174 @@ class _InstanceNorm(_BatchNorm):
 
 
 class InstanceNorm1d(_InstanceNorm):
-    """Instance normalization over (N, C, L) or (C, L)."""
+    r"""Instance normalization over (N, C, L) or (C, L).
+
+    Each channel of each sample is normalized by its own mean and (biased) variance over the spatial
+    positions (``F.instance_norm``); no affine parameters and no running statistics by default (Ulyanov et al.
+    2016, "Instance Normalization: The Missing Ingredient for Fast Stylization").
+
+    Args:
+        num_features (int): C, the number of channels.
+        eps (float): added to the variance before its square root.
+        momentum (float, optional): the weight of the new statistic in the running averages, when tracked.
+        affine (bool): learn a per-channel ``weight`` (ones) and ``bias`` (zeros); off by default.
+        track_running_stats (bool): keep running averages and normalize with them in eval mode; off by default.
+        device, dtype: where and as what the parameters and buffers are created.
+        bias (bool, keyword-only): with ``affine``, also learn the shift.
+
+    Shape:
+        - Input: :math:`(N, C, L)` or :math:`(C, L)`.
+        - Output: the input's shape.
+
+    Examples::
+
+        >>> m = nn.InstanceNorm1d(3)
+        >>> y = m(torch.randn(2, 3, 5))
+        >>> y.shape
+        torch.Size([2, 3, 5])
+    """
     _expected = (3,)
 
 
 class InstanceNorm2d(_InstanceNorm):
-    """Instance normalization over (N, C, H, W) or (C, H, W)."""
+    r"""Instance normalization over (N, C, H, W) or (C, H, W).
+
+    Each channel of each sample is normalized by its own mean and (biased) variance over the spatial
+    positions (``F.instance_norm``); no affine parameters and no running statistics by default (Ulyanov et al.
+    2016, "Instance Normalization: The Missing Ingredient for Fast Stylization").
+
+    Args:
+        num_features (int): C, the number of channels.
+        eps (float): added to the variance before its square root.
+        momentum (float, optional): the weight of the new statistic in the running averages, when tracked.
+        affine (bool): learn a per-channel ``weight`` (ones) and ``bias`` (zeros); off by default.
+        track_running_stats (bool): keep running averages and normalize with them in eval mode; off by default.
+        device, dtype: where and as what the parameters and buffers are created.
+        bias (bool, keyword-only): with ``affine``, also learn the shift.
+
+    Shape:
+        - Input: :math:`(N, C, H, W)` or :math:`(C, H, W)`.
+        - Output: the input's shape.
+
+    Examples::
+
+        >>> m = nn.InstanceNorm2d(3)
+        >>> y = m(torch.randn(2, 3, 4, 4))
+        >>> y.shape
+        torch.Size([2, 3, 4, 4])
+    """
     _expected = (4,)
 
 
 class InstanceNorm3d(_InstanceNorm):
-    """Instance normalization over (N, C, D, H, W) or (C, D, H, W)."""
+    r"""Instance normalization over (N, C, D, H, W) or (C, D, H, W).
+
+    Each channel of each sample is normalized by its own mean and (biased) variance over the spatial
+    positions (``F.instance_norm``); no affine parameters and no running statistics by default (Ulyanov et al.
+    2016, "Instance Normalization: The Missing Ingredient for Fast Stylization").
+
+    Args:
+        num_features (int): C, the number of channels.
+        eps (float): added to the variance before its square root.
+        momentum (float, optional): the weight of the new statistic in the running averages, when tracked.
+        affine (bool): learn a per-channel ``weight`` (ones) and ``bias`` (zeros); off by default.
+        track_running_stats (bool): keep running averages and normalize with them in eval mode; off by default.
+        device, dtype: where and as what the parameters and buffers are created.
+        bias (bool, keyword-only): with ``affine``, also learn the shift.
+
+    Shape:
+        - Input: :math:`(N, C, D, H, W)` or :math:`(C, D, H, W)`.
+        - Output: the input's shape.
+
+    Examples::
+
+        >>> m = nn.InstanceNorm3d(3)
+        >>> y = m(torch.randn(2, 3, 2, 4, 4))
+        >>> y.shape
+        torch.Size([2, 3, 2, 4, 4])
+    """
     _expected = (5,)
 
 
 class LazyInstanceNorm1d(_LazyNormBase):
-    """``nn.InstanceNorm1d`` whose ``num_features`` is the channel dim of the first input."""
+    r"""``nn.InstanceNorm1d`` whose ``num_features`` is the channel dim of the first input (dim 1 of a
+    batched input, dim 0 of an unbatched one); the first call turns the module into an ``InstanceNorm1d``.
+
+    Args:
+        eps (float): added to the variance before its square root.
+        momentum (float, optional): the weight of the new statistic in the running averages, when tracked.
+        affine (bool): learn a per-channel ``weight`` and ``bias``.
+        track_running_stats (bool): keep running averages and normalize with them in eval mode.
+        device, dtype: where and as what the parameters and buffers are created.
+        bias (bool, keyword-only): with ``affine``, also learn the shift.
+
+    Shape:
+        - Input: :math:`(N, C, L)` or :math:`(C, L)`.
+        - Output: the input's shape.
+
+    Examples::
+
+        >>> m = nn.LazyInstanceNorm1d(affine=True)
+        >>> y = m(torch.randn(2, 3, 5))
+        >>> type(m).__name__, m.num_features, tuple(m.weight.shape)
+        ('InstanceNorm1d', 3, (3,))
+    """
     cls_to_become = InstanceNorm1d
     _n = 1
     forward = InstanceNorm1d.forward
 
 
 class LazyInstanceNorm2d(_LazyNormBase):
-    """``nn.InstanceNorm2d`` whose ``num_features`` is the channel dim of the first input."""
+    r"""``nn.InstanceNorm2d`` whose ``num_features`` is the channel dim of the first input (dim 1 of a
+    batched input, dim 0 of an unbatched one); the first call turns the module into an ``InstanceNorm2d``.
+
+    Args:
+        eps (float): added to the variance before its square root.
+        momentum (float, optional): the weight of the new statistic in the running averages, when tracked.
+        affine (bool): learn a per-channel ``weight`` and ``bias``.
+        track_running_stats (bool): keep running averages and normalize with them in eval mode.
+        device, dtype: where and as what the parameters and buffers are created.
+        bias (bool, keyword-only): with ``affine``, also learn the shift.
+
+    Shape:
+        - Input: :math:`(N, C, H, W)` or :math:`(C, H, W)`.
+        - Output: the input's shape.
+
+    Examples::
+
+        >>> m = nn.LazyInstanceNorm2d(affine=True)
+        >>> y = m(torch.randn(2, 3, 4, 4))
+        >>> type(m).__name__, m.num_features, tuple(m.weight.shape)
+        ('InstanceNorm2d', 3, (3,))
+    """
     cls_to_become = InstanceNorm2d
     _n = 2
     forward = InstanceNorm2d.forward
 
 
 class LazyInstanceNorm3d(_LazyNormBase):
-    """``nn.InstanceNorm3d`` whose ``num_features`` is the channel dim of the first input."""
+    r"""``nn.InstanceNorm3d`` whose ``num_features`` is the channel dim of the first input (dim 1 of a
+    batched input, dim 0 of an unbatched one); the first call turns the module into an ``InstanceNorm3d``.
+
+    Args:
+        eps (float): added to the variance before its square root.
+        momentum (float, optional): the weight of the new statistic in the running averages, when tracked.
+        affine (bool): learn a per-channel ``weight`` and ``bias``.
+        track_running_stats (bool): keep running averages and normalize with them in eval mode.
+        device, dtype: where and as what the parameters and buffers are created.
+        bias (bool, keyword-only): with ``affine``, also learn the shift.
+
+    Shape:
+        - Input: :math:`(N, C, D, H, W)` or :math:`(C, D, H, W)`.
+        - Output: the input's shape.
+
+    Examples::
+
+        >>> m = nn.LazyInstanceNorm3d(affine=True)
+        >>> y = m(torch.randn(2, 3, 2, 4, 4))
+        >>> type(m).__name__, m.num_features, tuple(m.weight.shape)
+        ('InstanceNorm3d', 3, (3,))
+    """
     cls_to_become = InstanceNorm3d
     _n = 3
     forward = InstanceNorm3d.forward

@@ -9,7 +9,33 @@ __all__ = ["Embedding", "EmbeddingBag"]
 
 
 class Embedding(Module):
-    """A lookup table (num_embeddings, embedding_dim), initialised N(0, 1); ``padding_idx`` row zeroed."""
+    r"""A lookup table (num_embeddings, embedding_dim), initialised N(0, 1); ``padding_idx`` row zeroed
+    (``F.embedding``): each index of the input selects a row of ``weight``.
+
+    Args:
+        num_embeddings (int): the number of rows (the vocabulary size).
+        embedding_dim (int): the length of each row.
+        padding_idx (int, optional): a row that stays zero and receives no gradient; negative counts from the end.
+        max_norm (float, optional): rows looked up with a larger ``norm_type``-norm are renormalized to it in place.
+        norm_type (float): the p of that norm.
+        scale_grad_by_freq (bool): divide the gradient of each row by how often it occurs in the batch.
+        sparse (bool): ask for a sparse gradient of ``weight``.
+        device, dtype: where and as what the weight is created.
+
+    Shape:
+        - Input: :math:`(*)`, integer indices of any shape.
+        - Output: :math:`(*, \text{embedding\_dim})`.
+
+    Examples::
+
+        >>> m = nn.Embedding(10, 3, padding_idx=0)
+        >>> m(torch.tensor([[1, 2, 0], [4, 3, 9]])).shape
+        torch.Size([2, 3, 3])
+        >>> m.weight[0]
+        tensor([0., 0., 0.], grad_fn=<SelectBackward0>)
+        >>> nn.Embedding.from_pretrained(torch.tensor([[1., 2.], [3., 4.]]))(torch.tensor([1]))
+        tensor([[3., 4.]])
+    """
 
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
@@ -64,7 +90,37 @@ class Embedding(Module):
 
 
 class EmbeddingBag(Module):
-    """Sums, means or maxima of bags of embeddings (``F.embedding_bag``); weight (num_embeddings, dim) ~ N(0, 1)."""
+    r"""Sums, means or maxima of bags of embeddings (``F.embedding_bag``); weight (num_embeddings, dim) ~
+    N(0, 1). The bags are the rows of a 2-D input, or, for a 1-D input, the slices that ``offsets`` (the start
+    of each bag) cut; it computes the same as ``nn.Embedding`` followed by a reduction over each bag, without
+    building the intermediate embeddings.
+
+    Args:
+        num_embeddings (int): the number of rows.
+        embedding_dim (int): the length of each row.
+        max_norm (float, optional): rows looked up with a larger norm are renormalized to it in place.
+        norm_type (float): the p of that norm.
+        scale_grad_by_freq (bool): divide the gradient of each row by how often it occurs in the batch.
+        mode (str): ``'sum'``, ``'mean'`` or ``'max'``.
+        sparse (bool): ask for a sparse gradient of ``weight``.
+        include_last_offset (bool): ``offsets`` also holds the end of the last bag.
+        padding_idx (int, optional): a row that contributes nothing to its bag and receives no gradient.
+        device, dtype: where and as what the weight is created.
+
+    Shape:
+        - Input: :math:`(B, L)` (B bags of L indices), or :math:`(M)` with ``offsets`` :math:`(B)`;
+          ``per_sample_weights`` (``'sum'`` only) has the input's shape.
+        - Output: :math:`(B, \text{embedding\_dim})`.
+
+    Examples::
+
+        >>> m = nn.EmbeddingBag.from_pretrained(torch.tensor([[1., 0.], [0., 1.], [2., 2.]]), mode="sum")
+        >>> m(torch.tensor([0, 1, 2, 2]), torch.tensor([0, 2]))
+        tensor([[1., 1.],
+                [4., 4.]])
+        >>> nn.EmbeddingBag(10, 3)(torch.tensor([[1, 2], [3, 4]])).shape
+        torch.Size([2, 3])
+    """
 
     def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
                  mode="mean", sparse=False, _weight=None, include_last_offset=False, padding_idx=None, device=None,
