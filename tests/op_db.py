@@ -566,7 +566,7 @@ OPS = [
         x, (y > 0).to(x.dtype), weight=w, reduction="sum"), [[(3, 4), (3, 4), (4,)]]),
     OpInfo("pdist", lambda m, x: m.nn.functional.pdist(x), [[(4, 3)]]),
     OpInfo("pdist_p1", lambda m, x: m.nn.functional.pdist(x, p=1), [[(5, 2)]]),
-    # composites (tinytorch/_ops/composites.py)
+    # functions written in other ops (tinytorch/_ops/unary.py, binary.py, reduce.py, sorting.py, shape.py ...)
     _u("asinh"), _u("acosh", low=1.1, high=3.0), _u("atanh", low=-0.9, high=0.9), _u("erfc"),
     _u("deg2rad"), _u("rad2deg"), _u("sinc"),
     _b("hypot"), _b("logaddexp"), _b("logaddexp2"), _b("copysign"),

@@ -6,7 +6,7 @@ The ops live in ``tinytorch/_ops/lapack.py`` (kernels: NumPy's LAPACK on ``cpu``
 from ._ops.lapack import (LinAlgError, cholesky, det, eig, eigh, eigvals, eigvalsh, inv, matrix_norm, norm, pinv, qr, slogdet,
                           solve, svd, svdvals, vector_norm)
 from ._ops.linalg import matmul
-from ._ops.composites import matrix_power
+from ._ops.linalg_composites import matrix_power
 from ._ops.linalg_composites import (cholesky_ex, cond, inv_ex, linalg_cross as cross, linalg_diagonal as diagonal,
                                      linalg_vander as vander, lstsq, matrix_exp, matrix_rank, multi_dot, solve_ex,
                                      solve_triangular, tensorinv, tensorsolve, vecdot)

@@ -11,7 +11,7 @@ from . import _ops
 from ._ops import pointwise as _pw
 from ._ops import reduce as _red
 from ._ops import special as _sp
-from ._ops import composites as _cmp
+from ._ops import unary as _unary
 from ._ops import nn as _nn
 
 __all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e", "log1p",
@@ -27,7 +27,7 @@ entr = _sp.entr
 i0, i0e, i1, i1e = _sp.i0, _sp.special_i0e, _sp.i1, _sp.special_i1e
 erf, erfinv, exp2, expm1, log1p, logit, xlogy = _pw.erf, _pw.erfinv, _pw.exp2, _pw.expm1, _pw.log1p, _pw.logit, _pw.xlogy
 expit = _pw.sigmoid
-erfc, sinc = _cmp.erfc, _cmp.sinc
+erfc, sinc = _unary.erfc, _unary.sinc
 logsumexp = _red.logsumexp
 round = _pw.round
 

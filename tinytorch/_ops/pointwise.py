@@ -1,7 +1,8 @@
 """Pointwise ops: each is defined once here (meta, backward formula in tinytorch ops, decomposition).
 
 Primitive ops have a kernel in every backend; composite ones (``silu``, ``lerp`` ...) are written in
-primitives and get their gradient from them.
+primitives and get their gradient from them. More elementwise functions written in these ops are in
+``unary.py`` (asinh, erfc, sinc, signbit ...) and ``binary.py`` (hypot, logaddexp, copysign, gcd ...).
 """
 import builtins
 import math

@@ -1,12 +1,15 @@
-"""Copying shape ops: cat, stack, flip, roll, repeat, repeat_interleave, tril, triu, pad."""
+"""Shape ops: cat / stack and their h/v/d/column/row spellings, atleast_Nd, flip, rot90, roll, repeat, tile,
+repeat_interleave, tril, triu, pad, meshgrid, cartesian_prod, combinations, block_diag; ravel, the
+hsplit / vsplit / dsplit and split_with_sizes views, narrow_copy, broadcast_shapes, unravel_index."""
 import builtins
+import math
 
 import numpy as np
 
 from .. import _strides
 from .. import _dtype as _dt
 from .._dispatch import defop, dispatch
-from .._tensor import Tensor
+from .._tensor import Size, Tensor
 from ._util import check_arg, method
 
 
@@ -99,6 +102,42 @@ def column_stack(tensors):
     return cat([t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors], 1)
 
 
+def atleast_1d(*tensors):
+    """Each tensor viewed with at least 1 dim (``torch.atleast_1d``)."""
+    ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+    out = tuple(t.reshape(1) if t.ndim == 0 else t for t in ts)
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*tensors):
+    """Each tensor viewed with at least 2 dims (new leading dims) (``torch.atleast_2d``)."""
+    ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+    out = tuple(t.reshape((1,) * (2 - t.ndim) + tuple(t._shape)) if t.ndim < 2 else t for t in ts)
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_3d(*tensors):
+    """Each tensor viewed with at least 3 dims: (n,) -> (1, n, 1), (m, n) -> (m, n, 1) (``torch.atleast_3d``)."""
+    ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+
+    def up(t):
+        if t.ndim == 0:
+            return t.reshape(1, 1, 1)
+        if t.ndim == 1:
+            return t.reshape(1, -1, 1)
+        if t.ndim == 2:
+            return t.unsqueeze(-1)
+        return t
+    out = tuple(up(t) for t in ts)
+    return out[0] if len(out) == 1 else out
+
+
+def row_stack(tensors):
+    """``vstack`` (``torch.row_stack``)."""
+    from .shape import vstack
+    return vstack(tensors)
+
+
 def _flip_meta(a, dims):
     return [(a._shape, a.dtype)], [None]
 
@@ -136,6 +175,24 @@ def fliplr(input):
 
 def flipud(input):
     return flip(input, (0,))
+
+
+@method("rot90")
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotate by 90 degrees ``k`` times in the plane ``dims`` (from the first towards the second axis)."""
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    d0, d1 = (_strides.wrap_dim(d, input.ndim) for d in dims)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    k %= 4
+    if k == 1:
+        return input.flip(d1).transpose(d0, d1)
+    if k == 2:
+        return input.flip((d0, d1))
+    if k == 3:
+        return input.flip(d0).transpose(d0, d1)
+    return input.clone()
 
 
 @method("roll")
@@ -325,3 +382,168 @@ def meshgrid(*tensors, indexing="ij"):
         v[j] = -1
         out.append(t.reshape(v).expand(shape))
     return tuple(out)
+
+
+def cartesian_prod(*tensors):
+    """All combinations of the 1-D inputs as rows, like itertools.product (``torch.cartesian_prod``)."""
+    from .shape import meshgrid, stack
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if builtins.any(t.dtype is not tensors[0].dtype for t in tensors):
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([g.reshape(-1) for g in grids], 1)
+
+
+def combinations(input, r=2, with_replacement=False):
+    """All length-``r`` combinations of the elements of the 1-D ``input``, as rows of an (M, r) tensor in
+    itertools order (``torch.combinations``). Differentiable (it gathers elements)."""
+    import itertools
+    from .creation import tensor
+    from .._storage import check_alloc
+    if not isinstance(input, Tensor):
+        raise TypeError(f"combinations(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if not isinstance(r, int) or isinstance(r, bool):
+        raise TypeError(f"combinations(): argument 'r' must be int, not {type(r).__name__}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return input.new_empty((0,))
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    n = input._shape[0]
+    # PyTorch builds an n ** r mask before selecting: refuse where it does, before enumerating anything
+    if n > 1 and r * math.log2(n) >= 63:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={[n] * builtins.min(r, 8)}"
+                           f"{'...' if r > 8 else ''}")
+    check_alloc((n ** r if n > 1 else n,), _dt.bool)
+    gen = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = list(gen(range(n), r))
+    if not rows:
+        return input.new_empty((0,) if r else (0,)) if r == 0 else input.new_empty((0, r))
+    return input[tensor(rows, dtype=_dt.int64, device=input.device)]
+
+
+def block_diag(*tensors):
+    """Tensors (0-, 1- or 2-D) placed along the diagonal of a zero matrix (``torch.block_diag``)."""
+    from .creation import zeros
+    from .shape import cat
+    mats = [t.reshape(1, -1) if t.ndim < 2 else t for t in tensors]
+    if not mats:
+        return zeros(0, 0)
+    dt = mats[0].dtype
+    for m in mats[1:]:
+        dt = _dt.promote_types(dt, m.dtype)
+    cols = builtins.sum(m._shape[1] for m in mats)
+    rows, left = [], 0
+    for m in mats:
+        parts = []
+        if left:
+            parts.append(zeros(m._shape[0], left, dtype=dt, device=m.device))
+        parts.append(m.to(dt))
+        right = cols - left - m._shape[1]
+        if right:
+            parts.append(zeros(m._shape[0], right, dtype=dt, device=m.device))
+        rows.append(cat(parts, 1))
+        left += m._shape[1]
+    return cat(rows, 0)
+
+
+# ---- views and splits: ravel, hsplit / vsplit / dsplit, split_with_sizes, unsafe_*, narrow_copy ---------------
+@method("ravel")
+def ravel(input):
+    """The elements as a 1-D tensor (a view when possible) (``torch.ravel``)."""
+    return input.reshape(-1)
+
+
+def _split_at(input, indices_or_sections, dim, name, min_ndim):
+    if input.ndim < min_ndim:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_ndim} dimension, but got a tensor "
+                           f"with {input.ndim} dimensions!")
+    if isinstance(indices_or_sections, int):
+        if input._shape[dim] % indices_or_sections:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the "
+                               f"dimension {input._shape[dim]} is not divisible by the split_size "
+                               f"{indices_or_sections}!")
+    from .movement import tensor_split
+    return tensor_split(input, indices_or_sections, dim)
+
+
+@method("hsplit")
+def hsplit(input, indices_or_sections):
+    """Split along dim 1 (dim 0 for 1-D input) (``torch.hsplit``)."""
+    return _split_at(input, indices_or_sections, 1 if input.ndim > 1 else 0, "hsplit", 1)
+
+
+@method("vsplit")
+def vsplit(input, indices_or_sections):
+    """Split along dim 0 of an at-least-2-D tensor (``torch.vsplit``)."""
+    return _split_at(input, indices_or_sections, 0, "vsplit", 2)
+
+
+@method("dsplit")
+def dsplit(input, indices_or_sections):
+    """Split along dim 2 of an at-least-3-D tensor (``torch.dsplit``)."""
+    return _split_at(input, indices_or_sections, 2, "dsplit", 3)
+
+
+@method("split_with_sizes")
+def split_with_sizes(input, split_sizes, dim=0):
+    """``split`` with explicit sizes that must add up to the size of ``dim`` (RuntimeError otherwise)."""
+    d = _strides.wrap_dim(dim, input.ndim)
+    if builtins.sum(split_sizes) != input._shape[d]:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {input._shape[d]} (input tensor's "
+                           f"size at dimension {dim}), but got split_sizes={list(split_sizes)}")
+    return input.split(list(split_sizes), d)
+
+
+@method("unsafe_chunk")
+def unsafe_chunk(input, chunks, dim=0):
+    """``chunk`` (tinytorch's views are always safe to modify)."""
+    return input.chunk(chunks, dim)
+
+
+@method("unsafe_split")
+def unsafe_split(input, split_size, dim=0):
+    """``split`` (tinytorch's views are always safe to modify)."""
+    return input.split(split_size, dim)
+
+
+@method("unsafe_split_with_sizes")
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    return split_with_sizes(input, split_sizes, dim)
+
+
+@method("narrow_copy")
+def narrow_copy(input, dim, start, length):
+    """A contiguous copy of ``input.narrow(dim, start, length)`` (``torch.narrow_copy``)."""
+    return input.narrow(dim, start, length).clone()
+
+
+# ---- shapes and flat indices ------------------------------------------------------------------------------
+def broadcast_shapes(*shapes):
+    """The shape that tensors of ``shapes`` broadcast to (``torch.broadcast_shapes``); RuntimeError when they
+    do not."""
+    return Size(_strides.broadcast_shapes(*(tuple(s) if isinstance(s, (tuple, list)) else (s,) for s in shapes)))
+
+
+def unravel_index(indices, shape):
+    """The coordinates of flat ``indices`` in an array of ``shape``, as a tuple of int64 tensors
+    (``torch.unravel_index``). RuntimeError for out-of-range indices."""
+    from .creation import tensor
+    idx = indices if isinstance(indices, Tensor) else tensor(indices)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    n = _strides.numel(shape)
+    if idx.numel() and (bool((idx < -n).any()) or bool((idx >= n).any())):
+        raise RuntimeError("index out of bounds for the given shape")
+    rem = idx.to(_dt.int64) % n if n else idx.to(_dt.int64)
+    out = []
+    for size in reversed(shape):
+        out.append(rem % size)
+        rem = rem // size
+    return tuple(reversed(out))

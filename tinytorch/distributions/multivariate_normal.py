@@ -3,7 +3,7 @@ import math
 from .._ops.creation import randn
 from .._ops.linalg_composites import solve_triangular
 from .._ops.lapack import cholesky, inv
-from .._ops.composites import broadcast_shapes
+from .._ops.shape import broadcast_shapes
 from .._tensor import Size
 from . import constraints
 from .distribution import Distribution

@@ -6,7 +6,7 @@ it just produced returns the exact x (what tanh-squashed policies need, where at
 """
 import math
 
-from .._ops.composites import atanh
+from .._ops.unary import atanh
 from .._ops.pointwise import exp, log, sigmoid, tanh
 from . import constraints
 

@@ -1,0 +1,122 @@
+"""Binary elementwise functions written in the ops of ``pointwise.py`` (as ATen's BinaryOps): hypot,
+logaddexp / logaddexp2, copysign, float_power, heaviside, gcd / lcm, ldexp, rsub. Every backend runs them and
+autograd differentiates them through those ops (heaviside, gcd and lcm are not differentiable, as in PyTorch).
+
+Signatures, defaults and results follow the PyTorch 2.x documentation of the function of the same name.
+"""
+import math
+
+from .. import _dtype as _dt
+from .._tensor import Tensor
+from ._util import method
+from .unary import _float, signbit
+
+
+@method("hypot")
+def hypot(input, other):
+    """``sqrt(input^2 + other^2)`` elementwise, broadcast (``torch.hypot``)."""
+    from .pointwise import sqrt
+    return sqrt(input * input + other * other)
+
+
+@method("logaddexp")
+def logaddexp(input, other):
+    """``log(exp(input) + exp(other))`` without overflow (``torch.logaddexp``)."""
+    from .pointwise import exp, log1p, maximum, where
+    m = maximum(input, other)
+    d = -(input - other).abs()
+    r = m + log1p(exp(d))
+    return where(d.isnan() & (input == other), input, r)  # both -inf or both +inf: the value itself
+
+
+@method("logaddexp2")
+def logaddexp2(input, other):
+    """``log2(2^input + 2^other)`` (``torch.logaddexp2``)."""
+    return logaddexp(input * math.log(2.0), other * math.log(2.0)) / math.log(2.0)
+
+
+@method("copysign")
+def copysign(input, other):
+    """|input| with the sign bit of ``other`` (``torch.copysign``)."""
+    from .pointwise import where
+    x = _float(input) if isinstance(input, Tensor) else input
+    if not isinstance(other, Tensor):
+        return where(signbit(x.new_tensor(other)), -x.abs(), x.abs())
+    r = where(signbit(other), -x.abs(), x.abs())
+    # adds exactly -0.0 / +0.0 (sign-preserving) so that ``other`` gets PyTorch's zero gradient
+    return r + where(other.isfinite(), other * 0, -0.0)
+
+
+@method("float_power")
+def float_power(input, exponent):
+    """``input ** exponent`` computed in float64 (``torch.float_power``)."""
+    base = input.double() if isinstance(input, Tensor) else input
+    exp = exponent.double() if isinstance(exponent, Tensor) else exponent
+    if not isinstance(base, Tensor):
+        base = exp.new_tensor(base)
+    return base ** exp
+
+
+@method("heaviside")
+def heaviside(input, values):
+    """Step function: 0 where input < 0, ``values`` where input == 0, 1 where input > 0 (``torch.heaviside``).
+    RuntimeError unless both have one dtype, as PyTorch. Not differentiable."""
+    from .pointwise import where
+    v = values if isinstance(values, Tensor) else input.new_tensor(values)
+    if v.dtype is not input.dtype:
+        raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes: {input.dtype} "
+                           f"and {v.dtype}")
+    return where(input == 0, v, (input > 0).to(input.dtype)).detach()
+
+
+def _int_pair(op, a, b):
+    if a.dtype.is_floating_point or b.dtype.is_floating_point or a.dtype.is_complex or b.dtype.is_complex:
+        raise RuntimeError(f"\"{op}_cpu\" not implemented for '{_dt.promote_types(a.dtype, b.dtype)}'")
+
+
+@method("gcd")
+def gcd(input, other):
+    """Elementwise greatest common divisor of integer tensors, non-negative (``torch.gcd``), by Euclid's
+    algorithm on whole tensors. RuntimeError for floating-point inputs."""
+    from .pointwise import where, abs as _abs
+    b = other if isinstance(other, Tensor) else input.new_tensor(other)
+    _int_pair("gcd", input, b)
+    x, y = _abs(input), _abs(b)
+    x, y = x + y * 0, y + x * 0  # broadcast both to the result shape
+    while bool((y != 0).any()):
+        nz = y != 0
+        r = where(nz, x.remainder(where(nz, y, 1)), 0)
+        x, y = where(nz, y, x), r
+    return x
+
+
+@method("lcm")
+def lcm(input, other):
+    """Elementwise least common multiple of integer tensors, non-negative (``torch.lcm``); 0 when either is 0."""
+    from .pointwise import where, abs as _abs
+    b = other if isinstance(other, Tensor) else input.new_tensor(other)
+    _int_pair("lcm", input, b)
+    g = gcd(input, b)
+    return where(g == 0, 0, _abs(input // where(g == 0, 1, g) * b))
+
+
+for _n in ("gcd", "lcm"):
+    method(_n + "_")(lambda self, other, _f=globals()[_n]: self._inplace(_f, other))
+
+
+@method("ldexp")
+def ldexp(input, other):
+    """``input * 2 ** other`` (``torch.ldexp``), in the floating type of the result."""
+    x = input if input.dtype.is_floating_point or input.dtype.is_complex else input.to(_dt.get_default_dtype())
+    return x * (2.0 ** other if not isinstance(other, Tensor) else other.to(x.dtype).exp2())
+
+
+method("ldexp_")(lambda self, other: self._inplace(ldexp, other))
+
+
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input`` (``torch.rsub``)."""
+    return other - input * alpha if alpha != 1 else other - input
+
+
+__all__ = ["hypot", "logaddexp", "logaddexp2", "copysign", "float_power", "heaviside", "gcd", "lcm", "ldexp", "rsub"]

@@ -1,0 +1,282 @@
+"""Sorting and the functions computed from a sort (as ATen's Sorting and Bucketization): sort, argsort,
+topk, msort, median / nanmedian, kthvalue, mode, quantile / nanquantile, searchsorted, bucketize, isin."""
+import collections
+
+from .. import _strides
+from .. import _dtype as _dt
+from .._dispatch import defop, dispatch
+from .._tensor import Tensor
+from ._util import check_arg, method
+from .reduce import _nonempty_dim, _zeros_idx
+
+sort_ret = collections.namedtuple("sort", ["values", "indices"])
+topk_ret = collections.namedtuple("topk", ["values", "indices"])
+median_ret = collections.namedtuple("median", ["values", "indices"])
+
+_kthvalue = collections.namedtuple("kthvalue", ["values", "indices"])
+
+
+def _sort_meta(a, dim, descending, stable=False):
+    return [(a._shape, a.dtype), (a._shape, _dt.int64)], [None]
+
+
+def _scatter_back(c, g):
+    _, idx = c.out
+    from .creation import zeros
+    from .indexing import scatter
+    return scatter(zeros(c.shapes[0], dtype=g.dtype, device=g.device), c.kw["dim"], idx, g)
+
+
+_sort_op = defop("sort", _sort_meta, _scatter_back, save_inputs=False, save_output=True)
+
+
+@method("sort")
+def sort(input, dim=-1, descending=False, stable=False):
+    """(values, indices) sorted along ``dim`` (stable sort, so ties keep their order). TypeError, as PyTorch's
+    parser, when ``descending``/``stable`` are not bools."""
+    check_arg("sort", "descending", None, descending, "bool")
+    check_arg("sort", "stable", None, stable, "bool")
+    d = _strides.wrap_dim(dim, input.ndim)
+    if input.ndim == 0:
+        return sort_ret(input.clone(), _zeros_idx(input))
+    return sort_ret(*dispatch(_sort_op, (input,), {"dim": d, "descending": descending}))
+
+
+@method("argsort")
+def argsort(input, dim=-1, descending=False, stable=False):
+    """Indices that sort ``input`` along ``dim`` (int64)."""
+    return sort(input, dim, descending, stable).indices
+
+
+def _topk_meta(a, k, dim, largest, sorted):
+    n = a._shape[dim]
+    if not isinstance(k, int) or isinstance(k, bool):
+        raise TypeError(f"topk(): argument 'k' (position 2) must be int, not {type(k).__name__}")
+    if k < 0 or k > n:
+        raise RuntimeError(f"selected index k out of range (k = {k}, size of dim {dim} = {n})")
+    shape = a._shape[:dim] + (k,) + a._shape[dim + 1:]
+    return [(shape, a.dtype), (shape, _dt.int64)], [None]
+
+
+_topk_op = defop("topk", _topk_meta, _scatter_back, save_inputs=False, save_output=True)
+
+
+@method("topk")
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    """The ``k`` largest (or smallest) elements along ``dim`` and their indices (``torch.topk``). A 0-d input
+    is its own top element (any k in [0, 1], as PyTorch); RuntimeError for k outside [0, size of dim]."""
+    d = _strides.wrap_dim(dim, input.ndim)
+    if input.ndim == 0:
+        if not isinstance(k, int) or not 0 <= k <= 1:
+            raise RuntimeError(f"selected index k out of range (k = {k}, size of dim {d} = 1)")
+        return topk_ret(input.clone(), _zeros_idx(input))
+    return topk_ret(*dispatch(_topk_op, (input,), {"k": k, "dim": d, "largest": largest, "sorted": sorted}))
+
+
+@method("median")
+def median(input, dim=None, keepdim=False):
+    """Lower median (``torch.median``): over all elements (NaN for an empty input), or (values, indices) along
+    ``dim`` (IndexError when that dim has size 0). NotImplementedError for bool input, as PyTorch."""
+    if input.dtype is _dt.bool:
+        raise NotImplementedError(f"\"{'median_cpu' if dim is None else 'median_out'}\" not implemented for 'Bool'")
+    if dim is None:
+        flat = input.reshape(-1)
+        if flat.numel() == 0:
+            from .creation import full
+            return full((), float("nan"), dtype=input.dtype, device=input.device)
+        return sort(flat).values[(flat.numel() - 1) // 2]
+    d = _strides.wrap_dim(dim, input.ndim)
+    if input.ndim == 0:
+        return median_ret(input.clone(), _zeros_idx(input))
+    _nonempty_dim(input, d, "median")
+    v, i = sort(input, d)
+    k = (input._shape[d] - 1) // 2
+    v, i = v.narrow(d, k, 1), i.narrow(d, k, 1)
+    if not keepdim:
+        v, i = v.squeeze(d), i.squeeze(d)
+    return median_ret(v, i)
+
+
+@method("kthvalue")
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """(values, indices) of the k-th smallest element along ``dim`` (1-based k) (``torch.kthvalue``)."""
+    from .reduce import _nonempty_dim
+    if input.dtype.is_complex:
+        raise NotImplementedError(f"\"kthvalue_cpu\" not implemented for "
+                                  f"'{'ComplexFloat' if input.dtype is _dt.complex64 else 'ComplexDouble'}'")
+    d = _strides.wrap_dim(dim, max(input.ndim, 1))
+    _nonempty_dim(input, d, "kthvalue")
+    n = input._shape[d] if input.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+    v, i = input.sort(d, stable=True) if input.ndim else (input, input.new_zeros((), dtype=_dt.int64))
+    if input.ndim:
+        v, i = v.narrow(d, k - 1, 1), i.narrow(d, k - 1, 1)
+        if not keepdim:
+            v, i = v.squeeze(d), i.squeeze(d)
+    return _kthvalue(v, i)
+
+
+@method("msort")
+def msort(input):
+    """Sort along the first dim (``torch.msort``)."""
+    return input.sort(0).values
+
+
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
+    from .pointwise import where
+    from .shape import stack
+    op = "nanquantile" if ignore_nan else "quantile"
+    if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):
+        raise ValueError(f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+                         f"Got {interpolation}")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
+    if input.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")  # nanquantile says quantile() too
+    scalar_q = not isinstance(q, Tensor)
+    qt = input.new_tensor([q]) if scalar_q else q.to(input.dtype).reshape(-1)
+    if ((qt < 0) | (qt > 1)).any().item():
+        raise RuntimeError(f"{op}() q values must be in the range [0, 1]")
+    if dim is not None and input.ndim == 0:
+        _strides.wrap_dim(dim, 0)
+        dim = None  # a 0-d input: its one element, whatever keepdim says
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else _strides.wrap_dim(dim, input.ndim)
+    s = x.sort(d).values  # NaNs sort last
+    nan = x.isnan()
+    valid = (~nan).sum(d, keepdim=True) if ignore_nan else nan.sum(d, keepdim=True) * 0 + x._shape[d]
+    last = (valid - 1).clamp(min=0)
+    outs = []
+    for j in range(qt.numel()):
+        pos = (valid - 1).to(x.dtype) * qt[j]  # a tensor: linear interpolation is differentiable in q too
+        if interpolation == "lower":
+            pos = pos.floor()
+        elif interpolation == "higher":
+            pos = pos.ceil()
+        elif interpolation == "nearest":
+            pos = pos.round()  # half to even, as PyTorch
+        lo = pos.floor().long().clamp(min=0)
+        hi = pos.ceil().long().clamp(min=0)
+        lo, hi = where(lo > last, last, lo), where(hi > last, last, hi)
+        a, b = s.gather(d, lo), s.gather(d, hi)
+        w = where(hi > lo, 0.5, 0.0).to(x.dtype) if interpolation == "midpoint" else pos - lo.to(x.dtype)
+        v = a + (b - a) * w
+        # no value to take (all NaN), or any NaN for quantile: NaN, as PyTorch
+        v = where((valid == 0) if ignore_nan else nan.any(d, keepdim=True), float("nan"), v)
+        if not keepdim:
+            v = v.squeeze(d)
+        elif dim is None:
+            v = v.reshape((1,) * input.ndim)
+        outs.append(v)
+    return outs[0] if scalar_q else stack(outs, 0)
+
+
+@method("quantile")
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """q-th quantiles (q a float or 1-D tensor in [0, 1]) over all elements or along ``dim``
+    (``torch.quantile``); interpolation linear, lower, higher, nearest or midpoint. A NaN gives NaN."""
+    return _quantile(input, q, dim, keepdim, interpolation, False)
+
+
+@method("nanquantile")
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """``quantile`` ignoring NaNs; a row of NaNs only gives NaN (``torch.nanquantile``)."""
+    return _quantile(input, q, dim, keepdim, interpolation, True)
+
+
+_mode = collections.namedtuple("mode", ["values", "indices"])
+
+
+@method("mode")
+def mode(input, dim=-1, keepdim=False):
+    """Most frequent value along ``dim`` (the smallest among ties) and the index of its last occurrence
+    (``torch.mode``), as a (values, indices) named tuple."""
+    from .creation import arange
+    from .reduce import _nonempty_dim
+    x = input if input.ndim else input.reshape(1)
+    d = _strides.wrap_dim(dim, input.ndim)
+    _nonempty_dim(input, d, "mode")
+    xs = x.movedim(d, -1)
+    vals, order = xs.sort(-1)
+    eq = vals.unsqueeze(-1) == vals.unsqueeze(-2)  # (..., n, n): how often each sorted value occurs
+    counts = eq.sum(-1)
+    best = counts.max(-1, keepdim=True).values
+    # first sorted position with the highest count: the smallest of the most frequent values
+    n = vals._shape[-1]
+    pos = (counts == best).long() * (n - arange(n, device=x.device))
+    first = pos.argmax(-1, keepdim=True)
+    same = xs == vals.gather(-1, first)
+    last = (same.long() * arange(n, device=x.device)).argmax(-1, keepdim=True)
+    value = xs.gather(-1, last)  # the gradient goes to the returned index, as PyTorch's
+    value, last = value.squeeze(-1), last.squeeze(-1)
+    if keepdim:
+        value, last = value.unsqueeze(-1).movedim(-1, d), last.unsqueeze(-1).movedim(-1, d)
+    if input.ndim == 0:
+        value, last = value.reshape(()), last.reshape(())
+    return _mode(value, last)
+
+
+@method("nanmedian")
+def nanmedian(input, dim=None, keepdim=False):
+    """Median ignoring NaNs (the lower of the two middle values), over all elements or along ``dim`` with
+    (values, indices) (``torch.nanmedian``). All-NaN slices give NaN."""
+    from .pointwise import isnan
+    if dim is None:
+        flat = input.reshape(-1)
+        keep = flat[~isnan(flat)]
+        return keep.median() if keep.numel() else flat.new_tensor(float("nan"))
+    from .reduce import _nonempty_dim
+    d = _strides.wrap_dim(dim, max(input.ndim, 1))
+    _nonempty_dim(input, d, "median")  # PyTorch's nanmedian names median in this message
+    x = input if input.ndim else input.reshape(1)
+    vals, order = x.sort(d)  # NaNs sort last
+    k = ((~isnan(x)).sum(d, keepdim=True) - 1).clamp(min=0) // 2
+    v = vals.gather(d, k)
+    i = order.gather(d, k)
+    if not keepdim:
+        v, i = v.squeeze(d), i.squeeze(d)
+    if input.ndim == 0:
+        v, i = v.reshape(()), i.reshape(())
+    return collections.namedtuple("nanmedian", ["values", "indices"])(v, i)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
+    """Indices where ``input`` would be inserted into the last dim of ``sorted_sequence`` to keep it sorted
+    (``torch.searchsorted``); ``right``/``side='right'`` puts equal values after. Not differentiable."""
+    if side is not None:
+        right = side == "right"
+    seq = sorted_sequence if sorter is None else sorted_sequence.gather(-1, sorter)
+    scalar = not isinstance(input, Tensor)
+    v = seq.new_tensor(input) if scalar else input
+    if seq.ndim == 1:
+        cmp = (seq <= v.unsqueeze(-1)) if right else (seq < v.unsqueeze(-1))
+    else:
+        cmp = (seq.unsqueeze(-2) <= v.unsqueeze(-1)) if right else (seq.unsqueeze(-2) < v.unsqueeze(-1))
+    r = cmp.sum(-1)
+    return r.to(_dt.int32) if out_int32 else r
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    """Bucket index of each element for 1-D ``boundaries`` (``torch.bucketize``; ``right`` as documented there)."""
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Bool tensor of ``elements``' shape: True where the element occurs in ``test_elements``
+    (``torch.isin``); either argument may be a scalar."""
+    from .creation import tensor
+    e = elements if isinstance(elements, Tensor) else tensor(elements)
+    t = test_elements if isinstance(test_elements, Tensor) else tensor(test_elements, device=e.device)
+    t = t.reshape(-1)
+    if t.numel() == 0:
+        hit = (e != e) & (e == e)  # all False, of e's shape
+    else:
+        s = t.sort().values
+        pos = searchsorted(s, e.reshape(-1)).clamp(max=s.numel() - 1)
+        hit = (s[pos] == e.reshape(-1)).reshape(e._shape)
+    return ~hit if invert else hit
+
+
+__all__ = ["sort", "argsort", "topk", "median", "sort_ret", "topk_ret", "median_ret", "kthvalue", "msort", "quantile",
+           "nanquantile", "mode", "nanmedian", "searchsorted", "bucketize", "isin"]

@@ -1,0 +1,162 @@
+"""Summaries whose output size depends on the data (as ATen's Unique, SummaryOps and Histogram): unique,
+unique_consecutive, bincount, histc, histogram."""
+import builtins
+import collections
+import math
+
+from .. import _strides
+from .. import _dtype as _dt
+from .._dispatch import defop, dispatch
+from .._tensor import Tensor
+from ._util import check_arg, check_dtype, method
+
+
+def _grad_enabled():
+    from ..autograd.grad_mode import is_grad_enabled
+    return is_grad_enabled()
+
+
+def _unique_values_bw(c, g):
+    raise NotImplementedError("the derivative for '_unique2' is not implemented.")
+
+
+# the values of unique(x) for an x that requires grad: x's node with a backward that refuses, as PyTorch's
+_unique_values_op = defop("_unique2", lambda a, vals: ([(vals._shape, vals.dtype)], [None, None]),
+                          _unique_values_bw, decomp=lambda a, vals: vals, save_inputs=False)
+
+
+@method("unique")
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """Distinct elements (or distinct slices along ``dim``), in ascending order (``torch.unique``).
+
+    Returns the values, plus the inverse indices (input's shape, or (size of dim,)) and the counts when asked.
+    Not differentiable, as in PyTorch: the values of an input that requires grad require grad, and their
+    backward raises NotImplementedError. TypeError when the flags are not bools.
+    """
+    import numpy as np
+    from .creation import _from_host
+    for name, v in (("sorted", sorted), ("return_inverse", return_inverse), ("return_counts", return_counts)):
+        check_arg("_unique2", name, None, v, "bool")
+    a = input.detach().numpy(force=True)
+    if dim is None:
+        vals, inv, cnt = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
+        inv = inv.reshape(a.shape)
+    else:
+        d = _strides.wrap_dim(dim, input.ndim)
+        vals, inv, cnt = np.unique(a, return_inverse=True, return_counts=True, axis=d)
+        inv = inv.reshape(-1)
+    out = [_from_host(np.ascontiguousarray(vals), input.dtype, input.device)]
+    if input.requires_grad and _grad_enabled():
+        out[0] = dispatch(_unique_values_op, (input, out[0]))
+    if return_inverse:
+        out.append(_from_host(np.ascontiguousarray(inv, dtype=np.int64), _dt.int64, input.device))
+    if return_counts:
+        out.append(_from_host(cnt.astype(np.int64), _dt.int64, input.device))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@method("bincount")
+def bincount(input, weights=None, minlength=0):
+    """Occurrences of each value 0..max(input) in a 1-D non-negative int tensor, or the sums of ``weights``
+    (same length) at them (``torch.bincount``). Returns (max(max(input) + 1, minlength),): int64, or the
+    weights' dtype (float64 for integer weights). RuntimeError for negative or non-1-D input."""
+    from .creation import ones, zeros
+    if input.dtype.is_floating_point or input.dtype.is_complex or input.dtype is _dt.bool:
+        check_dtype("bincount_cpu", input.dtype, integral=True)  # PyTorch's kernel is integral only
+    if input.ndim != 1 or (
+            input.numel() and int(input.min().item()) < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is not None and (weights.ndim != 1 or weights._shape[0] != input._shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    n = builtins.max(int(input.max().item()) + 1 if input.numel() else 0, minlength)
+    dtype = _dt.int64 if weights is None else (weights.dtype if weights.dtype.is_floating_point else _dt.float64)
+    src = ones(input._shape, dtype=dtype, device=input.device) if weights is None else weights.detach().to(dtype)
+    return zeros(n, dtype=dtype, device=input.device).index_add(0, input.long(), src)
+
+
+@method("histc")
+def histc(input, bins=100, min=0, max=0):
+    """Histogram of ``input`` with ``bins`` equal-width bins over [min, max] (the data's range when
+    min == max); elements outside are ignored (``torch.histc``). Returns (bins,) in input's dtype."""
+    from .creation import ones, zeros
+    from .indexing import masked_select
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"\"histogram_cpu\" not implemented for '{input.type()[:-6].replace('Tensor', '')}'")
+    if bins <= 0:
+        raise RuntimeError("torch.histc: bins must be > 0")
+    x = input.detach().reshape(-1)
+    lo, hi = float(min), float(max)
+    if lo == hi and x.numel():
+        lo, hi = float(x.min().item()), float(x.max().item())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    if math.isinf(lo) or math.isinf(hi) or math.isnan(lo) or math.isnan(hi):
+        raise RuntimeError(f"torch.histc: range of [{lo}, {hi}] is not finite")
+    x = masked_select(x, (x >= lo) & (x <= hi))
+    b = ((x - lo) * (bins / (hi - lo))).floor().long().clamp(0, bins - 1)
+    return zeros(bins, dtype=input.dtype, device=input.device).index_add(
+        0, b, ones(b._shape, dtype=input.dtype, device=input.device))
+
+
+@method("unique_consecutive")
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapse runs of equal consecutive elements (or slices along ``dim``) to one (``torch.unique_consecutive``);
+    with ``return_inverse`` the run number of each element, with ``return_counts`` the run lengths."""
+    from .creation import tensor
+    from .shape import cat
+    if dim is None:
+        x = input.reshape(-1)
+        change = x[1:] != x[:-1]
+    else:
+        d = _strides.wrap_dim(dim, input.ndim)
+        x = input.movedim(d, 0)
+        flat = x.reshape(x._shape[0], -1)
+        change = (flat[1:] != flat[:-1]).any(1)
+    n = x._shape[0]
+    starts = cat([tensor([True], device=input.device), change]) if n else change
+    out = x[starts]
+    if dim is not None:
+        out = out.movedim(0, d)
+    res = [out]
+    if return_inverse:
+        inv = starts.long().cumsum(0) - 1
+        res.append(inv.reshape(input._shape) if dim is None else inv)
+    if return_counts:
+        idx = starts.nonzero().reshape(-1)
+        ends = cat([idx[1:], tensor([n], device=input.device)])
+        res.append(ends - idx)
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+histogram_result = collections.namedtuple("histogram", ["hist", "bin_edges"])
+
+
+@method("histogram")
+def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
+    """Histogram of ``input`` (``torch.histogram``): ``bins`` an int (equal-width bins over ``range``, the data's
+    min and max by default) or a 1-D tensor of increasing edges; optional per-element ``weight``; ``density``
+    normalizes to a probability density. Returns (hist, bin_edges), both in input's floating dtype. Counting
+    is NumPy's ``histogram`` on the host (data-dependent, no gradient)."""
+    import numpy as np
+    from .creation import tensor
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the same dtype, but got "
+                           f"input {input.dtype} and bins float")
+    x = input.detach().cpu().numpy().reshape(-1)
+    w = None if weight is None else weight.detach().cpu().numpy().reshape(-1)
+    b = bins.detach().cpu().numpy() if isinstance(bins, Tensor) else int(bins)
+    rng = None
+    if range is not None:
+        rng = (float(range[0]), float(range[1]))
+    elif not isinstance(b, np.ndarray):
+        rng = (float(x.min()), float(x.max())) if x.size else (0.0, 1.0)
+    hist, edges = np.histogram(x, b, range=None if isinstance(b, np.ndarray) else rng, weights=w, density=density)
+    return histogram_result(tensor(hist, dtype=input.dtype, device=input.device),
+                            tensor(edges, dtype=input.dtype, device=input.device))
+
+
+__all__ = ["unique", "unique_consecutive", "bincount", "histc", "histogram"]
