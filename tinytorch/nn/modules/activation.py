@@ -19,7 +19,23 @@ def _inplace_str(inplace, lead=", "):
 
 
 class Threshold(Module):
-    """``x`` where ``x > threshold``, else ``value`` (``torch.nn.Threshold``); any shape, the input's dtype."""
+    r"""``x`` where ``x > threshold``, else ``value`` (``torch.nn.Threshold``); any shape, the input's dtype.
+
+    Args:
+        threshold (float): the value to compare with.
+        value (float): what replaces the elements not above it.
+        inplace (bool): write the result into the input.
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.Threshold(0.1, 20.)
+        >>> m(torch.tensor([-2., -0.5, 0., 0.5, 2.]))
+        tensor([20.0000, 20.0000, 20.0000,  0.5000,  2.0000])
+    """
 
     def __init__(self, threshold, value, inplace=False):
         super().__init__()
@@ -33,7 +49,23 @@ class Threshold(Module):
 
 
 class ReLU(Module):
-    """``max(x, 0)`` elementwise (``torch.nn.ReLU``); ``inplace`` overwrites the input."""
+    r"""``max(x, 0)`` elementwise (``torch.nn.ReLU``); ``inplace`` overwrites the input.
+
+    From Nair & Hinton 2010, "Rectified Linear Units Improve Restricted Boltzmann Machines".
+
+    Args:
+        inplace (bool): write the result into the input.
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.ReLU()
+        >>> m(torch.tensor([-2., -0.5, 0., 0.5, 2.]))
+        tensor([0.0000, 0.0000, 0.0000, 0.5000, 2.0000])
+    """
 
     def __init__(self, inplace=False):
         super().__init__()
@@ -47,8 +79,26 @@ class ReLU(Module):
 
 
 class RReLU(Module):
-    """Randomized leaky ReLU: random negative slopes ~ U(lower, upper) in training, their mean in eval
-    (``torch.nn.RReLU``)."""
+    r"""Randomized leaky ReLU: random negative slopes ~ U(lower, upper) in training, their mean in eval
+    (``torch.nn.RReLU``).
+
+    From Xu et al. 2015, "Empirical Evaluation of Rectified Activations in Convolutional Network".
+
+    Args:
+        lower (float): the lower bound of the slope distribution.
+        upper (float): its upper bound.
+        inplace (bool): write the result into the input.
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.RReLU(0.1, 0.3)
+        >>> m.eval()(torch.tensor([-1., 2.]))
+        tensor([-0.2000,  2.0000])
+    """
 
     def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
         super().__init__()
@@ -62,10 +112,27 @@ class RReLU(Module):
 
 
 class Hardtanh(Module):
-    """Clamp to ``[min_val, max_val]`` (``torch.nn.Hardtanh``); integer inputs stay integer.
+    r"""Clamp to ``[min_val, max_val]`` (``torch.nn.Hardtanh``); integer inputs stay integer.
 
     ``min_value`` / ``max_value`` are PyTorch's deprecated spellings (FutureWarning). AssertionError (PyTorch's
-    type) unless ``max_val > min_val``."""
+    type) unless ``max_val > min_val``.
+
+    Args:
+        min_val (float): the lower end of the linear region.
+        max_val (float): its upper end.
+        inplace (bool): write the result into the input.
+        min_value, max_value (float, optional): deprecated names of ``min_val`` / ``max_val``.
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.Hardtanh(-1., 1.)
+        >>> m(torch.tensor([-2., -0.5, 0., 0.5, 2.]))
+        tensor([-1.0000, -0.5000,  0.0000,  0.5000,  1.0000])
+    """
 
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
         super().__init__()
@@ -89,7 +156,23 @@ class Hardtanh(Module):
 
 
 class ReLU6(Hardtanh):
-    """``min(max(x, 0), 6)`` (``torch.nn.ReLU6``)."""
+    r"""``min(max(x, 0), 6)`` (``torch.nn.ReLU6``).
+
+    From Krizhevsky 2010, "Convolutional Deep Belief Networks on CIFAR-10".
+
+    Args:
+        inplace (bool): write the result into the input.
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.ReLU6()
+        >>> m(torch.tensor([-1., 3., 8.]))
+        tensor([0., 3., 6.])
+    """
 
     def __init__(self, inplace=False):
         super().__init__(0.0, 6.0, inplace)
@@ -99,14 +182,41 @@ class ReLU6(Hardtanh):
 
 
 class Sigmoid(Module):
-    """``1 / (1 + exp(-x))`` elementwise (``torch.nn.Sigmoid``)."""
+    r"""``1 / (1 + exp(-x))`` elementwise (``torch.nn.Sigmoid``).
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.Sigmoid()
+        >>> m(torch.tensor([0., 2.]))
+        tensor([0.5000, 0.8808])
+    """
 
     def forward(self, input):
         return F.sigmoid(input)
 
 
 class Hardsigmoid(Module):
-    """``relu6(x + 3) / 6`` (``torch.nn.Hardsigmoid``)."""
+    r"""``relu6(x + 3) / 6`` (``torch.nn.Hardsigmoid``): a piecewise-linear sigmoid.
+
+    From Howard et al. 2019, "Searching for MobileNetV3".
+
+    Args:
+        inplace (bool): write the result into the input.
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.Hardsigmoid()
+        >>> m(torch.tensor([-4., 0., 1.5, 4.]))
+        tensor([0.0000, 0.5000, 0.7500, 1.0000])
+    """
 
     def __init__(self, inplace=False):
         super().__init__()
@@ -117,14 +227,42 @@ class Hardsigmoid(Module):
 
 
 class Tanh(Module):
-    """Hyperbolic tangent elementwise (``torch.nn.Tanh``)."""
+    r"""Hyperbolic tangent elementwise (``torch.nn.Tanh``).
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.Tanh()
+        >>> m(torch.tensor([0., 1.]))
+        tensor([0.0000, 0.7616])
+    """
 
     def forward(self, input):
         return F.tanh(input)
 
 
 class SiLU(Module):
-    """``x * sigmoid(x)`` (swish) (``torch.nn.SiLU``)."""
+    r"""``x * sigmoid(x)`` (swish) (``torch.nn.SiLU``).
+
+    From Elfwing et al. 2017, "Sigmoid-Weighted Linear Units for Neural Network Function Approximation in
+    Reinforcement Learning"; Ramachandran et al. 2017, "Searching for Activation Functions".
+
+    Args:
+        inplace (bool): write the result into the input.
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.SiLU()
+        >>> m(torch.tensor([-1., 0., 1.]))
+        tensor([-0.2689,  0.0000,  0.7311])
+    """
 
     def __init__(self, inplace=False):
         super().__init__()
@@ -138,7 +276,23 @@ class SiLU(Module):
 
 
 class Mish(Module):
-    """``x * tanh(softplus(x))`` (``torch.nn.Mish``)."""
+    r"""``x * tanh(softplus(x))`` (``torch.nn.Mish``).
+
+    From Misra 2019, "Mish: A Self Regularized Non-Monotonic Activation Function".
+
+    Args:
+        inplace (bool): write the result into the input.
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.Mish()
+        >>> m(torch.tensor([-1., 0., 1.]))
+        tensor([-0.3034,  0.0000,  0.8651])
+    """
 
     def __init__(self, inplace=False):
         super().__init__()
@@ -152,7 +306,23 @@ class Mish(Module):
 
 
 class Hardswish(Module):
-    """``x * relu6(x + 3) / 6`` (``torch.nn.Hardswish``)."""
+    r"""``x * relu6(x + 3) / 6`` (``torch.nn.Hardswish``).
+
+    From Howard et al. 2019, "Searching for MobileNetV3".
+
+    Args:
+        inplace (bool): write the result into the input.
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.Hardswish()
+        >>> m(torch.tensor([-4., -1., 0., 1., 4.]))
+        tensor([-0.0000, -0.3333,  0.0000,  0.6667,  4.0000])
+    """
 
     def __init__(self, inplace=False):
         super().__init__()
@@ -163,7 +333,24 @@ class Hardswish(Module):
 
 
 class ELU(Module):
-    """``x`` for x > 0 else ``alpha * (exp(x) - 1)`` (``torch.nn.ELU``)."""
+    r"""``x`` for x > 0 else ``alpha * (exp(x) - 1)`` (``torch.nn.ELU``).
+
+    From Clevert et al. 2015, "Fast and Accurate Deep Network Learning by Exponential Linear Units (ELUs)".
+
+    Args:
+        alpha (float): the value the negative side saturates to is ``-alpha``.
+        inplace (bool): write the result into the input.
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.ELU()
+        >>> m(torch.tensor([-1., 0., 1.]))
+        tensor([-0.6321,  0.0000,  1.0000])
+    """
 
     def __init__(self, alpha=1.0, inplace=False):
         super().__init__()
@@ -177,7 +364,24 @@ class ELU(Module):
 
 
 class CELU(Module):
-    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``torch.nn.CELU``)."""
+    r"""``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``torch.nn.CELU``).
+
+    From Barron 2017, "Continuously Differentiable Exponential Linear Units".
+
+    Args:
+        alpha (float): the scale of the negative side.
+        inplace (bool): write the result into the input.
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.CELU(alpha=2.)
+        >>> m(torch.tensor([-1., 0., 1.]))
+        tensor([-0.7869,  0.0000,  1.0000])
+    """
 
     def __init__(self, alpha=1.0, inplace=False):
         super().__init__()
@@ -191,7 +395,24 @@ class CELU(Module):
 
 
 class SELU(Module):
-    """Scaled ELU with the self-normalizing constants (``torch.nn.SELU``)."""
+    r"""Scaled ELU with the self-normalizing constants (``torch.nn.SELU``):
+    ``scale * (max(0, x) + min(0, alpha * (exp(x) - 1)))``, alpha ~ 1.6733 and scale ~ 1.0507.
+
+    From Klambauer et al. 2017, "Self-Normalizing Neural Networks".
+
+    Args:
+        inplace (bool): write the result into the input.
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.SELU()
+        >>> m(torch.tensor([-1., 0., 1.]))
+        tensor([-1.1113,  0.0000,  1.0507])
+    """
 
     def __init__(self, inplace=False):
         super().__init__()
@@ -205,7 +426,23 @@ class SELU(Module):
 
 
 class GLU(Module):
-    """Gated linear unit: halves ``a, b`` of ``dim`` -> ``a * sigmoid(b)`` (``torch.nn.GLU``)."""
+    r"""Gated linear unit: halves ``a, b`` of ``dim`` -> ``a * sigmoid(b)`` (``torch.nn.GLU``).
+
+    From Dauphin et al. 2016, "Language Modeling with Gated Convolutional Networks".
+
+    Args:
+        dim (int): the dim split in half; its size must be even.
+
+    Shape:
+        - Input: :math:`(*_1, M, *_2)`, M (at ``dim``) even.
+        - Output: :math:`(*_1, M / 2, *_2)`.
+
+    Examples::
+
+        >>> m = nn.GLU()
+        >>> m(torch.tensor([[1., 2., 0., 100.]]))
+        tensor([[0.5000, 2.0000]])
+    """
 
     def __init__(self, dim=-1):
         super().__init__()
@@ -219,7 +456,26 @@ class GLU(Module):
 
 
 class GELU(Module):
-    """Gaussian error linear unit, exact (``'none'``) or ``'tanh'``-approximated (``torch.nn.GELU``)."""
+    r"""Gaussian error linear unit ``x * Phi(x)``, Phi the standard normal CDF, exact (``'none'``) or
+    ``'tanh'``-approximated (``torch.nn.GELU``).
+
+    From Hendrycks & Gimpel 2016, "Gaussian Error Linear Units (GELUs)".
+
+    Args:
+        approximate (str): ``'none'`` or ``'tanh'``.
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.GELU()
+        >>> m(torch.tensor([-1., 0., 1.]))
+        tensor([-0.1587,  0.0000,  0.8413])
+        >>> nn.GELU(approximate='tanh')(torch.tensor([1.]))
+        tensor([0.8412])
+    """
 
     def __init__(self, approximate="none"):
         super().__init__()
@@ -233,7 +489,21 @@ class GELU(Module):
 
 
 class Hardshrink(Module):
-    """``x`` where ``|x| > lambd``, else 0 (``torch.nn.Hardshrink``)."""
+    r"""``x`` where ``|x| > lambd``, else 0 (``torch.nn.Hardshrink``).
+
+    Args:
+        lambd (float): the threshold.
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.Hardshrink(0.5)
+        >>> m(torch.tensor([-2., -0.5, 0., 0.5, 2.]))
+        tensor([-2.,  0.,  0.,  0.,  2.])
+    """
 
     def __init__(self, lambd=0.5):
         super().__init__()
@@ -247,7 +517,24 @@ class Hardshrink(Module):
 
 
 class LeakyReLU(Module):
-    """``x`` for x > 0 else ``negative_slope * x`` (``torch.nn.LeakyReLU``)."""
+    r"""``x`` for x > 0 else ``negative_slope * x`` (``torch.nn.LeakyReLU``).
+
+    From Maas, Hannun & Ng 2013, "Rectifier Nonlinearities Improve Neural Network Acoustic Models".
+
+    Args:
+        negative_slope (float): the slope of the negative side.
+        inplace (bool): write the result into the input.
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.LeakyReLU(0.1)
+        >>> m(torch.tensor([-2., -0.5, 0., 0.5, 2.]))
+        tensor([-0.2000, -0.0500,  0.0000,  0.5000,  2.0000])
+    """
 
     def __init__(self, negative_slope=1e-2, inplace=False):
         super().__init__()
@@ -261,14 +548,41 @@ class LeakyReLU(Module):
 
 
 class LogSigmoid(Module):
-    """``log(sigmoid(x))`` computed stably (``torch.nn.LogSigmoid``)."""
+    r"""``log(sigmoid(x))`` computed stably (``torch.nn.LogSigmoid``).
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.LogSigmoid()
+        >>> m(torch.tensor([0., -100.]))
+        tensor([  -0.6931, -100.0000])
+    """
 
     def forward(self, input):
         return F.logsigmoid(input)
 
 
 class Softplus(Module):
-    """``log(1 + exp(beta * x)) / beta``, linear where ``beta * x > threshold`` (``torch.nn.Softplus``)."""
+    r"""``log(1 + exp(beta * x)) / beta``, linear where ``beta * x > threshold`` (``torch.nn.Softplus``): a smooth
+    ReLU.
+
+    Args:
+        beta (float): the sharpness.
+        threshold (float): above it (in ``beta * x``) the identity is used, for stability.
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.Softplus()
+        >>> m(torch.tensor([0., 1., 30.]))
+        tensor([ 0.6931,  1.3133, 30.0000])
+    """
 
     def __init__(self, beta=1.0, threshold=20.0):
         super().__init__()
@@ -282,7 +596,21 @@ class Softplus(Module):
 
 
 class Softshrink(Module):
-    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0 (``torch.nn.Softshrink``)."""
+    r"""``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0 (``torch.nn.Softshrink``).
+
+    Args:
+        lambd (float): the threshold (>= 0).
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.Softshrink(0.5)
+        >>> m(torch.tensor([-2., -1., 0.25, 1., 2.]))
+        tensor([-1.5000, -0.5000,  0.0000,  0.5000,  1.5000])
+    """
 
     def __init__(self, lambd=0.5):
         super().__init__()
@@ -296,8 +624,29 @@ class Softshrink(Module):
 
 
 class PReLU(Module):
-    """``max(0, x) + a * min(0, x)`` with a learned slope ``a`` (one, or one per channel), initialised to
-    ``init`` (``torch.nn.PReLU``); the output has the input's shape (a 0-d input gives a 0-d output)."""
+    r"""``max(0, x) + a * min(0, x)`` with a learned slope ``a`` (one, or one per channel), initialised to
+    ``init`` (``torch.nn.PReLU``); the output has the input's shape (a 0-d input gives a 0-d output).
+
+    From He et al. 2015, "Delving Deep into Rectifiers: Surpassing Human-Level Performance on ImageNet
+    Classification".
+
+    Args:
+        num_parameters (int): 1 (one slope shared by all channels) or the number of channels (dim 1).
+        init (float): the initial slope.
+        device, dtype: where and as what the slope is created.
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.PReLU()
+        >>> m(torch.tensor([-2., 2.]))
+        tensor([-0.5000,  2.0000], grad_fn=<...>)
+        >>> nn.PReLU(3)(torch.randn(2, 3, 4)).shape
+        torch.Size([2, 3, 4])
+    """
 
     def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
         super().__init__()
@@ -317,14 +666,36 @@ class PReLU(Module):
 
 
 class Softsign(Module):
-    """``x / (1 + |x|)`` (``torch.nn.Softsign``)."""
+    r"""``x / (1 + |x|)`` (``torch.nn.Softsign``).
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.Softsign()
+        >>> m(torch.tensor([-3., 0., 1.]))
+        tensor([-0.7500,  0.0000,  0.5000])
+    """
 
     def forward(self, input):
         return F.softsign(input)
 
 
 class Tanhshrink(Module):
-    """``x - tanh(x)`` (``torch.nn.Tanhshrink``)."""
+    r"""``x - tanh(x)`` (``torch.nn.Tanhshrink``).
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.Tanhshrink()
+        >>> m(torch.tensor([0., 1.]))
+        tensor([0.0000, 0.2384])
+    """
 
     def forward(self, input):
         return F.tanhshrink(input)
@@ -351,7 +722,21 @@ class _SoftmaxBase(Module):
 
 
 class Softmin(_SoftmaxBase):
-    """``softmax(-x)`` along ``dim`` (``torch.nn.Softmin``); dim=None picks PyTorch's legacy implicit dim."""
+    r"""``softmax(-x)`` along ``dim`` (``torch.nn.Softmin``); dim=None picks PyTorch's legacy implicit dim.
+
+    Args:
+        dim (int, optional): the dim whose slices sum to 1.
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.Softmin(dim=1)
+        >>> m(torch.tensor([[1., 2., 3.]]))
+        tensor([[0.6652, 0.2447, 0.0900]])
+    """
     _fn = staticmethod(F.softmin)
 
     def __init__(self, dim=None):
@@ -359,8 +744,22 @@ class Softmin(_SoftmaxBase):
 
 
 class Softmax(_SoftmaxBase):
-    """``exp(x) / sum(exp(x))`` along ``dim`` (``torch.nn.Softmax``); dim=None picks PyTorch's legacy implicit
-    dim."""
+    r"""``exp(x) / sum(exp(x))`` along ``dim`` (``torch.nn.Softmax``); dim=None picks PyTorch's legacy implicit
+    dim.
+
+    Args:
+        dim (int, optional): the dim whose slices sum to 1.
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.Softmax(dim=1)
+        >>> m(torch.tensor([[1., 2., 3.]]))
+        tensor([[0.0900, 0.2447, 0.6652]])
+    """
     _fn = staticmethod(F.softmax)
 
     def __init__(self, dim=None):
@@ -368,7 +767,21 @@ class Softmax(_SoftmaxBase):
 
 
 class LogSoftmax(_SoftmaxBase):
-    """``log(softmax(x))`` along ``dim``, computed stably (``torch.nn.LogSoftmax``)."""
+    r"""``log(softmax(x))`` along ``dim``, computed stably (``torch.nn.LogSoftmax``).
+
+    Args:
+        dim (int, optional): the dim normalized over.
+
+    Shape:
+        - Input: :math:`(*)`, any number of dims.
+        - Output: :math:`(*)`, the input's shape.
+
+    Examples::
+
+        >>> m = nn.LogSoftmax(dim=1)
+        >>> m(torch.tensor([[1., 2., 3.]]))
+        tensor([[-2.4076, -1.4076, -0.4076]])
+    """
     _fn = staticmethod(F.log_softmax)
 
     def __init__(self, dim=None):
@@ -376,8 +789,19 @@ class LogSoftmax(_SoftmaxBase):
 
 
 class Softmax2d(Module):
-    """Softmax over the channels (dim -3) of (N, C, H, W) or (C, H, W) (``torch.nn.Softmax2d``); ValueError
-    for other ranks."""
+    r"""Softmax over the channels (dim -3) of (N, C, H, W) or (C, H, W) (``torch.nn.Softmax2d``); ValueError
+    for other ranks.
+
+    Shape:
+        - Input: :math:`(N, C, H, W)` or :math:`(C, H, W)`.
+        - Output: the input's shape.
+
+    Examples::
+
+        >>> m = nn.Softmax2d()
+        >>> m(torch.zeros(1, 2, 1, 1)).flatten()
+        tensor([0.5000, 0.5000])
+    """
 
     def forward(self, input):
         if input.ndim not in (3, 4):
