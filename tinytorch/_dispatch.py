@@ -1,14 +1,21 @@
 """The one op path.
 
-``dispatch(op, args, kw)`` is what every tinytorch op goes through:
+``dispatch(op, args, kw, out=None)`` is what every tinytorch op goes through. An op is declared once, as an
+``Op`` record (``defop``), and its flags choose the steps:
 
+0. autocast: when autocast is on and the op has a policy (``Op.autocast``), its floating arguments are cast;
+   a composite op (no ``meta``) then runs its decomposition, whose ops take this path one by one;
 1. device check: all tensor arguments on one device (0-dim cpu tensors may join any device);
 2. ``op.meta``: argument checks, type promotion and the output shape/dtype; it also says which
-   dtype each tensor argument is cast to before the kernel sees it;
+   dtype each tensor argument is cast to before the kernel sees it; for a view op (``Op.view``) it gives the
+   view's geometry instead and no kernel runs (``_view``);
 3. the kernel the device's backend registered for ``op.name`` — or, when the backend has none,
-   ``op.decomp``, the op written in other tinytorch ops (which then record their own graph);
+   ``op.decomp``, the op written in other tinytorch ops (which then record their own graph); an op that
+   ``mutates`` its arguments (a fused optimizer update) gets their version counters bumped;
 4. autograd: when grad mode is on and an input requires grad, an ``OpNode`` that runs
-   ``op.backward`` (a formula written in tinytorch ops, so it is itself differentiable).
+   ``op.backward`` (a formula written in tinytorch ops, so it is itself differentiable);
+5. with ``out`` (in-place ops, ``out=``): the result is written into it by the backend's in-place kernel or the
+   write step (``write``), which every in-place write and ``copy_`` ends in.
 
 Kernels never see autograd or ``Tensor``; they get backend-native arrays and keyword attributes.
 """
@@ -18,7 +25,7 @@ from . import _strides
 from .autograd.engine import Node, edge_of
 from ._modes import _ac, _suspended, _state
 from .autograd.graph import _hooks as _saved_hooks
-from .device import get_backend
+from .device import get_backend, register_backend as _register_device
 
 OPS = {}
 _EMPTY = {}
@@ -45,15 +52,20 @@ class Op:
       view          the output shares the input's storage: no kernel, only new geometry (``meta``);
       mutates       indices of the arguments the op writes in place (fused optimizer updates); its kernel
                     returns nothing and the dispatcher bumps those arguments' version counters;
+      autocast      None, or the policy under ``autocast``: 'lower' / 'fp32' (arguments cast first) / 'off'
+                    (set by ``autocast_op``); the dispatcher's autocast step applies it;
       refused       {dtype name: (exception type, message)}: dtypes PyTorch's kernel is not compiled for.
+
+    An op without ``meta`` is a composite: the dispatcher applies its autocast policy and runs ``decomp``, whose
+    ops then take the path one by one (``autocast_op`` declares these).
     """
 
     __slots__ = ("name", "meta", "backward", "decomp", "save_inputs", "save_output", "refused", "complex_grad",
-                 "view", "mutates")
+                 "view", "mutates", "autocast")
 
     def __init__(self, name: str, meta, backward=None, decomp=None, save_inputs: bool = True,
                  save_output: bool = False, *, complex_grad: bool = False, view: bool = False,
-                 mutates: tuple = ()):
+                 mutates: tuple = (), autocast: str = None):
         self.name = name
         self.refused = REFUSED_DTYPES.get(name)
         self.meta = meta
@@ -64,6 +76,7 @@ class Op:
         self.complex_grad = complex_grad
         self.view = view
         self.mutates = tuple(mutates)
+        self.autocast = autocast
 
     def __repr__(self):
         return f"Op({self.name})"
@@ -332,6 +345,13 @@ def dispatch(op, args, kw=None, out=None):
     """
     if kw is None:
         kw = _EMPTY
+    if op.autocast is not None and _ac.active:
+        if op.autocast == "off":
+            with _suspended():
+                return dispatch(op, args, kw, out)
+        args, kw = _autocast(op, args, kw)
+    if op.meta is None:
+        return op.decomp(*args, **kw)
     if op.view:
         return _view(op, args[0], kw)
     if out is not None:
@@ -521,6 +541,18 @@ def _cpu_backend():
     return _cpu[0]
 
 
+def register_backend(name, backend):
+    """Register ``backend`` (a ``tinytorch.backends.base.Backend``) as device type ``name``
+    (``tinytorch.register_backend``). After this, ``tinytorch.device(name)``, ``tensor.to(name)`` and every op
+    whose kernel or decomposition chain reaches the backend's kernels work on it. RuntimeError at once when a
+    kernel is registered under a name that is no op (``Backend.check_kernels``); ValueError for a name that is
+    not an identifier."""
+    if isinstance(name, str) and name.isidentifier():
+        backend.name = name  # named before the check, so its message names the backend
+        backend.check_kernels(OPS)
+    return _register_device(name, backend)
+
+
 # ---- the view, in-place and write steps of the one path ---------------------------------------------------------
 
 def _view(op, x, kw):
@@ -670,26 +702,40 @@ def _cast(a, device_types, target):
 
 
 def autocast_op(policy):
-    """Give the decorated function an autocast policy: 'lower' (cast to the autocast dtype), 'fp32', or 'off'
-    (a composite that PyTorch runs as one op outside the lists: its inner products must not be cast)."""
+    """Declare the autocast policy of the decorated public function: 'lower' (floating tensor arguments cast to
+    the autocast dtype), 'fp32' (cast to float32) or 'off' (PyTorch runs it as one op outside its lists: its
+    inner products must not be cast). The policy is a flag of an op record, applied by ``dispatch``: when an op
+    of the function's name exists (the function is that op's public spelling: ``matmul``, ``prod`` ...), the
+    flag goes on it; otherwise the function becomes a composite op (no meta, its body the decomposition) under
+    its name. RuntimeError when a composite of that name exists already."""
     def deco(fn):
+        name = fn.__name__ if fn.__qualname__ == fn.__name__ else fn.__qualname__
+        op = OPS.get(name)
+        if op is not None:
+            op.autocast = policy
+            return fn
+        op = defop(name, None, decomp=fn, autocast=policy)
+
         @functools.wraps(fn)
         def wrapper(*args, **kw):
-            if not _ac.active:
-                return fn(*args, **kw)
-            if policy == "off":
-                with _suspended():
-                    return fn(*args, **kw)
-            from . import _dtype
-            for dev, (on, dt) in list(_ac.entries.items()):
-                if on:
-                    target = dt if policy == "lower" else _dtype.float32
-                    args = tuple(_cast(a, (dev,), target) for a in args)
-                    kw = {k: _cast(v, (dev,), target) for k, v in kw.items()}
-            return fn(*args, **kw)
-        wrapper.__wrapped_autocast__ = policy
+            return dispatch(op, args, kw)
         return wrapper
     return deco
+
+
+def _autocast(op, args, kw):
+    """The autocast step: ``args`` and ``kw`` with the floating tensors cast by the op's policy ('lower': the
+    autocast dtype, 'fp32': float32) for every device type with autocast on. ('off' is handled in ``dispatch``:
+    the op runs with autocast suspended, so its inner ops are not cast.) Autocast stays on inside a composite,
+    whose inner ops apply their own policies: an RNN module's weights reach its inner ``linear`` calls that way,
+    as the flat weights reach PyTorch's fused RNN op."""
+    from . import _dtype
+    for dev, (on, dt) in list(_ac.entries.items()):
+        if on:
+            target = dt if op.autocast == "lower" else _dtype.float32
+            args = tuple(_cast(a, (dev,), target) for a in args)
+            kw = {k: _cast(v, (dev,), target) for k, v in kw.items()}
+    return args, kw
 
 
 # ---- helpers shared by op meta functions -------------------------------------------------------

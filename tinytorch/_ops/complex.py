@@ -85,8 +85,8 @@ def imag(input):
     return dispatch(_imag_op, (input,)) if v is None else v.select(-1, 1)
 
 
-Tensor.real = property(real)
-Tensor.imag = property(imag)
+method("real")(property(real))
+method("imag")(property(imag))
 
 
 @method("conj")

@@ -247,8 +247,8 @@ def _original_self(self, value):
     return self
 
 
-Tensor.__getitem__ = getitem
-Tensor.__setitem__ = setitem
+method("__getitem__")(getitem)
+method("__setitem__")(setitem)
 
 
 @method("index_put_")

@@ -64,8 +64,8 @@ def matmul(input, other, *, out=None):
     return r if out is None else out._write(r)
 
 
-Tensor.__matmul__ = matmul
-Tensor.__rmatmul__ = lambda self, other: matmul(other, self)
+method("__matmul__")(matmul)
+method("__rmatmul__")(lambda self, other: matmul(other, self))
 
 
 def _linear_meta(x, w, b):

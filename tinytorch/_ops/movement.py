@@ -356,10 +356,10 @@ def _hermitian(self):
     return _conj_if_complex(transpose(self, 0, 1) if self.ndim == 2 else self)
 
 
-Tensor.T = property(lambda self: permute(self, tuple(range(self.ndim - 1, -1, -1))))
-Tensor.mT = property(lambda self: _matrix_transpose(self, "mT"))
-Tensor.mH = property(lambda self: _matrix_transpose(self, "mH"))
-Tensor.H = property(_hermitian)
+method("T")(property(lambda self: permute(self, tuple(range(self.ndim - 1, -1, -1)))))
+method("mT")(property(lambda self: _matrix_transpose(self, "mT")))
+method("mH")(property(lambda self: _matrix_transpose(self, "mH")))
+method("H")(property(_hermitian))
 
 
 @method("adjoint")

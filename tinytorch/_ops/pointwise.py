@@ -726,10 +726,10 @@ for _name, _fn in (("__add__", lambda self, o: dispatch(_add_op, (self, o))),
                    ("__rmod__", lambda self, o: remainder(o, self)), ("__pow__", pow),
                    ("__rpow__", lambda self, o: pow(o, self)), ("__eq__", eq), ("__ne__", ne), ("__lt__", lt),
                    ("__le__", le), ("__gt__", gt), ("__ge__", ge)):
-    setattr(Tensor, _name, _operator(_fn, _name))
-Tensor.__neg__ = neg
-Tensor.__pos__ = positive
-Tensor.__abs__ = abs
+    method(_name)(_operator(_fn, _name))
+method("__neg__")(neg)
+method("__pos__")(positive)
+method("__abs__")(abs)
 
 
 def _logic_or_bitwise(logical, bitwise):
@@ -745,25 +745,25 @@ def _scalar_bool(like, v):
     return tensor(builtins.bool(v), device=like.device)
 
 
-Tensor.__and__ = Tensor.__rand__ = _logic_or_bitwise(logical_and, bitwise_and)
-Tensor.__or__ = Tensor.__ror__ = _logic_or_bitwise(logical_or, bitwise_or)
-Tensor.__xor__ = Tensor.__rxor__ = _logic_or_bitwise(logical_xor, bitwise_xor)
+method("__and__")(method("__rand__")(_logic_or_bitwise(logical_and, bitwise_and)))
+method("__or__")(method("__ror__")(_logic_or_bitwise(logical_or, bitwise_or)))
+method("__xor__")(method("__rxor__")(_logic_or_bitwise(logical_xor, bitwise_xor)))
 def _invert(self):
     if self.dtype.is_floating_point or self.dtype.is_complex:
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return bitwise_not(self)
 
 
-Tensor.__invert__ = _invert
-Tensor.__lshift__ = bitwise_left_shift
-Tensor.__rshift__ = bitwise_right_shift
-Tensor.__iadd__ = lambda self, o: self._inplace(add, o)
-Tensor.__isub__ = lambda self, o: self._inplace(sub, o)
-Tensor.__imul__ = lambda self, o: self._inplace(mul, o)
-Tensor.__itruediv__ = lambda self, o: self._inplace(div, o)
-Tensor.__ipow__ = lambda self, o: self._inplace(pow, o)
-Tensor.__iand__ = lambda self, o: self._inplace(Tensor.__and__, o)
-Tensor.__ior__ = lambda self, o: self._inplace(Tensor.__or__, o)
-Tensor.__ixor__ = lambda self, o: self._inplace(Tensor.__xor__, o)
-Tensor.__imod__ = lambda self, o: self._inplace(remainder, o)
-Tensor.__ifloordiv__ = lambda self, o: self._inplace(floor_divide, o)
+method("__invert__")(_invert)
+method("__lshift__")(bitwise_left_shift)
+method("__rshift__")(bitwise_right_shift)
+method("__iadd__")(lambda self, o: self._inplace(add, o))
+method("__isub__")(lambda self, o: self._inplace(sub, o))
+method("__imul__")(lambda self, o: self._inplace(mul, o))
+method("__itruediv__")(lambda self, o: self._inplace(div, o))
+method("__ipow__")(lambda self, o: self._inplace(pow, o))
+method("__iand__")(lambda self, o: self._inplace(Tensor.__and__, o))
+method("__ior__")(lambda self, o: self._inplace(Tensor.__or__, o))
+method("__ixor__")(lambda self, o: self._inplace(Tensor.__xor__, o))
+method("__imod__")(lambda self, o: self._inplace(remainder, o))
+method("__ifloordiv__")(lambda self, o: self._inplace(floor_divide, o))

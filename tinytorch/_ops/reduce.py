@@ -13,7 +13,7 @@ from .. import _dtype as _dt
 from .._dispatch import defop, dispatch
 from .._tensor import Tensor
 from ._util import as_dims, check_arg, method
-from .pointwise import abs, exp, log, sqrt, where
+from .pointwise import abs, exp, isnan, log, sqrt, where
 from .unary import _float
 
 _FLOAT = 2
@@ -737,3 +737,26 @@ def count_nonzero(input, dim=None):
     (``torch.count_nonzero``). TypeError for a non-tensor input, as PyTorch's parser."""
     check_arg("count_nonzero", "input", 1, input, "Tensor")
     return sum(input != 0, dim)
+
+
+# ---- closeness -------------------------------------------------------------------------------------------------
+@method("allclose")
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True when ``|input - other| <= atol + rtol * |other|`` everywhere."""
+    return builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+@method("isclose")
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise closeness test, bool tensor of the broadcast shape."""
+    diff = (input - other).abs()
+    close = (diff <= atol + rtol * abs(other)) | (input == other)
+    if equal_nan:
+        close = close | (isnan(input) & isnan(other))
+    return close
+
+
+@method("equal")
+def equal(input, other):
+    """True when both have the same shape and elements."""
+    return input.shape == other.shape and builtins.bool((input == other).all())

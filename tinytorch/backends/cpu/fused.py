@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from .registry import INPLACE_KERNELS, _quiet
+from .registry import INPLACE_KERNELS, KERNELS, _quiet
 
 
 def _ufunc_inplace(uf):
@@ -20,8 +20,8 @@ for _name, _uf in {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div":
     INPLACE_KERNELS.add(_name, _ufunc_inplace(_uf))
 
 
-# optional fused optimizer updates (tinytorch.optim falls back to in-place ops without them)
-@INPLACE_KERNELS.register("adam_step")
+# fused optimizer updates: fast paths of the ops in tinytorch/_ops/optim.py, whose decompositions are the reference
+@KERNELS.register("adam_step")
 def _adam_step(p, g, m, v, vmax, lr, beta1, beta2, eps, step, weight_decay, decoupled):
     # the update of tinytorch.optim.Adam/AdamW written with out= so it makes two temporaries, not ten
     if weight_decay:
@@ -47,7 +47,7 @@ def _adam_step(p, g, m, v, vmax, lr, beta1, beta2, eps, step, weight_decay, deco
     p += tmp
 
 
-@INPLACE_KERNELS.register("sgd_momentum_step")
+@KERNELS.register("sgd_momentum_step")
 def _sgd_momentum_step(p, g, buf, lr, momentum, weight_decay):
     # tinytorch.optim.SGD with momentum, no dampening, no Nesterov, after the first step
     if weight_decay:

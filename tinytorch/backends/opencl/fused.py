@@ -1,12 +1,12 @@
-"""In-place kernels (``Backend.inplace_kernels``): the optimizer's updates in one pass each, no temporary and no
-copy back."""
+"""In-place kernels (``Backend.inplace_kernels``: ``add_`` ...) and the fused optimizer updates, the fast paths
+of the ops in ``tinytorch/_ops/optim.py``: each update in one pass, no temporary and no copy back."""
 import math
 
 import numpy as np
 
 from .codegen import _ct
 from .elementwise import _binary
-from .runtime import INPLACE_KERNELS, _is_arr, _launch_1d, _set_args
+from .runtime import INPLACE_KERNELS, KERNELS, _is_arr, _launch_1d, _set_args
 
 
 def _inplace_binary(name):
@@ -56,7 +56,7 @@ def _fused_update(name, body, arrays, scalars):
     return True
 
 
-@INPLACE_KERNELS.register("sgd_momentum_step")
+@KERNELS.register("sgd_momentum_step")
 def _sgd_momentum_step(be, p, g, buf, lr, momentum, weight_decay):
     dt = p.dtype
     if _fused_update("sgd", "T d = a1[j] + a0[j] * s2; T b = a2[j] * s1 + d; a2[j] = b; a0[j] -= b * s0;",
@@ -70,7 +70,7 @@ def _sgd_momentum_step(be, p, g, buf, lr, momentum, weight_decay):
     be._ew("sgd_p", "x0 - x1 * s0", [p, buf], [(lr, dt)], dt, p.shape, out=p)
 
 
-@INPLACE_KERNELS.register("adam_step")
+@KERNELS.register("adam_step")
 def _adam_step(be, p, g, m, v, vmax, lr, beta1, beta2, eps, step, weight_decay, decoupled):
     dt = p.dtype
     l2 = weight_decay if weight_decay and not decoupled else 0.0
