@@ -30,6 +30,8 @@ from ._ops.reduce import *  # noqa: E402,F401,F403
 from ._ops.reduce import all, any, max, min, sum  # noqa: E402
 from ._ops.creation import *  # noqa: E402,F401,F403
 from ._ops.creation import range_ as range  # noqa: E402
+from ._ops.generator import *  # noqa: E402,F401,F403
+from ._ops.random import *  # noqa: E402,F401,F403
 from ._ops.indexing import *  # noqa: E402,F401,F403
 from ._ops.shape import *  # noqa: E402,F401,F403
 from ._ops.linalg import *  # noqa: E402,F401,F403

@@ -73,7 +73,7 @@ def empty_cache():
 def manual_seed(seed):
     """Seed random numbers for OpenCL tensors. tinytorch draws them on the host with the default generator and
     copies them over, so the same seed gives the same values on every device."""
-    return _ops.creation.manual_seed(seed)
+    return _ops.generator.manual_seed(seed)
 
 
 manual_seed_all = manual_seed

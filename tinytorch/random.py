@@ -1,7 +1,7 @@
 """``torch.random``: the default generator's seed and state, and ``fork_rng``."""
 import contextlib
 
-from ._ops.creation import default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from ._ops.generator import default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 
 __all__ = ["manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "fork_rng", "default_generator"]
 

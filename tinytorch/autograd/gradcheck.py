@@ -79,7 +79,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **kw):
     """gradcheck of the first derivative (checks double backward)."""
     from .._tensor import Tensor
-    from .._ops.creation import randn
+    from .._ops.random import randn
     from . import grad
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     out = func(*inputs)

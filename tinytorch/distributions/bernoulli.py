@@ -1,7 +1,7 @@
 from numbers import Number
 
 from .._dtype import finfo
-from .._ops.creation import bernoulli as _bernoulli
+from .._ops.random import bernoulli as _bernoulli
 from .._ops.pointwise import log, log1p, sigmoid
 from ..autograd.grad_mode import no_grad
 from .._tensor import Size

@@ -1,5 +1,5 @@
 from .._dtype import finfo
-from .._ops.creation import multinomial
+from .._ops.random import multinomial
 from ..autograd.grad_mode import no_grad
 from .._tensor import Size, Tensor
 from . import constraints

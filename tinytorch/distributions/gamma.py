@@ -7,7 +7,8 @@ import math
 
 import numpy as np
 
-from .._ops.creation import _rng, tensor
+from .._ops.creation import tensor
+from .._ops.generator import _rng
 from ..backends.cpu.special import _gamma_pq
 from .._ops.pointwise import log, xlogy
 from .._ops.special import digamma, lgamma

@@ -1,6 +1,6 @@
 import math
 
-from .._ops.creation import randn
+from .._ops.random import randn
 from .._ops.linalg_composites import solve_triangular
 from .._ops.lapack import cholesky, inv
 from .._ops.shape import broadcast_shapes

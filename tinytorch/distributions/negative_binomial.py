@@ -50,7 +50,7 @@ class NegativeBinomial(BinaryParams, Distribution):
         return self.mean / sigmoid(-self.logits)
 
     def sample(self, sample_shape=Size()):
-        from .._ops.creation import poisson
+        from .._ops.random import poisson
         from .gamma import Gamma
         with no_grad():
             rate = Gamma(self.total_count, exp(-self.logits), validate_args=False).sample(sample_shape)

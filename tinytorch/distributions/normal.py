@@ -1,7 +1,8 @@
 import math
 from numbers import Number
 
-from .._ops.creation import randn, tensor
+from .._ops.creation import tensor
+from .._ops.random import randn
 from .._ops.movement import broadcast_tensors
 from .._ops.pointwise import erf, erfinv, log
 from ..autograd.grad_mode import no_grad

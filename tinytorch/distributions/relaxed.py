@@ -4,7 +4,8 @@ Bernoulli and one-hot Categorical samples, sharper as ``temperature`` goes to 0.
 from numbers import Number
 
 from .._dtype import finfo
-from .._ops.creation import full_like, rand
+from .._ops.creation import full_like
+from .._ops.random import rand
 from .._ops.special import lgamma
 from .._tensor import Size, Tensor
 from . import constraints

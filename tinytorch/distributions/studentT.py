@@ -1,7 +1,7 @@
 import math
 from numbers import Number
 
-from .._ops.creation import randn
+from .._ops.random import randn
 from .._ops.pointwise import log, log1p, rsqrt
 from .._ops.special import digamma, lgamma
 from .._tensor import Size

@@ -1,6 +1,6 @@
 from numbers import Number
 
-from .._ops.creation import rand
+from .._ops.random import rand
 from .._ops.pointwise import log
 from .._tensor import Size
 from . import constraints

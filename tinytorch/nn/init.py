@@ -184,7 +184,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     ValueError unless 2-D."""
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from .._ops.creation import randperm
+    from .._ops.random import randperm
     rows, cols = tensor.shape
     num_zeros = math.ceil(sparsity * rows)
     with no_grad():

@@ -7,7 +7,7 @@ reach the segment's tensor inputs and every leaf it uses (e.g. module parameters
 variant does; ``autograd.grad`` through a checkpoint is not supported (the same limit as PyTorch's).
 """
 from .._tensor import Tensor
-from .._ops.creation import get_rng_state, set_rng_state
+from .._ops.generator import get_rng_state, set_rng_state
 from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad, no_grad
 

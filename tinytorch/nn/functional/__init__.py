@@ -67,7 +67,8 @@ import warnings  # noqa: E402,F401
 from ...amp.autocast_mode import autocast_op  # noqa: E402,F401
 from ... import _dtype as _dt  # noqa: E402,F401
 from ..._ops import pointwise as _pw  # noqa: E402,F401
-from ..._ops.creation import bernoulli, empty, full_like, ones, zeros  # noqa: E402,F401
+from ..._ops.creation import empty, full_like, ones, zeros  # noqa: E402,F401
+from ..._ops.random import bernoulli  # noqa: E402,F401
 from ..._ops import nn as _nnops  # noqa: E402,F401
 from ..._ops.nn import fold2d, im2col, unfold2d  # noqa: E402,F401
 from ..._ops.shape import pad as _pad  # noqa: E402,F401

@@ -177,7 +177,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 def _rrelu(input, lower, upper, training, inplace, _generator):
     if training:
-        from ..._ops.creation import rand
+        from ..._ops.random import rand
         slope = rand(input._shape, dtype=input.dtype, device=input.device, generator=_generator) * (upper - lower) \
             + lower
     else:
@@ -240,7 +240,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """Samples from the Gumbel-softmax distribution (Jang et al. 2016): ``softmax((logits + g) / tau)`` with
     Gumbel noise g; ``hard`` returns one-hot vectors with the soft sample's gradient (straight-through)."""
-    from ..._ops.creation import rand
+    from ..._ops.random import rand
     u = rand(logits._shape, dtype=logits.dtype, device=logits.device)
     gumbels = -_pw.log(-_pw.log(u + eps) + eps)
     y = softmax((logits + gumbels) / tau, dim)

@@ -1,7 +1,8 @@
 """Dropout: elementwise, of whole channels (dropout1d / 2d / 3d), and alpha dropout for SELU networks."""
 import warnings
 
-from ..._ops.creation import bernoulli, empty
+from ..._ops.creation import empty
+from ..._ops.random import bernoulli
 from ..._ops._util import check_arg, check_dtype
 from ._utils import _scalar_name
 from .activation import _activation

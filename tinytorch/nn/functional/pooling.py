@@ -381,7 +381,8 @@ def _fractional_starts(sample, in_size, out_size, pool):
 
 def _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples, nd):
     import numpy as np
-    from ..._ops.creation import rand, tensor
+    from ..._ops.creation import tensor
+    from ..._ops.random import rand
     name = f"fractional_max_pool{nd}d"
     if output_size is None and output_ratio is None:
         raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")

@@ -117,7 +117,7 @@ class ChainDataset(IterableDataset):
 
 def random_split(dataset, lengths, generator=None):
     """Split into non-overlapping Subsets of the given lengths (or fractions summing to 1)."""
-    from ..._ops.creation import randperm
+    from ..._ops.random import randperm
     n = len(dataset)
     if all(0 <= l <= 1 for l in lengths) and math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         sizes = [int(math.floor(n * f)) for f in lengths]

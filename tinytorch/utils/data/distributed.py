@@ -31,7 +31,8 @@ class DistributedSampler(Sampler):
     def __iter__(self):
         n = len(self.dataset)
         if self.shuffle:
-            from ..._ops.creation import Generator, randperm
+            from ..._ops.generator import Generator
+            from ..._ops.random import randperm
             g = Generator()
             g.manual_seed(self.seed + self.epoch)  # the same permutation on every rank
             indices = randperm(n, generator=g).tolist()

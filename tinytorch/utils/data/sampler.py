@@ -49,7 +49,9 @@ class RandomSampler(Sampler):
 
     def __iter__(self):
         from ..._dtype import int64
-        from ..._ops.creation import Generator, empty, randint, randperm
+        from ..._ops.creation import empty
+        from ..._ops.generator import Generator
+        from ..._ops.random import randint, randperm
         n = len(self.data_source)
         gen = self.generator
         if gen is None:  # as PyTorch: a fresh generator seeded from the default one, per epoch
@@ -72,7 +74,7 @@ class SubsetRandomSampler(Sampler):
         self.indices, self.generator = indices, generator
 
     def __iter__(self):
-        from ..._ops.creation import randperm
+        from ..._ops.random import randperm
         return (self.indices[i] for i in randperm(len(self.indices), generator=self.generator).tolist())
 
     def __len__(self):
@@ -100,7 +102,7 @@ class WeightedRandomSampler(Sampler):
         self.weights, self.num_samples, self.replacement, self.generator = w, num_samples, replacement, generator
 
     def __iter__(self):
-        from ..._ops.creation import multinomial
+        from ..._ops.random import multinomial
         return iter(multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist())
 
     def __len__(self):

@@ -1,0 +1,216 @@
+"""The random number generator (``torch.Generator``): a Mersenne Twister seeded as PyTorch's CPU generator,
+the default generator, and the seeding functions (manual_seed, seed, initial_seed, get/set_rng_state).
+The samplers that draw from it are in ``random.py``."""
+import math
+
+import numpy as np
+
+from .. import _dtype as _dt
+from ..device import as_device
+from .creation import tensor
+
+
+def _fma64(a, b, c):
+    """a * b + c for float64 arrays with (almost always) one rounding, as a fused multiply-add: Dekker's exact
+    product and Knuth's exact sum, then one final addition. PyTorch's compiled normal kernels fuse this way."""
+    a, b, c = np.asarray(a, np.float64), np.asarray(b, np.float64), np.asarray(c, np.float64)
+    p = a * b
+    split = 134217729.0  # 2^27 + 1: Veltkamp's split into 26-bit halves
+    ah = a * split
+    ah = ah - (ah - a)
+    bh = b * split
+    bh = bh - (bh - b)
+    e = ((ah * bh - p) + ah * (b - bh) + (a - ah) * bh) + (a - ah) * (b - bh)  # a * b = p + e exactly
+    s = p + c
+    z = s - p
+    t = (p - (s - z)) + (c - z)  # p + c = s + t exactly
+    return s + (t + e)
+
+
+def _mt19937_key(seed):
+    """The 624-word state of C++'s std::mt19937 seeded with the low 32 bits of ``seed`` (init_genrand), which
+    is how PyTorch's CPU generator seeds its Mersenne Twister."""
+    key = [seed & 0xFFFFFFFF]
+    for i in range(1, 624):
+        prev = key[-1]
+        key.append((1812433253 * (prev ^ (prev >> 30)) + i) & 0xFFFFFFFF)
+    return np.array(key, dtype=np.uint32)
+
+
+class Generator:
+    """A random number generator (``torch.Generator``): a Mersenne Twister (MT19937) seeded as PyTorch's CPU
+    generator, whose raw 32-bit stream is NumPy's ``MT19937`` bit generator.
+
+    rand/randn/normal_/uniform_ (and the nn.init functions built on them), randint, randperm, random_ and
+    bernoulli (so dropout masks) turn that stream into numbers with PyTorch's own transformations, so after
+    the same ``manual_seed`` they give PyTorch's numbers (float32 ``randn`` of 16+ elements to about an ulp:
+    PyTorch's vectorized sin/cos/log round differently). The other samplers (multinomial, exponential_,
+    Poisson, Gamma ...) draw from the same stream through NumPy's algorithms: reproducible, not identical.
+    """
+
+    def __init__(self, device="cpu"):
+        self.device = as_device(device)
+        self.manual_seed(67280421310721)
+
+    def manual_seed(self, seed):
+        seed = int(seed)
+        if seed < 0:
+            seed &= (1 << 64) - 1
+        self._seed = seed
+        self._bits = np.random.MT19937()
+        self._bits.state = {"bit_generator": "MT19937", "state": {"key": _mt19937_key(seed), "pos": 624}}
+        self._rng = np.random.Generator(self._bits)
+        self._next_normal = None  # PyTorch's normal_distribution<double> caches the second Box-Muller value
+        return self
+
+    def seed(self):
+        s = int(np.random.SeedSequence().entropy % (1 << 63))
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        import json
+        st = self._bits.state
+        doc = {"key": st["state"]["key"].tolist(), "pos": st["state"]["pos"], "next_normal": self._next_normal,
+               "seed": self._seed}
+        return tensor(list(json.dumps(doc).encode()), dtype=_dt.uint8)
+
+    def set_state(self, state):
+        import json
+        doc = json.loads(bytes(state.tolist()).decode())
+        self._bits.state = {"bit_generator": "MT19937",
+                            "state": {"key": np.array(doc["key"], dtype=np.uint32), "pos": doc["pos"]}}
+        self._next_normal, self._seed = doc["next_normal"], doc["seed"]
+        return self
+
+    # ---- PyTorch's transformations of the 32-bit stream (ATen's DistributionsHelper / TransformationHelper)
+    def _u32(self, n):
+        return self._bits.random_raw(n).astype(np.uint64)
+
+    def _u64(self, n):
+        r = self._u32(2 * n).reshape(n, 2)  # random64(): the first draw is the high word
+        return (r[:, 0] << np.uint64(32)) | r[:, 1]
+
+    def _uniform(self, n, dtype, low=0.0, high=1.0):
+        """n samples of U[low, high) in ``dtype`` (a NumPy float type): the top mantissa-width bits of one
+        draw scaled by 2^-digits, then x * (high - low) + low in the accumulation type (float for float32 and
+        half types, double for float64), as ``at::uniform_real_distribution``."""
+        if dtype == np.float64:
+            x = (self._u64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0 ** -53
+            return x * (float(high) - float(low)) + float(low)
+        digits = 24  # float16 / bfloat16 draw in float (their opmath type) and round, as PyTorch's CPU kernel
+        x = (self._u32(n) & np.uint64((1 << digits) - 1)).astype(np.float64) * 2.0 ** -digits
+        lo, hi = np.float32(dtype(low)), np.float32(dtype(high))
+        # x * (hi - lo) + lo with one rounding, as the fused multiply-add PyTorch's compiled loop uses
+        return (x * np.float64(hi - lo) + np.float64(lo)).astype(np.float32).astype(dtype)
+
+    def _normal(self, n, dtype, mean=0.0, std=1.0):
+        """n samples of N(mean, std^2) in ``dtype``, as ATen's CPU normal kernel: 16 or more values are filled
+        with uniforms, then Box-Muller on blocks of 16 (8 cos, 8 sin; a last partial block is redrawn and
+        recomputed over the final 16); fewer come one by one from normal_distribution<double>."""
+        if n >= 16:
+            if dtype == np.float64:
+                # up to 2^16 values the C library's log/sin/cos (as PyTorch's std:: calls; NumPy's vectorized
+                # ones may differ in the last bit), NumPy's beyond
+                small = n <= 1 << 16
+                log, cos, sin = (np.frompyfunc(f, 1, 1) for f in (math.log, math.cos, math.sin)) if small else \
+                    (np.log, np.cos, np.sin)
+                data = self._uniform(n, np.float64)
+
+                def fill16(d):  # d: (blocks, 16), 8 cosines then 8 sines per block
+                    radius = np.sqrt(-2 * log(1 - d[:, :8]).astype(np.float64))
+                    theta = 2.0 * math.pi * d[:, 8:]
+                    c, s_ = cos(theta).astype(np.float64), sin(theta).astype(np.float64)
+                    d[:, :8] = _fma64(radius * c, std, mean)
+                    d[:, 8:] = _fma64(radius * s_, std, mean)
+            else:
+                # float arithmetic step by step, as PyTorch's AVX2 kernel (whose SLEEF log/sin/cos round
+                # differently from NumPy's in some elements: those differ by an ulp or so)
+                f = np.float32
+                data = self._uniform(n, dtype).astype(f)
+                m, s = f(mean), f(std)
+
+                def fill16(d):
+                    radius = np.sqrt(f(-2) * np.log(f(1) - d[:, :8]))
+                    theta = f(2 * math.pi) * d[:, 8:]
+                    d[:, :8] = _fma64(radius * np.cos(theta), s, m).astype(f)
+                    d[:, 8:] = _fma64(radius * np.sin(theta), s, m).astype(f)
+            full = n - n % 16
+            fill16(data[:full].reshape(-1, 16))
+            if n % 16:
+                tail = self._uniform(16, dtype).astype(data.dtype)
+                fill16(tail.reshape(1, 16))
+                data[n - 16:] = tail
+            return data.astype(dtype)
+        out = np.empty(n, np.float64)
+        for i in range(n):
+            if self._next_normal is not None:
+                out[i] = self._next_normal
+                self._next_normal = None
+                continue
+            u1, u2 = self._uniform(2, np.float64)
+            r = math.sqrt(-2.0 * math.log1p(-u2))
+            theta = 2.0 * math.pi * u1
+            self._next_normal = r * math.sin(theta)
+            out[i] = r * math.cos(theta)
+        return _fma64(out, std, mean).astype(dtype)
+
+    def _randint(self, n, low, high):
+        """n integers uniform on [low, high): one 32-bit draw modulo the range (64-bit for ranges of 2^32 and
+        more), as ``transformation::uniform_int_from_to``."""
+        rng = high - low
+        raw = self._u64(n) if rng >= 1 << 32 else self._u32(n)
+        return (raw % np.uint64(rng)).astype(np.int64) + low if rng < 1 << 63 else \
+            np.array([int(v) % rng + low for v in raw], dtype=np.int64)
+
+    def _randperm(self, n):
+        """PyTorch's CPU randperm: a Fisher-Yates pass swapping i with i + (draw % (n - i))."""
+        perm = np.arange(n, dtype=np.int64)
+        if n < 2:
+            return perm
+        big = n >= (1 << 32) // 20  # PyTorch switches to 64-bit draws for large n
+        raw = self._u64(n - 1) if big else self._u32(n - 1)
+        z = (raw % np.arange(n, 1, -1, dtype=np.uint64)).astype(np.int64) + np.arange(n - 1)
+        p = perm.tolist()
+        for i, j in enumerate(z.tolist()):
+            p[i], p[j] = p[j], p[i]
+        return np.array(p, dtype=np.int64)
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed):
+    """Seed the default generator (and so every random op that is given no ``generator``)."""
+    return default_generator.manual_seed(seed)
+
+
+def seed():
+    return default_generator.seed()
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state):
+    """Restore the default generator's state from ``get_rng_state()``'s ByteTensor (``torch.set_rng_state``)."""
+    default_generator.set_state(new_state)
+
+
+def _rng(generator):
+    return (generator or default_generator)._rng
+
+
+def _gen(generator):
+    return generator or default_generator
+
+
+__all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state"]

@@ -1,0 +1,440 @@
+"""Random sampling: rand, randn, randint, randperm, normal, bernoulli, poisson, binomial, multinomial (and their
+``*_like`` forms), and the in-place samplers of Tensor (uniform_, normal_, bernoulli_, exponential_, random_,
+log_normal_, cauchy_, geometric_) with PyTorch's argument checks. They draw from ``generator.py``'s Generator
+with ATen's transformations where PyTorch's numbers can be matched (see ``Generator``)."""
+import builtins
+import math
+
+import numpy as np
+
+from .. import _strides
+from .. import _dtype as _dt
+from .._storage import check_alloc
+from .._tensor import Tensor
+from ..autograd.grad_mode import _state
+from ._util import SCALAR_NAMES as _SCALAR_NAMES, check_dtype, method
+from .creation import (_CPP_NAMES, _NO_SIZE, _factory_size, _from_host, _meta_tensor, _number, _shape_only_device, _size,
+                       _tensor_arg)
+from .generator import _gen, _rng
+
+
+def _np_float(d):
+    """The NumPy type of a real float dtype (ml_dtypes' bfloat16 included)."""
+    return d.np.type if hasattr(d.np, "type") else d.np
+
+
+def _float_dtype(dtype, op, complex_ok=False):
+    """``dtype`` (default: the default float dtype) when the sampler ``op`` supports it, else PyTorch's
+    NotImplementedError (``"check_uniform_bounds" not implemented for 'Long'``)."""
+    return check_dtype(op, dtype or _dt.get_default_dtype(), floating=True, complex_ok=complex_ok)
+
+
+def _fmt(v):
+    """A number as PyTorch's messages print it (``-3`` for -3.0, ``1.09951e+12``)."""
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _check_int64(op, *vals):
+    """ValueError as PyTorch's argument parser for Python ints outside int64."""
+    for v in vals:
+        if isinstance(v, int) and not -(1 << 63) <= v < (1 << 63):
+            raise ValueError("Overflow when unpacking long long")
+
+
+def _int_args(op, *vals):
+    """TypeError as PyTorch's overload resolution when a bound that must be an int is not one."""
+    if builtins.any(not isinstance(v, (int, np.integer)) or isinstance(v, bool) for v in vals):
+        got = ", ".join(type(v).__name__ for v in vals)
+        raise TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected "
+                        "int bounds")
+
+
+def _complex_from_parts(arr, d):
+    """(..., 2) float samples -> complex ``d`` samples (real and imaginary parts independent)."""
+    return (arr[..., 0] + 1j * arr[..., 1]).astype(d.np)
+
+
+def rand(*sizes, size=_NO_SIZE, generator=None, dtype=None, device=None, requires_grad=False, out=None,
+         layout=None):
+    """Uniform samples on [0, 1) of shape ``size`` (``torch.rand``: ``rand(2, 3)``, ``rand((2, 3))`` or
+    ``rand(size=(2, 3))``); complex dtypes draw both parts so."""
+    size = _factory_size("rand", sizes, size)
+    dtype = _dt.as_dtype(dtype, "rand")
+    d = _float_dtype(dtype, "check_uniform_bounds", complex_ok=True)
+    check_alloc(_size(size, "rand"), d)
+    so = _shape_only_device(device)
+    if so:
+        return _meta_tensor(_size(size), d, so[0], so[1], requires_grad)
+    if d.is_complex:
+        part = np.float32 if d.itemsize == 8 else np.float64  # the real view (..., 2), as PyTorch draws it
+        shape2 = _size(size, "rand") + (2,)
+        arr = _complex_from_parts(_gen(generator)._uniform(math.prod(shape2), part).reshape(shape2), d)
+        return _from_host(arr, d, device, requires_grad)
+    shape = _size(size)
+    arr = _gen(generator)._uniform(math.prod(shape), _np_float(d)).reshape(shape)
+    return _from_host(arr, d, device, requires_grad)
+
+
+def randn(*sizes, size=_NO_SIZE, generator=None, dtype=None, device=None, requires_grad=False, out=None,
+          layout=None):
+    """Standard normal samples of shape ``size`` (``torch.randn``: positional sizes or ``size=``); complex
+    dtypes give E|z|^2 = 1 (each part has variance 1/2, as in PyTorch)."""
+    size = _factory_size("randn", sizes, size)
+    dtype = _dt.as_dtype(dtype, "randn")
+    d = _float_dtype(dtype, "normal_kernel_cpu", complex_ok=True)
+    check_alloc(_size(size, "randn"), d)
+    so = _shape_only_device(device)
+    if so:
+        return _meta_tensor(_size(size), d, so[0], so[1], requires_grad)
+    if d.is_complex:
+        part = np.float32 if d.itemsize == 8 else np.float64
+        shape2 = _size(size, "randn") + (2,)
+        arr = _complex_from_parts(_gen(generator)._normal(math.prod(shape2), part, 0.0, math.sqrt(0.5))
+                                  .reshape(shape2), d)
+        return _from_host(arr, d, device, requires_grad)
+    shape = _size(size)
+    arr = _gen(generator)._normal(math.prod(shape), _np_float(d)).reshape(shape)
+    return _from_host(arr, d, device, requires_grad)
+
+
+_NO_HIGH = object()  # randint called without ``high`` (None given explicitly is an error, as in PyTorch)
+
+
+def randint(low=0, high=_NO_HIGH, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """Integers uniform on [low, high) of shape ``size`` (int64 by default): ``randint(high, size)``,
+    ``randint(low, high, size)``, with any of them by keyword (``randint(5, size=(2,))`` is high=5, as
+    PyTorch's overloads). TypeError when high or size is missing or None."""
+    dtype = _dt.as_dtype(dtype, "randint")
+    if size is None:
+        low, high, size = 0, low, (None if high is _NO_HIGH else high)
+    elif high is _NO_HIGH:  # randint(5, size=(2,)): the one positional bound is high
+        low, high = 0, low
+    if high is None or size is None:
+        raise TypeError("randint() missing required arguments 'high' and 'size'")
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"randint(): argument 'size' must be tuple of ints, not {type(size).__name__}")
+    low, high = (v.item() if isinstance(v, Tensor) and v.ndim == 0 else v for v in (low, high))
+    _int_args("randint", low, high)
+    _check_int64("randint", low, high)
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    d = dtype or _dt.int64
+    if d is _dt.bool and high > 2:
+        raise RuntimeError("to - 1 is out of bounds for bool")
+    shape = _size((size,), "randint")
+    check_alloc(shape, _dt.int64)
+    arr = _gen(generator)._randint(math.prod(shape), int(low), int(high)).reshape(shape)
+    return _from_host(arr.astype(d.np), d, device, requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, device=None):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input._shape, dtype=dtype or input.dtype, device=device or input.device)
+
+
+def rand_like(input, *, dtype=None, device=None, requires_grad=False):
+    return rand(input._shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, device=None, requires_grad=False):
+    return randn(input._shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """A random permutation of 0..n-1 (int64)."""
+    d = _dt.as_dtype(dtype, "randperm") or _dt.int64
+    n = _number(n, "randperm", "n", 1, "int")
+    _check_int64("randperm", n)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    check_dtype("randperm", d, floating=True, integral=True)
+    check_alloc((n,), _dt.int64)
+    return _from_host(_gen(generator)._randperm(int(n)).astype(d.np), d, device, requires_grad)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """Normal samples: ``mean``/``std`` scalars (with ``size``) or tensors (broadcast), as ``torch.normal``."""
+    if not isinstance(std, Tensor):
+        std = _number(std, "normal", "std", 2, "float")
+        if not std >= 0:  # NaN included
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(float(std))}")
+    if not isinstance(mean, Tensor):
+        mean = _number(mean, "normal", "mean", 1, "float")
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        if isinstance(std, Tensor) and std.dtype.is_complex:
+            raise RuntimeError("normal expects standard deviation to be non-complex")
+        ref = mean if isinstance(mean, Tensor) else std  # the result has mean's dtype (std's without one)
+        check_dtype("normal_kernel_cpu", ref.dtype, floating=True, complex_ok=True)
+        if isinstance(std, Tensor) and std.numel() and not bool((std.detach() >= 0).all()):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        shape = _strides.broadcast_shapes(*(t._shape for t in (mean, std) if isinstance(t, Tensor)))
+        z = randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
+        return (z * std + mean).detach().to(ref.dtype)
+    return randn(_size((size,) if isinstance(size, int) else (size or (),)), generator=generator, dtype=dtype,
+                 device=device, requires_grad=requires_grad) * std + mean if size is not None else \
+        randn((), generator=generator, dtype=dtype, device=device) * std + mean
+
+
+def bernoulli(input, p=None, *, generator=None):
+    """0/1 samples with probabilities ``input`` (or the scalar ``p``), same shape and dtype as ``input``."""
+    _tensor_arg(input, "bernoulli")
+    if p is None:
+        check_dtype("bernoulli_tensor_cpu_p_", input.dtype, floating=True)
+    probs = input.detach().numpy(force=True) if p is None else np.full(input._shape, p)
+    if not np.all((probs >= 0) & (probs <= 1)):  # NaN included
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    # one uniform per element: in the probabilities' float type for a tensor of them, in double for a scalar
+    # p, as PyTorch's CPU kernels (bernoulli_tensor / bernoulli_scalar)
+    work = np.float64 if p is not None or input.dtype is _dt.float64 else np.float32
+    u = _gen(generator)._uniform(math.prod(input._shape), work).reshape(input._shape)
+    out = _from_host((u < probs).astype(input.dtype.np), input.dtype, input.device)
+    if p is None and input.requires_grad and _state.enabled:
+        # differentiable with a zero gradient, as PyTorch's derivative of bernoulli (the samples stay exact:
+        # the added term is 0)
+        out = out + (input - input.detach()) * 0
+    return out
+
+
+def poisson(input, generator=None):
+    """Samples of Poisson(rate) for each element of the non-negative float tensor ``input`` of rates
+    (``torch.poisson``): same shape and dtype; RuntimeError for negative rates. No gradient."""
+    _tensor_arg(input, "poisson")
+    check_dtype("poisson_cpu", input.dtype, floating=True)
+    rates = input.detach().numpy(force=True).astype(np.float64)
+    if not np.all(rates >= 0):  # NaN included
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    big = rates > 1e18  # beyond NumPy's sampler: the sample is the rate itself (inf stays inf, as PyTorch)
+    out = np.where(big, rates, _rng(generator).poisson(np.where(big, 0.0, rates)))
+    return _from_host(out.astype(input.dtype.np), input.dtype, input.device)
+
+
+def binomial(count, prob, generator=None):
+    """Samples of Binomial(count, prob), elementwise with broadcasting (``torch.binomial``); float tensors in,
+    float samples of count's dtype out."""
+    n = count.detach().numpy(force=True)
+    p = prob.detach().numpy(force=True)
+    out = _rng(generator).binomial(np.broadcast_to(n, np.broadcast_shapes(n.shape, p.shape)).astype(np.int64), p)
+    return _from_host(np.asarray(out).astype(count.dtype.np), count.dtype, count.device)
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    """Indices sampled from the rows of ``input`` (non-negative weights), int64 of shape (..., num_samples)."""
+    _tensor_arg(input, "multinomial")
+    num_samples = _number(num_samples, "multinomial", "num_samples", 2, "int")
+    if not (input.dtype.is_floating_point):
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{_SCALAR_NAMES.get(input.dtype.name, input.dtype.name)}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    w = input.detach().numpy(force=True).astype(np.float64)
+    if w.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if np.any(w < 0) or not np.all(np.isfinite(w)):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    rows = w.reshape(-1, w.shape[-1])
+    if not replacement and num_samples > rows.shape[1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    rng = _rng(generator)
+    out = []
+    for r in rows:
+        s = r.sum()
+        if s <= 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        if not replacement and np.count_nonzero(r) < num_samples:
+            raise RuntimeError("invalid multinomial distribution (with replacement=False, not enough non-negative "
+                               "category to sample)")
+        out.append(rng.choice(len(r), size=num_samples, replace=replacement, p=r / s))
+    arr = np.array(out, dtype=np.int64).reshape(w.shape[:-1] + (num_samples,))
+    return _from_host(arr, _dt.int64, input.device)
+
+
+method("multinomial")(multinomial)
+method("bernoulli")(lambda self, p=None, *, generator=None: bernoulli(self, p, generator=generator))
+
+
+def _rand_fill(name, sample, torch_stream=False, check=None):
+    """Tensor method ``name`` filling the tensor in place with ``sample(rng, shape, *args)``: ``rng`` is the
+    Generator itself when ``torch_stream`` (PyTorch's transformations), else its NumPy Generator. ``check(dtype,
+    *args, **kw)`` validates the arguments first (PyTorch's exceptions), after the in-place check on a leaf
+    that requires grad."""
+    def f(self, *args, generator=None, **kw):
+        self._check_inplace()
+        if check is not None:
+            check(self.dtype, *args, **kw)
+        if self._storage.backend.shape_only:
+            return self
+        with_nograd = _state.enabled
+        if torch_stream and self.dtype.is_complex and name in ("uniform_", "normal_"):
+            # PyTorch samples the real view (..., 2): both parts from [from, to), or each part normal with
+            # std / sqrt(2) so that E|z - mean|^2 = std^2
+            part = np.float32 if self.dtype.itemsize == 8 else np.float64
+            if name == "normal_":
+                a = list(args) + [kw.pop("mean", 0.0), kw.pop("std", 1.0)][len(args):]
+                args = (a[0], a[1] / math.sqrt(2))
+            arr = sample(_gen(generator), self._shape + (2,), part, *args, **kw)
+            arr = (arr[..., 0] + 1j * arr[..., 1]).astype(self.dtype.np)
+        elif torch_stream:
+            arr = sample(_gen(generator), self._shape, _np_float(self.dtype) if self.dtype.is_floating_point
+                         else None, *args, **kw)
+        else:
+            arr = sample(_rng(generator), self._shape, *args, **kw)
+        _state.enabled = False
+        try:
+            self._write(_from_host(np.asarray(arr), self.dtype, self.device))
+        finally:
+            _state.enabled = with_nograd
+        return self
+    f.__name__ = name
+    method(name)(f)
+
+
+def _uniform_fill(g, shape, dt, a=0.0, b=1.0):
+    if dt is None:
+        raise RuntimeError("\"check_uniform_bounds\" not implemented for an integer tensor")
+    return g._uniform(math.prod(shape), dt, a, b).reshape(shape)
+
+
+def _normal_fill(g, shape, dt, mean=0.0, std=1.0):
+    if dt is None:
+        raise RuntimeError("\"normal_kernel_cpu\" not implemented for an integer tensor")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    if not math.isfinite(mean):  # every sample is the infinite (or NaN) mean, as PyTorch's z * std + mean
+        return np.full(shape, mean, dt)
+    return g._normal(math.prod(shape), dt, mean, std).reshape(shape)
+
+
+def _random_fill(g, shape, dt, a=None, b=None):
+    if a is None:  # [0, 2^mantissa] for floats, [0, max] for integers, as PyTorch's random_()
+        return g._randint(math.prod(shape), 0, (1 << 24) + 1 if dt == np.float32 else (1 << 53) + 1 if
+                          dt == np.float64 else (1 << 63)).reshape(shape)
+    lo, hi = (0, a) if b is None else (a, b)
+    return g._randint(math.prod(shape), int(lo), int(hi)).reshape(shape)
+
+
+def _real(op, arg, pos, v):
+    """A float argument of an in-place sampler: TypeError as PyTorch's parser for anything else."""
+    if isinstance(v, Tensor) and v.ndim == 0:
+        v = v.item()
+    if not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, bool):
+        raise TypeError(f"{op}(): argument '{arg}' (position {pos}) must be float, not {type(v).__name__}")
+    return float(v)
+
+
+def _check_uniform(d, a=0.0, b=1.0):
+    check_dtype("check_uniform_bounds", d, floating=True, complex_ok=True)
+    a, b = _real("uniform_", "from", 1, a), _real("uniform_", "to", 2, b)
+    if d.is_floating_point:
+        hi = float(_dt.finfo(d).max)
+        t = _CPP_NAMES.get(d.name, d.name)
+        if not -hi <= a <= hi:
+            raise RuntimeError(f"from is out of bounds for {t}")
+        if not -hi <= b <= hi:
+            raise RuntimeError(f"to is out of bounds for {t}")
+        if a > b:
+            raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_fmt(a)} > "
+                               f"to={_fmt(b)}")
+        if b - a > hi:
+            raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{t}>::max(), but found "
+                               f"to={_fmt(b)} and from={_fmt(a)} which result in to-from to exceed the limit")
+
+
+def _check_normal(d, mean=0.0, std=1.0):
+    check_dtype("normal_kernel_cpu", d, floating=True, complex_ok=True)
+    _real("normal_", "mean", 1, mean)
+    std = _real("normal_", "std", 2, std)
+    if not std >= 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
+
+
+def _check_bernoulli(d, p=0.5):
+    if d.is_complex:
+        check_dtype("bernoulli_scalar_cpu_" if not isinstance(p, Tensor) else "bernoulli_tensor_cpu_self_", d)
+    if isinstance(p, Tensor):
+        if p.numel() and not bool(((p.detach() >= 0) & (p.detach() <= 1)).all()):
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        return
+    p = _real("bernoulli_", "p", 1, p)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
+
+
+def _continuous(dist, d):
+    """PyTorch's RuntimeError for a continuous sampler on a non-float tensor (its two kernels name the type
+    differently: 'Long' for exponential_, 'long int' for cauchy_)."""
+    if not d.is_floating_point:
+        names = _SCALAR_NAMES if dist == "Exponential" else _CPP_NAMES
+        raise RuntimeError(f"{dist} distribution is a continuous probability distribution. dtype must be a floating "
+                           f"point but you specified {names.get(d.name, d.name)}")
+
+
+def _check_exponential(d, lambd=1.0):
+    _continuous("Exponential", d)
+    lambd = _real("exponential_", "lambd", 1, lambd)
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
+
+
+def _check_cauchy(d, median=0.0, sigma=1.0):
+    _continuous("Cauchy", d)
+    _real("cauchy_", "median", 1, median)
+    sigma = _real("cauchy_", "sigma", 2, sigma)
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
+
+
+def _check_log_normal(d, mean=1.0, std=2.0):
+    check_dtype("log_normal_cpu", d, floating=True)
+    _real("log_normal_", "mean", 1, mean)
+    std = _real("log_normal_", "std", 2, std)
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
+
+
+def _check_geometric(d, p):
+    check_dtype("geometric_cpu", d, floating=True, integral=True)
+    p = _real("geometric_", "p", 1, p)
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
+
+
+def _check_random(d, a=None, b=None):
+    if a is None:
+        if d.is_complex:
+            check_dtype("random_kernel_cpu", d)
+        return
+    vals = (a,) if b is None else (a, b)
+    _int_args("random_", *vals)
+    _check_int64("random_", *vals)
+    if d.is_complex:
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
+    lo, hi = (0, a) if b is None else (a, b)
+    if lo >= hi:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}")
+    if d is _dt.bool and hi > 2:
+        raise RuntimeError("to - 1 is out of bounds for bool")
+
+
+_rand_fill("uniform_", _uniform_fill, torch_stream=True, check=_check_uniform)
+_rand_fill("normal_", _normal_fill, torch_stream=True, check=_check_normal)
+def _bernoulli_fill(g, shape, dt, p=0.5):
+    if isinstance(p, Tensor):
+        probs = np.broadcast_to(p.numpy(force=True), shape)
+        work = np.float64 if p.dtype is _dt.float64 else np.float32
+    else:
+        probs, work = p, np.float64
+    return g._uniform(math.prod(shape), work).reshape(shape) < probs
+
+
+_rand_fill("bernoulli_", _bernoulli_fill, torch_stream=True, check=_check_bernoulli)
+_rand_fill("exponential_", lambda r, s, lambd=1.0: r.exponential(1.0 / lambd, s), check=_check_exponential)
+_rand_fill("random_", _random_fill, torch_stream=True, check=_check_random)
+_rand_fill("log_normal_", lambda r, s, mean=1.0, std=2.0: r.lognormal(mean, std, s), check=_check_log_normal)
+_rand_fill("cauchy_", lambda r, s, median=0.0, sigma=1.0: r.standard_cauchy(s) * sigma + median,
+           check=_check_cauchy)
+_rand_fill("geometric_", lambda r, s, p: r.geometric(p, s), check=_check_geometric)
+
+
+__all__ = ["rand", "randn", "randint", "randint_like", "rand_like", "randn_like", "randperm", "normal", "bernoulli",
+           "poisson", "binomial", "multinomial"]
