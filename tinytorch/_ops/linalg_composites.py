@@ -388,7 +388,7 @@ def vecdot(x, y, *, dim=-1, out=None):
 
 def linalg_cross(input, other, *, dim=-1, out=None):
     """``torch.linalg.cross``: the cross product along ``dim`` (size 3), default the last dim."""
-    from .composites import cross
+    from .linalg import cross
     return cross(input, other, dim)
 
 

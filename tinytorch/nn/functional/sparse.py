@@ -39,7 +39,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if scale_grad_by_freq and weight.requires_grad and flat.numel():
         # each row's gradient is divided by how often its index occurs in this batch; the forward value is
         # unchanged (rows.detach() + 0)
-        from ..._ops.reduce import bincount
+        from ..._ops.summary_ops import bincount
         freq = bincount(flat, minlength=weight._shape[0]).index_select(0, flat).to(weight.dtype).unsqueeze(1)
         rows = rows.detach() + (rows - rows.detach()) / freq
     return rows.reshape(input._shape + (weight._shape[1],))
