@@ -90,7 +90,40 @@ class _ConvNd(Module):
 
 
 class Conv2d(_ConvNd):
-    """2-D convolution over (N, C_in, H, W): weight (C_out, C_in/groups, kh, kw). See ``F.conv2d``."""
+    r"""2-D convolution over (N, C_in, H, W): weight (C_out, C_in/groups, kh, kw). See ``F.conv2d``.
+
+    Each output channel is a sum over its group's input channels of their cross-correlation with a learned
+    kernel, plus a bias. Weight and bias are initialised U(-1/sqrt(k), 1/sqrt(k)) with k = C_in / groups *
+    prod(kernel_size), as in PyTorch.
+
+    Args:
+        in_channels (int): C_in, the channels of the input.
+        out_channels (int): C_out, the channels the convolution produces.
+        kernel_size (int or tuple): the size of the kernel.
+        stride (int or tuple): the step between kernel positions.
+        padding (int, tuple or str): implicit padding on both sides of each spatial dim, or ``'valid'`` (none) or
+            ``'same'`` (the output keeps the input's size; stride 1 only).
+        dilation (int or tuple): the spacing between kernel elements.
+        groups (int): split the channels into this many groups convolved separately; it must divide both channel
+            counts (``groups == in_channels`` is a depthwise convolution).
+        bias (bool): learn a bias per output channel.
+        padding_mode (str): ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``: how the padding is filled.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, H_{in}, W_{in})` or :math:`(C_{in}, H_{in}, W_{in})`.
+        - Output: :math:`(N, C_{out}, H_{out}, W_{out})` or :math:`(C_{out}, H_{out}, W_{out})`, each spatial size
+          :math:`\lfloor (S_{in} + 2 p - d (k - 1) - 1) / s + 1 \rfloor` for that dim's padding, dilation,
+          kernel size and stride.
+
+    Examples::
+
+        >>> m = nn.Conv2d(4, 8, 3, padding=1)
+        >>> m(torch.randn(2, 4, 10, 10)).shape
+        torch.Size([2, 8, 10, 10])
+        >>> nn.Conv2d(4, 8, 3, stride=2, groups=4, bias=False)(torch.randn(2, 4, 10, 10)).shape
+        torch.Size([2, 8, 4, 4])
+    """
     _n = 2
 
     def forward(self, input):
@@ -99,7 +132,40 @@ class Conv2d(_ConvNd):
 
 
 class Conv1d(_ConvNd):
-    """1-D convolution over (N, C_in, L): weight (C_out, C_in/groups, k). See ``F.conv1d``."""
+    r"""1-D convolution over (N, C_in, L): weight (C_out, C_in/groups, k). See ``F.conv1d``.
+
+    Each output channel is a sum over its group's input channels of their cross-correlation with a learned
+    kernel, plus a bias. Weight and bias are initialised U(-1/sqrt(k), 1/sqrt(k)) with k = C_in / groups *
+    prod(kernel_size), as in PyTorch.
+
+    Args:
+        in_channels (int): C_in, the channels of the input.
+        out_channels (int): C_out, the channels the convolution produces.
+        kernel_size (int or tuple): the size of the kernel.
+        stride (int or tuple): the step between kernel positions.
+        padding (int, tuple or str): implicit padding on both sides of each spatial dim, or ``'valid'`` (none) or
+            ``'same'`` (the output keeps the input's size; stride 1 only).
+        dilation (int or tuple): the spacing between kernel elements.
+        groups (int): split the channels into this many groups convolved separately; it must divide both channel
+            counts (``groups == in_channels`` is a depthwise convolution).
+        bias (bool): learn a bias per output channel.
+        padding_mode (str): ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``: how the padding is filled.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, L_{in})` or :math:`(C_{in}, L_{in})`.
+        - Output: :math:`(N, C_{out}, L_{out})` or :math:`(C_{out}, L_{out})`, each spatial size
+          :math:`\lfloor (S_{in} + 2 p - d (k - 1) - 1) / s + 1 \rfloor` for that dim's padding, dilation,
+          kernel size and stride.
+
+    Examples::
+
+        >>> m = nn.Conv1d(4, 8, 3, padding=1)
+        >>> m(torch.randn(2, 4, 10)).shape
+        torch.Size([2, 8, 10])
+        >>> nn.Conv1d(4, 8, 3, stride=2, groups=4, bias=False)(torch.randn(2, 4, 10)).shape
+        torch.Size([2, 8, 4])
+    """
     _n = 1
 
     def forward(self, input):
@@ -108,7 +174,41 @@ class Conv1d(_ConvNd):
 
 
 class Conv3d(_ConvNd):
-    """3-D convolution over (N, C_in, D, H, W): weight (C_out, C_in/groups, kd, kh, kw). See ``F.conv3d``."""
+    r"""3-D convolution over (N, C_in, D, H, W): weight (C_out, C_in/groups, kd, kh, kw). See ``F.conv3d``.
+
+    Each output channel is a sum over its group's input channels of their cross-correlation with a learned
+    kernel, plus a bias. Weight and bias are initialised U(-1/sqrt(k), 1/sqrt(k)) with k = C_in / groups *
+    prod(kernel_size), as in PyTorch.
+
+    Args:
+        in_channels (int): C_in, the channels of the input.
+        out_channels (int): C_out, the channels the convolution produces.
+        kernel_size (int or tuple): the size of the kernel.
+        stride (int or tuple): the step between kernel positions.
+        padding (int, tuple or str): implicit padding on both sides of each spatial dim, or ``'valid'`` (none) or
+            ``'same'`` (the output keeps the input's size; stride 1 only).
+        dilation (int or tuple): the spacing between kernel elements.
+        groups (int): split the channels into this many groups convolved separately; it must divide both channel
+            counts (``groups == in_channels`` is a depthwise convolution).
+        bias (bool): learn a bias per output channel.
+        padding_mode (str): ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``: how the padding is filled.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, D_{in}, H_{in}, W_{in})` or :math:`(C_{in}, D_{in}, H_{in}, W_{in})`.
+        - Output: :math:`(N, C_{out}, D_{out}, H_{out}, W_{out})` or :math:`(C_{out}, D_{out}, H_{out}, W_{out})`,
+          each spatial size
+          :math:`\lfloor (S_{in} + 2 p - d (k - 1) - 1) / s + 1 \rfloor` for that dim's padding, dilation,
+          kernel size and stride.
+
+    Examples::
+
+        >>> m = nn.Conv3d(4, 8, 3, padding=1)
+        >>> m(torch.randn(2, 4, 6, 6, 6)).shape
+        torch.Size([2, 8, 6, 6, 6])
+        >>> nn.Conv3d(4, 8, 3, stride=2, groups=4, bias=False)(torch.randn(2, 4, 6, 6, 6)).shape
+        torch.Size([2, 8, 2, 2, 2])
+    """
     _n = 3
 
     def forward(self, input):
@@ -149,7 +249,40 @@ class _ConvTransposeNd(_ConvNd):
 
 
 class ConvTranspose2d(_ConvTransposeNd):
-    """Transposed 2-D convolution: weight (C_in, C_out/groups, kh, kw). See ``F.conv_transpose2d``."""
+    r"""Transposed 2-D convolution: weight (C_in, C_out/groups, kh, kw). See ``F.conv_transpose2d``.
+
+    The gradient of ``Conv2d`` with respect to its input, used as a layer: each input value scatters a scaled
+    copy of the kernel into the output (sometimes called a fractionally strided convolution or, loosely, a
+    deconvolution; Zeiler et al. 2010, "Deconvolutional Networks"). ``forward(input, output_size=None)``:
+    ``output_size`` picks the ``output_padding`` that gives that size. Weight and bias are initialised U(-1/sqrt(k),
+    1/sqrt(k)) with k = C_in / groups * prod(kernel_size), as in PyTorch.
+
+    Args:
+        in_channels (int): C_in, the channels of the input.
+        out_channels (int): C_out, the channels the convolution produces.
+        kernel_size (int or tuple): the size of the kernel.
+        stride (int or tuple): the step between kernel positions (in the output).
+        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` zeros are added on both sides of the input,
+            so that the same arguments invert the shape change of the matching ``ConvNd``.
+        output_padding (int or tuple): extra size added on one side of each output dim, to choose among the output
+            sizes a strided convolution maps to the same input size.
+        groups (int): split the channels into this many groups convolved separately.
+        bias (bool): learn a bias per output channel.
+        dilation (int or tuple): the spacing between kernel elements.
+        padding_mode (str): only ``'zeros'``.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, H_{in}, W_{in})` or :math:`(C_{in}, H_{in}, W_{in})`.
+        - Output: :math:`(N, C_{out}, H_{out}, W_{out})` or :math:`(C_{out}, H_{out}, W_{out})`, each spatial size
+          :math:`(S_{in} - 1) s - 2 p + d (k - 1) + \text{output\_padding} + 1`.
+
+    Examples::
+
+        >>> m = nn.ConvTranspose2d(4, 8, 3, stride=2, padding=1, output_padding=1)
+        >>> m(torch.randn(2, 4, 10, 10)).shape
+        torch.Size([2, 8, 20, 20])
+    """
     _n = 2
 
     def forward(self, input, output_size=None):
@@ -158,7 +291,41 @@ class ConvTranspose2d(_ConvTransposeNd):
 
 
 class ConvTranspose3d(_ConvTransposeNd):
-    """Transposed 3-D convolution: weight (C_in, C_out/groups, kd, kh, kw). See ``F.conv_transpose3d``."""
+    r"""Transposed 3-D convolution: weight (C_in, C_out/groups, kd, kh, kw). See ``F.conv_transpose3d``.
+
+    The gradient of ``Conv3d`` with respect to its input, used as a layer: each input value scatters a scaled
+    copy of the kernel into the output (sometimes called a fractionally strided convolution or, loosely, a
+    deconvolution; Zeiler et al. 2010, "Deconvolutional Networks"). ``forward(input, output_size=None)``:
+    ``output_size`` picks the ``output_padding`` that gives that size. Weight and bias are initialised U(-1/sqrt(k),
+    1/sqrt(k)) with k = C_in / groups * prod(kernel_size), as in PyTorch.
+
+    Args:
+        in_channels (int): C_in, the channels of the input.
+        out_channels (int): C_out, the channels the convolution produces.
+        kernel_size (int or tuple): the size of the kernel.
+        stride (int or tuple): the step between kernel positions (in the output).
+        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` zeros are added on both sides of the input,
+            so that the same arguments invert the shape change of the matching ``ConvNd``.
+        output_padding (int or tuple): extra size added on one side of each output dim, to choose among the output
+            sizes a strided convolution maps to the same input size.
+        groups (int): split the channels into this many groups convolved separately.
+        bias (bool): learn a bias per output channel.
+        dilation (int or tuple): the spacing between kernel elements.
+        padding_mode (str): only ``'zeros'``.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, D_{in}, H_{in}, W_{in})` or :math:`(C_{in}, D_{in}, H_{in}, W_{in})`.
+        - Output: :math:`(N, C_{out}, D_{out}, H_{out}, W_{out})` or :math:`(C_{out}, D_{out}, H_{out}, W_{out})`,
+          each spatial size
+          :math:`(S_{in} - 1) s - 2 p + d (k - 1) + \text{output\_padding} + 1`.
+
+    Examples::
+
+        >>> m = nn.ConvTranspose3d(4, 8, 3, stride=2, padding=1, output_padding=1)
+        >>> m(torch.randn(2, 4, 6, 6, 6)).shape
+        torch.Size([2, 8, 12, 12, 12])
+    """
     _n = 3
 
     def forward(self, input, output_size=None):
@@ -167,7 +334,40 @@ class ConvTranspose3d(_ConvTransposeNd):
 
 
 class ConvTranspose1d(_ConvTransposeNd):
-    """Transposed 1-D convolution: weight (C_in, C_out/groups, k). See ``F.conv_transpose1d``."""
+    r"""Transposed 1-D convolution: weight (C_in, C_out/groups, k). See ``F.conv_transpose1d``.
+
+    The gradient of ``Conv1d`` with respect to its input, used as a layer: each input value scatters a scaled
+    copy of the kernel into the output (sometimes called a fractionally strided convolution or, loosely, a
+    deconvolution; Zeiler et al. 2010, "Deconvolutional Networks"). ``forward(input, output_size=None)``:
+    ``output_size`` picks the ``output_padding`` that gives that size. Weight and bias are initialised U(-1/sqrt(k),
+    1/sqrt(k)) with k = C_in / groups * prod(kernel_size), as in PyTorch.
+
+    Args:
+        in_channels (int): C_in, the channels of the input.
+        out_channels (int): C_out, the channels the convolution produces.
+        kernel_size (int or tuple): the size of the kernel.
+        stride (int or tuple): the step between kernel positions (in the output).
+        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` zeros are added on both sides of the input,
+            so that the same arguments invert the shape change of the matching ``ConvNd``.
+        output_padding (int or tuple): extra size added on one side of each output dim, to choose among the output
+            sizes a strided convolution maps to the same input size.
+        groups (int): split the channels into this many groups convolved separately.
+        bias (bool): learn a bias per output channel.
+        dilation (int or tuple): the spacing between kernel elements.
+        padding_mode (str): only ``'zeros'``.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, L_{in})` or :math:`(C_{in}, L_{in})`.
+        - Output: :math:`(N, C_{out}, L_{out})` or :math:`(C_{out}, L_{out})`, each spatial size
+          :math:`(S_{in} - 1) s - 2 p + d (k - 1) + \text{output\_padding} + 1`.
+
+    Examples::
+
+        >>> m = nn.ConvTranspose1d(4, 8, 3, stride=2, padding=1, output_padding=1)
+        >>> m(torch.randn(2, 4, 10)).shape
+        torch.Size([2, 8, 20])
+    """
     _n = 1
 
     def forward(self, input, output_size=None):
@@ -204,42 +404,210 @@ class _LazyConvTransposeNd(_LazyConvNd):
 
 
 class LazyConv1d(_LazyConvNd):
-    """``nn.Conv1d`` whose ``in_channels`` comes from the first input."""
+    r"""``nn.Conv1d`` whose ``in_channels`` comes from the first input: dim 1 of a batched input, dim 0
+    of an unbatched one. Until then weight and bias are uninitialized placeholders; the first call creates them
+    and turns the module into a ``Conv1d``.
+
+    Args:
+        out_channels (int): C_out, the channels the convolution produces.
+        kernel_size (int or tuple): the size of the kernel.
+        stride (int or tuple): the step between kernel positions.
+        padding (int, tuple or str): implicit padding on both sides of each spatial dim, or ``'valid'`` (none) or
+            ``'same'`` (the output keeps the input's size; stride 1 only).
+        dilation (int or tuple): the spacing between kernel elements.
+        groups (int): split the channels into this many groups convolved separately; it must divide both channel
+            counts (``groups == in_channels`` is a depthwise convolution).
+        bias (bool): learn a bias per output channel.
+        padding_mode (str): ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``: how the padding is filled.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, L_{in})` or :math:`(C_{in}, L_{in})`.
+        - Output: :math:`(N, C_{out}, L_{out})` or :math:`(C_{out}, L_{out})`, as ``nn.Conv1d``.
+
+    Examples::
+
+        >>> m = nn.LazyConv1d(8, 3)
+        >>> y = m(torch.randn(2, 4, 10))
+        >>> type(m).__name__, m.in_channels
+        ('Conv1d', 4)
+    """
     cls_to_become = Conv1d
     _n = 1
     forward = Conv1d.forward
 
 
 class LazyConv2d(_LazyConvNd):
-    """``nn.Conv2d`` whose ``in_channels`` comes from the first input."""
+    r"""``nn.Conv2d`` whose ``in_channels`` comes from the first input: dim 1 of a batched input, dim 0
+    of an unbatched one. Until then weight and bias are uninitialized placeholders; the first call creates them
+    and turns the module into a ``Conv2d``.
+
+    Args:
+        out_channels (int): C_out, the channels the convolution produces.
+        kernel_size (int or tuple): the size of the kernel.
+        stride (int or tuple): the step between kernel positions.
+        padding (int, tuple or str): implicit padding on both sides of each spatial dim, or ``'valid'`` (none) or
+            ``'same'`` (the output keeps the input's size; stride 1 only).
+        dilation (int or tuple): the spacing between kernel elements.
+        groups (int): split the channels into this many groups convolved separately; it must divide both channel
+            counts (``groups == in_channels`` is a depthwise convolution).
+        bias (bool): learn a bias per output channel.
+        padding_mode (str): ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``: how the padding is filled.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, H_{in}, W_{in})` or :math:`(C_{in}, H_{in}, W_{in})`.
+        - Output: :math:`(N, C_{out}, H_{out}, W_{out})` or :math:`(C_{out}, H_{out}, W_{out})`, as ``nn.Conv2d``.
+
+    Examples::
+
+        >>> m = nn.LazyConv2d(8, 3)
+        >>> y = m(torch.randn(2, 4, 10, 10))
+        >>> type(m).__name__, m.in_channels
+        ('Conv2d', 4)
+    """
     cls_to_become = Conv2d
     _n = 2
     forward = Conv2d.forward
 
 
 class LazyConv3d(_LazyConvNd):
-    """``nn.Conv3d`` whose ``in_channels`` comes from the first input."""
+    r"""``nn.Conv3d`` whose ``in_channels`` comes from the first input: dim 1 of a batched input, dim 0
+    of an unbatched one. Until then weight and bias are uninitialized placeholders; the first call creates them
+    and turns the module into a ``Conv3d``.
+
+    Args:
+        out_channels (int): C_out, the channels the convolution produces.
+        kernel_size (int or tuple): the size of the kernel.
+        stride (int or tuple): the step between kernel positions.
+        padding (int, tuple or str): implicit padding on both sides of each spatial dim, or ``'valid'`` (none) or
+            ``'same'`` (the output keeps the input's size; stride 1 only).
+        dilation (int or tuple): the spacing between kernel elements.
+        groups (int): split the channels into this many groups convolved separately; it must divide both channel
+            counts (``groups == in_channels`` is a depthwise convolution).
+        bias (bool): learn a bias per output channel.
+        padding_mode (str): ``'zeros'``, ``'reflect'``, ``'replicate'`` or ``'circular'``: how the padding is filled.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, D_{in}, H_{in}, W_{in})` or :math:`(C_{in}, D_{in}, H_{in}, W_{in})`.
+        - Output: :math:`(N, C_{out}, D_{out}, H_{out}, W_{out})` or :math:`(C_{out}, D_{out}, H_{out}, W_{out})`, as
+          ``nn.Conv3d``.
+
+    Examples::
+
+        >>> m = nn.LazyConv3d(8, 3)
+        >>> y = m(torch.randn(2, 4, 6, 6, 6))
+        >>> type(m).__name__, m.in_channels
+        ('Conv3d', 4)
+    """
     cls_to_become = Conv3d
     _n = 3
     forward = Conv3d.forward
 
 
 class LazyConvTranspose1d(_LazyConvTransposeNd):
-    """``nn.ConvTranspose1d`` whose ``in_channels`` comes from the first input."""
+    r"""``nn.ConvTranspose1d`` whose ``in_channels`` comes from the first input: dim 1 of a batched input, dim 0
+    of an unbatched one. Until then weight and bias are uninitialized placeholders; the first call creates them
+    and turns the module into a ``ConvTranspose1d``.
+
+    Args:
+        out_channels (int): C_out, the channels the convolution produces.
+        kernel_size (int or tuple): the size of the kernel.
+        stride (int or tuple): the step between kernel positions (in the output).
+        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` zeros are added on both sides of the input,
+            so that the same arguments invert the shape change of the matching ``ConvNd``.
+        output_padding (int or tuple): extra size added on one side of each output dim, to choose among the output
+            sizes a strided convolution maps to the same input size.
+        groups (int): split the channels into this many groups convolved separately.
+        bias (bool): learn a bias per output channel.
+        dilation (int or tuple): the spacing between kernel elements.
+        padding_mode (str): only ``'zeros'``.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, L_{in})` or :math:`(C_{in}, L_{in})`.
+        - Output: :math:`(N, C_{out}, L_{out})` or :math:`(C_{out}, L_{out})`, as ``nn.ConvTranspose1d``.
+
+    Examples::
+
+        >>> m = nn.LazyConvTranspose1d(8, 3)
+        >>> y = m(torch.randn(2, 4, 10))
+        >>> type(m).__name__, m.in_channels
+        ('ConvTranspose1d', 4)
+    """
     cls_to_become = ConvTranspose1d
     _n = 1
     forward = ConvTranspose1d.forward
 
 
 class LazyConvTranspose2d(_LazyConvTransposeNd):
-    """``nn.ConvTranspose2d`` whose ``in_channels`` comes from the first input."""
+    r"""``nn.ConvTranspose2d`` whose ``in_channels`` comes from the first input: dim 1 of a batched input, dim 0
+    of an unbatched one. Until then weight and bias are uninitialized placeholders; the first call creates them
+    and turns the module into a ``ConvTranspose2d``.
+
+    Args:
+        out_channels (int): C_out, the channels the convolution produces.
+        kernel_size (int or tuple): the size of the kernel.
+        stride (int or tuple): the step between kernel positions (in the output).
+        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` zeros are added on both sides of the input,
+            so that the same arguments invert the shape change of the matching ``ConvNd``.
+        output_padding (int or tuple): extra size added on one side of each output dim, to choose among the output
+            sizes a strided convolution maps to the same input size.
+        groups (int): split the channels into this many groups convolved separately.
+        bias (bool): learn a bias per output channel.
+        dilation (int or tuple): the spacing between kernel elements.
+        padding_mode (str): only ``'zeros'``.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, H_{in}, W_{in})` or :math:`(C_{in}, H_{in}, W_{in})`.
+        - Output: :math:`(N, C_{out}, H_{out}, W_{out})` or :math:`(C_{out}, H_{out}, W_{out})`, as
+          ``nn.ConvTranspose2d``.
+
+    Examples::
+
+        >>> m = nn.LazyConvTranspose2d(8, 3)
+        >>> y = m(torch.randn(2, 4, 10, 10))
+        >>> type(m).__name__, m.in_channels
+        ('ConvTranspose2d', 4)
+    """
     cls_to_become = ConvTranspose2d
     _n = 2
     forward = ConvTranspose2d.forward
 
 
 class LazyConvTranspose3d(_LazyConvTransposeNd):
-    """``nn.ConvTranspose3d`` whose ``in_channels`` comes from the first input."""
+    r"""``nn.ConvTranspose3d`` whose ``in_channels`` comes from the first input: dim 1 of a batched input, dim 0
+    of an unbatched one. Until then weight and bias are uninitialized placeholders; the first call creates them
+    and turns the module into a ``ConvTranspose3d``.
+
+    Args:
+        out_channels (int): C_out, the channels the convolution produces.
+        kernel_size (int or tuple): the size of the kernel.
+        stride (int or tuple): the step between kernel positions (in the output).
+        padding (int or tuple): ``dilation * (kernel_size - 1) - padding`` zeros are added on both sides of the input,
+            so that the same arguments invert the shape change of the matching ``ConvNd``.
+        output_padding (int or tuple): extra size added on one side of each output dim, to choose among the output
+            sizes a strided convolution maps to the same input size.
+        groups (int): split the channels into this many groups convolved separately.
+        bias (bool): learn a bias per output channel.
+        dilation (int or tuple): the spacing between kernel elements.
+        padding_mode (str): only ``'zeros'``.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(N, C_{in}, D_{in}, H_{in}, W_{in})` or :math:`(C_{in}, D_{in}, H_{in}, W_{in})`.
+        - Output: :math:`(N, C_{out}, D_{out}, H_{out}, W_{out})` or :math:`(C_{out}, D_{out}, H_{out}, W_{out})`, as
+          ``nn.ConvTranspose3d``.
+
+    Examples::
+
+        >>> m = nn.LazyConvTranspose3d(8, 3)
+        >>> y = m(torch.randn(2, 4, 6, 6, 6))
+        >>> type(m).__name__, m.in_channels
+        ('ConvTranspose3d', 4)
+    """
     cls_to_become = ConvTranspose3d
     _n = 3
     forward = ConvTranspose3d.forward

@@ -10,7 +10,23 @@ from .module import Module
 
 
 class Identity(Module):
-    """Returns its input."""
+    r"""Returns its input: a placeholder where a model expects a module (for instance to strip a classifier
+    head), taking and ignoring any constructor arguments.
+
+    Args:
+        args, kwargs: ignored.
+
+    Shape:
+        - Input: :math:`(*)`, any shape.
+        - Output: the input itself.
+
+    Examples::
+
+        >>> m = nn.Identity(54, unused_argument=0.1)
+        >>> x = torch.randn(2, 3)
+        >>> m(x) is x
+        True
+    """
 
     def __init__(self, *args, **kwargs):
         super().__init__()
@@ -20,9 +36,27 @@ class Identity(Module):
 
 
 class Linear(Module):
-    """``y = x W^T + b``. Input (*, in_features) -> (*, out_features).
+    r"""``y = x W^T + b``. Input (*, in_features) -> (*, out_features).
 
     Weight and bias are initialised U(-1/sqrt(in), 1/sqrt(in)) as in PyTorch.
+
+    Args:
+        in_features (int): the size of each input's last dim.
+        out_features (int): the size of each output's last dim.
+        bias (bool): learn the additive bias ``b``.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(*, H_{in})`, :math:`H_{in} = \text{in\_features}`.
+        - Output: :math:`(*, H_{out})`, :math:`H_{out} = \text{out\_features}`.
+
+    Examples::
+
+        >>> m = nn.Linear(20, 30)
+        >>> m(torch.randn(128, 20)).shape
+        torch.Size([128, 30])
+        >>> m.weight.shape, m.bias.shape
+        (torch.Size([30, 20]), torch.Size([30]))
     """
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
@@ -48,6 +82,27 @@ class Linear(Module):
 
 
 class Bilinear(Module):
+    r"""``y = x1^T A x2 + b``: each output feature k is ``sum_ij x1[i] A[k, i, j] x2[j] + b[k]`` (``F.bilinear``).
+    Weight and bias are initialised U(-1/sqrt(in1_features), 1/sqrt(in1_features)), as in PyTorch.
+
+    Args:
+        in1_features (int): the size of the first input's last dim.
+        in2_features (int): the size of the second input's last dim.
+        out_features (int): the size of the output's last dim.
+        bias (bool): learn the additive bias.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input1: :math:`(*, H_{in1})`.
+        - Input2: :math:`(*, H_{in2})`, the same leading dims.
+        - Output: :math:`(*, H_{out})`.
+
+    Examples::
+
+        >>> m = nn.Bilinear(20, 30, 40)
+        >>> m(torch.randn(128, 20), torch.randn(128, 30)).shape
+        torch.Size([128, 40])
+    """
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
@@ -72,7 +127,26 @@ class NonDynamicallyQuantizableLinear(Linear):
 
 
 class LazyLinear(LazyModuleMixin, Module):
-    """``nn.Linear`` whose ``in_features`` is the last dim of the first input."""
+    r"""``nn.Linear`` whose ``in_features`` is the last dim of the first input. Until then weight and bias are
+    uninitialized placeholders; the first call creates them and turns the module into a ``Linear``.
+
+    Args:
+        out_features (int): the size of each output's last dim.
+        bias (bool): learn the additive bias.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(*, H_{in})`, any :math:`H_{in}`.
+        - Output: :math:`(*, \text{out\_features})`.
+
+    Examples::
+
+        >>> m = nn.LazyLinear(10)
+        >>> m(torch.randn(3, 7)).shape
+        torch.Size([3, 10])
+        >>> type(m).__name__, m.in_features
+        ('Linear', 7)
+    """
 
     cls_to_become = Linear
 

@@ -642,7 +642,8 @@ class TripletMarginWithDistanceLoss(_Loss):
 
     Examples::
 
-        >>> loss = nn.TripletMarginWithDistanceLoss(distance_function=lambda x, y: 1 - nn.functional.cosine_similarity(x, y))
+        >>> cos_distance = lambda x, y: 1 - nn.functional.cosine_similarity(x, y)
+        >>> loss = nn.TripletMarginWithDistanceLoss(distance_function=cos_distance)
         >>> loss(torch.tensor([[1., 0.]]), torch.tensor([[1., 0.]]), torch.tensor([[0., 1.]]))
         tensor(0.)
     """
