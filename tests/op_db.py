@@ -130,6 +130,11 @@ OPS = [
     # negative inputs: -inf, and a NaN gradient as torch's formula gives (finite differences cannot agree)
     OpInfo("special_entr_negative", lambda m, x: m.special.entr(x), [[(3, 4)]], low=-0.5, high=2.0, gradcheck=False),
     OpInfo("special_ndtr", lambda m, x: m.special.ndtr(x), [[(3, 4)]]),
+    # j0 = sin(x)/x: the sin branch (|x| >= 0.5) and the series branch; PyTorch gives it no gradient
+    OpInfo("special_spherical_bessel_j0", lambda m, x: m.special.spherical_bessel_j0(x * 10),
+           [[(3, 4)], [(0, 3)], [()]], grad=False),
+    OpInfo("special_spherical_bessel_j0_series", lambda m, x: m.special.spherical_bessel_j0(x / 4), [[(5, 7)]],
+           grad=False),
     OpInfo("special_ndtri", lambda m, x: m.special.ndtri(x), [[(3, 4)]], low=0.02, high=0.98, rtol=1e-4),
     OpInfo("special_xlog1py", lambda m, x, y: m.special.xlog1py(x, y), [[(3, 4), (3, 4)]], low=0.0, high=2.0),
     OpInfo("special_multigammaln", lambda m, x: m.special.multigammaln(x, 2), [[(3, 4)]], low=1.0, high=4.0,

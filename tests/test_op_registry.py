@@ -124,3 +124,34 @@ def test_adam_steps_follow_torch():
         (ref ** 3).sum().backward()
         o1.step(), o2.step()
     np.testing.assert_allclose(ours.detach().numpy(), ref.detach().numpy(), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("device", ["cpu", "opencl"])
+def test_a_new_op_is_one_declaration_plus_optional_kernels(device):
+    """``special.spherical_bessel_j0`` was added as one record in tinytorch/_ops/special.py (meta, decomposition,
+    flags) and one kernel per backend: the kernel and the decomposition agree, and the op's flags give PyTorch's
+    behaviour (no gradient; float16/bfloat16/complex refused with its message)."""
+    from tinytorch._ops.special import _spherical_bessel_j0_decomp
+    from tinytorch.device import get_backend
+    op = OPS["special_spherical_bessel_j0"]
+    assert op.decomp is not None and op.backward is None and not op.differentiable
+    assert op.name in get_backend(device).kernels
+    x = tt.tensor(np.random.default_rng(2).uniform(-12, 12, 500).tolist() + [0.0, 0.25, float("inf")],
+                  dtype=tt.float64, device=device, requires_grad=True)
+    y = tt.special.spherical_bessel_j0(x)
+    assert not y.requires_grad and not torch.special.spherical_bessel_j0(torch.ones(1, requires_grad=True)).requires_grad
+    np.testing.assert_allclose(y.cpu().numpy(), _spherical_bessel_j0_decomp(x.detach()).cpu().numpy(), rtol=4e-16)
+    for dt in ("float16", "bfloat16", "complex64"):
+        with pytest.raises(NotImplementedError) as ours:
+            tt.special.spherical_bessel_j0(tt.ones(2, dtype=getattr(tt, dt)))
+        with pytest.raises(NotImplementedError) as theirs:
+            torch.special.spherical_bessel_j0(torch.ones(2, dtype=getattr(torch, dt)))
+        assert str(ours.value) == str(theirs.value)
+
+
+def test_spherical_bessel_j0_promotes_integers_as_torch():
+    for dt in ("int64", "int32", "uint8", "bool"):
+        ours = tt.special.spherical_bessel_j0(tt.tensor([0, 1, 3], dtype=getattr(tt, dt)))
+        ref = torch.special.spherical_bessel_j0(torch.tensor([0, 1, 3], dtype=getattr(torch, dt)))
+        assert ours.dtype.name == str(ref.dtype).split(".")[1]
+        np.testing.assert_allclose(ours.numpy(), ref.numpy(), rtol=2e-7)

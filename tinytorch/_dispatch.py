@@ -54,20 +54,23 @@ class Op:
                     returns nothing and the dispatcher bumps those arguments' version counters;
       autocast      None, or the policy under ``autocast``: 'lower' / 'fp32' (arguments cast first) / 'off'
                     (set by ``autocast_op``); the dispatcher's autocast step applies it;
-      refused       {dtype name: (exception type, message)}: dtypes PyTorch's kernel is not compiled for.
+      differentiable  False for an op PyTorch gives no gradient (its output never requires grad, even when its
+                    decomposition is made of differentiable ops);
+      refused       {dtype name: (exception type, message)}: dtypes PyTorch's kernel is not compiled for
+                    (``refuse(dtypes, exception, message)`` builds it).
 
     An op without ``meta`` is a composite: the dispatcher applies its autocast policy and runs ``decomp``, whose
     ops then take the path one by one (``autocast_op`` declares these).
     """
 
     __slots__ = ("name", "meta", "backward", "decomp", "save_inputs", "save_output", "refused", "complex_grad",
-                 "view", "mutates", "autocast")
+                 "view", "mutates", "autocast", "differentiable")
 
     def __init__(self, name: str, meta, backward=None, decomp=None, save_inputs: bool = True,
                  save_output: bool = False, *, complex_grad: bool = False, view: bool = False,
-                 mutates: tuple = (), autocast: str = None):
+                 mutates: tuple = (), autocast: str = None, differentiable: bool = True, refused: dict = None):
         self.name = name
-        self.refused = REFUSED_DTYPES.get(name)
+        self.refused = refused if refused is not None else REFUSED_DTYPES.get(name)
         self.meta = meta
         self.backward = backward
         self.decomp = decomp
@@ -77,6 +80,7 @@ class Op:
         self.view = view
         self.mutates = tuple(mutates)
         self.autocast = autocast
+        self.differentiable = differentiable
 
     def __repr__(self):
         return f"Op({self.name})"
@@ -90,47 +94,48 @@ _NI = NotImplementedError
 _COMPLEX = ("complex64", "complex128")
 
 
-def _refuse(dtypes, exc, msg):
+def refuse(dtypes, exc, msg):
+    """The ``refused`` flag of an op: each dtype name of ``dtypes`` -> (exception type, message)."""
     return {d: (exc, msg) for d in dtypes}
 
 
 REFUSED_DTYPES = {
-    "abs": _refuse(("bool",), _NI, "\"abs_cpu\" not implemented for '{T}'"),
-    "amax": _refuse(_COMPLEX, _NI, "\"max_values_cpu\" not implemented for '{T}'"),
-    "amin": _refuse(_COMPLEX, _NI, "\"min_values_cpu\" not implemented for '{T}'"),
-    "argmax": {**_refuse(("bool",), RuntimeError, "argmax(): does not support bool input"),
-               **_refuse(_COMPLEX, RuntimeError, "argmax(): does not support complex input")},
-    "argmin": {**_refuse(("bool",), RuntimeError, "argmin(): does not support bool input"),
-               **_refuse(_COMPLEX, RuntimeError, "argmin(): does not support complex input")},
-    "bitwise_left_shift": _refuse(("bool",), _NI, "\"lshift_cpu\" not implemented for '{T}'"),
-    "bitwise_right_shift": _refuse(("bool",), _NI, "\"rshift_cpu\" not implemented for '{T}'"),
-    "ceil": {**_refuse(("bool",), _NI, "\"ceil_vml_cpu\" not implemented for '{T}'"),
-             **_refuse(_COMPLEX, _NI, "ceil is not supported for complex inputs")},
-    "floor": {**_refuse(("bool",), _NI, "\"floor_vml_cpu\" not implemented for '{T}'"),
-              **_refuse(_COMPLEX, _NI, "floor is not supported for complex inputs")},
-    "trunc": {**_refuse(("bool",), _NI, "\"trunc_vml_cpu\" not implemented for '{T}'"),
-              **_refuse(_COMPLEX, _NI, "trunc is not supported for complex inputs")},
-    "atan2": _refuse(_COMPLEX, _NI, "\"atan2_cpu\" not implemented for '{T}'"),
-    "erf": _refuse(_COMPLEX, _NI, "\"erf_vml_cpu\" not implemented for '{T}'"),
-    "round": _refuse(("bool",) + _COMPLEX, _NI, "\"round_vml_cpu\" not implemented for '{T}'"),
-    "clamp": _refuse(_COMPLEX, _NI, "clamp is not supported for complex types"),
-    "relu": {**_refuse(("bool",), RuntimeError, "Boolean inputs not supported for relu"),
-             **_refuse(_COMPLEX, _NI, "clamp is not supported for complex types")},
-    "digamma": _refuse(_COMPLEX, _NI, "\"digamma\" not implemented for '{T}'"),
-    "erfinv": _refuse(_COMPLEX, _NI, "\"erfinv_vml_cpu\" not implemented for '{T}'"),
-    "i0": _refuse(_COMPLEX, _NI, "\"i0_vml_cpu\" not implemented for '{T}'"),
-    "lgamma": _refuse(_COMPLEX, _NI, "\"lgamma_vml_cpu\" not implemented for '{T}'"),
-    "fmod": _refuse(("bool",) + _COMPLEX, _NI, "\"fmod_cpu\" not implemented for '{T}'"),
-    "remainder": _refuse(("bool",) + _COMPLEX, _NI, "\"remainder_cpu\" not implemented for '{T}'"),
-    "ge": _refuse(_COMPLEX, _NI, "\"ge_cpu\" not implemented for '{T}'"),
-    "gt": _refuse(_COMPLEX, _NI, "\"gt_cpu\" not implemented for '{T}'"),
-    "le": _refuse(_COMPLEX, _NI, "\"le_cpu\" not implemented for '{T}'"),
-    "lt": _refuse(_COMPLEX, _NI, "\"lt_cpu\" not implemented for '{T}'"),
-    "maximum": _refuse(_COMPLEX, RuntimeError, "maximum not implemented for complex tensors."),
-    "minimum": _refuse(_COMPLEX, RuntimeError, "minimum not implemented for complex tensors."),
-    "sort": _refuse(_COMPLEX, RuntimeError, " Sort does not support complex dtypes on CPU"),
-    "topk": _refuse(_COMPLEX, RuntimeError, " topk does not support complex dtypes on CPU"),
-    "matmul": _refuse(("bool",), _NI, "\"addmm_impl_cpu_\" not implemented for '{T}'"),
+    "abs": refuse(("bool",), _NI, "\"abs_cpu\" not implemented for '{T}'"),
+    "amax": refuse(_COMPLEX, _NI, "\"max_values_cpu\" not implemented for '{T}'"),
+    "amin": refuse(_COMPLEX, _NI, "\"min_values_cpu\" not implemented for '{T}'"),
+    "argmax": {**refuse(("bool",), RuntimeError, "argmax(): does not support bool input"),
+               **refuse(_COMPLEX, RuntimeError, "argmax(): does not support complex input")},
+    "argmin": {**refuse(("bool",), RuntimeError, "argmin(): does not support bool input"),
+               **refuse(_COMPLEX, RuntimeError, "argmin(): does not support complex input")},
+    "bitwise_left_shift": refuse(("bool",), _NI, "\"lshift_cpu\" not implemented for '{T}'"),
+    "bitwise_right_shift": refuse(("bool",), _NI, "\"rshift_cpu\" not implemented for '{T}'"),
+    "ceil": {**refuse(("bool",), _NI, "\"ceil_vml_cpu\" not implemented for '{T}'"),
+             **refuse(_COMPLEX, _NI, "ceil is not supported for complex inputs")},
+    "floor": {**refuse(("bool",), _NI, "\"floor_vml_cpu\" not implemented for '{T}'"),
+              **refuse(_COMPLEX, _NI, "floor is not supported for complex inputs")},
+    "trunc": {**refuse(("bool",), _NI, "\"trunc_vml_cpu\" not implemented for '{T}'"),
+              **refuse(_COMPLEX, _NI, "trunc is not supported for complex inputs")},
+    "atan2": refuse(_COMPLEX, _NI, "\"atan2_cpu\" not implemented for '{T}'"),
+    "erf": refuse(_COMPLEX, _NI, "\"erf_vml_cpu\" not implemented for '{T}'"),
+    "round": refuse(("bool",) + _COMPLEX, _NI, "\"round_vml_cpu\" not implemented for '{T}'"),
+    "clamp": refuse(_COMPLEX, _NI, "clamp is not supported for complex types"),
+    "relu": {**refuse(("bool",), RuntimeError, "Boolean inputs not supported for relu"),
+             **refuse(_COMPLEX, _NI, "clamp is not supported for complex types")},
+    "digamma": refuse(_COMPLEX, _NI, "\"digamma\" not implemented for '{T}'"),
+    "erfinv": refuse(_COMPLEX, _NI, "\"erfinv_vml_cpu\" not implemented for '{T}'"),
+    "i0": refuse(_COMPLEX, _NI, "\"i0_vml_cpu\" not implemented for '{T}'"),
+    "lgamma": refuse(_COMPLEX, _NI, "\"lgamma_vml_cpu\" not implemented for '{T}'"),
+    "fmod": refuse(("bool",) + _COMPLEX, _NI, "\"fmod_cpu\" not implemented for '{T}'"),
+    "remainder": refuse(("bool",) + _COMPLEX, _NI, "\"remainder_cpu\" not implemented for '{T}'"),
+    "ge": refuse(_COMPLEX, _NI, "\"ge_cpu\" not implemented for '{T}'"),
+    "gt": refuse(_COMPLEX, _NI, "\"gt_cpu\" not implemented for '{T}'"),
+    "le": refuse(_COMPLEX, _NI, "\"le_cpu\" not implemented for '{T}'"),
+    "lt": refuse(_COMPLEX, _NI, "\"lt_cpu\" not implemented for '{T}'"),
+    "maximum": refuse(_COMPLEX, RuntimeError, "maximum not implemented for complex tensors."),
+    "minimum": refuse(_COMPLEX, RuntimeError, "minimum not implemented for complex tensors."),
+    "sort": refuse(_COMPLEX, RuntimeError, " Sort does not support complex dtypes on CPU"),
+    "topk": refuse(_COMPLEX, RuntimeError, " topk does not support complex dtypes on CPU"),
+    "matmul": refuse(("bool",), _NI, "\"addmm_impl_cpu_\" not implemented for '{T}'"),
 }
 _TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
                "complex64": "ComplexFloat", "complex128": "ComplexDouble", "int64": "Long", "int32": "Int",
@@ -390,14 +395,14 @@ def dispatch(op, args, kw=None, out=None):
             raise NotImplementedError(
                 f"Could not run '{op.name}' with arguments from the '{backend.name}' backend: the backend registers "
                 f"no kernel for it and the op has no decomposition")
-        if op.backward is None or not _state.enabled:
+        if not _state.enabled or op.backward is None and op.differentiable:
             return op.decomp(*args, **kw)  # autograd, if any, comes from the primitives
         _state.enabled = False
         try:
             result = op.decomp(*args, **kw)
         finally:
             _state.enabled = True
-        return _record(op, args, kw, result, outs)
+        return result if op.backward is None else _record(op, args, kw, result, outs)
     natives = []
     for a, c in zip(args, casts):
         if isinstance(a, T):

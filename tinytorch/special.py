@@ -2,7 +2,7 @@
 
 Most are the elementwise ops of the top-level namespace under another name; the gamma family (gammaln, psi,
 polygamma, multigammaln, zeta) lives in ``tinytorch/_ops/special.py``. Bessel functions other than i0/i1 (and
-their scaled forms), orthogonal polynomials, erfcx, log_ndtr and the incomplete gamma functions are not implemented: asking for one raises
+their scaled forms) and spherical_bessel_j0, orthogonal polynomials, erfcx, log_ndtr and the incomplete gamma functions are not implemented: asking for one raises
 AttributeError.
 """
 import math
@@ -16,7 +16,7 @@ from ._ops import nn as _nn
 
 __all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e", "log1p",
            "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc",
-           "softmax", "xlog1py", "xlogy", "zeta", "gammainc", "gammaincc"]
+           "softmax", "xlog1py", "xlogy", "zeta", "gammainc", "gammaincc", "spherical_bessel_j0"]
 
 digamma = psi = _sp.digamma
 gammaln = _sp.lgamma
@@ -24,6 +24,7 @@ polygamma = _sp.polygamma
 zeta = _sp.zeta
 gammainc, gammaincc = _sp.igamma, _sp.igammac
 entr = _sp.entr
+spherical_bessel_j0 = _sp.spherical_bessel_j0
 i0, i0e, i1, i1e = _sp.i0, _sp.special_i0e, _sp.i1, _sp.special_i1e
 erf, erfinv, exp2, expm1, log1p, logit, xlogy = _pw.erf, _pw.erfinv, _pw.exp2, _pw.expm1, _pw.log1p, _pw.logit, _pw.xlogy
 expit = _pw.sigmoid

@@ -15,7 +15,7 @@ Accuracy: about 1e-15 relative in float64; float32 inputs are computed in float3
 import math
 
 from .. import _dtype as _dt
-from .._dispatch import defop, dispatch
+from .._dispatch import defop, dispatch, refuse
 from .._tensor import Tensor
 from ._util import method
 
@@ -434,3 +434,47 @@ def nextafter(input, other, *, out=None):
 
 method("nextafter_")(lambda self, other: self._inplace(nextafter, other))
 __all__ += ["nextafter"]
+
+
+# ---- spherical Bessel function of the first kind, order 0 -------------------------------------------------------
+# j0(x) = sin(x) / x, as ATen's spherical_bessel_j0_forward (aten/src/ATen/native/Math.h) computes it: its Taylor
+# series below |x| = 0.5 (no 0/0 at x = 0), 0 at +-inf. PyTorch gives it no derivative and compiles its cpu kernel
+# for float32 and float64 only (integer and bool inputs promote to the default dtype).
+_SBJ0_DENOMS = (-6.0, 120.0, -5040.0, 362880.0, -39916800.0, 6227020800.0)
+
+
+def _sbj0_coefficients(dtype):
+    # T(1) / T(n) of ATen's series, each rounded in the computing dtype as the C++ template does
+    import numpy as np
+    t = dtype.np.type
+    return [float(t(1.0) / t(d)) for d in _SBJ0_DENOMS]
+
+
+def _spherical_bessel_j0_meta(x):
+    dt = x.dtype if x.dtype.is_floating_point or x.dtype.is_complex else _dt.get_default_dtype()
+    return [(x._shape, dt)], [dt]
+
+
+def _spherical_bessel_j0_decomp(x):
+    from .pointwise import abs, isinf, sin, where
+    x2 = x * x
+    series = 0.0
+    for c in reversed(_sbj0_coefficients(x.dtype)):
+        series = x2 * (c + series)
+    return where(isinf(x), 0.0, where(abs(x) < 0.5, 1.0 + series, sin(x) / x))
+
+
+_spherical_bessel_j0_op = defop(
+    "special_spherical_bessel_j0", _spherical_bessel_j0_meta, decomp=_spherical_bessel_j0_decomp,
+    differentiable=False,
+    refused=refuse(("float16", "bfloat16", "complex64", "complex128"), NotImplementedError,
+                   "\"spherical_bessel_j0_cpu\" not implemented for '{T}'"))
+
+
+def spherical_bessel_j0(input, *, out=None):
+    """The spherical Bessel function of the first kind of order 0, j0(x) = sin(x) / x, elementwise
+    (``torch.special.spherical_bessel_j0``; Abramowitz & Stegun 10.1.11). Any shape; float32/float64 out
+    (integer and bool inputs promote to the default dtype); float16, bfloat16 and complex inputs raise
+    NotImplementedError as PyTorch's. Not differentiable, as in PyTorch."""
+    r = dispatch(_spherical_bessel_j0_op, (input,))
+    return r if out is None else out._write(r)

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from .registry import KERNELS, _f
+from .registry import KERNELS, _f, _quiet
 
 
 # erf in float64: the C library's erf (what PyTorch's CPU kernel calls), element by element; float32 has a
@@ -201,3 +201,18 @@ def _igamma(a, x, upper):
     """P(a, x), or Q(a, x) with ``upper``, in the dtype of the inputs (computed in float64)."""
     P, Q = _gamma_pq(a, x)
     return (Q if upper else P).astype(np.result_type(a, x), copy=False)
+
+
+@KERNELS.register("special_spherical_bessel_j0")
+def _spherical_bessel_j0(x):
+    """j0(x) = sin(x) / x as ATen's spherical_bessel_j0_forward (Math.h): its Taylor series below |x| = 0.5 (each
+    coefficient T(1) / T(n) rounded in x's dtype, as the C++ template), 0 at +-inf."""
+    t = x.dtype.type
+    x2 = x * x
+    series = np.zeros_like(x)
+    for d in (6227020800.0, -39916800.0, 362880.0, -5040.0, 120.0, -6.0):
+        series += t(1.0) / t(d)
+        series *= x2
+    with _quiet():
+        out = np.where(np.abs(x) < 0.5, 1 + series, np.sin(x) / x)
+    return np.where(np.isinf(x), t(0), out).astype(x.dtype, copy=False)

@@ -13,6 +13,11 @@ _UNARY_FLOAT = {
     "cos": "cos(x0)", "tan": "tan(x0)", "asin": "asin(x0)", "acos": "acos(x0)", "atan": "atan(x0)",
     "sinh": "sinh(x0)", "cosh": "cosh(x0)", "tanh": "tanh(x0)", "sigmoid": "(CT)1 / ((CT)1 + exp(-x0))",
     "reciprocal": "(CT)1 / x0", "erf": "erf(x0)", "erfinv": "erfinv_(x0)",
+    # ATen's spherical_bessel_j0_forward (Math.h): its Taylor series below |x| = 0.5, 0 at +-inf
+    "special_spherical_bessel_j0": "(isinf(x0) ? (CT)0 : (fabs(x0) < (CT)0.5 ? (CT)1 + x0 * x0 * ((CT)-1 / (CT)6 + "
+                                   "x0 * x0 * ((CT)1 / (CT)120 + x0 * x0 * ((CT)-1 / (CT)5040 + x0 * x0 * ((CT)1 / "
+                                   "(CT)362880 + x0 * x0 * ((CT)-1 / (CT)39916800 + x0 * x0 * ((CT)1 / "
+                                   "(CT)6227020800.0f)))))) : sin(x0) / x0))",
 }
 
 # erfinv: Giles' single-precision approximation, then two Newton steps on erf (exact to the last bits in double)
@@ -161,7 +166,7 @@ CT ipow_(CT a, CT b) {
 _UNARY_NAMES = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan",
                 "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "reciprocal", "erf", "erfinv", "neg",
                 "abs", "sign", "floor", "ceil", "round", "trunc", "relu", "bitwise_not", "logical_not", "isnan",
-                "isinf", "isfinite", "nan_to_num", "clone"]
+                "isinf", "isfinite", "nan_to_num", "clone", "special_spherical_bessel_j0"]
 _BINARY_NAMES = ["add", "sub", "mul", "div", "remainder", "fmod", "pow", "atan2", "maximum", "minimum", "eq", "ne",
                  "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
                  "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"]
