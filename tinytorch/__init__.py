@@ -8,16 +8,18 @@ import builtins as _builtins
 from . import _dtype as _dtype_mod
 from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype, finfo, float, float16, float32, float64, get_default_dtype, half,
                     iinfo, int, int8, int16, int32, int64, long, promote_types, set_default_dtype, short, uint8)
-from .device import device, register_backend, is_registered as device_module_registered  # noqa: F401
+from .device import device, is_registered as device_module_registered  # noqa: F401
+from .device import register_backend as _register_builtin  # noqa: F401
 from .device import get_default_device, set_default_device  # noqa: F401
+from .device import get_backend as _get_backend  # noqa: F401
 from .backends.cpu import NumpyBackend as _NumpyBackend
 
 from .backends.meta import MetaBackend as _MetaBackend
 
-register_backend("cpu", _NumpyBackend())
-register_backend("meta", _MetaBackend())
+_register_builtin("cpu", _NumpyBackend())
+_register_builtin("meta", _MetaBackend())
 from .backends.opencl import OpenCLBackend as _OpenCLBackend  # noqa: E402
-register_backend("opencl", _OpenCLBackend())  # always registered; using it without a platform says why
+_register_builtin("opencl", _OpenCLBackend())  # always registered; using it without a platform says why
 
 from ._tensor import Size, Tensor  # noqa: E402
 from ._storage import Storage  # noqa: E402
@@ -50,6 +52,10 @@ from . import _variants  # noqa: E402
 _variants._declare()
 from . import _surface  # noqa: E402
 _surface.install(__import__(__name__))
+from ._ops import optim as _optim_ops  # noqa: E402,F401 (the fused optimizer updates are ops too)
+from ._dispatch import OPS as _OPS, register_backend  # noqa: E402,F401
+for _b in ("cpu", "meta", "opencl"):  # registered before the ops existed: their kernel names are checked now
+    _get_backend(_b).check_kernels(_OPS)
 from ._variants import *  # noqa: E402,F401,F403
 from . import linalg  # noqa: E402
 from . import fft  # noqa: E402
@@ -111,30 +117,6 @@ def can_cast(from_, to):
     stand for dtypes, as in ``torch.can_cast``."""
     from_, to = _dtype_mod.as_dtype(from_, "can_cast"), _dtype_mod.as_dtype(to, "can_cast")
     return from_.category <= to.category
-
-
-def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """True when ``|input - other| <= atol + rtol * |other|`` everywhere."""
-    return _builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())
-
-
-def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """Elementwise closeness test, bool tensor of the broadcast shape."""
-    diff = (input - other).abs()
-    close = (diff <= atol + rtol * abs(other)) | (input == other)
-    if equal_nan:
-        close = close | (isnan(input) & isnan(other))
-    return close
-
-
-def equal(input, other):
-    """True when both have the same shape and elements."""
-    return input.shape == other.shape and _builtins.bool((input == other).all())
-
-
-Tensor.allclose = allclose
-Tensor.isclose = isclose
-Tensor.equal = equal
 
 
 def get_num_threads():
