@@ -5,7 +5,24 @@ from .module import Module
 
 
 class Sequential(Module):
-    """Modules applied in order; built from positional modules or an OrderedDict of named ones."""
+    r"""Modules applied in order; built from positional modules or an OrderedDict of named ones. The output of
+    each is the input of the next; it indexes, slices, appends and iterates like a list.
+
+    Args:
+        args: the modules, or one ``OrderedDict`` of them by name.
+
+    Examples::
+
+        >>> model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+        >>> model(torch.randn(3, 4)).shape
+        torch.Size([3, 2])
+        >>> from collections import OrderedDict
+        >>> nn.Sequential(OrderedDict([("fc", nn.Linear(2, 2)), ("act", nn.Tanh())]))
+        Sequential(
+          (fc): Linear(in_features=2, out_features=2, bias=True)
+          (act): Tanh()
+        )
+    """
 
     def __init__(self, *args):
         super().__init__()
@@ -87,7 +104,26 @@ class Sequential(Module):
 
 
 class ModuleList(Module):
-    """A list of modules whose parameters the parent registers."""
+    r"""A list of modules whose parameters the parent registers (a plain Python list would hide them from
+    ``parameters()``, ``to()`` and ``state_dict()``).
+
+    Args:
+        modules (iterable, optional): the modules to start with.
+
+    Examples::
+
+        >>> layers = nn.ModuleList(nn.Linear(4, 4) for _ in range(3))
+        >>> layers.append(nn.Linear(4, 2))
+        ModuleList(
+          (0-2): 3 x Linear(in_features=4, out_features=4, bias=True)
+          (3): Linear(in_features=4, out_features=2, bias=True)
+        )
+        >>> x = torch.randn(1, 4)
+        >>> for layer in layers:
+        ...     x = layer(x)
+        >>> x.shape, len(list(layers.parameters()))
+        (torch.Size([1, 2]), 8)
+    """
 
     def __repr__(self):
         # as torch: a run of children with the same repr prints once, as "(i-j): n x <repr>"
@@ -146,7 +182,19 @@ class ModuleList(Module):
 
 
 class ModuleDict(Module):
-    """A dict of named modules."""
+    r"""A dict of named modules, registered with the parent in insertion order.
+
+    Args:
+        modules (mapping or iterable of pairs, optional): the named modules to start with.
+
+    Examples::
+
+        >>> acts = nn.ModuleDict({"relu": nn.ReLU(), "tanh": nn.Tanh()})
+        >>> acts["relu"](torch.tensor([-1., 1.]))
+        tensor([0., 1.])
+        >>> list(acts.keys())
+        ['relu', 'tanh']
+    """
 
     def __init__(self, modules=None):
         super().__init__()
@@ -199,6 +247,17 @@ def _params_repr(items, type_name):
 
 
 class ParameterList(Module):
+    r"""A list of parameters registered with the parent module (tensors put in are made Parameters).
+
+    Args:
+        values (iterable, optional): the parameters to start with.
+
+    Examples::
+
+        >>> params = nn.ParameterList(nn.Parameter(torch.ones(2)) for _ in range(3))
+        >>> len(params), sum(p.numel() for p in params)
+        (3, 6)
+    """
     def __init__(self, values=None):
         super().__init__()
         for v in values or ():
@@ -233,6 +292,18 @@ class ParameterList(Module):
 
 
 class ParameterDict(Module):
+    r"""A dict of named parameters registered with the parent module (tensors put in are made Parameters).
+
+    Args:
+        parameters (mapping or iterable of pairs, optional): the named parameters to start with.
+
+    Examples::
+
+        >>> params = nn.ParameterDict({"scale": nn.Parameter(torch.ones(3))})
+        >>> params["shift"] = nn.Parameter(torch.zeros(3))
+        >>> sorted(params.keys())
+        ['scale', 'shift']
+    """
     def __init__(self, parameters=None):
         super().__init__()
         for k, v in (parameters or {}).items():

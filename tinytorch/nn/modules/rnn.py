@@ -57,7 +57,35 @@ def _no_proj_size(kwargs):
 
 
 class RNNBase(Module):
-    """Shared bookkeeping of RNN / LSTM / GRU: parameters ``weight_ih_l{k}[_reverse]`` etc."""
+    r"""Shared bookkeeping of RNN / LSTM / GRU: parameters ``weight_ih_l{k}[_reverse]`` etc., shapes, the
+    initialisation (uniform in +-1/sqrt(hidden_size)) and the time loop over layers and directions.
+
+    Args:
+        mode (str): ``'RNN_TANH'``, ``'RNN_RELU'``, ``'LSTM'`` or ``'GRU'``.
+        input_size (int): H_in, the features of each input step.
+        hidden_size (int): H, the features of the hidden state.
+        num_layers (int): stacked layers, each taking the outputs of the one below.
+        bias (bool): learn the biases ``b_ih`` and ``b_hh``.
+        batch_first (bool): input and output are (N, L, *) instead of (L, N, *) (the hidden states are not).
+        dropout (float): dropout probability on the outputs of every layer but the last, in training.
+        bidirectional (bool): also run each layer backwards in time and concatenate the two directions (D = 2).
+        proj_size (int): LSTM only: project each hidden state to this size (0: none).
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(L, N, H_{in})`, :math:`(N, L, H_{in})` with ``batch_first``, :math:`(L, H_{in})` unbatched,
+          or a ``PackedSequence``.
+        - Hx: :math:`(D \cdot \text{num\_layers}, N, H)` or :math:`(D \cdot \text{num\_layers}, H)`; zeros when
+          omitted.
+        - Output: :math:`(L, N, D \cdot H)` (batch first with ``batch_first``), and the last hidden state, shaped as
+          Hx.
+
+    Examples::
+
+        >>> m = nn.RNNBase("RNN_TANH", 4, 8)
+        >>> [(name, tuple(p.shape)) for name, p in m.named_parameters()]
+        [('weight_ih_l0', (8, 4)), ('weight_hh_l0', (8, 8)), ('bias_ih_l0', (8,)), ('bias_hh_l0', (8,))]
+    """
 
     _gates = 1
 
@@ -226,7 +254,35 @@ class RNNBase(Module):
 
 
 class RNN(RNNBase):
-    """Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu), as ``torch.nn.RNN``."""
+    r"""Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu), as ``torch.nn.RNN``
+    (Elman 1990, "Finding Structure in Time").
+
+    Args:
+        input_size (int): H_in, the features of each input step.
+        hidden_size (int): H, the features of the hidden state.
+        num_layers (int): stacked layers, each taking the outputs of the one below.
+        bias (bool): learn the biases ``b_ih`` and ``b_hh``.
+        batch_first (bool): input and output are (N, L, *) instead of (L, N, *) (the hidden states are not).
+        dropout (float): dropout probability on the outputs of every layer but the last, in training.
+        bidirectional (bool): also run each layer backwards in time and concatenate the two directions (D = 2).
+        nonlinearity (str): ``'tanh'`` or ``'relu'``.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(L, N, H_{in})`, :math:`(N, L, H_{in})` with ``batch_first``, :math:`(L, H_{in})` unbatched,
+          or a ``PackedSequence``.
+        - Hx: :math:`(D \cdot \text{num\_layers}, N, H)` or :math:`(D \cdot \text{num\_layers}, H)`; zeros when
+          omitted.
+        - Output: :math:`(L, N, D \cdot H)` (batch first with ``batch_first``), and the last hidden state, shaped as
+          Hx.
+
+    Examples::
+
+        >>> rnn = nn.RNN(10, 20, num_layers=2)
+        >>> output, h_n = rnn(torch.randn(5, 3, 10), torch.zeros(2, 3, 20))
+        >>> output.shape, h_n.shape
+        (torch.Size([5, 3, 20]), torch.Size([2, 3, 20]))
+    """
 
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
                  dropout=0.0, bidirectional=False, device=None, dtype=None, **kwargs):
@@ -242,7 +298,38 @@ class RNN(RNNBase):
 
 
 class LSTM(RNNBase):
-    """Long short-term memory, as ``torch.nn.LSTM`` (gates i, f, g, o)."""
+    r"""Long short-term memory, as ``torch.nn.LSTM`` (gates i, f, g, o): per step
+    ``c_t = sigmoid(f) * c_{t-1} + sigmoid(i) * tanh(g)`` and ``h_t = sigmoid(o) * tanh(c_t)``, the gates being
+    linear in ``x_t`` and ``h_{t-1}`` (Hochreiter & Schmidhuber 1997, "Long Short-Term Memory"; the projection
+    ``proj_size`` is from Sak et al. 2014, "Long Short-Term Memory Based Recurrent Neural Network Architectures for
+    Large Vocabulary Speech Recognition").
+
+    Args:
+        input_size (int): H_in, the features of each input step.
+        hidden_size (int): H, the features of the hidden state.
+        num_layers (int): stacked layers, each taking the outputs of the one below.
+        bias (bool): learn the biases ``b_ih`` and ``b_hh``.
+        batch_first (bool): input and output are (N, L, *) instead of (L, N, *) (the hidden states are not).
+        dropout (float): dropout probability on the outputs of every layer but the last, in training.
+        bidirectional (bool): also run each layer backwards in time and concatenate the two directions (D = 2).
+        proj_size (int): project each hidden state to this size with ``weight_hr`` (0: none).
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(L, N, H_{in})`, :math:`(N, L, H_{in})` with ``batch_first``, :math:`(L, H_{in})` unbatched,
+          or a ``PackedSequence``.
+        - Hx: a pair ``(h_0, c_0)``, :math:`(D \cdot \text{num\_layers}, N, H_{out})` and
+          :math:`(D \cdot \text{num\_layers}, N, H)`; zeros when omitted. :math:`H_{out}` is ``proj_size`` or H.
+        - Output: :math:`(L, N, D \cdot H_{out})` (batch first with ``batch_first``), and ``(h_n, c_n)`` shaped as
+          Hx.
+
+    Examples::
+
+        >>> lstm = nn.LSTM(10, 20, batch_first=True, bidirectional=True)
+        >>> output, (h_n, c_n) = lstm(torch.randn(3, 5, 10))
+        >>> output.shape, h_n.shape, c_n.shape
+        (torch.Size([3, 5, 40]), torch.Size([2, 3, 20]), torch.Size([2, 3, 20]))
+    """
 
     _gates = 4
 
@@ -260,7 +347,36 @@ class LSTM(RNNBase):
 
 
 class GRU(RNNBase):
-    """Gated recurrent unit, as ``torch.nn.GRU`` (gates r, z, n)."""
+    r"""Gated recurrent unit, as ``torch.nn.GRU`` (gates r, z, n): per step
+    ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))`` and ``h_t = (1 - z) * n + z * h_{t-1}``, r and z sigmoid gates
+    (Cho et al. 2014, "Learning Phrase Representations using RNN Encoder-Decoder for Statistical Machine
+    Translation").
+
+    Args:
+        input_size (int): H_in, the features of each input step.
+        hidden_size (int): H, the features of the hidden state.
+        num_layers (int): stacked layers, each taking the outputs of the one below.
+        bias (bool): learn the biases ``b_ih`` and ``b_hh``.
+        batch_first (bool): input and output are (N, L, *) instead of (L, N, *) (the hidden states are not).
+        dropout (float): dropout probability on the outputs of every layer but the last, in training.
+        bidirectional (bool): also run each layer backwards in time and concatenate the two directions (D = 2).
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(L, N, H_{in})`, :math:`(N, L, H_{in})` with ``batch_first``, :math:`(L, H_{in})` unbatched,
+          or a ``PackedSequence``.
+        - Hx: :math:`(D \cdot \text{num\_layers}, N, H)` or :math:`(D \cdot \text{num\_layers}, H)`; zeros when
+          omitted.
+        - Output: :math:`(L, N, D \cdot H)` (batch first with ``batch_first``), and the last hidden state, shaped as
+          Hx.
+
+    Examples::
+
+        >>> gru = nn.GRU(10, 20, num_layers=2)
+        >>> output, h_n = gru(torch.randn(5, 3, 10))
+        >>> output.shape, h_n.shape
+        (torch.Size([5, 3, 20]), torch.Size([2, 3, 20]))
+    """
 
     _gates = 3
 
@@ -275,9 +391,23 @@ class GRU(RNNBase):
 
 
 class RNNCellBase(Module):
-    """Parameters of one recurrent cell: ``weight_ih`` (num_chunks * hidden_size, input_size), ``weight_hh``
+    r"""Parameters of one recurrent cell: ``weight_ih`` (num_chunks * hidden_size, input_size), ``weight_hh``
     (num_chunks * hidden_size, hidden_size) and the two biases, ``num_chunks`` being the number of gates
-    (1 RNN, 3 GRU, 4 LSTM), as ``torch.nn.RNNCellBase``."""
+    (1 RNN, 3 GRU, 4 LSTM), as ``torch.nn.RNNCellBase``.
+
+    Args:
+        input_size (int): the features of the input.
+        hidden_size (int): the features of the hidden state.
+        bias (bool): learn the biases.
+        num_chunks (int): the number of gates.
+        device, dtype: where and as what the parameters are created.
+
+    Examples::
+
+        >>> cell = nn.RNNCellBase(4, 8, True, 3)
+        >>> cell.weight_ih.shape, cell.weight_hh.shape
+        (torch.Size([24, 4]), torch.Size([24, 8]))
+    """
 
     def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()
@@ -310,7 +440,30 @@ class RNNCellBase(Module):
 
 
 class RNNCell(RNNCellBase):
-    """One step of :class:`RNN`: input (N, H_in) or (H_in,), hx (N, H) -> h' (N, H)."""
+    r"""One step of :class:`RNN`: input (N, H_in) or (H_in,), hx (N, H) -> h' (N, H):
+    ``h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)`` (or relu).
+
+    Args:
+        input_size (int): H_in, the features of the input.
+        hidden_size (int): H, the features of the hidden state.
+        bias (bool): learn the biases ``b_ih`` and ``b_hh``.
+        nonlinearity (str): ``'tanh'`` or ``'relu'``.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(N, H_{in})` or :math:`(H_{in})`.
+        - Hx: :math:`(N, H)` or :math:`(H)`; zeros when omitted.
+        - Output: :math:`(N, H)` or :math:`(H)`.
+
+    Examples::
+
+        >>> cell = nn.RNNCell(10, 20)
+        >>> h = torch.zeros(3, 20)
+        >>> for x in torch.randn(6, 3, 10):
+        ...     h = cell(x, h)
+        >>> h.shape
+        torch.Size([3, 20])
+    """
 
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
         self.nonlinearity = nonlinearity
@@ -321,7 +474,26 @@ class RNNCell(RNNCellBase):
 
 
 class LSTMCell(RNNCellBase):
-    """One step of :class:`LSTM`: (input, (h, c)) -> (h', c')."""
+    r"""One step of :class:`LSTM`: (input, (h, c)) -> (h', c').
+
+    Args:
+        input_size (int): H_in, the features of the input.
+        hidden_size (int): H, the features of the hidden state.
+        bias (bool): learn the biases ``b_ih`` and ``b_hh``.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(N, H_{in})` or :math:`(H_{in})`.
+        - Hx: a pair ``(h, c)``, each :math:`(N, H)` or :math:`(H)`; zeros when omitted.
+        - Output: the pair ``(h', c')``, shaped as Hx.
+
+    Examples::
+
+        >>> cell = nn.LSTMCell(10, 20)
+        >>> h, c = cell(torch.randn(3, 10))
+        >>> h.shape, c.shape
+        (torch.Size([3, 20]), torch.Size([3, 20]))
+    """
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
@@ -332,7 +504,25 @@ class LSTMCell(RNNCellBase):
 
 
 class GRUCell(RNNCellBase):
-    """One step of :class:`GRU`: (input, h) -> h'."""
+    r"""One step of :class:`GRU`: (input, h) -> h'.
+
+    Args:
+        input_size (int): H_in, the features of the input.
+        hidden_size (int): H, the features of the hidden state.
+        bias (bool): learn the biases ``b_ih`` and ``b_hh``.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(N, H_{in})` or :math:`(H_{in})`.
+        - Hx: :math:`(N, H)` or :math:`(H)`; zeros when omitted.
+        - Output: :math:`(N, H)` or :math:`(H)`.
+
+    Examples::
+
+        >>> cell = nn.GRUCell(10, 20)
+        >>> cell(torch.randn(3, 10), torch.zeros(3, 20)).shape
+        torch.Size([3, 20])
+    """
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
