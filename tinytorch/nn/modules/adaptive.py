@@ -11,8 +11,8 @@ _ASMoutput = collections.namedtuple("_ASMoutput", ["output", "loss"])
 
 
 class AdaptiveLogSoftmaxWithLoss(Module):
-    """Adaptive softmax over ``n_classes`` classes sorted by decreasing frequency (``torch.nn.
-    AdaptiveLogSoftmaxWithLoss``).
+    r"""Adaptive softmax over ``n_classes`` classes sorted by decreasing frequency (``torch.nn.
+    AdaptiveLogSoftmaxWithLoss``; Grave et al. 2016, "Efficient softmax approximation for GPUs").
 
     The classes below ``cutoffs[0]`` (the shortlist) and one entry per tail cluster form the head, a Linear
     ``in_features -> cutoffs[0] + n_clusters``; cluster i covers classes [cutoffs[i], cutoffs[i+1]) and is a
@@ -20,7 +20,30 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     head log-probability of the class (shortlist) or of its cluster plus the log-probability within the
     cluster. ``forward(input_ (N, in_features) or (in_features,), target_ (N,) or ())`` returns
     (output = per-row target log-probabilities, loss = their negative mean). ValueError for bad cutoffs,
-    RuntimeError for mismatched shapes or targets outside [0, n_classes - 1]."""
+    RuntimeError for mismatched shapes or targets outside [0, n_classes - 1].
+
+    Args:
+        in_features (int): the features of each input row.
+        n_classes (int): the number of classes.
+        cutoffs (sequence of int): increasing class indices in (0, n_classes) where the clusters start.
+        div_value (float): the base of the shrinking of the cluster projections.
+        head_bias (bool): give the head a bias.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Input: :math:`(N, \text{in\_features})` or :math:`(\text{in\_features})`.
+        - Target: :math:`(N)` or :math:`()`, class indices in :math:`[0, \text{n\_classes})`.
+        - Output: ``(output, loss)``: output :math:`(N)` or :math:`()`, loss a scalar.
+
+    Examples::
+
+        >>> asm = nn.AdaptiveLogSoftmaxWithLoss(16, 100, cutoffs=[10, 40])
+        >>> out, loss = asm(torch.randn(4, 16), torch.tensor([1, 15, 50, 99]))
+        >>> out.shape, loss.shape
+        (torch.Size([4]), torch.Size([]))
+        >>> asm.log_prob(torch.randn(4, 16)).shape
+        torch.Size([4, 100])
+    """
 
     def __init__(self, in_features, n_classes, cutoffs, div_value=4.0, head_bias=False, device=None, dtype=None):
         super().__init__()

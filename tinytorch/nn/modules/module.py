@@ -159,6 +159,23 @@ class Module:
 
     Attributes that are Parameters, Modules or registered buffers are tracked in ``_parameters``,
     ``_modules`` and ``_buffers``; ``state_dict`` keys are their dotted paths, as in PyTorch.
+
+    A model subclasses it, assigns its layers in ``__init__`` (after ``super().__init__()``) and computes
+    in ``forward``; calling the module runs ``forward`` with the hooks around it.
+
+    Examples::
+
+        >>> class Net(nn.Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.fc = nn.Linear(4, 2)
+        ...     def forward(self, x):
+        ...         return self.fc(x).relu()
+        >>> net = Net()
+        >>> net(torch.randn(3, 4)).shape
+        torch.Size([3, 2])
+        >>> list(net.state_dict())
+        ['fc.weight', 'fc.bias']
     """
 
     training = True

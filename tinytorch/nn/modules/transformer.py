@@ -19,12 +19,41 @@ _float_mask = F._float_mask
 
 
 class MultiheadAttention(Module):
-    """Multi-head attention: ``out_proj(concat_h softmax(q_h k_h^T / sqrt(d) + mask) v_h)``.
+    r"""Multi-head attention: ``out_proj(concat_h softmax(q_h k_h^T / sqrt(d) + mask) v_h)`` (Vaswani et al.
+    2017, "Attention Is All You Need"): query, key and value are projected, split into ``num_heads`` heads of
+    ``embed_dim // num_heads`` features, attended per head and joined by ``out_proj``.
 
     forward(query (L, N, E) or (N, L, E) with ``batch_first``, or unbatched (L, E); key/value (S, N, kdim/vdim)):
     returns (output like query, weights (N, L, S) averaged over heads or (N, H, L, S), or None when
     ``need_weights=False``). ``key_padding_mask`` (N, S) and ``attn_mask`` (L, S) or (N*H, L, S): bool
     (True = not allowed to attend) or float (added to the scores).
+
+    Args:
+        embed_dim (int): E, the features of the query and of the output.
+        num_heads (int): the number of heads; it must divide ``embed_dim``.
+        dropout (float): dropout probability on the attention weights, in training.
+        bias (bool): learn biases in the input and output projections.
+        add_bias_kv (bool): append a learned bias position to key and value.
+        add_zero_attn (bool): append a position of zeros to key and value.
+        kdim (int, optional): the features of the key (default ``embed_dim``).
+        vdim (int, optional): the features of the value (default ``embed_dim``).
+        batch_first (bool): inputs and output are (N, L, E) instead of (L, N, E).
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Query: :math:`(L, N, E)`, :math:`(N, L, E)` with ``batch_first``, or :math:`(L, E)` unbatched.
+        - Key: :math:`(S, N, \text{kdim})` (batch first likewise), or :math:`(S, \text{kdim})`.
+        - Value: :math:`(S, N, \text{vdim})` (batch first likewise), or :math:`(S, \text{vdim})`.
+        - Output: the attention output, shaped as Query, and the weights :math:`(N, L, S)` (or
+          :math:`(N, H, L, S)` with ``average_attn_weights=False``), or None.
+
+    Examples::
+
+        >>> mha = nn.MultiheadAttention(16, 4, batch_first=True)
+        >>> q, kv = torch.randn(2, 5, 16), torch.randn(2, 7, 16)
+        >>> out, weights = mha(q, kv, kv)
+        >>> out.shape, weights.shape
+        (torch.Size([2, 5, 16]), torch.Size([2, 5, 7]))
     """
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
@@ -106,8 +135,34 @@ def _activation(activation):
 
 
 class TransformerEncoderLayer(Module):
-    """Self-attention + feed-forward block with residuals; post-norm, or pre-norm with ``norm_first``.
-    forward(src (S, N, E) or (N, S, E) with ``batch_first``, src_mask, src_key_padding_mask) -> like src."""
+    r"""Self-attention + feed-forward block with residuals; post-norm, or pre-norm with ``norm_first``
+    (the encoder layer of Vaswani et al. 2017, "Attention Is All You Need"; pre-norm: Xiong et al. 2020,
+    "On Layer Normalization in the Transformer Architecture").
+    forward(src (S, N, E) or (N, S, E) with ``batch_first``, src_mask, src_key_padding_mask) -> like src.
+
+    Args:
+        d_model (int): E, the features of each position.
+        nhead (int): the number of attention heads; it must divide ``d_model``.
+        dim_feedforward (int): the hidden size of the feed-forward network.
+        dropout (float): dropout probability after attention, inside and after the feed-forward network.
+        activation (str or callable): the feed-forward activation, ``'relu'``, ``'gelu'`` or a function.
+        layer_norm_eps (float): the eps of the layer norms.
+        batch_first (bool): inputs and outputs are (N, S, E) instead of (S, N, E).
+        norm_first (bool): pre-norm (normalize before each block, inside the residual) instead of post-norm.
+        bias (bool): learn biases in the linear layers and layer norms.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Src: :math:`(S, N, E)`, :math:`(N, S, E)` with ``batch_first``, or :math:`(S, E)` unbatched.
+        - Src_mask: :math:`(S, S)` or :math:`(N \cdot \text{nhead}, S, S)`; src_key_padding_mask: :math:`(N, S)`.
+        - Output: the shape of Src.
+
+    Examples::
+
+        >>> layer = nn.TransformerEncoderLayer(d_model=16, nhead=4, dim_feedforward=32)
+        >>> layer(torch.randn(10, 2, 16)).shape
+        torch.Size([10, 2, 16])
+    """
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
@@ -142,8 +197,35 @@ class TransformerEncoderLayer(Module):
 
 
 class TransformerDecoderLayer(Module):
-    """Self-attention, attention over ``memory`` and feed-forward, with residuals and post- or pre-norm.
-    forward(tgt (T, N, E), memory (S, N, E), masks ...) -> like tgt."""
+    r"""Self-attention, attention over ``memory`` and feed-forward, with residuals and post- or pre-norm
+    (the decoder layer of Vaswani et al. 2017).
+    forward(tgt (T, N, E), memory (S, N, E), masks ...) -> like tgt.
+
+    Args:
+        d_model (int): E, the features of each position.
+        nhead (int): the number of attention heads; it must divide ``d_model``.
+        dim_feedforward (int): the hidden size of the feed-forward network.
+        dropout (float): dropout probability after attention, inside and after the feed-forward network.
+        activation (str or callable): the feed-forward activation, ``'relu'``, ``'gelu'`` or a function.
+        layer_norm_eps (float): the eps of the layer norms.
+        batch_first (bool): inputs and outputs are (N, S, E) instead of (S, N, E).
+        norm_first (bool): pre-norm (normalize before each block, inside the residual) instead of post-norm.
+        bias (bool): learn biases in the linear layers and layer norms.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Tgt: :math:`(T, N, E)`, :math:`(N, T, E)` with ``batch_first``, or :math:`(T, E)` unbatched.
+        - Memory: :math:`(S, N, E)`, likewise.
+        - Tgt_mask: :math:`(T, T)`; memory_mask: :math:`(T, S)`; the key padding masks :math:`(N, T)` and
+          :math:`(N, S)`.
+        - Output: the shape of Tgt.
+
+    Examples::
+
+        >>> layer = nn.TransformerDecoderLayer(d_model=16, nhead=4, dim_feedforward=32, batch_first=True)
+        >>> layer(torch.randn(2, 6, 16), torch.randn(2, 10, 16)).shape
+        torch.Size([2, 6, 16])
+    """
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
@@ -189,7 +271,26 @@ class TransformerDecoderLayer(Module):
 
 
 class TransformerEncoder(Module):
-    """``num_layers`` deep copies of ``encoder_layer`` applied in turn, then the optional ``norm``."""
+    r"""``num_layers`` deep copies of ``encoder_layer`` applied in turn, then the optional ``norm``.
+
+    Args:
+        encoder_layer (TransformerEncoderLayer): the layer copied.
+        num_layers (int): how many copies.
+        norm (Module, optional): applied to the output of the last layer.
+        enable_nested_tensor (bool): torch's padding-skipping fast path (kept; the result is the same).
+        mask_check (bool): check the masks of that fast path (kept).
+
+    Shape:
+        - Src: :math:`(S, N, E)`, :math:`(N, S, E)` with ``batch_first``, or :math:`(S, E)` unbatched.
+        - Output: the shape of Src.
+
+    Examples::
+
+        >>> layer = nn.TransformerEncoderLayer(d_model=16, nhead=4, dim_feedforward=32)
+        >>> encoder = nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
+        >>> encoder(torch.randn(10, 2, 16)).shape
+        torch.Size([10, 2, 16])
+    """
 
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
         super().__init__()
@@ -204,7 +305,25 @@ class TransformerEncoder(Module):
 
 
 class TransformerDecoder(Module):
-    """``num_layers`` deep copies of ``decoder_layer`` applied in turn, then the optional ``norm``."""
+    r"""``num_layers`` deep copies of ``decoder_layer`` applied in turn, then the optional ``norm``.
+
+    Args:
+        decoder_layer (TransformerDecoderLayer): the layer copied.
+        num_layers (int): how many copies.
+        norm (Module, optional): applied to the output of the last layer.
+
+    Shape:
+        - Tgt: :math:`(T, N, E)`, :math:`(N, T, E)` with ``batch_first``, or :math:`(T, E)` unbatched.
+        - Memory: :math:`(S, N, E)`, likewise.
+        - Output: the shape of Tgt.
+
+    Examples::
+
+        >>> layer = nn.TransformerDecoderLayer(d_model=16, nhead=4, dim_feedforward=32)
+        >>> decoder = nn.TransformerDecoder(layer, num_layers=2)
+        >>> decoder(torch.randn(6, 2, 16), torch.randn(10, 2, 16)).shape
+        torch.Size([6, 2, 16])
+    """
 
     def __init__(self, decoder_layer, num_layers, norm=None):
         super().__init__()
@@ -222,8 +341,42 @@ class TransformerDecoder(Module):
 
 
 class Transformer(Module):
-    """Encoder-decoder Transformer: ``decoder(tgt, encoder(src))``; weights (dim > 1) Xavier-uniform initialised.
-    forward(src (S, N, E), tgt (T, N, E), masks ...) -> (T, N, E) (batch first with ``batch_first``)."""
+    r"""Encoder-decoder Transformer: ``decoder(tgt, encoder(src))``; weights (dim > 1) Xavier-uniform initialised
+    (Vaswani et al. 2017, "Attention Is All You Need").
+    forward(src (S, N, E), tgt (T, N, E), masks ...) -> (T, N, E) (batch first with ``batch_first``).
+
+    Args:
+        d_model (int): E, the features of each position.
+        nhead (int): the number of attention heads.
+        num_encoder_layers (int): the depth of the encoder.
+        num_decoder_layers (int): the depth of the decoder.
+        dim_feedforward (int): the hidden size of the feed-forward networks.
+        dropout (float): the dropout probability.
+        activation (str or callable): the feed-forward activation.
+        custom_encoder (Module, optional): used instead of the built encoder.
+        custom_decoder (Module, optional): used instead of the built decoder.
+        layer_norm_eps (float): the eps of the layer norms.
+        batch_first (bool): inputs and output are (N, S, E) instead of (S, N, E).
+        norm_first (bool): pre-norm layers.
+        bias (bool): learn biases in the linear layers and layer norms.
+        device, dtype: where and as what the parameters are created.
+
+    Shape:
+        - Src: :math:`(S, N, E)`, :math:`(N, S, E)` with ``batch_first``, or :math:`(S, E)` unbatched.
+        - Tgt: :math:`(T, N, E)`, likewise.
+        - Src_mask :math:`(S, S)`, tgt_mask :math:`(T, T)`, memory_mask :math:`(T, S)`; key padding masks
+          :math:`(N, S)` / :math:`(N, T)`.
+        - Output: :math:`(T, N, E)` (batch first with ``batch_first``).
+
+    Examples::
+
+        >>> model = nn.Transformer(d_model=16, nhead=4, num_encoder_layers=1, num_decoder_layers=1,
+        ...                        dim_feedforward=32)
+        >>> src, tgt = torch.randn(10, 2, 16), torch.randn(6, 2, 16)
+        >>> mask = nn.Transformer.generate_square_subsequent_mask(6)
+        >>> model(src, tgt, tgt_mask=mask).shape
+        torch.Size([6, 2, 16])
+    """
 
     def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,
                  dropout=0.1, activation=F.relu, custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
