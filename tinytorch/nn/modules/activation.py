@@ -32,8 +32,7 @@ class Threshold(Module):
 
     Examples::
 
-        >>> m = nn.Threshold(0.1, 20.)
-        >>> m(torch.tensor([-2., -0.5, 0., 0.5, 2.]))
+        >>> nn.Threshold(0.1, 20.)(torch.tensor([-2., -0.5, 0., 0.5, 2.]))
         tensor([20.0000, 20.0000, 20.0000,  0.5000,  2.0000])
     """
 
@@ -62,8 +61,7 @@ class ReLU(Module):
 
     Examples::
 
-        >>> m = nn.ReLU()
-        >>> m(torch.tensor([-2., -0.5, 0., 0.5, 2.]))
+        >>> nn.ReLU()(torch.tensor([-2., -0.5, 0., 0.5, 2.]))
         tensor([0.0000, 0.0000, 0.0000, 0.5000, 2.0000])
     """
 
@@ -129,8 +127,7 @@ class Hardtanh(Module):
 
     Examples::
 
-        >>> m = nn.Hardtanh(-1., 1.)
-        >>> m(torch.tensor([-2., -0.5, 0., 0.5, 2.]))
+        >>> nn.Hardtanh(-1., 1.)(torch.tensor([-2., -0.5, 0., 0.5, 2.]))
         tensor([-1.0000, -0.5000,  0.0000,  0.5000,  1.0000])
     """
 
@@ -169,8 +166,7 @@ class ReLU6(Hardtanh):
 
     Examples::
 
-        >>> m = nn.ReLU6()
-        >>> m(torch.tensor([-1., 3., 8.]))
+        >>> nn.ReLU6()(torch.tensor([-1., 3., 8.]))
         tensor([0., 3., 6.])
     """
 
@@ -190,8 +186,7 @@ class Sigmoid(Module):
 
     Examples::
 
-        >>> m = nn.Sigmoid()
-        >>> m(torch.tensor([0., 2.]))
+        >>> nn.Sigmoid()(torch.tensor([0., 2.]))
         tensor([0.5000, 0.8808])
     """
 
@@ -213,8 +208,7 @@ class Hardsigmoid(Module):
 
     Examples::
 
-        >>> m = nn.Hardsigmoid()
-        >>> m(torch.tensor([-4., 0., 1.5, 4.]))
+        >>> nn.Hardsigmoid()(torch.tensor([-4., 0., 1.5, 4.]))
         tensor([0.0000, 0.5000, 0.7500, 1.0000])
     """
 
@@ -235,8 +229,7 @@ class Tanh(Module):
 
     Examples::
 
-        >>> m = nn.Tanh()
-        >>> m(torch.tensor([0., 1.]))
+        >>> nn.Tanh()(torch.tensor([0., 1.]))
         tensor([0.0000, 0.7616])
     """
 
@@ -259,8 +252,7 @@ class SiLU(Module):
 
     Examples::
 
-        >>> m = nn.SiLU()
-        >>> m(torch.tensor([-1., 0., 1.]))
+        >>> nn.SiLU()(torch.tensor([-1., 0., 1.]))
         tensor([-0.2689,  0.0000,  0.7311])
     """
 
@@ -289,8 +281,7 @@ class Mish(Module):
 
     Examples::
 
-        >>> m = nn.Mish()
-        >>> m(torch.tensor([-1., 0., 1.]))
+        >>> nn.Mish()(torch.tensor([-1., 0., 1.]))
         tensor([-0.3034,  0.0000,  0.8651])
     """
 
@@ -319,8 +310,7 @@ class Hardswish(Module):
 
     Examples::
 
-        >>> m = nn.Hardswish()
-        >>> m(torch.tensor([-4., -1., 0., 1., 4.]))
+        >>> nn.Hardswish()(torch.tensor([-4., -1., 0., 1., 4.]))
         tensor([-0.0000, -0.3333,  0.0000,  0.6667,  4.0000])
     """
 
@@ -347,8 +337,7 @@ class ELU(Module):
 
     Examples::
 
-        >>> m = nn.ELU()
-        >>> m(torch.tensor([-1., 0., 1.]))
+        >>> nn.ELU()(torch.tensor([-1., 0., 1.]))
         tensor([-0.6321,  0.0000,  1.0000])
     """
 
@@ -378,8 +367,7 @@ class CELU(Module):
 
     Examples::
 
-        >>> m = nn.CELU(alpha=2.)
-        >>> m(torch.tensor([-1., 0., 1.]))
+        >>> nn.CELU(alpha=2.)(torch.tensor([-1., 0., 1.]))
         tensor([-0.7869,  0.0000,  1.0000])
     """
 
@@ -409,8 +397,7 @@ class SELU(Module):
 
     Examples::
 
-        >>> m = nn.SELU()
-        >>> m(torch.tensor([-1., 0., 1.]))
+        >>> nn.SELU()(torch.tensor([-1., 0., 1.]))
         tensor([-1.1113,  0.0000,  1.0507])
     """
 
@@ -439,8 +426,7 @@ class GLU(Module):
 
     Examples::
 
-        >>> m = nn.GLU()
-        >>> m(torch.tensor([[1., 2., 0., 100.]]))
+        >>> nn.GLU()(torch.tensor([[1., 2., 0., 100.]]))
         tensor([[0.5000, 2.0000]])
     """
 
@@ -500,8 +486,7 @@ class Hardshrink(Module):
 
     Examples::
 
-        >>> m = nn.Hardshrink(0.5)
-        >>> m(torch.tensor([-2., -0.5, 0., 0.5, 2.]))
+        >>> nn.Hardshrink(0.5)(torch.tensor([-2., -0.5, 0., 0.5, 2.]))
         tensor([-2.,  0.,  0.,  0.,  2.])
     """
 
@@ -531,8 +516,7 @@ class LeakyReLU(Module):
 
     Examples::
 
-        >>> m = nn.LeakyReLU(0.1)
-        >>> m(torch.tensor([-2., -0.5, 0., 0.5, 2.]))
+        >>> nn.LeakyReLU(0.1)(torch.tensor([-2., -0.5, 0., 0.5, 2.]))
         tensor([-0.2000, -0.0500,  0.0000,  0.5000,  2.0000])
     """
 
@@ -556,8 +540,7 @@ class LogSigmoid(Module):
 
     Examples::
 
-        >>> m = nn.LogSigmoid()
-        >>> m(torch.tensor([0., -100.]))
+        >>> nn.LogSigmoid()(torch.tensor([0., -100.]))
         tensor([  -0.6931, -100.0000])
     """
 
@@ -579,8 +562,7 @@ class Softplus(Module):
 
     Examples::
 
-        >>> m = nn.Softplus()
-        >>> m(torch.tensor([0., 1., 30.]))
+        >>> nn.Softplus()(torch.tensor([0., 1., 30.]))
         tensor([ 0.6931,  1.3133, 30.0000])
     """
 
@@ -607,8 +589,7 @@ class Softshrink(Module):
 
     Examples::
 
-        >>> m = nn.Softshrink(0.5)
-        >>> m(torch.tensor([-2., -1., 0.25, 1., 2.]))
+        >>> nn.Softshrink(0.5)(torch.tensor([-2., -1., 0.25, 1., 2.]))
         tensor([-1.5000, -0.5000,  0.0000,  0.5000,  1.5000])
     """
 
@@ -674,8 +655,7 @@ class Softsign(Module):
 
     Examples::
 
-        >>> m = nn.Softsign()
-        >>> m(torch.tensor([-3., 0., 1.]))
+        >>> nn.Softsign()(torch.tensor([-3., 0., 1.]))
         tensor([-0.7500,  0.0000,  0.5000])
     """
 
@@ -692,8 +672,7 @@ class Tanhshrink(Module):
 
     Examples::
 
-        >>> m = nn.Tanhshrink()
-        >>> m(torch.tensor([0., 1.]))
+        >>> nn.Tanhshrink()(torch.tensor([0., 1.]))
         tensor([0.0000, 0.2384])
     """
 
@@ -733,8 +712,7 @@ class Softmin(_SoftmaxBase):
 
     Examples::
 
-        >>> m = nn.Softmin(dim=1)
-        >>> m(torch.tensor([[1., 2., 3.]]))
+        >>> nn.Softmin(dim=1)(torch.tensor([[1., 2., 3.]]))
         tensor([[0.6652, 0.2447, 0.0900]])
     """
     _fn = staticmethod(F.softmin)
@@ -756,8 +734,7 @@ class Softmax(_SoftmaxBase):
 
     Examples::
 
-        >>> m = nn.Softmax(dim=1)
-        >>> m(torch.tensor([[1., 2., 3.]]))
+        >>> nn.Softmax(dim=1)(torch.tensor([[1., 2., 3.]]))
         tensor([[0.0900, 0.2447, 0.6652]])
     """
     _fn = staticmethod(F.softmax)
@@ -778,8 +755,7 @@ class LogSoftmax(_SoftmaxBase):
 
     Examples::
 
-        >>> m = nn.LogSoftmax(dim=1)
-        >>> m(torch.tensor([[1., 2., 3.]]))
+        >>> nn.LogSoftmax(dim=1)(torch.tensor([[1., 2., 3.]]))
         tensor([[-2.4076, -1.4076, -0.4076]])
     """
     _fn = staticmethod(F.log_softmax)
@@ -798,8 +774,7 @@ class Softmax2d(Module):
 
     Examples::
 
-        >>> m = nn.Softmax2d()
-        >>> m(torch.zeros(1, 2, 1, 1)).flatten()
+        >>> nn.Softmax2d()(torch.zeros(1, 2, 1, 1)).flatten()
         tensor([0.5000, 0.5000])
     """
 
