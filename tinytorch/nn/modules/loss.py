@@ -2,6 +2,7 @@
 KLDivLoss, MarginRankingLoss, TripletMarginLoss, CosineEmbeddingLoss, PoissonNLLLoss, GaussianNLLLoss."""
 from .. import functional as F
 from .distance import PairwiseDistance
+from .linear_cross_entropy_options import LinearCrossEntropyOptions  # noqa: F401  (nn exports it from here)
 from .module import Module
 
 
@@ -660,22 +661,6 @@ class TripletMarginWithDistanceLoss(_Loss):
     def forward(self, anchor, positive, negative):
         return F.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
                                                    margin=self.margin, swap=self.swap, reduction=self.reduction)
-
-
-class LinearCrossEntropyOptions:
-    """Settings of torch's batch-chunked ``linear_cross_entropy`` kernel (``torch.nn.LinearCrossEntropyOptions``).
-    tinytorch keeps them (they show in the loss module's repr) and runs the reference computation, whose values
-    are the same."""
-
-    def __init__(self, allow_retain_graph=False, batch_chunk_size=None, chunking_method="auto", acc_policy="auto",
-                 acc_dtype=None):
-        self.allow_retain_graph, self.batch_chunk_size = allow_retain_graph, batch_chunk_size
-        self.chunking_method, self.acc_policy, self.acc_dtype = chunking_method, acc_policy, acc_dtype
-
-    def __repr__(self):
-        return (f"LinearCrossEntropyOptions(allow_retain_graph={self.allow_retain_graph}, batch_chunk_size="
-                f"{self.batch_chunk_size}, chunking_method={self.chunking_method!r}, acc_policy={self.acc_policy!r}, "
-                f"acc_dtype={self.acc_dtype})")
 
 
 class LinearCrossEntropyLoss(_WeightedLoss):
