@@ -70,7 +70,7 @@ class Op:
                  save_output: bool = False, *, complex_grad: bool = False, view: bool = False,
                  mutates: tuple = (), autocast: str = None, differentiable: bool = True, refused: dict = None):
         self.name = name
-        self.refused = refused if refused is not None else REFUSED_DTYPES.get(name)
+        self.refused = refused
         self.meta = meta
         self.backward = backward
         self.decomp = decomp
@@ -87,11 +87,10 @@ class Op:
 
 
 # PyTorch compiles each CPU kernel for a set of dtypes (the AT_DISPATCH_* macro around it) and refuses the
-# others; NumPy's kernels accept more. The ops whose set is narrower, by op name: {dtype name: (exception type,
-# message)}, checked in ``dispatch`` on the dtype the op computes in (its first cast dtype, else its first tensor
-# argument's), before any kernel runs. ``{T}`` is PyTorch's scalar type name ('Bool', 'ComplexFloat').
-_NI = NotImplementedError
-_COMPLEX = ("complex64", "complex128")
+# others; NumPy's kernels accept more. An op whose set is narrower declares the rest with its ``refused`` flag,
+# {dtype name: (exception type, message)}, checked in ``dispatch`` on the dtype the op computes in (its first cast
+# dtype, else its first tensor argument's), before any kernel runs. ``{T}`` is PyTorch's scalar type name.
+COMPLEX_DTYPES = ("complex64", "complex128")
 
 
 def refuse(dtypes, exc, msg):
@@ -99,44 +98,6 @@ def refuse(dtypes, exc, msg):
     return {d: (exc, msg) for d in dtypes}
 
 
-REFUSED_DTYPES = {
-    "abs": refuse(("bool",), _NI, "\"abs_cpu\" not implemented for '{T}'"),
-    "amax": refuse(_COMPLEX, _NI, "\"max_values_cpu\" not implemented for '{T}'"),
-    "amin": refuse(_COMPLEX, _NI, "\"min_values_cpu\" not implemented for '{T}'"),
-    "argmax": {**refuse(("bool",), RuntimeError, "argmax(): does not support bool input"),
-               **refuse(_COMPLEX, RuntimeError, "argmax(): does not support complex input")},
-    "argmin": {**refuse(("bool",), RuntimeError, "argmin(): does not support bool input"),
-               **refuse(_COMPLEX, RuntimeError, "argmin(): does not support complex input")},
-    "bitwise_left_shift": refuse(("bool",), _NI, "\"lshift_cpu\" not implemented for '{T}'"),
-    "bitwise_right_shift": refuse(("bool",), _NI, "\"rshift_cpu\" not implemented for '{T}'"),
-    "ceil": {**refuse(("bool",), _NI, "\"ceil_vml_cpu\" not implemented for '{T}'"),
-             **refuse(_COMPLEX, _NI, "ceil is not supported for complex inputs")},
-    "floor": {**refuse(("bool",), _NI, "\"floor_vml_cpu\" not implemented for '{T}'"),
-              **refuse(_COMPLEX, _NI, "floor is not supported for complex inputs")},
-    "trunc": {**refuse(("bool",), _NI, "\"trunc_vml_cpu\" not implemented for '{T}'"),
-              **refuse(_COMPLEX, _NI, "trunc is not supported for complex inputs")},
-    "atan2": refuse(_COMPLEX, _NI, "\"atan2_cpu\" not implemented for '{T}'"),
-    "erf": refuse(_COMPLEX, _NI, "\"erf_vml_cpu\" not implemented for '{T}'"),
-    "round": refuse(("bool",) + _COMPLEX, _NI, "\"round_vml_cpu\" not implemented for '{T}'"),
-    "clamp": refuse(_COMPLEX, _NI, "clamp is not supported for complex types"),
-    "relu": {**refuse(("bool",), RuntimeError, "Boolean inputs not supported for relu"),
-             **refuse(_COMPLEX, _NI, "clamp is not supported for complex types")},
-    "digamma": refuse(_COMPLEX, _NI, "\"digamma\" not implemented for '{T}'"),
-    "erfinv": refuse(_COMPLEX, _NI, "\"erfinv_vml_cpu\" not implemented for '{T}'"),
-    "i0": refuse(_COMPLEX, _NI, "\"i0_vml_cpu\" not implemented for '{T}'"),
-    "lgamma": refuse(_COMPLEX, _NI, "\"lgamma_vml_cpu\" not implemented for '{T}'"),
-    "fmod": refuse(("bool",) + _COMPLEX, _NI, "\"fmod_cpu\" not implemented for '{T}'"),
-    "remainder": refuse(("bool",) + _COMPLEX, _NI, "\"remainder_cpu\" not implemented for '{T}'"),
-    "ge": refuse(_COMPLEX, _NI, "\"ge_cpu\" not implemented for '{T}'"),
-    "gt": refuse(_COMPLEX, _NI, "\"gt_cpu\" not implemented for '{T}'"),
-    "le": refuse(_COMPLEX, _NI, "\"le_cpu\" not implemented for '{T}'"),
-    "lt": refuse(_COMPLEX, _NI, "\"lt_cpu\" not implemented for '{T}'"),
-    "maximum": refuse(_COMPLEX, RuntimeError, "maximum not implemented for complex tensors."),
-    "minimum": refuse(_COMPLEX, RuntimeError, "minimum not implemented for complex tensors."),
-    "sort": refuse(_COMPLEX, RuntimeError, " Sort does not support complex dtypes on CPU"),
-    "topk": refuse(_COMPLEX, RuntimeError, " topk does not support complex dtypes on CPU"),
-    "matmul": refuse(("bool",), _NI, "\"addmm_impl_cpu_\" not implemented for '{T}'"),
-}
 _TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
                "complex64": "ComplexFloat", "complex128": "ComplexDouble", "int64": "Long", "int32": "Int",
                "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
@@ -561,14 +522,32 @@ def register_backend(name, backend):
 # ---- the view, in-place and write steps of the one path ---------------------------------------------------------
 
 def _view(op, x, kw):
-    """A view op: the tensor ``op.meta`` places over ``x``'s storage (no kernel, no copy); autograd as any op."""
-    shape, stride, offset = op.meta(x, **kw)
-    t = _new(x._storage, shape, stride, offset, x.dtype)
+    """A view op: the tensor ``op.meta`` places over ``x``'s storage (no kernel, no copy); autograd as any op.
+    The geometry may name a dtype as a fourth element (``view(dtype)``, ``view_as_real``): the storage's memory is
+    then reinterpreted as that dtype by the backend, and both storages share one version counter."""
+    geometry = op.meta(x, **kw)
+    if len(geometry) == 3:
+        (shape, stride, offset), dtype, storage = geometry, x.dtype, x._storage
+    else:
+        shape, stride, offset, dtype = geometry
+        storage = x._storage if dtype is x.dtype else _reinterpret(x._storage, dtype)
+    t = _new(storage, shape, stride, offset, dtype)
     t._base = x._base if x._base is not None else x
-    if x.requires_grad and _state.enabled:
+    if x.requires_grad and _state.enabled and op.backward is not None:
         t.grad_fn = OpNode(op, (x,), kw, t, None, (edge_of(x),))
         t.requires_grad = True
     return t
+
+
+def _reinterpret(st, dtype):
+    """A Storage over ``st``'s memory whose elements are ``dtype`` (NotImplementedError from a backend that cannot
+    reinterpret its buffers); writes through either bump the one version counter."""
+    from ._storage import Storage
+    s = Storage(st.backend.reinterpret(st.buf, st.dtype, dtype), dtype, st.device,
+                st.size * st.dtype.itemsize // dtype.itemsize, st.backend)
+    s._version = st._version
+    s.inference = st.inference
+    return s
 
 
 def _writable_natives(args, dev):
@@ -592,7 +571,7 @@ def _into(op, args, kw, out):
             ik = out._storage.backend.inplace_kernels.get(op.name)
             if ik is not None and _inplace_direct(op, ik, out, args[1:], kw):
                 return out
-    return write(out, dispatch(op, args, kw), op.name + "_")
+    return dispatch(COPY_OP, (out, dispatch(op, args, kw)), {"op": op.name + "_"})
 
 
 def _inplace_direct(op, kernel, self, args, kw):
@@ -665,6 +644,11 @@ def write(dst, src, op="copy_"):
         else:  # overwritten by a constant: no gradient flows to the old history
             dst.grad_fn, dst.requires_grad = None, False
     return dst
+
+
+# Every write into an existing tensor is this op: in-place ops, ``out=`` and ``Tensor.copy_``. Its body is the
+# write step (no meta: the step checks shapes and dtypes itself); it mutates its first argument.
+COPY_OP = defop("copy_", None, decomp=write, mutates=(0,))
 
 
 def _copy_slices(view, base, src):

@@ -470,12 +470,13 @@ class Tensor:
                 isinstance(a, Tensor) and a.requires_grad for a in args)):
             self._check_inplace()
             # the op's node may save its input, which this write changes: give it a copy (PyTorch's original_self)
-            return _dispatch.write(self, fn(self.clone(), *args, **kw), name + "_")
-        return _dispatch.write(self, fn(self, *args, **kw), name + "_")
+            return self._write(fn(self.clone(), *args, **kw), name + "_")
+        return self._write(fn(self, *args, **kw), name + "_")
 
     def _write(self, src, op="copy_"):
-        """Write tensor ``src`` into ``self``'s memory (the dispatcher's write step, ``_dispatch.write``)."""
-        return _dispatch.write(self, src, op)
+        """Write tensor ``src`` into ``self``'s memory: the op ``copy_``, whose implementation is the dispatcher's
+        write step (``_dispatch.write``); ``op`` names the in-place op in error messages."""
+        return _dispatch.dispatch(_dispatch.COPY_OP, (self, src), {"op": op})
 
 
 def reset_grads(params, set_to_none=True):

@@ -14,7 +14,7 @@ import math
 
 from .. import _dispatch
 from .. import _dtype as _dt
-from .._dispatch import dispatch
+from .._dispatch import defop, dispatch
 from .._tensor import Tensor
 from ._util import defop_on_cpu, method
 
@@ -42,28 +42,22 @@ _imag_op = _defop("imag", _to_real_meta, lambda c, g: g * 1j, save_inputs=False)
 _conj_op = _defop("conj", lambda a: ([(a._shape, a.dtype)], [None]), lambda c, g: conj(g), save_inputs=False)
 
 
+def _var_geometry(x):
+    # the complex storage seen as its real dtype: shape (*, 2), strides doubled, (real, imag) adjacent
+    return x._shape + (2,), tuple(2 * s for s in x._stride) + (1,), 2 * x._offset, x.dtype.to_real()
+
+
+_var_view_op = defop("view_as_real", _var_geometry, lambda c, g: view_as_complex(g), save_inputs=False, view=True,
+                     complex_grad=True)
+
+
 def _as_real_view(input):
-    """``view_as_real`` as a true view: the complex storage reinterpreted as its real dtype, shape (*, 2),
-    strides doubled; None when the backend cannot reinterpret its buffers (the caller then copies)."""
-    from .._storage import Storage
-    from .._tensor import _new
-    from ..autograd.engine import edge_of
-    from ..autograd.grad_mode import _state
-    from .._dispatch import OpNode
-    st = input._storage
-    new = input.dtype.to_real()
+    """``view_as_real`` as a true view (the view op above); None when the backend cannot reinterpret its
+    buffers (the caller then copies, with ``view_as_real_copy``)."""
     try:
-        buf = st.backend.reinterpret(st.buf, input.dtype, new)
+        return dispatch(_var_view_op, (input,))
     except NotImplementedError:
         return None
-    storage = Storage(buf, new, st.device, st.size * 2, st.backend)
-    storage._version = st._version  # writes through either tensor bump the one counter
-    t = _new(storage, input._shape + (2,), tuple(2 * s for s in input._stride) + (1,), 2 * input._offset, new)
-    t._base = input._base if input._base is not None else input
-    if input.requires_grad and _state.enabled:
-        t.grad_fn = OpNode(_var_op, (input,), {}, t, None, (edge_of(input),))
-        t.requires_grad = True
-    return t
 
 
 def real(input):
@@ -134,7 +128,7 @@ def _vac_meta(a):
     return [(a._shape[:-1], a.dtype.to_complex())], [None]
 
 
-_var_op = _defop("view_as_real", _var_meta, lambda c, g: view_as_complex(g), save_inputs=False)
+_var_op = _defop("view_as_real_copy", _var_meta, lambda c, g: view_as_complex(g), save_inputs=False)
 _vac_op = _defop("view_as_complex", _vac_meta, lambda c, g: view_as_real(g), save_inputs=False)
 
 

@@ -10,11 +10,9 @@ import numpy as np
 
 from .. import _strides
 from .. import _dtype as _dt
-from .._dispatch import OpNode, defop, dispatch
+from .._dispatch import defop, dispatch
 from .._storage import Storage, check_alloc
 from .._tensor import Tensor, _new
-from ..autograd.engine import edge_of
-from ..autograd.grad_mode import _state
 from ..device import _default_device, as_device, device as _device, get_backend
 from ._util import method
 
@@ -541,36 +539,38 @@ _to_dtype_op = defop("to_dtype", _to_dtype_meta, lambda c, g: g, save_inputs=Fal
 
 
 def _to_device(x, dev):
+    """A copy of ``x`` on device ``dev`` (the op ``to_copy``: its gradient is copied back to ``x``'s device)."""
+    return dispatch(_to_device_op, (x,), {"device": x.device, "to": dev})
+
+
+def _to_copy_meta(x, device, to):
+    if x._storage.backend.shape_only and not get_backend(to).shape_only:
+        raise NotImplementedError(f"Cannot copy out of meta tensor; no data! (to {to})")
+    return [(x._shape, x.dtype)], [None]
+
+
+def _to_copy_decomp(x, device, to):
+    # no backend has a kernel for a copy between two devices: it goes through host memory
+    if get_backend(to).shape_only:
+        return _meta_tensor(x._shape, x.dtype, to, get_backend(to))
     src_backend = x._storage.backend
-    if src_backend.shape_only or get_backend(dev).shape_only:
-        t = _meta_tensor(x._shape, x.dtype, dev, get_backend(dev)) if get_backend(dev).shape_only else None
-        if t is None:
-            raise NotImplementedError(f"Cannot copy out of meta tensor; no data! (to {dev})")
-    else:
-        # keep a dense tensor's memory order across the copy (PyTorch's preserve_format)
-        order = sorted(range(x.ndim), key=lambda d: -x._stride[d])
-        dense = x.ndim > 1 and order != list(range(x.ndim)) and \
-            _strides.is_contiguous(tuple(x._shape[d] for d in order), tuple(x._stride[d] for d in order))
-        src = x.permute(order) if dense else x
-        host = np.asarray(src_backend.to_numpy(src._native()), order="C")
-        t = _from_host(host, x.dtype, dev)
-        if dense:
-            inv = [0] * len(order)
-            for i, d in enumerate(order):
-                inv[d] = i
-            t = t.permute(inv)
-    if _state.enabled and x.requires_grad:
-        t.grad_fn = OpNode(_to_device_op, (x,), {"device": x.device}, t, None, (edge_of(x),))
-        t.requires_grad = True
+    # keep a dense tensor's memory order across the copy (PyTorch's preserve_format)
+    order = sorted(range(x.ndim), key=lambda d: -x._stride[d])
+    dense = x.ndim > 1 and order != list(range(x.ndim)) and \
+        _strides.is_contiguous(tuple(x._shape[d] for d in order), tuple(x._stride[d] for d in order))
+    src = x.permute(order) if dense else x
+    host = np.asarray(src_backend.to_numpy(src._native()), order="C")
+    t = _from_host(host, x.dtype, to)
+    if dense:
+        inv = [0] * len(order)
+        for i, d in enumerate(order):
+            inv[d] = i
+        t = t.permute(inv)
     return t
 
 
-def _no_meta(*a, **k):
-    raise RuntimeError("to_device does not go through kernels")
-
-
-_to_device_op = defop("to_copy", _no_meta, lambda c, g: g.to(c.kw["device"]), save_inputs=False,
-                      complex_grad=True)
+_to_device_op = defop("to_copy", _to_copy_meta, lambda c, g: g.to(c.kw["device"]), decomp=_to_copy_decomp,
+                      save_inputs=False, complex_grad=True)
 
 
 def _parse_to(args, kwargs):

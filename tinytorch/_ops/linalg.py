@@ -2,10 +2,9 @@
 tensordot; matrix helpers (diag, diag_embed, diagflat, fill_diagonal_, trace, kron, vander, cdist)."""
 import builtins
 
-from .._dispatch import autocast_op
+from .._dispatch import autocast_op, defop, dispatch, refuse
 from .. import _strides
 from .. import _dtype as _dt
-from .._dispatch import defop, dispatch
 from .._tensor import Tensor
 from .._geometry import parse_einsum as _parse_einsum
 from ._util import method
@@ -37,7 +36,8 @@ def _matmul_bw(c, g):
     return ga, gb
 
 
-_matmul_op = defop("matmul", _matmul_meta, _matmul_bw)
+_matmul_op = defop("matmul", _matmul_meta, _matmul_bw,
+    refused=refuse(("bool",), NotImplementedError, "\"addmm_impl_cpu_\" not implemented for '{T}'"))
 
 
 @method("matmul")

@@ -10,7 +10,6 @@ import operator
 from .. import _strides
 from .._dispatch import OpNode, defop, dispatch
 from .._tensor import Tensor, _new
-from ..autograd.engine import edge_of
 from ..autograd.grad_mode import _state
 from ._util import method
 
@@ -196,16 +195,12 @@ _SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "bfl
                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
-def _view_dtype(input, dtype):
-    """``input.view(dtype)``: the bytes of ``input`` reinterpreted (``torch.Tensor.view(dtype)``). With a
-    different element size the last dim scales by the size ratio, so it must have stride 1, and the last size,
-    the other strides and the storage offset must divide evenly. Not differentiable (the result does not
-    require grad), as in torch. RuntimeError naming both dtypes when the layout does not allow it."""
-    from .._storage import Storage
-    from .._tensor import _new
-    old, new = input.dtype, dtype
-    st = input._storage
-    shape, strides, offset = input._shape, input._stride, input._offset
+def _view_dtype_geometry(shape, strides, offset, old, dtype):
+    """Geometry of ``input.view(dtype)``: the bytes of ``input`` reinterpreted (``torch.Tensor.view(dtype)``).
+    With a different element size the last dim scales by the size ratio, so it must have stride 1, and the last
+    size, the other strides and the storage offset must divide evenly. RuntimeError naming both dtypes when the
+    layout does not allow it."""
+    new = dtype
     if old.itemsize != new.itemsize:
         what = f"to view {_SCALAR_TYPE.get(old.name, old.name)} as {_SCALAR_TYPE.get(new.name, new.name)} " \
                "(different element sizes)"
@@ -232,10 +227,18 @@ def _view_dtype(input, dtype):
             shape = shape[:-1] + (shape[-1] * r,)
             strides = tuple(s_ * r for s_ in strides[:-1]) + (1,)
             offset *= r
-    buf = st.buf if new is old else st.backend.reinterpret(st.buf, old, new)
-    storage = Storage(buf, new, st.device, st.size * old.itemsize // new.itemsize, st.backend)
-    storage._version = st._version  # writes through either tensor bump the one counter
-    return _new(storage, shape, strides, offset, new)
+    return shape, strides, offset, new
+
+
+# not differentiable (the result does not require grad), as in torch
+_view_dtype_op = defop("view_dtype", lambda x, dtype: _view_dtype_geometry(x._shape, x._stride, x._offset, x.dtype,
+                                                                            dtype),
+                       save_inputs=False, view=True, differentiable=False)
+
+
+def _view_dtype(input, dtype):
+    """``input.view(dtype)`` (see ``_view_dtype_geometry``)."""
+    return dispatch(_view_dtype_op, (input,), {"dtype": dtype})
 
 
 @method("reshape")

@@ -9,7 +9,7 @@ import math
 
 from .. import _strides
 from .. import _dtype as _dt
-from .._dispatch import defop, dispatch
+from .._dispatch import COMPLEX_DTYPES, defop, dispatch, refuse
 from .._tensor import Tensor
 from ._util import check_arg, check_dtype, method, scalar_check
 
@@ -152,9 +152,11 @@ cosh = _unary("cosh", "float", lambda c, g: g * sinh(c.inputs[0]))
 tanh = _unary("tanh", "float", lambda c, g: g * (1 - c.out * c.out), save_output=True, save_inputs=False)
 sigmoid = _unary("sigmoid", "float", lambda c, g: g * c.out * (1 - c.out), save_output=True, save_inputs=False)
 reciprocal = _unary("reciprocal", "float", lambda c, g: -g * c.out * c.out, save_output=True, save_inputs=False)
-erf = _unary("erf", "float", lambda c, g: g * exp(-c.inputs[0] * c.inputs[0]) * (2 / math.sqrt(math.pi)))
+erf = _unary("erf", "float", lambda c, g: g * exp(-c.inputs[0] * c.inputs[0]) * (2 / math.sqrt(math.pi)),
+    refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"erf_vml_cpu\" not implemented for '{T}'"))
 erfinv = _unary("erfinv", "float", lambda c, g: g * exp(c.out * c.out) * (math.sqrt(math.pi) / 2),
-                save_output=True, save_inputs=False)
+                save_output=True, save_inputs=False,
+    refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"erfinv_vml_cpu\" not implemented for '{T}'"))
 arcsin, arccos, arctan = asin, acos, atan
 
 # ---- dtype-preserving unary ops --------------------------------------------------------------------
@@ -175,7 +177,8 @@ def _abs_meta(a):
 
 
 abs = _unary("abs", "same", lambda c, g: g * _sgn(c.inputs[0]), meta=_abs_meta, complex_grad=True,
-             doc="Elementwise absolute value; for complex input the modulus, a float tensor (``torch.abs``).")
+             doc="Elementwise absolute value; for complex input the modulus, a float tensor (``torch.abs``).",
+    refused=refuse(("bool",), NotImplementedError, "\"abs_cpu\" not implemented for '{T}'"))
 absolute = abs
 def _sign_meta(a):
     if a.dtype.is_complex:
@@ -185,9 +188,15 @@ def _sign_meta(a):
 
 
 sign = _unary("sign", "same", _zero_grad, save_inputs=False, meta=_sign_meta)
-floor = _unary("floor", "same", _zero_grad, save_inputs=False)
-ceil = _unary("ceil", "same", _zero_grad, save_inputs=False)
-trunc = _unary("trunc", "same", _zero_grad, save_inputs=False)
+floor = _unary("floor", "same", _zero_grad, save_inputs=False,
+    refused={**refuse(("bool",), NotImplementedError, "\"floor_vml_cpu\" not implemented for '{T}'"),
+             **refuse(COMPLEX_DTYPES, NotImplementedError, "floor is not supported for complex inputs")})
+ceil = _unary("ceil", "same", _zero_grad, save_inputs=False,
+    refused={**refuse(("bool",), NotImplementedError, "\"ceil_vml_cpu\" not implemented for '{T}'"),
+             **refuse(COMPLEX_DTYPES, NotImplementedError, "ceil is not supported for complex inputs")})
+trunc = _unary("trunc", "same", _zero_grad, save_inputs=False,
+    refused={**refuse(("bool",), NotImplementedError, "\"trunc_vml_cpu\" not implemented for '{T}'"),
+             **refuse(COMPLEX_DTYPES, NotImplementedError, "trunc is not supported for complex inputs")})
 fix = trunc
 # ---- threshold_backward: the gradient of relu / threshold, one op instead of a compare and a product ----
 def _threshold_bw_meta(g, x, threshold):
@@ -215,13 +224,16 @@ def _threshold_backward(grad_output, input, threshold):
 
 
 relu = _unary("relu", "same", lambda c, g: _threshold_backward(g, c.out, 0), save_output=True, save_inputs=False,
-              doc="max(input, 0) elementwise, same shape and dtype. Mirrors ``torch.relu``.")
+              doc="max(input, 0) elementwise, same shape and dtype. Mirrors ``torch.relu``.",
+    refused={**refuse(("bool",), RuntimeError, "Boolean inputs not supported for relu"),
+             **refuse(COMPLEX_DTYPES, NotImplementedError, "clamp is not supported for complex types")})
 isnan = _unary("isnan", "bool")
 isinf = _unary("isinf", "bool")
 isfinite = _unary("isfinite", "bool")
 logical_not = _unary("logical_not", "bool")
 
-_round_op = defop("round", _same, _zero_grad, save_inputs=False)
+_round_op = defop("round", _same, _zero_grad, save_inputs=False,
+    refused=refuse(("bool",) + COMPLEX_DTYPES, NotImplementedError, "\"round_vml_cpu\" not implemented for '{T}'"))
 
 
 @method("round")
@@ -366,8 +378,10 @@ def _fmod_bw(c, g):
     return g, (-g * div(a, b, rounding_mode="trunc") if isinstance(b, Tensor) else None)
 
 
-remainder = _binary("remainder", "same", _remainder_bw)
-fmod = _binary("fmod", "same", _fmod_bw)
+remainder = _binary("remainder", "same", _remainder_bw,
+    refused=refuse(("bool",) + COMPLEX_DTYPES, NotImplementedError, "\"remainder_cpu\" not implemented for '{T}'"))
+fmod = _binary("fmod", "same", _fmod_bw,
+    refused=refuse(("bool",) + COMPLEX_DTYPES, NotImplementedError, "\"fmod_cpu\" not implemented for '{T}'"))
 
 
 def _pow_bw(c, g):
@@ -433,7 +447,8 @@ def _atan2_bw(c, g):
     return g * b / d, -g * a / d
 
 
-atan2 = _binary("atan2", "float", _atan2_bw, tensor_only=True)
+atan2 = _binary("atan2", "float", _atan2_bw, tensor_only=True,
+    refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"atan2_cpu\" not implemented for '{T}'"))
 arctan2 = atan2
 
 
@@ -448,8 +463,10 @@ def _minmax_bw(which):
     return bw
 
 
-maximum = _binary("maximum", "same", _minmax_bw("max"), tensor_only=True)
-minimum = _binary("minimum", "same", _minmax_bw("min"), tensor_only=True)
+maximum = _binary("maximum", "same", _minmax_bw("max"), tensor_only=True,
+    refused=refuse(COMPLEX_DTYPES, RuntimeError, "maximum not implemented for complex tensors."))
+minimum = _binary("minimum", "same", _minmax_bw("min"), tensor_only=True,
+    refused=refuse(COMPLEX_DTYPES, RuntimeError, "minimum not implemented for complex tensors."))
 
 
 def fmax(input, other):
@@ -466,10 +483,14 @@ def fmin(input, other):
 # ---- comparisons, logical and bitwise ---------------------------------------------------------------
 eq = _binary("eq", "bool")
 ne = _binary("ne", "bool")
-lt = _binary("lt", "bool")
-le = _binary("le", "bool")
-gt = _binary("gt", "bool")
-ge = _binary("ge", "bool")
+lt = _binary("lt", "bool",
+    refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"lt_cpu\" not implemented for '{T}'"))
+le = _binary("le", "bool",
+    refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"le_cpu\" not implemented for '{T}'"))
+gt = _binary("gt", "bool",
+    refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"gt_cpu\" not implemented for '{T}'"))
+ge = _binary("ge", "bool",
+    refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"ge_cpu\" not implemented for '{T}'"))
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 for _a, _f in (("greater", gt), ("greater_equal", ge), ("less", lt), ("less_equal", le), ("not_equal", ne)):
     method(_a)(_f)
@@ -479,8 +500,10 @@ logical_xor = _binary("logical_xor", "logical")
 bitwise_and = _binary("bitwise_and", "int")
 bitwise_or = _binary("bitwise_or", "int")
 bitwise_xor = _binary("bitwise_xor", "int")
-bitwise_left_shift = _binary("bitwise_left_shift", "int")
-bitwise_right_shift = _binary("bitwise_right_shift", "int")
+bitwise_left_shift = _binary("bitwise_left_shift", "int",
+    refused=refuse(("bool",), NotImplementedError, "\"lshift_cpu\" not implemented for '{T}'"))
+bitwise_right_shift = _binary("bitwise_right_shift", "int",
+    refused=refuse(("bool",), NotImplementedError, "\"rshift_cpu\" not implemented for '{T}'"))
 
 
 # ---- where / clamp ----------------------------------------------------------------------------------
@@ -546,7 +569,8 @@ def _clamp_bw(c, g):
     return where(mask, g, 0.0), None, None
 
 
-_clamp_op = defop("clamp", _clamp_meta, _clamp_bw)
+_clamp_op = defop("clamp", _clamp_meta, _clamp_bw,
+    refused=refuse(COMPLEX_DTYPES, NotImplementedError, "clamp is not supported for complex types"))
 
 
 @method("clamp")

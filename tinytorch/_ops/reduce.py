@@ -7,10 +7,9 @@ import builtins
 import collections
 import math
 
-from .._dispatch import autocast_op
+from .._dispatch import COMPLEX_DTYPES, autocast_op, defop, dispatch, refuse
 from .. import _strides
 from .. import _dtype as _dt
-from .._dispatch import defop, dispatch
 from .._tensor import Tensor
 from ._util import as_dims, check_arg, method
 from .pointwise import abs, exp, isnan, log, sqrt, where
@@ -196,8 +195,10 @@ def _amax_bw(c, g):
     return _expand_back(g, x._shape, dims, keepdim) * mask / cnt
 
 
-_amax_op = defop("amax", _red_meta("amax", "minmax"), _amax_bw, save_output=True)
-_amin_op = defop("amin", _red_meta("amin", "minmax"), _amax_bw, save_output=True)
+_amax_op = defop("amax", _red_meta("amax", "minmax"), _amax_bw, save_output=True,
+    refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"max_values_cpu\" not implemented for '{T}'"))
+_amin_op = defop("amin", _red_meta("amin", "minmax"), _amax_bw, save_output=True,
+    refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"min_values_cpu\" not implemented for '{T}'"))
 
 
 @method("amax")
@@ -303,8 +304,12 @@ def _arg_meta(name):
     return meta
 
 
-_argmax_op = defop("argmax", _arg_meta("argmax"))
-_argmin_op = defop("argmin", _arg_meta("argmin"))
+_argmax_op = defop("argmax", _arg_meta("argmax"),
+    refused={**refuse(("bool",), RuntimeError, "argmax(): does not support bool input"),
+             **refuse(COMPLEX_DTYPES, RuntimeError, "argmax(): does not support complex input")})
+_argmin_op = defop("argmin", _arg_meta("argmin"),
+    refused={**refuse(("bool",), RuntimeError, "argmin(): does not support bool input"),
+             **refuse(COMPLEX_DTYPES, RuntimeError, "argmin(): does not support complex input")})
 
 
 @method("argmax")

@@ -4,7 +4,7 @@ import collections
 
 from .. import _strides
 from .. import _dtype as _dt
-from .._dispatch import defop, dispatch
+from .._dispatch import COMPLEX_DTYPES, defop, dispatch, refuse
 from .._tensor import Tensor
 from ._util import check_arg, method
 from .reduce import _nonempty_dim, _zeros_idx
@@ -27,7 +27,8 @@ def _scatter_back(c, g):
     return scatter(zeros(c.shapes[0], dtype=g.dtype, device=g.device), c.kw["dim"], idx, g)
 
 
-_sort_op = defop("sort", _sort_meta, _scatter_back, save_inputs=False, save_output=True)
+_sort_op = defop("sort", _sort_meta, _scatter_back, save_inputs=False, save_output=True,
+    refused=refuse(COMPLEX_DTYPES, RuntimeError, " Sort does not support complex dtypes on CPU"))
 
 
 @method("sort")
@@ -58,7 +59,8 @@ def _topk_meta(a, k, dim, largest, sorted):
     return [(shape, a.dtype), (shape, _dt.int64)], [None]
 
 
-_topk_op = defop("topk", _topk_meta, _scatter_back, save_inputs=False, save_output=True)
+_topk_op = defop("topk", _topk_meta, _scatter_back, save_inputs=False, save_output=True,
+    refused=refuse(COMPLEX_DTYPES, RuntimeError, " topk does not support complex dtypes on CPU"))
 
 
 @method("topk")

@@ -15,7 +15,7 @@ Accuracy: about 1e-15 relative in float64; float32 inputs are computed in float3
 import math
 
 from .. import _dtype as _dt
-from .._dispatch import defop, dispatch, refuse
+from .._dispatch import COMPLEX_DTYPES, defop, dispatch, refuse
 from .._tensor import Tensor
 from ._util import method
 
@@ -64,7 +64,8 @@ def _lgamma_bw(c, g):
     return g * digamma(c.inputs[0])
 
 
-_lgamma_op = defop("lgamma", _float_meta, _lgamma_bw, decomp=_lgamma_decomp)
+_lgamma_op = defop("lgamma", _float_meta, _lgamma_bw, decomp=_lgamma_decomp,
+    refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"lgamma_vml_cpu\" not implemented for '{T}'"))
 
 
 def _digamma_decomp(x):
@@ -98,7 +99,8 @@ def _digamma_bw(c, g):
     return g * polygamma(1, c.inputs[0])
 
 
-_digamma_op = defop("digamma", _float_meta, _digamma_bw, decomp=_digamma_decomp)
+_digamma_op = defop("digamma", _float_meta, _digamma_bw, decomp=_digamma_decomp,
+    refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"digamma\" not implemented for '{T}'"))
 
 
 def _zeta(s, q):
@@ -319,7 +321,8 @@ def _i1e_bw(c, g):
     return g * where(x == 0, 0.5, special_i0e(x) - c.out * (x.sign() + 1 / safe))
 
 
-_i0_op = defop("i0", _float_meta, _i0_bw, decomp=lambda x: _bessel(x, 0, False))
+_i0_op = defop("i0", _float_meta, _i0_bw, decomp=lambda x: _bessel(x, 0, False),
+    refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"i0_vml_cpu\" not implemented for '{T}'"))
 _i0e_op = defop("special_i0e", _float_meta, _i0e_bw, decomp=lambda x: _bessel(x, 0, True), save_output=True)
 _i1_op = defop("special_i1", _float_meta, _i1_bw, decomp=lambda x: _bessel(x, 1, False), save_output=True)
 _i1e_op = defop("special_i1e", _float_meta, _i1e_bw, decomp=lambda x: _bessel(x, 1, True), save_output=True)

@@ -141,7 +141,7 @@ for _name, _kernel in {
     "where": lambda c, a, b: np.where(c, a, b),
     # complex numbers
     "real": lambda a: np.ascontiguousarray(a.real), "imag": lambda a: np.ascontiguousarray(a.imag),
-    "conj": np.conjugate, "view_as_real": lambda a: np.stack([a.real, a.imag], -1),
+    "conj": np.conjugate, "view_as_real_copy": lambda a: np.stack([a.real, a.imag], -1),
     "view_as_complex": lambda a: (a[..., 0] + 1j * a[..., 1]).astype(
         np.complex128 if a.dtype == np.float64 else np.complex64),
 }.items():
