@@ -568,8 +568,9 @@ class CTCLoss(_Loss):
 
 
 class MultiLabelMarginLoss(_Loss):
-    r"""Multi-label hinge loss; see ``F.multilabel_margin_loss``: for every target class j and every other
-    class i, ``max(0, 1 - (x[j] - x[i])) / C``. The target lists the class indices, ended by the first -1.
+    r"""Multi-label hinge loss; see ``F.multilabel_margin_loss``: the sum of ``max(0, 1 - (x[j] - x[i])) / C``
+    over the target classes j and the classes i that are not targets. The target lists the class indices, ended
+    by the first -1.
 
     Args:
         size_average (bool, optional): deprecated; with ``reduce``, sets ``reduction`` when given.
