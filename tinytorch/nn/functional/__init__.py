@@ -7,9 +7,8 @@ One module per family: ``activation``, ``linear``, ``dropout``, ``sparse`` (embe
 one_hot), ``padding``, ``conv`` (and unfold / fold), ``pooling``, ``pooling_adaptive``, ``normalization``,
 ``sampling`` (interpolate, grid_sample, pixel / channel shuffle), ``distance``, ``loss``, ``attention``;
 ``_reduction`` handles the losses' legacy size_average / reduce, ``_utils`` holds shared argument helpers.
-This package is their one namespace, as PyTorch's single-file ``torch.nn.functional``: every name is
-re-exported here, the functions' ``__module__`` is this package, and assigning one of its names here
-reaches the family modules' callers too (``_Namespace``).
+This package is their one namespace, as PyTorch's single-file ``torch.nn.functional``: every public name is
+re-exported here, and the functions' ``__module__`` is this package (as PyTorch's are ``torch.nn.functional``'s).
 """
 import sys as _sys
 import types as _types
@@ -58,35 +57,15 @@ from .loss import (
     _wrap_legacy_losses)
 from .attention import multi_head_attention_forward, scaled_dot_product_attention, _float_mask
 
-# What the single-file module imported was reachable as its attributes, and its public helpers (zeros,
-# check_dtype, ...) had their errors translated there with the rest (tinytorch/__init__.py), which reaches
-# the families' calls of them through _Namespace: re-exported so that both stay so.
-import math  # noqa: E402,F401
-import warnings  # noqa: E402,F401
-
-from ...amp.autocast_mode import autocast_op  # noqa: E402,F401
-from ... import _dtype as _dt  # noqa: E402,F401
-from ..._ops import pointwise as _pw  # noqa: E402,F401
-from ..._ops.creation import empty, full_like, ones, zeros  # noqa: E402,F401
-from ..._ops.random import bernoulli  # noqa: E402,F401
-from ..._ops import nn as _nnops  # noqa: E402,F401
-from ..._ops.nn import fold2d, im2col, unfold2d  # noqa: E402,F401
-from ..._ops.shape import pad as _pad  # noqa: E402,F401
-from ..._ops._util import check_arg, check_dtype  # noqa: E402,F401
-from ..._tensor import Tensor  # noqa: E402,F401
-from ...autograd.grad_mode import is_grad_enabled as _grad_enabled  # noqa: E402,F401
-
 # by name: ``linear`` and ``dropout`` here are the functions, not their modules
 _FAMILIES = tuple(_sys.modules[f"{__name__}.{_name}"] for _name in (
     "_utils", "activation", "linear", "dropout", "sparse", "padding", "conv", "pooling", "pooling_adaptive",
     "normalization", "sampling", "distance", "_reduction", "loss", "attention"))
-_MISSING = object()
 
 
 def _claim_functions():
     """Give the families' functions (and the ones their decorators wrap) this package as ``__module__``, as
-    PyTorch's are ``torch.nn.functional``'s: pickles and allow-lists name them so, and the error translation
-    of tinytorch/__init__.py takes them for this namespace's own."""
+    PyTorch's are ``torch.nn.functional``'s: pickles and allow-lists name them so."""
     for m in _FAMILIES:
         for fn in vars(m).values():
             while isinstance(fn, _types.FunctionType) and fn.__module__ == m.__name__:
@@ -94,20 +73,4 @@ def _claim_functions():
                 fn = getattr(fn, "__wrapped__", None)
 
 
-class _Namespace(_types.ModuleType):
-    """This package, whose names the family modules also bind: assigning one here (the error translation
-    of tinytorch/__init__.py, a monkeypatch) rebinds it in every family module that bound the same object,
-    so the functions that call it there call the new one, as in a single-file module."""
-
-    def __setattr__(self, name, value):
-        old = self.__dict__.get(name, _MISSING)
-        super().__setattr__(name, value)
-        if old is _MISSING or name.startswith("__"):
-            return
-        for m in _FAMILIES:
-            if vars(m).get(name, _MISSING) is old:
-                setattr(m, name, value)
-
-
 _claim_functions()
-_sys.modules[__name__].__class__ = _Namespace
