@@ -143,7 +143,6 @@ def compile(model=None, **kwargs):
     return model
 
 import sys as _sys  # noqa: E402
-from ._ops._util import translate_namespace_errors as _translate_namespace_errors  # noqa: E402
 
 # PyTorch's exception types where a public function's Python code trips over a bad argument (one pass)
-_translate_namespace_errors(_sys.modules[__name__], linalg, special, fft, nn.functional)
+_surface.translate_namespace_errors(_sys.modules[__name__], linalg, special, fft, nn.functional)

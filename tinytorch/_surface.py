@@ -6,7 +6,9 @@ function, and ``@method("name")`` (``tinytorch/_ops/_util.py``) declares the Ten
 ``op_`` variants, ``torch.op_`` functions). ``install`` runs once, from ``tinytorch/__init__.py`` after every op
 module is loaded: it sets every declared method on ``Tensor``, then gives every public function and method the
 NumPy keyword spellings (``axis=``, ``keepdims=``) PyTorch's argument parser accepts. A name declared twice for
-different functions fails at its declaration, so no import order decides which one wins.
+different functions fails at its declaration, so no import order decides which one wins. Once every namespace
+exists (the end of ``tinytorch/__init__.py``), ``translate_namespace_errors`` gives their public functions
+PyTorch's exception types for bad arguments that trip Python code before any op's check.
 """
 from . import _dtype as _dt
 from . import autograd
@@ -112,3 +114,51 @@ def _alias_numpy_kwargs(torch_namespace):
         if name.startswith("_") or name in skip or not isinstance(fn, types.FunctionType):
             continue
         setattr(Tensor, name, _with_numpy_kwargs(fn, f"Tensor.{name}"))
+
+
+# ---- PyTorch's exception types for the public functions ---------------------------------------------------------
+def translated_errors(fn, name=None):
+    """``fn`` raising PyTorch's exceptions where its Python code trips over a bad argument before any op's
+    check runs: an AttributeError on a non-tensor argument (``mm(x, 1.5)`` reads ``1.5.ndim``) becomes
+    TypeError naming the function and the position, and NumPy's MemoryError (or its ValueError for a size
+    that overflows) becomes PyTorch's allocation RuntimeError. One extra call frame; the checks run only once
+    something was raised."""
+    import functools
+    name = name or getattr(fn, "__name__", "function")
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except AttributeError as e:
+            from ._dispatch import argument_type_error
+            err = argument_type_error(name, args, kwargs, getattr(e, "obj", e))
+            if err is not None:
+                raise err from None
+            raise
+        except (MemoryError, ValueError) as e:
+            from ._storage import translate_alloc_error
+            err = translate_alloc_error(e)
+            if err is None:
+                raise
+            raise err from None
+    wrapper._translated = True
+    return wrapper
+
+
+def translate_namespace_errors(*namespaces):
+    """Wrap every public function of ``namespaces`` (modules) with ``translated_errors``, once: the last step of
+    building the surface, run by ``tinytorch/__init__.py`` once every namespace exists."""
+    import types
+    for ns in namespaces:
+        for name, fn in list(vars(ns).items()):
+            if name.startswith("_") or not isinstance(fn, types.FunctionType) or getattr(fn, "_translated", False):
+                continue
+            mod = getattr(fn, "__module__", "") or ""
+            if not mod.startswith("tinytorch"):
+                continue  # re-exported helpers of other libraries (math, numpy) are left alone
+            if mod != ns.__name__ and not any(part.startswith("_") for part in mod.split(".")):
+                # a re-export of another public module's function (``tinytorch.vmap`` is ``tinytorch.func.vmap``)
+                # stays that very object; transforms also run user code, whose own errors are not translated
+                continue
+            setattr(ns, name, translated_errors(fn, name))
