@@ -1,5 +1,7 @@
 """utils.checkpoint: recomputation gives the same outputs and gradients as the plain forward (dropout included),
 and matches torch's checkpoint on the same weights."""
+import io
+
 import numpy as np
 import pytest
 
@@ -564,3 +566,28 @@ def test_numpy_scalars_and_bytes_still_load():
     b.seek(0)
     got = tt.load(b)
     assert got == {"x": 1.5, "i": 3, "ba": bytearray(b"ab"), "b": b"cd"} and type(got["x"]) is np.float64
+
+
+def test_whole_model_pickled_under_the_old_module_paths_still_loads():
+    """A model saved whole (``weights_only=False``) by a tinytorch whose classes lived in files since split
+    (``nn/modules/layers.py``) loads: the old module path is looked up where its names live now."""
+    import zipfile
+    model = tt.nn.Sequential(tt.nn.Conv2d(1, 2, 3), tt.nn.BatchNorm2d(2), tt.nn.MaxPool2d(2), tt.nn.Dropout(0.1))
+    buf = io.BytesIO()
+    tt.save(model, buf)
+    src, out = zipfile.ZipFile(io.BytesIO(buf.getvalue())), io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as dst:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            if info.filename.endswith("data.pkl"):
+                old = data
+                for m in (b"batchnorm", b"pooling", b"dropout"):
+                    data = data.replace(b"tinytorch.nn.modules." + m + b"\n", b"tinytorch.nn.modules.layers\n")
+                assert data != old
+            dst.writestr(info, data)
+    out.seek(0)
+    back = tt.load(out, weights_only=False)
+    assert [type(m) for m in back] == [type(m) for m in model]
+    x = tt.randn(1, 1, 6, 6)
+    model.eval(), back.eval()
+    assert tt.equal(model(x), back(x))

@@ -30,7 +30,7 @@ LAYERS = [
     ("dispatch", ["_dispatch", "_tensor", "autograd.engine", "autograd.grad_mode", "autograd.graph",
                   "autograd.anomaly_mode"]),
     ("ops", ["_ops"]),
-    ("tensor", ["_surface", "_print", "linalg", "fft", "special", "random", "serialization",
+    ("tensor", ["_surface", "_print", "linalg", "fft", "special", "random", "serialization", "_utils",
                 "_weights_only_unpickler", "nn.parameter", "autograd", "func", "_legacy", "testing", "backends"]),
     ("lib", ["nn", "optim", "utils", "distributions", "amp", "distributed", "datasets", "functional"]),
     ("top", ["__init__", "_variants", "compat", "run", "onnx", "cuda", "cpu", "opencl", "accelerator"]),
