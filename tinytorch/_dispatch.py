@@ -64,7 +64,7 @@ class Op:
     """
 
     __slots__ = ("name", "meta", "backward", "decomp", "save_inputs", "save_output", "refused", "complex_grad",
-                 "view", "mutates", "autocast", "differentiable")
+                 "view", "mutates", "autocast", "differentiable", "special")
 
     def __init__(self, name: str, meta, backward=None, decomp=None, save_inputs: bool = True,
                  save_output: bool = False, *, complex_grad: bool = False, view: bool = False,
@@ -81,6 +81,7 @@ class Op:
         self.mutates = tuple(mutates)
         self.autocast = autocast
         self.differentiable = differentiable
+        self.special = autocast is not None or meta is None or view or bool(mutates)  # steps before the common path
 
     def __repr__(self):
         return f"Op({self.name})"
@@ -311,15 +312,29 @@ def dispatch(op, args, kw=None, out=None):
     """
     if kw is None:
         kw = _EMPTY
-    if op.autocast is not None and _ac.active:
-        if op.autocast == "off":
-            with _suspended():
-                return dispatch(op, args, kw, out)
-        args, kw = _autocast(op, args, kw)
-    if op.meta is None:
-        return op.decomp(*args, **kw)
-    if op.view:
-        return _view(op, args[0], kw)
+    if op.special:  # one test on the common path: a view, an autocast policy, a composite or a mutating op
+        if op.view:  # the view step (inline: views are frequent and cheap)
+            x = args[0]
+            geometry = op.meta(x, **kw)
+            if len(geometry) == 3:
+                t = _new(x._storage, geometry[0], geometry[1], geometry[2], x.dtype)
+            else:  # a fourth element: the dtype the view reinterprets the memory as
+                t = _new(x._storage if geometry[3] is x.dtype else _reinterpret(x._storage, geometry[3]),
+                         geometry[0], geometry[1], geometry[2], geometry[3])
+            t._base = x._base if x._base is not None else x
+            if x.requires_grad and _state.enabled and op.backward is not None:
+                t.grad_fn = OpNode(op, (x,), kw, t, None, (edge_of(x),))
+                t.requires_grad = True
+            return t
+        if op.autocast is not None and _ac.active:
+            if op.autocast == "off":
+                with _suspended():
+                    return dispatch(op, args, kw, out)
+            args, kw = _autocast(op, args, kw)
+        if op.meta is None:  # a composite: its decomposition's ops take the path one by one
+            return op.decomp(*args, **kw)
+        if op.mutates:
+            return _mutate(op, args, kw)
     if out is not None:
         return _into(op, args, kw, out)
     T = Tensor
@@ -349,8 +364,6 @@ def dispatch(op, args, kw=None, out=None):
     if backend.shape_only:
         return _shape_only(op, args, kw, outs, backend, dev)
     kern = backend.kernels.get(op.name)
-    if kern is not None and op.mutates and not _writable_natives(args, dev):
-        kern = None  # in-place kernels write native buffers as they are: mixed dtypes take the decomposition
     if kern is None:
         if op.decomp is None:
             raise NotImplementedError(
@@ -381,11 +394,6 @@ def dispatch(op, args, kw=None, out=None):
     except (MemoryError, ValueError, AttributeError, TypeError) as e:
         _raise_kernel_error(op, args, kw, e)
         raise
-    if op.mutates:
-        for i in op.mutates:
-            if args[i] is not None:
-                args[i]._storage._version[0] += 1
-        return None
     if len(outs) == 1:
         shape, dtype = outs[0]
         result = T._from_native(backend, dev, res, dtype, shape)
@@ -521,24 +529,6 @@ def register_backend(name, backend):
 
 # ---- the view, in-place and write steps of the one path ---------------------------------------------------------
 
-def _view(op, x, kw):
-    """A view op: the tensor ``op.meta`` places over ``x``'s storage (no kernel, no copy); autograd as any op.
-    The geometry may name a dtype as a fourth element (``view(dtype)``, ``view_as_real``): the storage's memory is
-    then reinterpreted as that dtype by the backend, and both storages share one version counter."""
-    geometry = op.meta(x, **kw)
-    if len(geometry) == 3:
-        (shape, stride, offset), dtype, storage = geometry, x.dtype, x._storage
-    else:
-        shape, stride, offset, dtype = geometry
-        storage = x._storage if dtype is x.dtype else _reinterpret(x._storage, dtype)
-    t = _new(storage, shape, stride, offset, dtype)
-    t._base = x._base if x._base is not None else x
-    if x.requires_grad and _state.enabled and op.backward is not None:
-        t.grad_fn = OpNode(op, (x,), kw, t, None, (edge_of(x),))
-        t.requires_grad = True
-    return t
-
-
 def _reinterpret(st, dtype):
     """A Storage over ``st``'s memory whose elements are ``dtype`` (NotImplementedError from a backend that cannot
     reinterpret its buffers); writes through either bump the one version counter."""
@@ -548,6 +538,25 @@ def _reinterpret(st, dtype):
     s._version = st._version
     s.inference = st.inference
     return s
+
+
+def _mutate(op, args, kw):
+    """An op that writes its arguments in place (``Op.mutates``: a fused optimizer update) and returns None: the
+    backend's kernel when every tensor argument is on one device in the first one's dtype (kernels write native
+    buffers as they are), else the decomposition. The written arguments' version counters are bumped."""
+    dev = device_of(args, op.name)
+    kern = get_backend(dev).kernels.get(op.name)
+    if kern is None or not _writable_natives(args, dev):
+        if op.decomp is None:
+            raise NotImplementedError(f"Could not run '{op.name}' on the '{dev}' device: no kernel and no "
+                                      "decomposition")
+        op.decomp(*args, **kw)
+        return None
+    kern(*[a._native() if isinstance(a, Tensor) else a for a in args], **kw)
+    for i in op.mutates:
+        if args[i] is not None:
+            args[i]._storage._version[0] += 1
+    return None
 
 
 def _writable_natives(args, dev):
@@ -701,7 +710,7 @@ def autocast_op(policy):
         name = fn.__name__ if fn.__qualname__ == fn.__name__ else fn.__qualname__
         op = OPS.get(name)
         if op is not None:
-            op.autocast = policy
+            op.autocast, op.special = policy, True
             return fn
         op = defop(name, None, decomp=fn, autocast=policy)
 

@@ -14,16 +14,19 @@ from ..autograd.grad_mode import _state
 from ._util import method
 
 
-def _given_geometry(shape, stride, offset, size, stride_):
+def _given_geometry(x, size, stride_):
     """Geometry of a view whose function computed it (view, expand, squeeze ...): passed as attributes."""
-    return size, stride_, offset
+    return size, stride_, x._offset
 
 
-def _view_op(name, backward, geometry=_given_geometry):
-    """Declare a view op: ``geometry(shape, strides, offset, **attributes)`` of the input gives the view's
-    ``(shape, strides, offset)`` over the same storage; the dispatcher's view step builds the tensor."""
-    return defop(name, lambda x, **kw: geometry(x._shape, x._stride, x._offset, **kw), backward,
-                 save_inputs=False, view=True)
+def _view_op(name, backward, geometry=None, meta=_given_geometry):
+    """Declare a view op. Its meta gives the view's ``(shape, strides, offset)`` over the input's storage:
+    ``meta(x, **attributes)``, or ``geometry(shape, strides, offset, **attributes)`` of the input (the form the
+    slicing views share with their backward); the dispatcher's view step builds the tensor."""
+    if geometry is not None:
+        def meta(x, **kw):
+            return geometry(x._shape, x._stride, x._offset, **kw)
+    return defop(name, meta, backward, save_inputs=False, view=True)
 
 
 def _geometry_backward(meta_fn):
@@ -90,7 +93,7 @@ def _as_strided_bw(c, g):
 
 
 _as_strided_op = _view_op("as_strided", _as_strided_bw,
-                          lambda shape, st, offset, size, stride, rel_offset, in_stride: (size, stride, offset + rel_offset))
+                          meta=lambda x, size, stride, rel_offset, in_stride: (size, stride, x._offset + rel_offset))
 
 
 @method("as_strided")
@@ -287,8 +290,8 @@ def unflatten(input, dim, sizes):
 
 
 _permute_op = _view_op("permute", lambda c, g: permute(g, _inverse_perm(c.kw["dims"])),
-                       lambda shape, stride, offset, dims: (tuple(shape[d] for d in dims),
-                                                            tuple(stride[d] for d in dims), offset))
+                       meta=lambda x, dims: (tuple([x._shape[d] for d in dims]), tuple([x._stride[d] for d in dims]),
+                                             x._offset))
 
 
 def _inverse_perm(p):
