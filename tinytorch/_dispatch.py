@@ -20,6 +20,7 @@
 Kernels never see autograd or ``Tensor``; they get backend-native arrays and keyword attributes.
 """
 import functools
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from . import _strides
 from .autograd.engine import Node, edge_of
@@ -66,9 +67,11 @@ class Op:
     __slots__ = ("name", "meta", "backward", "decomp", "save_inputs", "save_output", "refused", "complex_grad",
                  "view", "mutates", "autocast", "differentiable", "special")
 
-    def __init__(self, name: str, meta, backward=None, decomp=None, save_inputs: bool = True,
-                 save_output: bool = False, *, complex_grad: bool = False, view: bool = False,
-                 mutates: tuple = (), autocast: str = None, differentiable: bool = True, refused: dict = None):
+    def __init__(self, name: str, meta: Optional[Callable[..., Any]], backward: Optional[Callable[..., Any]] = None,
+                 decomp: Optional[Callable[..., Any]] = None, save_inputs: bool = True, save_output: bool = False,
+                 *, complex_grad: bool = False, view: bool = False, mutates: Tuple[int, ...] = (),
+                 autocast: Optional[str] = None, differentiable: bool = True,
+                 refused: Optional[Dict[str, Tuple[type, str]]] = None):
         self.name = name
         self.refused = refused
         self.meta = meta
@@ -123,8 +126,9 @@ def _check_refused(op, args, casts):
             raise r[0](r[1].replace("{T}", _TYPE_NAMES.get(dt.name, dt.name)))
 
 
-def defop(name: str, meta, backward=None, decomp=None, save_inputs: bool = True, save_output: bool = False,
-          **flags) -> Op:
+def defop(name: str, meta: Optional[Callable[..., Any]], backward: Optional[Callable[..., Any]] = None,
+          decomp: Optional[Callable[..., Any]] = None, save_inputs: bool = True, save_output: bool = False,
+          **flags: Any) -> Op:
     """Declare op ``name`` (see ``Op`` for the parts and ``flags``) and add it to the registry ``OPS``.
     RuntimeError when the name is taken: an op is declared once."""
     if name in OPS:

@@ -5,6 +5,9 @@ keyed by op name. Kernels receive backend-native arrays (whatever ``view`` retur
 ``ndarray`` view with the tensor's shape, strides and offset) and keyword attributes, and return new
 native arrays. They never see ``Tensor`` or autograd. ``docs/backends.md`` lists the primitive ops.
 """
+from typing import Any, Callable, Dict, Iterable, Optional, Tuple
+
+import numpy as np
 
 
 class KernelTable(dict):
@@ -13,18 +16,18 @@ class KernelTable(dict):
     twice is an error at import. ``Backend.check_kernels`` compares the names with the op registry when the
     backend is registered, so a misspelt name fails then, not when the op is first called."""
 
-    def __init__(self, backend_name):
+    def __init__(self, backend_name: str):
         super().__init__()
         self.backend_name = backend_name
 
-    def add(self, name, fn):
+    def add(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         """Register ``fn`` as the kernel of op ``name``; returns ``fn``. Raises RuntimeError on a second one."""
         if name in self:
             raise RuntimeError(f"backend '{self.backend_name}': a kernel for op '{name}' is registered twice")
         self[name] = fn
         return fn
 
-    def register(self, *names):
+    def register(self, *names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator: ``@KERNELS.register("gelu")`` registers the function under each op name given."""
         def deco(fn):
             for n in names:
@@ -34,18 +37,22 @@ class KernelTable(dict):
 
 
 class Backend:
-    """Base class of device backends. Subclasses fill ``kernels`` and implement the allocator."""
+    """Base class of device backends. Subclasses fill ``kernels`` and implement the allocator.
 
-    name = None
-    kernels = None
-    shape_only = False  # True for the meta device: outputs come from the meta functions, no kernels run
+    Type of the values: ``Buffer`` is whatever the allocator hands out (an ``ndarray`` for cpu, a ``CLBuffer`` for
+    opencl), ``Native`` what kernels receive and return (an ``ndarray`` view, a ``CLArray``); dtypes are
+    ``tinytorch.dtype`` objects."""
+
+    name: Optional[str] = None
+    kernels: Optional[Dict[str, Callable[..., Any]]] = None
+    shape_only: bool = False  # True for the meta device: outputs come from the meta functions, no kernels run
     # optional: {op name: fn(dst, *args)} writing op(dst, *args) into dst, used by in-place ops outside autograd
-    inplace_kernels = {}
+    inplace_kernels: Dict[str, Callable[..., None]] = {}
 
-    def device_count(self):
+    def device_count(self) -> int:
         return 1
 
-    def check_kernels(self, op_names):
+    def check_kernels(self, op_names: Iterable[str]) -> None:
         """Raise RuntimeError naming every kernel (or in-place kernel) registered under a name that is not an
         op of ``op_names`` (the dispatcher's op registry): such a kernel could never run."""
         unknown = sorted(set(self.kernels or ()) - set(op_names)) + \
@@ -55,50 +62,50 @@ class Backend:
                                f"{', '.join(unknown)}")
 
     # -- allocator --
-    def alloc(self, numel, dtype):
+    def alloc(self, numel: int, dtype) -> Any:
         """A new, uninitialised flat buffer of ``numel`` elements."""
         raise NotImplementedError
 
-    def is_available(self):
+    def is_available(self) -> bool:
         """False when the device cannot be used here (no driver, no platform); ``unavailable_reason`` says why."""
         return True
 
-    def unavailable_reason(self):
+    def unavailable_reason(self) -> Optional[str]:
         return None
 
-    def from_numpy(self, arr, device=None):
+    def from_numpy(self, arr: np.ndarray, device=None) -> Any:
         """A buffer on ``device`` (a ``tinytorch.device``) holding a copy of the flat, C-contiguous host array."""
         raise NotImplementedError
 
-    def to_numpy(self, native):
+    def to_numpy(self, native: Any) -> np.ndarray:
         """A host ``ndarray`` copy of the native array."""
         raise NotImplementedError
 
     # -- tensors <-> native arrays --
-    def view(self, buf, dtype, shape, strides, offset):
+    def view(self, buf: Any, dtype, shape: Tuple[int, ...], strides: Tuple[int, ...], offset: int) -> Any:
         """The native array seen by kernels for a strided region of ``buf``."""
         raise NotImplementedError
 
-    def wrap(self, native, dtype):
+    def wrap(self, native: Any, dtype) -> Tuple[Any, Any, Tuple[int, ...], int]:
         """``(native, buffer, strides, offset)`` for a kernel result of dtype ``dtype``."""
         raise NotImplementedError
 
-    def reinterpret(self, buf, old_dtype, new_dtype):
+    def reinterpret(self, buf: Any, old_dtype, new_dtype) -> Any:
         """Optional: a buffer sharing ``buf``'s memory whose elements are ``new_dtype`` (for
         ``Tensor.view(dtype)``). Backends whose buffers are untyped bytes return ``buf`` itself."""
         raise NotImplementedError(f"Tensor.view(dtype) is not supported on the '{self.name}' device: its backend "
                                   "does not implement Backend.reinterpret")
 
-    def cast(self, native, dtype):
+    def cast(self, native: Any, dtype) -> Any:
         """A new native array with ``native``'s values converted to ``dtype``."""
         raise NotImplementedError
 
-    def copy_(self, dst, src):
+    def copy_(self, dst: Any, src: Any) -> None:
         """Write ``src`` (broadcast to ``dst``'s shape, converted to its dtype) into ``dst`` in place."""
         raise NotImplementedError
 
-    def synchronize(self):
+    def synchronize(self) -> None:
         pass
 
-    def memory_allocated(self):
+    def memory_allocated(self) -> int:
         return 0
