@@ -11,15 +11,14 @@ from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, dou
 from .device import device, is_registered as device_module_registered  # noqa: F401
 from .device import register_backend as _register_builtin  # noqa: F401
 from .device import get_default_device, set_default_device  # noqa: F401
-from .device import get_backend as _get_backend  # noqa: F401
 from .backends.cpu import NumpyBackend as _NumpyBackend
 
 from .backends.meta import MetaBackend as _MetaBackend
 
-_register_builtin("cpu", _NumpyBackend())
-_register_builtin("meta", _MetaBackend())
+_BUILTIN_BACKENDS = [_register_builtin("cpu", _NumpyBackend()), _register_builtin("meta", _MetaBackend())]
 from .backends.opencl import OpenCLBackend as _OpenCLBackend  # noqa: E402
-_register_builtin("opencl", _OpenCLBackend())  # always registered; using it without a platform says why
+# always registered; using it without a platform says why
+_BUILTIN_BACKENDS.append(_register_builtin("opencl", _OpenCLBackend()))
 
 from ._tensor import Size, Tensor  # noqa: E402
 from ._storage import Storage  # noqa: E402
@@ -54,8 +53,9 @@ from . import _surface  # noqa: E402
 _surface.install(__import__(__name__))
 from ._ops import optim as _optim_ops  # noqa: E402,F401 (the fused optimizer updates are ops too)
 from ._dispatch import OPS as _OPS, register_backend  # noqa: E402,F401
-for _b in ("cpu", "meta", "opencl"):  # registered before the ops existed: their kernel names are checked now
-    _get_backend(_b).check_kernels(_OPS)
+# registered before the ops existed: their kernel names are checked now (without probing an OpenCL platform)
+for _b in _BUILTIN_BACKENDS:
+    _b.check_kernels(_OPS)
 from ._variants import *  # noqa: E402,F401,F403
 from . import linalg  # noqa: E402
 from . import fft  # noqa: E402
