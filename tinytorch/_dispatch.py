@@ -8,7 +8,7 @@
 1. device check: all tensor arguments on one device (0-dim cpu tensors may join any device);
 2. ``op.meta``: argument checks, type promotion and the output shape/dtype; it also says which
    dtype each tensor argument is cast to before the kernel sees it; for a view op (``Op.view``) it gives the
-   view's geometry instead and no kernel runs (``_view``);
+   view's geometry instead and no kernel runs (the view step, inline in ``dispatch``);
 3. the kernel the device's backend registered for ``op.name`` — or, when the backend has none,
    ``op.decomp``, the op written in other tinytorch ops (which then record their own graph); an op that
    ``mutates`` its arguments (a fused optimizer update) gets their version counters bumped;
@@ -310,9 +310,9 @@ def dispatch(op, args, kw=None, out=None):
     """Run ``op`` on positional ``args`` (tensors and scalars) and keyword attributes ``kw``.
 
     The steps (module docstring) depend on the op's flags: a view op only gets new geometry over its input's
-    storage (``_view``); with ``out`` (a Tensor) the result is written into it, through the backend's in-place
-    kernel when ``out`` is the first argument (``Tensor.add_``), else by the write step (``write``); an op
-    that ``mutates`` its arguments (a fused optimizer update) returns None.
+    storage; a composite runs its decomposition; with ``out`` (a Tensor) the result is written into it, through
+    the backend's in-place kernel when ``out`` is the first argument (``Tensor.add_``), else by the op ``copy_``
+    (the write step, ``write``); an op that ``mutates`` its arguments (a fused optimizer update) returns None.
     """
     if kw is None:
         kw = _EMPTY
