@@ -77,8 +77,7 @@ def test_docstring_examples_run(name):
     doc = cls.__dict__.get("__doc__") or ""
     globs = {"torch": tinytorch, "nn": tinytorch.nn}
     test = doctest.DocTestParser().get_doctest(doc, globs, f"nn.{name}", None, 0)
-    if not test.examples:
-        pytest.skip(f"nn.{name} has no examples (test_docstring_sections reports that)")
+    assert test.examples, f"nn.{name}: the docstring has no '>>>' example to run"
     tinytorch.manual_seed(0)
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS, verbose=False)
     report = []
