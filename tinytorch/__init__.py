@@ -120,19 +120,25 @@ def can_cast(from_, to):
 
 
 def get_num_threads():
-    """Threads the ``cpu`` backend's BLAS (NumPy's OpenBLAS or MKL) uses for matrix products
-    (``torch.get_num_threads``); read through threadpoolctl."""
+    """Threads the ``cpu`` backend uses for intra-op parallelism (``torch.get_num_threads``): the native
+    kernels' pool, which ``set_num_threads`` keeps equal to the BLAS's (default: the machine's cores, as
+    PyTorch). Without the native kernels, the BLAS's count, read through threadpoolctl."""
+    from .backends.cpu import native
+    if native._C is not None:
+        return native.get_num_threads()
     import threadpoolctl
     counts = [i["num_threads"] for i in threadpoolctl.threadpool_info() if i.get("user_api") == "blas"]
     return _builtins.max(counts) if counts else 1
 
 
 def set_num_threads(n):
-    """Use ``n`` threads for the ``cpu`` backend's BLAS from now on (``torch.set_num_threads``).
-    Elementwise NumPy kernels are single-threaded either way. RuntimeError unless ``n`` is positive."""
+    """Use ``n`` threads for the ``cpu`` backend from now on (``torch.set_num_threads``): the native kernels'
+    pool and the BLAS (NumPy's OpenBLAS, through threadpoolctl). RuntimeError unless ``n`` is positive."""
     import threadpoolctl
     if not isinstance(n, _builtins.int) or n <= 0:
         raise RuntimeError("set_num_threads expects a positive integer")
+    from .backends.cpu import native
+    native.set_num_threads(n)
     threadpoolctl.threadpool_limits(limits=n, user_api="blas")
 
 

@@ -7,7 +7,8 @@ arrays that do not alias their inputs.
 Each kernel is registered next to its code (``registry.KERNELS``), one topic a module: ``pointwise``,
 ``reduce``, ``index`` (gather / scatter / indexing / copies), ``linalg`` (matmul, einsum, LAPACK, FFT), ``nn``,
 ``special`` (erf, erfinv, incomplete gamma) and ``fused`` (in-place kernels, fused optimizer updates);
-``malloc`` tunes glibc's malloc for host memory.
+``malloc`` tunes glibc's malloc for host memory. ``native`` puts the C++ kernels of ``tinytorch._C`` (built by
+``pip install``; ``tinytorch/csrc``) in front of the NumPy ones they fall back to.
 """
 import numpy as np
 
@@ -15,6 +16,7 @@ from ..._strides import contiguous_strides as _contig
 from ..base import Backend
 from . import fused, index, linalg, nn, pointwise, reduce, special  # noqa: F401  (importing registers the kernels)
 from .malloc import MALLOC_TUNED  # noqa: F401
+from .native import NATIVE_KERNELS
 from .registry import INPLACE_KERNELS, KERNELS
 
 
@@ -34,6 +36,7 @@ class NumpyBackend(Backend):
 
     def __init__(self):
         self.kernels = dict(KERNELS)
+        self.kernels.update(NATIVE_KERNELS)  # the C++ kernels, each falling back to its NumPy kernel
         self.inplace_kernels = dict(INPLACE_KERNELS)
 
     def alloc(self, numel, dtype):

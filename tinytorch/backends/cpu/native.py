@@ -1,0 +1,102 @@
+"""The ``cpu`` backend's native kernels: ``tinytorch._C``, C++ built by ``pip install`` (``tinytorch/csrc``).
+
+Each entry here wraps one ``_C`` function as the kernel of an op, with the same signature as the NumPy kernel of
+that op in ``registry.KERNELS``. A native function returns ``NotImplemented`` for inputs it has no loop for
+(integer or complex dtypes, float16/bfloat16 where it does not convert, mixed dtypes); the wrapper then runs the
+NumPy kernel, so the NumPy kernels stay the fallback and the reference.
+
+When the extension is missing (no compiler at install time) or ``TINYTORCH_NATIVE=0`` is set, ``NATIVE_KERNELS``
+is empty and ``DISABLED_REASON`` says why; the backend runs on NumPy alone and import prints one warning.
+"""
+import os
+import warnings
+
+from ..base import KernelTable
+from .registry import KERNELS
+
+NATIVE_KERNELS = KernelTable("cpu")
+
+
+def _load():
+    if os.environ.get("TINYTORCH_NATIVE", "1").strip() in ("0", "false", "off", "no"):
+        return None, "TINYTORCH_NATIVE=0 is set"
+    try:
+        from ... import _C
+    except ImportError as e:
+        return None, f"tinytorch._C could not be imported ({e}); reinstall with `pip install -e .` and a C++17 " \
+                     f"compiler to build it"
+    return _C, None
+
+
+_C, DISABLED_REASON = _load()
+if _C is None:
+    warnings.warn(f"tinytorch: native CPU kernels disabled: {DISABLED_REASON}. Running the NumPy kernels.",
+                  RuntimeWarning, stacklevel=2)
+
+
+def _with_fallback(name, native):
+    """``native`` as the kernel of ``name``: its result, or the NumPy kernel's when it returns NotImplemented."""
+    fallback = KERNELS[name]
+    ni = NotImplemented
+
+    def kernel(*args, **kw):
+        r = native(*args, **kw)
+        return fallback(*args, **kw) if r is ni else r
+    kernel.__name__ = f"native_{name}"
+    kernel.__qualname__ = kernel.__name__
+    NATIVE_KERNELS.add(name, kernel)
+    return kernel
+
+
+# op codes: tinytorch/csrc/pointwise_ops.h
+_BINARY = {"add": 0, "sub": 2, "mul": 4, "maximum": 6, "minimum": 7, "eq": 8, "ne": 9, "lt": 10, "le": 11,
+           "gt": 12, "ge": 13}
+_BIN_ADD_ALPHA, _BIN_SUB_ALPHA, _BIN_DIV, _BIN_THRESHOLD_BACKWARD = 1, 3, 5, 14
+_BIN_GELU_BACKWARD, _BIN_GELU_TANH_BACKWARD = 17, 18
+_UNARY = {"neg": 0, "abs": 1, "exp": 2, "sqrt": 3, "rsqrt": 4, "reciprocal": 5, "tanh": 6, "sigmoid": 7,
+          "relu": 8}
+_UN_GELU, _UN_GELU_TANH, _UN_CLAMP = 10, 11, 13
+
+
+def _register():
+    binary, unary, where = _C.binary, _C.unary, _C.where
+
+    for name, code in _BINARY.items():
+        if name in ("add", "sub"):
+            alpha_code = code + 1
+
+            def k(a, b, alpha=1, _c=code, _ca=alpha_code):
+                return binary(_c, a, b) if alpha == 1 else binary(_ca, a, b, alpha)
+        else:
+            def k(a, b, _c=code):
+                return binary(_c, a, b)
+        _with_fallback(name, k)
+
+    for name, code in _UNARY.items():
+        _with_fallback(name, lambda a, _c=code: unary(_c, a))
+
+    _with_fallback("div", lambda a, b, rounding_mode=None:
+                   binary(_BIN_DIV, a, b) if rounding_mode is None else NotImplemented)
+    _with_fallback("where", where)
+    _with_fallback("clamp", lambda a, lo, hi: unary(_UN_CLAMP, a, 0.0 if lo is None else lo,
+                                                    0.0 if hi is None else hi, lo is not None, hi is not None)
+                   if type(lo) in (int, float, type(None)) and type(hi) in (int, float, type(None))
+                   and a.dtype.kind == "f" else NotImplemented)
+    _with_fallback("threshold_backward", lambda g, x, threshold: binary(_BIN_THRESHOLD_BACKWARD, g, x, threshold))
+    _with_fallback("gelu", lambda x, approximate: unary(_UN_GELU_TANH if approximate == "tanh" else _UN_GELU, x))
+    _with_fallback("gelu_backward", lambda g, x, approximate: binary(
+        _BIN_GELU_TANH_BACKWARD if approximate == "tanh" else _BIN_GELU_BACKWARD, g, x))
+
+
+if _C is not None:
+    _register()
+
+
+def get_num_threads():
+    """Threads of the native kernels' pool (the machine's cores unless ``set_num_threads`` changed it)."""
+    return _C.get_num_threads() if _C is not None else 1
+
+
+def set_num_threads(n):
+    if _C is not None:
+        _C.set_num_threads(n)

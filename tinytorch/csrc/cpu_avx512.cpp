@@ -1,0 +1,14 @@
+// The inner loops (kernels/*.inc) compiled for the CPU capability "avx512"; dispatch_stub.h picks at run time.
+// Standard headers come first so that only our loops get the target attribute.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "dispatch_stub.h"
+
+#define TT_CAPABILITY cpu_avx512
+#define TT_CAPABILITY_INDEX tt::CAP_AVX512
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")
+#include "kernels/all.inc"

@@ -1,0 +1,60 @@
+// tinytorch._C: the native kernels of the cpu backend. Each kernel family (pointwise.cpp, ...) exports a
+// PyMethodDef table; this file joins them into one module and adds the thread-pool and capability queries.
+#define TT_NO_IMPORT_ARRAY  // this file calls import_array()
+#include "common.h"
+#include "dispatch_stub.h"
+#include "parallel.h"
+
+namespace tt {
+extern PyMethodDef pointwise_methods[];
+#define TT_FAMILIES(X) X(pointwise_methods)
+
+static PyObject* py_get_num_threads(PyObject*, PyObject*) { return PyLong_FromLong(get_num_threads()); }
+
+static PyObject* py_set_num_threads(PyObject*, PyObject* arg) {
+  long n = PyLong_AsLong(arg);
+  if (n == -1 && PyErr_Occurred()) return nullptr;
+  if (n <= 0) {
+    PyErr_SetString(PyExc_RuntimeError, "set_num_threads expects a positive integer");
+    return nullptr;
+  }
+  Py_BEGIN_ALLOW_THREADS
+  set_num_threads((int)n);
+  Py_END_ALLOW_THREADS
+  Py_RETURN_NONE;
+}
+
+static PyObject* py_cpu_capability(PyObject*, PyObject*) {
+  return PyUnicode_FromString(capability_name(cpu_capability()));
+}
+
+static PyMethodDef core_methods[] = {
+    {"get_num_threads", py_get_num_threads, METH_NOARGS, "threads of the native kernels' pool"},
+    {"set_num_threads", py_set_num_threads, METH_O, "resize the native kernels' pool"},
+    {"cpu_capability", py_cpu_capability, METH_NOARGS, "the instruction set the loops were chosen for"},
+    {nullptr, nullptr, 0, nullptr}};
+
+static std::vector<PyMethodDef> all_methods() {
+  std::vector<PyMethodDef> v;
+  auto add = [&](PyMethodDef* t) {
+    for (; t->ml_name; ++t) v.push_back(*t);
+  };
+  add(core_methods);
+#define TT_ADD(t) add(t);
+  TT_FAMILIES(TT_ADD)
+  v.push_back({nullptr, nullptr, 0, nullptr});
+  return v;
+}
+
+}  // namespace tt
+
+static std::vector<PyMethodDef> g_methods;
+static PyModuleDef g_module = {PyModuleDef_HEAD_INIT, "tinytorch._C",
+                               "Native (C++) kernels of tinytorch's cpu backend.", -1, nullptr};
+
+PyMODINIT_FUNC PyInit__C(void) {
+  import_array();
+  g_methods = tt::all_methods();
+  g_module.m_methods = g_methods.data();
+  return PyModule_Create(&g_module);
+}

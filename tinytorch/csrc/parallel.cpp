@@ -1,0 +1,169 @@
+#include "parallel.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace tt {
+namespace {
+
+thread_local bool tls_in_parallel = false;
+
+struct Job {
+  const std::function<void(int64_t, int64_t)>* fn;
+  int64_t begin, end, chunk, nchunks;
+  std::atomic<int64_t> next{0};
+};
+
+void run_chunks(Job* j) {
+  bool was = tls_in_parallel;
+  tls_in_parallel = true;
+  for (;;) {
+    int64_t c = j->next.fetch_add(1, std::memory_order_relaxed);
+    if (c >= j->nchunks) break;
+    int64_t b = j->begin + c * j->chunk;
+    (*j->fn)(b, std::min(j->end, b + j->chunk));
+  }
+  tls_in_parallel = was;
+}
+
+class Pool {
+ public:
+  explicit Pool(int nthreads) : nthreads_(std::max(1, nthreads)) {}
+  ~Pool() { stop(); }
+
+  int size() const { return nthreads_; }
+
+  void run(Job& job) {
+    std::unique_lock<std::mutex> region(region_mu_, std::try_to_lock);
+    if (!region.owns_lock()) {  // another Python thread is in a parallel kernel: run this one serially
+      run_chunks(&job);
+      return;
+    }
+    start();
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      job_ = &job;
+      ++generation_;
+    }
+    cv_work_.notify_all();
+    run_chunks(&job);
+    std::unique_lock<std::mutex> lk(mu_);
+    job_ = nullptr;  // a worker waking from now on finds nothing to do and goes back to sleep
+    cv_done_.wait(lk, [&] { return active_ == 0; });
+  }
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      stopping_ = true;
+    }
+    cv_work_.notify_all();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+    stopping_ = false;
+  }
+
+  // After fork() only the calling thread exists in the child: forget the parent's workers without joining.
+  void forget_threads_after_fork() {
+    for (auto& t : threads_) t.detach();
+    threads_.clear();
+    new (&mu_) std::mutex();
+    new (&region_mu_) std::mutex();
+    new (&cv_work_) std::condition_variable();
+    new (&cv_done_) std::condition_variable();
+    job_ = nullptr;
+    active_ = 0;
+  }
+
+ private:
+  void start() {
+    if ((int)threads_.size() == nthreads_ - 1) return;
+    for (int i = (int)threads_.size(); i < nthreads_ - 1; ++i) threads_.emplace_back([this] { worker(); });
+  }
+
+  void worker() {
+    uint64_t seen = generation_snapshot();
+    std::unique_lock<std::mutex> lk(mu_);
+    for (;;) {
+      cv_work_.wait(lk, [&] { return stopping_ || (job_ != nullptr && generation_ != seen); });
+      if (stopping_) return;
+      seen = generation_;
+      Job* j = job_;
+      ++active_;
+      lk.unlock();
+      run_chunks(j);
+      lk.lock();
+      if (--active_ == 0) cv_done_.notify_all();
+    }
+  }
+
+  uint64_t generation_snapshot() {
+    std::lock_guard<std::mutex> lk(mu_);
+    return generation_;
+  }
+
+  int nthreads_;
+  std::vector<std::thread> threads_;
+  std::mutex mu_, region_mu_;
+  std::condition_variable cv_work_, cv_done_;
+  Job* job_ = nullptr;
+  uint64_t generation_ = 0;
+  int active_ = 0;
+  bool stopping_ = false;
+};
+
+int default_threads() {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
+Pool* pool() {
+  static Pool* p = [] {
+    pthread_atfork(nullptr, nullptr, [] { pool()->forget_threads_after_fork(); });
+    return new Pool(default_threads());
+  }();
+  return p;
+}
+
+}  // namespace
+
+int get_num_threads() { return pool()->size(); }
+
+void set_num_threads(int n) {
+  Pool* p = pool();
+  if (p->size() == n) return;
+  p->stop();
+  p->~Pool();
+  new (p) Pool(n);
+}
+
+bool in_parallel_region() { return tls_in_parallel; }
+
+void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
+  int64_t n = end - begin;
+  if (n <= 0) return;
+  Pool* p = pool();
+  int nt = p->size();
+  if (nt == 1 || tls_in_parallel || n <= grain) {
+    f(begin, end);
+    return;
+  }
+  // up to 4 chunks a thread: when a worker is late (its core busy elsewhere) the others take its share
+  int64_t nchunks = std::min<int64_t>((n + grain - 1) / grain, 4 * (int64_t)nt);
+  Job job;
+  job.fn = &f;
+  job.begin = begin;
+  job.end = end;
+  job.chunk = (n + nchunks - 1) / nchunks;
+  job.nchunks = (n + job.chunk - 1) / job.chunk;
+  p->run(job);
+}
+
+}  // namespace tt

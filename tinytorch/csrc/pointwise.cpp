@@ -1,0 +1,113 @@
+// Python entry points of the native pointwise kernels: binary ops (with broadcasting and a Python-number
+// operand), unary ops, comparisons and where. Every entry returns NotImplemented for inputs it does not
+// handle (dtypes other than float32/float64, mixed dtypes), and the Python wrapper runs the NumPy kernel.
+#include "common.h"
+#include "iter.h"
+#include "parallel.h"
+#include "pointwise_ops.h"
+
+namespace tt {
+
+Stub<OpLoop1d> binary_stub[2];
+Stub<OpLoop1d> unary_stub[2];
+Stub<Loop1d> where_stub[2];
+
+struct OpLoopCtx {
+  OpLoop1d fn;
+  int op;
+  const double* scalars;
+};
+
+static int float_index(DType d) { return d == DType::f32 ? 0 : d == DType::f64 ? 1 : -1; }
+
+// Runs the iterator with the GIL released when the work is worth a thread.
+static void run_iter(const TensorIter& it, OpLoop1d fn, int op, const double* sc) {
+  OpLoopCtx ctx{fn, op, sc};
+  auto body = [&] {
+    // worker threads read the context through the loop's scalars pointer, not thread-local state
+    it.run([](char** d, const int64_t* s, int64_t n, const double* p) {
+      const OpLoopCtx* c = reinterpret_cast<const OpLoopCtx*>(p);
+      c->fn(d, s, n, c->scalars, c->op);
+    }, reinterpret_cast<const double*>(&ctx));
+  };
+  if (it.numel() >= kGrainSizeGIL) {
+    Py_BEGIN_ALLOW_THREADS
+    body();
+    Py_END_ALLOW_THREADS
+  } else {
+    body();
+  }
+}
+
+static DType first_dtype(PyObject* const* xs, int n) {
+  for (int i = 0; i < n; ++i)
+    if (is_array(xs[i])) return dtype_of(arr(xs[i]));
+  return DType::unsupported;
+}
+
+// binary(op, a, b, scalar0=None): out = op(a, b)
+static PyObject* py_binary(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs < 3) return not_implemented();
+  int op = (int)PyLong_AsLong(args[0]);
+  DType dt = first_dtype(args + 1, 2);
+  int fi = float_index(dt);
+  if (fi < 0 || op < 0 || op >= BIN_COUNT) return not_implemented();
+  double sc[1] = {1.0};
+  if (nargs > 3 && args[3] != Py_None && !as_double(args[3], &sc[0])) return not_implemented();
+  TensorIter it;
+  if (!it.build(args + 1, 2, dt, is_comparison(op) ? NPY_BOOL : npy_type(dt))) {
+    if (PyErr_Occurred()) return nullptr;
+    return not_implemented();
+  }
+  run_iter(it, binary_stub[fi].get(), op, sc);
+  return reinterpret_cast<PyObject*>(it.output());
+}
+
+// unary(op, a, s0, s1, s2, s3): out = op(a) with up to four scalar attributes
+static PyObject* py_unary(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs < 2 || !is_array(args[1])) return not_implemented();
+  int op = (int)PyLong_AsLong(args[0]);
+  DType dt = dtype_of(arr(args[1]));
+  int fi = float_index(dt);
+  if (fi < 0 || op < 0 || op >= UN_COUNT) return not_implemented();
+  double sc[4] = {0, 0, 0, 0};
+  for (Py_ssize_t i = 2; i < nargs && i < 6; ++i)
+    if (args[i] != Py_None && !as_double(args[i], &sc[i - 2])) return not_implemented();
+  TensorIter it;
+  if (!it.build(args + 1, 1, dt, npy_type(dt))) {
+    if (PyErr_Occurred()) return nullptr;
+    return not_implemented();
+  }
+  run_iter(it, unary_stub[fi].get(), op, sc);
+  return reinterpret_cast<PyObject*>(it.output());
+}
+
+// where(cond, a, b): cond a bool array, a and b arrays or numbers of one float dtype
+static PyObject* py_where(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 3 || !is_array(args[0]) || dtype_of(arr(args[0])) != DType::b8) return not_implemented();
+  DType dt = first_dtype(args + 1, 2);
+  int fi = float_index(dt);
+  if (fi < 0) return not_implemented();
+  TensorIter it;
+  if (!it.build(args, 3, dt, npy_type(dt), DType::b8)) {
+    if (PyErr_Occurred()) return nullptr;
+    return not_implemented();
+  }
+  Loop1d loop = where_stub[fi].get();
+  if (it.numel() >= kGrainSizeGIL) {
+    Py_BEGIN_ALLOW_THREADS
+    it.run(loop);
+    Py_END_ALLOW_THREADS
+  } else {
+    it.run(loop);
+  }
+  return reinterpret_cast<PyObject*>(it.output());
+}
+
+PyMethodDef pointwise_methods[] = {
+    {"binary", (PyCFunction)(void (*)(void))py_binary, METH_FASTCALL, "binary(op, a, b, scalar=None)"},
+    {"unary", (PyCFunction)(void (*)(void))py_unary, METH_FASTCALL, "unary(op, a, *scalars)"},
+    {"where", (PyCFunction)(void (*)(void))py_where, METH_FASTCALL, "where(cond, a, b)"},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace tt
