@@ -25,7 +25,7 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 
 # (layer, module prefixes); a module belongs to the layer of its longest matching prefix
 LAYERS = [
-    ("core", ["_dtype", "_strides", "_storage", "device", "_modes", "_geometry", "backends.base", "backends.cpu",
+    ("core", ["_C", "_dtype", "_strides", "_storage", "device", "_modes", "_geometry", "backends.base", "backends.cpu",
               "backends.opencl", "backends.meta"]),
     ("dispatch", ["_dispatch", "_tensor", "autograd.engine", "autograd.grad_mode", "autograd.graph",
                   "autograd.anomaly_mode"]),
@@ -63,7 +63,8 @@ def _modules():
 
 def _is_module(dotted):
     base = os.path.join(ROOT, *dotted.split("."))
-    return os.path.isfile(base + ".py") or os.path.isdir(base)
+    # _C: the C++ extension built from tinytorch/csrc (no .py file)
+    return os.path.isfile(base + ".py") or os.path.isdir(base) or dotted == "_C"
 
 
 def imports_of(path, package):
