@@ -1,12 +1,21 @@
-"""tinytorch vs PyTorch (CPU, same thread count), side by side in one process.
+"""tinytorch vs PyTorch (CPU, same thread count), each library in its own process.
 
-    python benchmarks/bench.py [--quick]
+    python benchmarks/bench.py [--quick] [--threads N] [--rounds R] [--numpy] [--busy]
 
-Prints steps/s (or GFLOP/s, or microseconds) for each workload and the ratio tinytorch / torch
-(> 1 means tinytorch is faster; for the per-op time, < 1 means tinytorch is faster).
+Runs every workload in a fresh process per library, alternating tinytorch, torch, tinytorch, torch, ... for
+``--rounds`` rounds, and prints the median rate of each side and the median of the per-round ratios
+tinytorch / torch (> 1 means tinytorch is faster; for the per-op time, < 1 means tinytorch is faster). One process
+holding both libraries would let one's idle BLAS/OpenMP threads spin on the cores the other is timed on.
+
+``--numpy`` adds tinytorch with its NumPy kernels only (``TINYTORCH_NATIVE=0``) as a third process per round;
+``--busy`` keeps one core busy with a spinning process while measuring (to show how the threads degrade when the
+machine is shared). The load average is printed with the table: measure on a quiet machine (load < 0.5).
 """
 import argparse
+import json
 import os
+import statistics
+import subprocess
 import sys
 import time
 
@@ -25,16 +34,6 @@ def timeit(fn, min_time, warmup=3):
         dt = time.perf_counter() - t0
         if dt >= min_time and n >= 3:
             return n / dt
-
-
-def best_of(fns, min_time, rounds, warmup=3):
-    """Rates of several workloads timed in alternation, the best of ``rounds`` windows each: a shared
-    machine's slow spells then hit both sides of a ratio alike instead of one of them."""
-    best = {k: 0.0 for k in fns}
-    for r in range(rounds):
-        for k, fn in fns.items():
-            best[k] = max(best[k], timeit(fn, min_time, warmup if r == 0 else 1))
-    return best
 
 
 def mlp(nn):
@@ -84,70 +83,103 @@ def gpt_step(lib):
     return step
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--quick", action="store_true", help="shorter timing windows")
-    p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--no-opencl", action="store_true", help="skip the OpenCL rows")
-    args = p.parse_args()
-    import torch
-    import tinytorch as tt
-    torch.set_num_threads(args.threads)
-    t = 0.5 if args.quick else 2.0
-    rounds = 2 if args.quick else 3
-    libs = {"tinytorch": tt, "torch": torch}
-    rows = []
+WORKLOADS = ["MLP 784-256-128-10 SGD, batch 128", "MLP 784-256-128-10 Adam, batch 128", "LeNet-5 CNN Adam, batch 64",
+             "GPT 4x128, ctx 64, batch 32 AdamW", "matmul 1024^3 float32", "small op a + b (4 floats)"]
+UNITS = ["steps/s"] * 4 + ["GFLOP/s", "us/op"]
 
-    for name, make, opt, shape in (("MLP 784-256-128-10 SGD, batch 128", mlp, "sgd", (128, 784)),
-                                   ("MLP 784-256-128-10 Adam, batch 128", mlp, "adam", (128, 784)),
-                                   ("LeNet-5 CNN Adam, batch 64", lenet, "adam", (64, 1, 28, 28))):
-        r = best_of({k: train_step(lib, make, opt, shape, 10) for k, lib in libs.items()}, t, rounds)
-        rows.append((name, "steps/s", r["tinytorch"], r["torch"], r["tinytorch"] / r["torch"]))
 
-    r = best_of({k: gpt_step(lib) for k, lib in libs.items()}, t, rounds, warmup=2)
-    rows.append(("GPT 4x128, ctx 64, batch 32 AdamW", "steps/s", r["tinytorch"], r["torch"], r["tinytorch"] / r["torch"]))
-
+def worker(lib_name, threads, min_time, opencl):
+    """Time every workload with one library (this process imports no other) and print the rates as JSON."""
+    if lib_name == "torch":
+        import torch as lib
+    else:
+        import tinytorch as lib
+    lib.set_num_threads(threads)
+    out = {}
+    for name, make, opt, shape in ((WORKLOADS[0], mlp, "sgd", (128, 784)), (WORKLOADS[1], mlp, "adam", (128, 784)),
+                                   (WORKLOADS[2], lenet, "adam", (64, 1, 28, 28))):
+        out[name] = timeit(train_step(lib, make, opt, shape, 10), min_time)
+    out[WORKLOADS[3]] = timeit(gpt_step(lib), min_time, warmup=2)
     n = 1024
     a = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
-    mats = {k: (lib.tensor(a), lib.tensor(a)) for k, lib in libs.items()}
-    r = best_of({k: (lambda x=x, y=y: x @ y) for k, (x, y) in mats.items()}, t, rounds)
-    r = {k: v * 2 * n ** 3 / 1e9 for k, v in r.items()}
-    rows.append(("matmul 1024^3 float32", "GFLOP/s", r["tinytorch"], r["torch"], r["tinytorch"] / r["torch"]))
-
+    x, y = lib.tensor(a), lib.tensor(a)
+    out[WORKLOADS[4]] = timeit(lambda: x @ y, min_time) * 2 * n ** 3 / 1e9
     calls = 2000
+    p, q = lib.ones(4), lib.ones(4)
 
-    def many(x, y):
-        def run():
-            for _ in range(calls):
-                x + y
-        return run
-    rates = best_of({k: many(lib.ones(4), lib.ones(4)) for k, lib in libs.items()}, t, rounds)
-    r = {k: 1e6 / (rate * calls) for k, rate in rates.items()}
-    rows.append(("small op a + b (4 floats)", "us/op", r["tinytorch"], r["torch"], r["tinytorch"] / r["torch"]))
-
-    if tt.opencl.is_available() and not args.no_opencl:
-        # the OpenCL backend next to the NumPy backend (ratio: opencl / numpy)
-        name = tt.opencl.get_device_name()
+    def many():
+        for _ in range(calls):
+            p + q
+    out[WORKLOADS[5]] = 1e6 / (timeit(many, min_time) * calls)
+    if opencl and lib_name == "tinytorch" and lib.opencl.is_available():
+        # the OpenCL backend next to the cpu backend (ratio: opencl / cpu)
         for label, make, opt, shape in (("MLP SGD", mlp, "sgd", (128, 784)), ("LeNet-5 Adam", lenet, "adam", (64, 1, 28, 28))):
-            rr = best_of({"cl": train_step(tt, make, opt, shape, 10, device="opencl"),
-                          "np": train_step(tt, make, opt, shape, 10)}, t, rounds)
-            r_cl, r_np = rr["cl"], rr["np"]
-            rows.append((f"opencl {label} (vs numpy backend)", "steps/s", r_cl, r_np, r_cl / r_np))
-        x = tt.tensor(a, device="opencl")
+            out[f"opencl {label}"] = timeit(train_step(lib, make, opt, shape, 10, device="opencl"), min_time)
+    print("RESULT " + json.dumps(out))
 
-        def mm():
-            x @ x
-            tt.opencl.synchronize()
-        g_cl = timeit(mm, t, warmup=1) * 2 * n ** 3 / 1e9
-        x = tt.tensor(a)
-        g_np = timeit(lambda: x @ x, t) * 2 * n ** 3 / 1e9
-        rows.append(("opencl matmul 1024^3 (vs numpy backend)", "GFLOP/s", g_cl, g_np, g_cl / g_np))
-        print(f"opencl device: {name}")
 
-    print(f"tinytorch {tt.__version__} vs torch {torch.__version__}, {args.threads} threads, NumPy {np.__version__}")
-    print(f"{'workload':44s} {'unit':8s} {'tinytorch':>10s} {'torch':>10s} {'ratio':>7s}")
-    for name, unit, a_, b_, ratio in rows:
-        print(f"{name:44s} {unit:8s} {a_:10.1f} {b_:10.1f} {ratio:7.2f}")
+def run_worker(lib_name, args, env_extra=None):
+    env = dict(os.environ, **(env_extra or {}))
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", lib_name, "--threads", str(args.threads),
+           "--min-time", str(args.min_time)] + (["--opencl"] if args.opencl else [])
+    res = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+    line = [ln for ln in res.stdout.splitlines() if ln.startswith("RESULT ")][-1]
+    return json.loads(line[len("RESULT "):])
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="shorter timing windows, 3 rounds")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--rounds", type=int, default=None, help="alternating rounds (default 5, --quick 3)")
+    p.add_argument("--min-time", type=float, default=None, help="seconds per workload and process")
+    p.add_argument("--numpy", action="store_true", help="add tinytorch with TINYTORCH_NATIVE=0")
+    p.add_argument("--busy", action="store_true", help="keep one core busy with a spinning process")
+    p.add_argument("--opencl", action="store_true", help="add the OpenCL backend's rows (vs the cpu backend)")
+    p.add_argument("--worker", choices=["tinytorch", "torch"], help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.min_time is None:
+        args.min_time = 0.5 if args.quick else 1.5
+    if args.worker:
+        worker(args.worker, args.threads, args.min_time, args.opencl)
+        return
+    rounds = args.rounds or (3 if args.quick else 5)
+    sides = [("tinytorch", None), ("torch", None)] + ([("numpy", {"TINYTORCH_NATIVE": "0"})] if args.numpy else [])
+    load_before = os.getloadavg()[0]
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy else None
+    try:
+        results = {k: [] for k, _ in sides}
+        for _ in range(rounds):
+            for key, env in sides:
+                results[key].append(run_worker("torch" if key == "torch" else "tinytorch", args, env))
+    finally:
+        if busy is not None:
+            busy.kill()
+    load_after = os.getloadavg()[0]
+    import tinytorch as tt
+    print(f"tinytorch {tt.__version__} (native kernels: {'on' if tt.backends.cpu.native._C is not None else 'off'}), "
+          f"{args.threads} threads, {rounds} rounds alternating in separate processes, NumPy {np.__version__}"
+          f"{', one core kept busy' if args.busy else ''}")
+    print(f"load average before {load_before:.2f}, after {load_after:.2f}")
+    hdr = f"{'workload':44s} {'unit':8s} {'tinytorch':>10s} {'torch':>10s} {'ratio':>7s}"
+    if args.numpy:
+        hdr += f" {'numpy-only':>10s} {'ratio':>7s}"
+    print(hdr)
+    for name, unit in zip(WORKLOADS, UNITS):
+        med = {k: statistics.median(r[name] for r in v) for k, v in results.items()}
+        # the median of per-round ratios: each round's two processes ran back to back under the same conditions
+        ratio = statistics.median(a[name] / b[name] for a, b in zip(results["tinytorch"], results["torch"]))
+        line = f"{name:44s} {unit:8s} {med['tinytorch']:10.1f} {med['torch']:10.1f} {ratio:7.2f}"
+        if args.numpy:
+            rn = statistics.median(a[name] / b[name] for a, b in zip(results["numpy"], results["torch"]))
+            line += f" {med['numpy']:10.1f} {rn:7.2f}"
+        print(line)
+    extra = sorted(k for k in results["tinytorch"][0] if k not in WORKLOADS)
+    for name in extra:
+        cl = statistics.median(r[name] for r in results["tinytorch"])
+        base = {"opencl MLP SGD": WORKLOADS[0], "opencl LeNet-5 Adam": WORKLOADS[2]}[name]
+        cpu = statistics.median(r[base] for r in results["tinytorch"])
+        print(f"{name + ' (vs cpu backend)':44s} {'steps/s':8s} {cl:10.1f} {cpu:10.1f} {cl / cpu:7.2f}")
 
 
 if __name__ == "__main__":

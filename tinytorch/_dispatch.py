@@ -343,14 +343,18 @@ def dispatch(op, args, kw=None, out=None):
         return _into(op, args, kw, out)
     T = Tensor
     dev = backend = None
+    grad = False  # whether an input requires grad: only then can the autograd record step attach a node
     for a in args:
         if isinstance(a, T):
+            if a.requires_grad:
+                grad = True
             st = a._storage
             if dev is None:
                 dev, backend = st.device, st.backend
             elif st.device is not dev:
                 dev = device_of(args, op.name)
                 backend = get_backend(dev)
+                grad = any(isinstance(x, T) and x.requires_grad for x in args)
                 break
     if dev is None:
         if args and not any(isinstance(v, T) for v in kw.values()):
@@ -359,7 +363,7 @@ def dispatch(op, args, kw=None, out=None):
                             f"{type(args[0]).__name__}")
         backend = _cpu_backend()
     try:
-        outs, casts = op.meta(*args, **kw)
+        outs, casts = op.meta(*args, **kw) if kw else op.meta(*args)
     except AttributeError as e:
         _raise_argument_type(op, args, kw, e)
         raise
@@ -387,27 +391,29 @@ def dispatch(op, args, kw=None, out=None):
             if a._storage.device is not dev:  # a 0-dim cpu tensor joining another device's op
                 natives.append(a.item())
                 continue
-            nat = a._native()
+            nat = a._nat
+            if nat is None:
+                nat = a._native()
             if c is not None and a.dtype is not c:
                 nat = backend.cast(nat, c)
             natives.append(nat)
         else:
             natives.append(a)
     try:
-        res = kern(*natives, **kw)
+        res = kern(*natives, **kw) if kw else kern(*natives)
     except (MemoryError, ValueError, AttributeError, TypeError) as e:
         _raise_kernel_error(op, args, kw, e)
         raise
     if len(outs) == 1:
         shape, dtype = outs[0]
         result = T._from_native(backend, dev, res, dtype, shape)
-        results = None
-    else:
-        results = tuple(T._from_native(backend, dev, r, dt, shp) for r, (shp, dt) in zip(res, outs))
-        result = results[0]
-    if _state.enabled and op.backward is not None:
-        _record(op, args, kw, result if results is None else results, outs)
-    return result if results is None else results
+        if grad and _state.enabled and op.backward is not None:
+            _record(op, args, kw, result, outs)
+        return result
+    results = tuple(T._from_native(backend, dev, r, dt, shp) for r, (shp, dt) in zip(res, outs))
+    if grad and _state.enabled and op.backward is not None:
+        _record(op, args, kw, results, outs)
+    return results
 
 
 def argument_type_error(name, args, kw, obj):

@@ -4,6 +4,7 @@ Op methods (``add``, ``sum``, ``view`` ...) are attached by the modules in ``tin
 where each op is defined once; this file holds the data model and the in-place write path.
 """
 import builtins
+from math import prod as _prod
 
 import numpy as np
 
@@ -87,7 +88,7 @@ class Tensor:
             shape = tuple(nat.shape)
         elif nat.shape != shape:
             raise RuntimeError(f"internal error: kernel returned shape {tuple(nat.shape)}, meta says {shape}")
-        return _new(Storage(buf, dtype, dev or _CPU, _strides.numel(shape), backend), shape, stride, off, dtype, nat)
+        return _new(Storage(buf, dtype, dev or _CPU, _prod(shape), backend), shape, stride, off, dtype, nat)
 
     def _native(self):
         n = self._nat

@@ -7,7 +7,9 @@
 
 namespace tt {
 extern PyMethodDef pointwise_methods[];
-#define TT_FAMILIES(X) X(pointwise_methods)
+extern PyMethodDef storage_methods[];
+int add_native_kernel_type(PyObject* module);
+#define TT_FAMILIES(X) X(pointwise_methods) X(storage_methods)
 
 static PyObject* py_get_num_threads(PyObject*, PyObject*) { return PyLong_FromLong(get_num_threads()); }
 
@@ -56,5 +58,10 @@ PyMODINIT_FUNC PyInit__C(void) {
   import_array();
   g_methods = tt::all_methods();
   g_module.m_methods = g_methods.data();
-  return PyModule_Create(&g_module);
+  PyObject* m = PyModule_Create(&g_module);
+  if (m && tt::add_native_kernel_type(m) < 0) {
+    Py_DECREF(m);
+    return nullptr;
+  }
+  return m;
 }

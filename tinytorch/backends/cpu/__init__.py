@@ -17,6 +17,9 @@ from ..base import Backend
 from . import fused, index, linalg, nn, pointwise, reduce, special  # noqa: F401  (importing registers the kernels)
 from .malloc import MALLOC_TUNED  # noqa: F401
 from .native import NATIVE_KERNELS
+from .native import _C
+
+_wrap_contiguous = _C.wrap_contiguous if _C is not None else None
 from .registry import INPLACE_KERNELS, KERNELS
 
 
@@ -66,6 +69,10 @@ class NumpyBackend(Backend):
         return np.ndarray(shape, buf.dtype, buf, offset * isz, tuple(s * isz for s in strides))
 
     def wrap(self, native, dtype):
+        if _wrap_contiguous is not None:
+            r = _wrap_contiguous(native, dtype.np)  # the common case in one C call; None: any other layout
+            if r is not None:
+                return r
         a = native
         if type(a) is not np.ndarray:
             a = np.asarray(a)

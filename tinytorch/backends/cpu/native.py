@@ -35,7 +35,8 @@ if _C is None:
 
 
 def _with_fallback(name, native):
-    """``native`` as the kernel of ``name``: its result, or the NumPy kernel's when it returns NotImplemented."""
+    """Register ``native`` (a Python function) as the kernel of op ``name``: its result, or the NumPy kernel's when
+    it returns NotImplemented. For kernels that need Python to map attributes to a native call."""
     fallback = KERNELS[name]
     ni = NotImplemented
 
@@ -48,10 +49,17 @@ def _with_fallback(name, native):
     return kernel
 
 
+def _native(name, entry, *prefix):
+    """Register ``entry(*prefix, *args)`` (a ``_C`` function) as the kernel of op ``name`` with the NumPy kernel as
+    its fallback, as one C callable (``_C.NativeKernel``): no Python frame between the dispatcher and the loop.
+    A call with keyword attributes goes to the NumPy kernel."""
+    return NATIVE_KERNELS.add(name, _C.NativeKernel(entry, prefix, KERNELS[name], f"native_{name}"))
+
+
 # op codes: tinytorch/csrc/pointwise_ops.h
 _BINARY = {"add": 0, "sub": 2, "mul": 4, "maximum": 6, "minimum": 7, "eq": 8, "ne": 9, "lt": 10, "le": 11,
            "gt": 12, "ge": 13}
-_BIN_ADD_ALPHA, _BIN_SUB_ALPHA, _BIN_DIV, _BIN_THRESHOLD_BACKWARD = 1, 3, 5, 14
+_BIN_DIV, _BIN_THRESHOLD_BACKWARD = 5, 14
 _BIN_GELU_BACKWARD, _BIN_GELU_TANH_BACKWARD = 17, 18
 _UNARY = {"neg": 0, "abs": 1, "exp": 2, "sqrt": 3, "rsqrt": 4, "reciprocal": 5, "tanh": 6, "sigmoid": 7,
           "relu": 8}
@@ -59,25 +67,14 @@ _UN_GELU, _UN_GELU_TANH, _UN_CLAMP = 10, 11, 13
 
 
 def _register():
-    binary, unary, where = _C.binary, _C.unary, _C.where
-
+    binary, unary = _C.binary, _C.unary
+    # add/sub with alpha != 1 and div with a rounding mode come with keyword attributes: NumPy runs those
     for name, code in _BINARY.items():
-        if name in ("add", "sub"):
-            alpha_code = code + 1
-
-            def k(a, b, alpha=1, _c=code, _ca=alpha_code):
-                return binary(_c, a, b) if alpha == 1 else binary(_ca, a, b, alpha)
-        else:
-            def k(a, b, _c=code):
-                return binary(_c, a, b)
-        _with_fallback(name, k)
-
+        _native(name, binary, code)
+    _native("div", binary, _BIN_DIV)
     for name, code in _UNARY.items():
-        _with_fallback(name, lambda a, _c=code: unary(_c, a))
-
-    _with_fallback("div", lambda a, b, rounding_mode=None:
-                   binary(_BIN_DIV, a, b) if rounding_mode is None else NotImplemented)
-    _with_fallback("where", where)
+        _native(name, unary, code)
+    _native("where", _C.where)
     _with_fallback("clamp", lambda a, lo, hi: unary(_UN_CLAMP, a, 0.0 if lo is None else lo,
                                                     0.0 if hi is None else hi, lo is not None, hi is not None)
                    if type(lo) in (int, float, type(None)) and type(hi) in (int, float, type(None))

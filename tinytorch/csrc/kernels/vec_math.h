@@ -45,7 +45,8 @@ static inline TT_INLINE float tt_tanh(float x) {
   float e = tt_exp(2.0f * ax);
   float big = 1.0f - 2.0f / (e + 1.0f);
   big = __builtin_copysignf(big, x);
-  return ax < 0.625f ? small : (x != x ? x : big);
+  // x == 0 keeps the sign of zero (the polynomial's products would give +0 for -0)
+  return ax < 0.625f ? (x == 0.0f ? x : small) : (x != x ? x : big);
 }
 
 static inline TT_INLINE double tt_tanh(double x) { return __builtin_tanh(x); }
