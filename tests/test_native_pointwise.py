@@ -206,3 +206,26 @@ def test_where_and_clamp():
     for lo, hi in ((-0.5, 0.5), (None, 0.2), (-0.1, None)):
         np.testing.assert_array_equal(tt.clamp(tt.tensor(x), lo, hi).numpy(), torch.clamp(torch.tensor(x), lo, hi).numpy())
     assert math.isnan(float(tt.clamp(tt.tensor(x), -1, 1)[0, 0]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fuzz_inplace_against_numpy(dtype):
+    rng = np.random.default_rng(21)
+    be = tt._dispatch._cpu_backend()
+    ufuncs = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
+    for i in range(200):
+        shape, other = _random_case(rng)
+        dst = _strided(rng, shape, dtype)
+        b = _strided(rng, other, dtype) if rng.random() < 0.8 else float(rng.standard_normal())
+        name = list(ufuncs)[i % 4]
+        alpha = 1 if name in ("mul", "div") or rng.random() < 0.5 else 0.5
+        want = dst.copy()
+        with np.errstate(all="ignore"):
+            ufuncs[name](want, b if alpha == 1 else np.multiply(b, alpha), out=want, casting="unsafe")
+        be.inplace_kernels[name](dst, b, alpha=alpha)
+        _close(dst, want, dtype)
+    # an operand overlapping the destination partially (x += x.T) is left to NumPy, which buffers it
+    x = rng.standard_normal((5, 5)).astype(dtype)
+    want = x + x.T
+    be.inplace_kernels["add"](x, x.T)
+    _close(x, want, dtype)

@@ -43,7 +43,17 @@ inline DType dtype_of(PyArrayObject* a) {
   return DType::unsupported;
 }
 
-inline int npy_type(DType d) { return d == DType::f32 ? NPY_FLOAT32 : d == DType::f64 ? NPY_FLOAT64 : -1; }
+// The NumPy type number of an output of dtype d (bfloat16's is ml_dtypes' registered number, read at import).
+extern int g_bfloat16_npy_type;
+inline int npy_type(DType d) {
+  switch (d) {
+    case DType::f32: return NPY_FLOAT32;
+    case DType::f64: return NPY_FLOAT64;
+    case DType::f16: return NPY_FLOAT16;
+    case DType::bf16: return g_bfloat16_npy_type;
+    default: return -1;
+  }
+}
 
 inline bool is_array(PyObject* o) { return PyArray_Check(o); }
 inline PyArrayObject* arr(PyObject* o) { return reinterpret_cast<PyArrayObject*>(o); }

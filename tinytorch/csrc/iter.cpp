@@ -7,32 +7,76 @@
 
 namespace tt {
 
+namespace conv {
+#include "kernels/vec_math.h"
+}
+
+// A Python number as an element of dtype dt (the 16-bit types rounded as PyTorch casts a wrapped number).
 static void store_scalar(double v, DType dt, double* slot) {
   if (dt == DType::f32) {
     float f = static_cast<float>(v);
     std::memcpy(slot, &f, sizeof f);
+  } else if (dt == DType::f16 || dt == DType::bf16) {
+    uint16_t h = dt == DType::f16 ? conv::tt_float_to_half(static_cast<float>(v))
+                                  : conv::tt_float_to_bf16(static_cast<float>(v));
+    std::memcpy(slot, &h, sizeof h);
   } else {
     *slot = v;
   }
 }
 
-bool TensorIter::build(PyObject* const* inputs, int nin, DType dt, int out_npy_type, DType first_dt) {
+// The byte range [lo, hi) an array's elements occupy.
+static void extent(PyArrayObject* a, char** lo, char** hi) {
+  char* p = static_cast<char*>(PyArray_DATA(a));
+  *lo = *hi = p;
+  for (int d = 0; d < PyArray_NDIM(a); ++d) {
+    npy_intp n = PyArray_DIM(a, d), s = PyArray_STRIDE(a, d);
+    if (n == 0) { *hi = *lo; return; }
+    if (s < 0) *lo += (n - 1) * s; else *hi += (n - 1) * s;
+  }
+  *hi += PyArray_ITEMSIZE(a);
+}
+
+static bool same_view(PyArrayObject* a, PyArrayObject* b) {
+  if (PyArray_DATA(a) != PyArray_DATA(b) || PyArray_NDIM(a) != PyArray_NDIM(b)) return false;
+  for (int d = 0; d < PyArray_NDIM(a); ++d)
+    if (PyArray_DIM(a, d) != PyArray_DIM(b, d) || PyArray_STRIDE(a, d) != PyArray_STRIDE(b, d)) return false;
+  return true;
+}
+
+bool TensorIter::build(PyObject* const* inputs, int nin, DType dt, int out_npy_type, DType first_dt,
+                       PyArrayObject* into) {
   nops_ = nin + 1;
+  if (into) {
+    if (dtype_of(into) != dt || !PyArray_ISWRITEABLE(into)) return false;
+    char *olo, *ohi;
+    extent(into, &olo, &ohi);
+    for (int i = 0; i < nin; ++i) {
+      if (!is_array(inputs[i])) continue;
+      PyArrayObject* a = arr(inputs[i]);
+      if (a == into || same_view(a, into)) continue;  // elementwise in place: each element read before written
+      char *lo, *hi;
+      extent(a, &lo, &hi);
+      if (lo < ohi && olo < hi) return false;  // a partial overlap: NumPy buffers it, we do not
+    }
+  }
   // broadcast shape
-  int nd = 0;
+  int nd = into ? PyArray_NDIM(into) : 0;
   for (int i = 0; i < nin; ++i)
     if (is_array(inputs[i])) nd = std::max(nd, PyArray_NDIM(arr(inputs[i])));
   int64_t shape[NPY_MAXDIMS];
-  for (int d = 0; d < nd; ++d) shape[d] = 1;
+  for (int d = 0; d < nd; ++d) shape[d] = into ? PyArray_DIM(into, d) : 1;
   for (int i = 0; i < nin; ++i) {
     if (!is_array(inputs[i])) continue;
     PyArrayObject* a = arr(inputs[i]);
     int ad = PyArray_NDIM(a);
+    if (ad > nd) return false;  // only with `into`: an input larger than the output
     for (int d = 0; d < ad; ++d) {
       int64_t s = PyArray_DIM(a, d);
       int64_t& t = shape[nd - ad + d];
       if (s == t || s == 1) continue;
-      if (t == 1) { t = s; continue; }
+      if (t == 1 && !into) { t = s; continue; }
+      if (into) return false;  // does not broadcast to the output: NumPy raises the error
       PyErr_SetString(PyExc_RuntimeError, "native kernel: operands do not broadcast");
       return false;
     }
@@ -61,8 +105,10 @@ bool TensorIter::build(PyObject* const* inputs, int nin, DType dt, int out_npy_t
   // memory order: perm[0] outermost. Insertion sort by the first input whose strides tell two dims apart
   int perm[NPY_MAXDIMS];
   for (int d = 0; d < nd; ++d) perm[d] = d;
+  if (into)
+    for (int d = 0; d < nd; ++d) st[0][d] = PyArray_DIM(into, d) == 1 ? 0 : PyArray_STRIDE(into, d);
   auto inner_first = [&](int d0, int d1) {  // true when d0 should sit inside d1
-    for (int k = 1; k < nops_; ++k) {
+    for (int k = into ? 0 : 1; k < nops_; ++k) {
       int64_t s0 = std::llabs(st[k][d0]), s1 = std::llabs(st[k][d1]);
       if (s0 == 0 || s1 == 0 || s0 == s1) continue;
       return s0 < s1;
@@ -71,22 +117,30 @@ bool TensorIter::build(PyObject* const* inputs, int nin, DType dt, int out_npy_t
   };
   for (int i = 1; i < nd; ++i)
     for (int j = i; j > 0 && inner_first(perm[j - 1], perm[j]); --j) std::swap(perm[j - 1], perm[j]);
-  // the output: dense in that order
-  int out_isz = out_npy_type == NPY_FLOAT64 || out_npy_type == NPY_INT64 ? 8 : out_npy_type == NPY_BOOL ? 1 : 4;
-  npy_intp oshape[NPY_MAXDIMS], ostrides[NPY_MAXDIMS];
-  int64_t acc = out_isz;
-  numel_ = 1;
-  for (int d = 0; d < nd; ++d) { oshape[d] = shape[d]; numel_ *= shape[d]; }
-  for (int j = nd - 1; j >= 0; --j) {
-    ostrides[perm[j]] = acc;
-    acc *= std::max<int64_t>(shape[perm[j]], 1);
+  if (into) {
+    out_ = into;
+    data_[0] = static_cast<char*>(PyArray_DATA(into));
+    numel_ = PyArray_SIZE(into);
+    for (int d = 0; d < nd; ++d) st[0][d] = PyArray_STRIDE(into, d);
+  } else {
+    // the output: dense in that order
+    PyArray_Descr* descr = PyArray_DescrFromType(out_npy_type);
+    if (!descr) return false;
+    const int64_t out_isz = PyDataType_ELSIZE(descr);
+    npy_intp oshape[NPY_MAXDIMS], ostrides[NPY_MAXDIMS];
+    int64_t acc = out_isz;
+    numel_ = 1;
+    for (int d = 0; d < nd; ++d) { oshape[d] = shape[d]; numel_ *= shape[d]; }
+    for (int j = nd - 1; j >= 0; --j) {
+      ostrides[perm[j]] = acc;
+      acc *= std::max<int64_t>(shape[perm[j]], 1);
+    }
+    out_ = reinterpret_cast<PyArrayObject*>(
+        PyArray_NewFromDescr(&PyArray_Type, descr, nd, oshape, nd ? ostrides : nullptr, nullptr, 0, nullptr));
+    if (!out_) return false;
+    data_[0] = static_cast<char*>(PyArray_DATA(out_));
+    for (int d = 0; d < nd; ++d) st[0][d] = ostrides[d];
   }
-  PyArray_Descr* descr = PyArray_DescrFromType(out_npy_type);
-  out_ = reinterpret_cast<PyArrayObject*>(
-      PyArray_NewFromDescr(&PyArray_Type, descr, nd, oshape, nd ? ostrides : nullptr, nullptr, 0, nullptr));
-  if (!out_) return false;
-  data_[0] = static_cast<char*>(PyArray_DATA(out_));
-  for (int d = 0; d < nd; ++d) st[0][d] = ostrides[d];
   // permute, then coalesce neighbours that are one run of memory in every operand
   ndim_ = 0;
   for (int j = 0; j < nd; ++j) {

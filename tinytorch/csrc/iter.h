@@ -16,12 +16,19 @@ class TensorIter {
   // Returns false with no error set when an input is neither (the caller falls back to NumPy); false with an
   // exception set when the shapes do not broadcast or the output cannot be allocated.
   // `first_dt`, when given, is input 0's element type instead of `dt` (where's bool condition).
-  bool build(PyObject* const* inputs, int nin, DType dt, int out_npy_type, DType first_dt = DType::unsupported);
+  bool build(PyObject* const* inputs, int nin, DType dt, int out_npy_type, DType first_dt = DType::unsupported,
+             PyArrayObject* into = nullptr);
+
+  // The same with an existing output `into` (an in-place op: into is also an input). False, no error set, when the
+  // inputs do not broadcast to its shape or one of them overlaps its memory without being the same view.
+  bool build_into(PyArrayObject* into, PyObject* const* inputs, int nin, DType dt) {
+    return build(inputs, nin, dt, PyArray_TYPE(into), DType::unsupported, into);
+  }
 
   // Runs loop over every element (operand 0 = output). `scalars` are passed through to the loop.
   void run(Loop1d loop, const double* scalars = nullptr) const;
 
-  PyArrayObject* output() const { return out_; }  // a new reference, handed to the caller
+  PyArrayObject* output() const { return out_; }  // a new reference, handed to the caller (not with build_into)
   int64_t numel() const { return numel_; }
 
  private:

@@ -8,9 +8,9 @@
 
 namespace tt {
 
-Stub<OpLoop1d> binary_stub[2];
-Stub<OpLoop1d> unary_stub[2];
-Stub<Loop1d> where_stub[2];
+Stub<OpLoop1d> binary_stub[4];
+Stub<OpLoop1d> unary_stub[4];
+Stub<Loop1d> where_stub[4];
 
 struct OpLoopCtx {
   OpLoop1d fn;
@@ -18,7 +18,10 @@ struct OpLoopCtx {
   const double* scalars;
 };
 
-static int float_index(DType d) { return d == DType::f32 ? 0 : d == DType::f64 ? 1 : -1; }
+static int float_index(DType d) {
+  if (d == DType::bf16 && g_bfloat16_npy_type < 0) return -1;
+  return d == DType::f32 ? 0 : d == DType::f64 ? 1 : d == DType::f16 ? 2 : d == DType::bf16 ? 3 : -1;
+}
 
 // Runs the iterator with the GIL released when the work is worth a thread.
 static void run_iter(const TensorIter& it, OpLoop1d fn, int op, const double* sc) {
@@ -52,6 +55,9 @@ static PyObject* py_binary(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   DType dt = first_dtype(args + 1, 2);
   int fi = float_index(dt);
   if (fi < 0 || op < 0 || op >= BIN_COUNT) return not_implemented();
+  // PyTorch multiplies a 16-bit tensor by a Python number in float32 (the number is not rounded to the tensor's
+  // dtype first); these loops would round it: leave that case to NumPy
+  if (fi >= 2 && !(is_array(args[1]) && is_array(args[2]))) return not_implemented();
   double sc[1] = {1.0};
   if (nargs > 3 && args[3] != Py_None && !as_double(args[3], &sc[0])) return not_implemented();
   TensorIter it;
@@ -61,6 +67,26 @@ static PyObject* py_binary(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   }
   run_iter(it, binary_stub[fi].get(), op, sc);
   return reinterpret_cast<PyObject*>(it.output());
+}
+
+// binary_(op, dst, other, alpha=None): dst = op(dst, other) in place (Tensor.add_ and friends); None, or
+// NotImplemented when dst's dtype has no loop, other has another dtype, or the two overlap partially
+static PyObject* py_binary_inplace(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs < 3 || !is_array(args[1])) return not_implemented();
+  int op = (int)PyLong_AsLong(args[0]);
+  PyArrayObject* dst = arr(args[1]);
+  DType dt = dtype_of(dst);
+  int fi = float_index(dt);
+  if (fi < 0 || op < 0 || op >= BIN_COUNT || is_comparison(op)) return not_implemented();
+  double sc[1] = {1.0};
+  if (nargs > 3 && args[3] != Py_None && !as_double(args[3], &sc[0])) return not_implemented();
+  TensorIter it;
+  if (!it.build_into(dst, args + 1, 2, dt)) {
+    if (PyErr_Occurred()) return nullptr;
+    return not_implemented();
+  }
+  run_iter(it, binary_stub[fi].get(), op, sc);
+  Py_RETURN_NONE;
 }
 
 // unary(op, a, s0, s1, s2, s3): out = op(a) with up to four scalar attributes
@@ -106,6 +132,7 @@ static PyObject* py_where(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 
 PyMethodDef pointwise_methods[] = {
     {"binary", (PyCFunction)(void (*)(void))py_binary, METH_FASTCALL, "binary(op, a, b, scalar=None)"},
+    {"binary_", (PyCFunction)(void (*)(void))py_binary_inplace, METH_FASTCALL, "binary_(op, dst, other, alpha=None)"},
     {"unary", (PyCFunction)(void (*)(void))py_unary, METH_FASTCALL, "unary(op, a, *scalars)"},
     {"where", (PyCFunction)(void (*)(void))py_where, METH_FASTCALL, "where(cond, a, b)"},
     {nullptr, nullptr, 0, nullptr}};

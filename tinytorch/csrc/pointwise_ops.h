@@ -18,10 +18,10 @@ enum UnaryOp : int {
   UN_GELU_TANH, UN_SQUARE, UN_CLAMP, UN_COUNT
 };
 
-// (data, strides, n, scalars, op): one 1-d loop of `op`, per dtype (0 = float32, 1 = float64)
+// (data, strides, n, scalars, op): one 1-d loop of `op`, per dtype (float32, float64, float16, bfloat16)
 using OpLoop1d = void (*)(char** data, const int64_t* strides, int64_t n, const double* scalars, int op);
-extern Stub<OpLoop1d> binary_stub[2];
-extern Stub<OpLoop1d> unary_stub[2];
-extern Stub<Loop1d> where_stub[2];
+extern Stub<OpLoop1d> binary_stub[4];
+extern Stub<OpLoop1d> unary_stub[4];
+extern Stub<Loop1d> where_stub[4];
 
 }  // namespace tt

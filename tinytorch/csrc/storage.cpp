@@ -5,6 +5,16 @@
 
 namespace tt {
 
+int g_bfloat16_npy_type = -1;
+
+// set_bfloat16_type(num): the NumPy type number ml_dtypes registered for bfloat16 (outputs of bfloat16 loops)
+static PyObject* py_set_bfloat16_type(PyObject*, PyObject* arg) {
+  long n = PyLong_AsLong(arg);
+  if (n == -1 && PyErr_Occurred()) return nullptr;
+  g_bfloat16_npy_type = (int)n;
+  Py_RETURN_NONE;
+}
+
 // wrap_contiguous(a, np_dtype) -> (a, a.reshape(-1), strides, 0), or None when `a` is not an ndarray of exactly
 // that dtype in row-major order
 static PyObject* py_wrap_contiguous(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
@@ -48,6 +58,7 @@ static PyObject* py_wrap_contiguous(PyObject*, PyObject* const* args, Py_ssize_t
 }
 
 PyMethodDef storage_methods[] = {
+    {"set_bfloat16_type", py_set_bfloat16_type, METH_O, "the NumPy type number of ml_dtypes.bfloat16"},
     {"wrap_contiguous", (PyCFunction)(void (*)(void))py_wrap_contiguous, METH_FASTCALL,
      "wrap_contiguous(a, dtype) -> (a, flat, strides, 0) or None"},
     {nullptr, nullptr, 0, nullptr}};

@@ -16,7 +16,7 @@ from ..._strides import contiguous_strides as _contig
 from ..base import Backend
 from . import fused, index, linalg, nn, pointwise, reduce, special  # noqa: F401  (importing registers the kernels)
 from .malloc import MALLOC_TUNED  # noqa: F401
-from .native import NATIVE_KERNELS
+from .native import NATIVE_INPLACE_KERNELS, NATIVE_KERNELS
 from .native import _C
 
 _wrap_contiguous = _C.wrap_contiguous if _C is not None else None
@@ -41,6 +41,7 @@ class NumpyBackend(Backend):
         self.kernels = dict(KERNELS)
         self.kernels.update(NATIVE_KERNELS)  # the C++ kernels, each falling back to its NumPy kernel
         self.inplace_kernels = dict(INPLACE_KERNELS)
+        self.inplace_kernels.update(NATIVE_INPLACE_KERNELS)
 
     def alloc(self, numel, dtype):
         """A flat uninitialised buffer; a size the host cannot hold is PyTorch's allocator RuntimeError, raised

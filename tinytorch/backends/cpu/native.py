@@ -12,9 +12,10 @@ import os
 import warnings
 
 from ..base import KernelTable
-from .registry import KERNELS
+from .registry import INPLACE_KERNELS, KERNELS
 
 NATIVE_KERNELS = KernelTable("cpu")
+NATIVE_INPLACE_KERNELS = KernelTable("cpu")
 
 
 def _load():
@@ -67,6 +68,9 @@ _UN_GELU, _UN_GELU_TANH, _UN_CLAMP = 10, 11, 13
 
 
 def _register():
+    import ml_dtypes
+    import numpy as np
+    _C.set_bfloat16_type(np.dtype(ml_dtypes.bfloat16).num)
     binary, unary = _C.binary, _C.unary
     # add/sub with alpha != 1 and div with a rounding mode come with keyword attributes: NumPy runs those
     for name, code in _BINARY.items():
@@ -75,6 +79,19 @@ def _register():
     for name, code in _UNARY.items():
         _native(name, unary, code)
     _native("where", _C.where)
+    # in place (Tensor.add_ ...): the NumPy in-place kernel when the native one declines
+    binary_ = _C.binary_
+    for name, code, alpha_code in (("add", 0, 1), ("sub", 2, 3), ("mul", 4, None), ("div", _BIN_DIV, None)):
+        fallback = INPLACE_KERNELS[name]
+
+        def k(dst, other, alpha=1, rounding_mode=None, _c=code, _ca=alpha_code, _fb=fallback):
+            if rounding_mode is None and (alpha == 1 or _ca is not None):
+                r = binary_(_c, dst, other) if alpha == 1 else binary_(_ca, dst, other, alpha)
+                if r is None:
+                    return
+            _fb(dst, other, alpha=alpha, rounding_mode=rounding_mode)
+        k.__name__ = f"native_{name}_"
+        NATIVE_INPLACE_KERNELS.add(name, k)
     _with_fallback("clamp", lambda a, lo, hi: unary(_UN_CLAMP, a, 0.0 if lo is None else lo,
                                                     0.0 if hi is None else hi, lo is not None, hi is not None)
                    if type(lo) in (int, float, type(None)) and type(hi) in (int, float, type(None))
@@ -83,6 +100,9 @@ def _register():
     _with_fallback("gelu", lambda x, approximate: unary(_UN_GELU_TANH if approximate == "tanh" else _UN_GELU, x))
     _with_fallback("gelu_backward", lambda g, x, approximate: binary(
         _BIN_GELU_TANH_BACKWARD if approximate == "tanh" else _BIN_GELU_BACKWARD, g, x))
+    # the NumPy kernel reuses the saved output to skip an erf pass; the native loop's erf is cheaper than the
+    # extra memory traffic, so it recomputes Phi(x) as PyTorch's GeluBackward does
+    _with_fallback("gelu_backward_from_output", lambda g, x, out: binary(_BIN_GELU_BACKWARD, g, x))
 
 
 if _C is not None:

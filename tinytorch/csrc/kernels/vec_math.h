@@ -67,3 +67,45 @@ static inline TT_INLINE float tt_erf(float x) {
 }
 
 static inline TT_INLINE double tt_erf(double x) { return __builtin_erf(x); }
+
+// float16 / bfloat16 <-> float32, bit-exact with round-to-nearest-even (F. Giesen's float_to_half_fast3_rtne;
+// bfloat16 is the top half of a float32). The pointwise loops of the 16-bit types convert blocks through float32,
+// as ATen's Vectorized<Half> / Vectorized<BFloat16> do.
+static inline TT_INLINE uint32_t tt_float_bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+
+static inline TT_INLINE float tt_half_to_float(uint16_t h) {
+  const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  const uint32_t em = h & 0x7fffu;
+  // shift exponent and mantissa into place and rebias by 2^(127-15): exact for normals and subnormals
+  float f = tt_bits_to_float(em << 13) * 5.192296858534828e+33f;
+  if (em >= 0x7c00u) f = tt_bits_to_float((em << 13) | 0x7f800000u);  // inf, NaN (payload kept)
+  return tt_bits_to_float(tt_float_bits(f) | sign);
+}
+
+static inline TT_INLINE uint16_t tt_float_to_half(float f) {
+  uint32_t u = tt_float_bits(f);
+  const uint32_t sign = u & 0x80000000u;
+  u ^= sign;
+  uint32_t o;
+  if (u >= (uint32_t)(127 + 16) << 23) {
+    o = u > 0x7f800000u ? 0x7e00u : 0x7c00u;  // NaN -> quiet NaN, too large -> inf
+  } else if (u < (uint32_t)113 << 23) {
+    // subnormal result: let the FPU round by adding a magic number whose ulp is the half subnormal step
+    const uint32_t magic = (uint32_t)((127 - 15) + (23 - 10) + 1) << 23;
+    o = tt_float_bits(tt_bits_to_float(u) + tt_bits_to_float(magic)) - magic;
+  } else {
+    const uint32_t mant_odd = (u >> 13) & 1u;
+    u += ((uint32_t)(15 - 127) << 23) + 0xfffu + mant_odd;
+    o = u >> 13;
+  }
+  return (uint16_t)(o | (sign >> 16));
+}
+
+static inline TT_INLINE float tt_bf16_to_float(uint16_t h) { return tt_bits_to_float((uint32_t)h << 16); }
+
+static inline TT_INLINE uint16_t tt_float_to_bf16(float f) {
+  uint32_t u = tt_float_bits(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);  // NaN stays a quiet NaN
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (uint16_t)(u >> 16);
+}
