@@ -9,6 +9,12 @@ from .. import _dtype as _dt
 from ..device import as_device
 from .creation import tensor
 
+try:  # the native bulk draws (tinytorch/csrc/random.cpp); the NumPy path below gives the same numbers
+    from ..backends.cpu.native import _C as _native_C
+except ImportError:  # pragma: no cover - the cpu backend always imports
+    _native_C = None
+_NATIVE_MIN_DRAWS = 4096  # below this, reading and writing NumPy's generator state costs more than it saves
+
 
 def _fma64(a, b, c):
     """a * b + c for float64 arrays with (almost always) one rounding, as a fused multiply-add: Dekker's exact
@@ -94,10 +100,26 @@ class Generator:
         r = self._u32(2 * n).reshape(n, 2)  # random64(): the first draw is the high word
         return (r[:, 0] << np.uint64(32)) | r[:, 1]
 
+    def _raw32_native(self, n):
+        """n 32-bit draws as a uint32 array, advanced by the native Mersenne Twister on the NumPy bit generator's
+        state (the same stream as ``random_raw``, without its per-word cost)."""
+        st = self._bits.state
+        key = np.array(st["state"]["key"], dtype=np.uint32)
+        words, pos = _native_C.mt19937_raw(key, int(st["state"]["pos"]), n)
+        self._bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+        return words
+
     def _uniform(self, n, dtype, low=0.0, high=1.0):
         """n samples of U[low, high) in ``dtype`` (a NumPy float type): the top mantissa-width bits of one
         draw scaled by 2^-digits, then x * (high - low) + low in the accumulation type (float for float32 and
         half types, double for float64), as ``at::uniform_real_distribution``."""
+        if _native_C is not None and n >= _NATIVE_MIN_DRAWS:
+            if dtype == np.float64:
+                return _native_C.uniform_from_raw(self._raw32_native(2 * n), True, float(low),
+                                                  float(high) - float(low))
+            lo, hi = np.float32(dtype(low)), np.float32(dtype(high))
+            r = _native_C.uniform_from_raw(self._raw32_native(n), False, float(lo), float(hi - lo))
+            return r if dtype == np.float32 else r.astype(dtype)
         if dtype == np.float64:
             x = (self._u64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0 ** -53
             return x * (float(high) - float(low)) + float(low)
