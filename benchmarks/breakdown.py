@@ -3,14 +3,16 @@
 
     python benchmarks/breakdown.py [--workloads mlp lenet gpt] [--steps N]
 
-Every kernel of the cpu backend is wrapped with a timer for the run, so "kernels" is the wall time the NumPy
-code of the kernels took and "framework" is the rest of the step. When "kernels" alone exceeds torch's step,
+Every kernel of the cpu backend is wrapped with a timer for the run, so "kernels" is the wall time the kernels
+(native or NumPy) took and "framework" is the rest of the step. When "kernels" alone exceeds torch's step,
 no framework overhead reduction can reach torch's speed on that workload: the kernels themselves must get
-faster.
+faster. torch's step is timed in a separate process (one process holding both libraries lets one's idle threads
+take the other's cores).
 """
 import argparse
 import collections
 import os
+import subprocess
 import sys
 import time
 
@@ -40,46 +42,70 @@ def _instrument(backend):
     return per, total
 
 
-def main():
+def _make(lib, w):
     import bench
+    return {"mlp": lambda: bench.train_step(lib, bench.mlp, "sgd", (128, 784), 10),
+            "lenet": lambda: bench.train_step(lib, bench.lenet, "adam", (64, 1, 28, 28), 10),
+            "gpt": lambda: bench.gpt_step(lib)}[w]()
+
+
+def _best_step(f, n, rounds=3):
+    for _ in range(3):
+        f()
+    best = float("inf")
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            f()
+        best = min(best, (time.perf_counter() - t0) / n)
+    return best
+
+
+def _torch_step(w, n, threads):
+    """torch's step time for workload ``w``, measured in a child process that imports torch only."""
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--torch-step", w, "--steps", str(n),
+                          "--threads", str(threads)], capture_output=True, text=True, check=True).stdout
+    return float(out.split()[-1])
+
+
+def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--workloads", nargs="+", default=["mlp", "lenet", "gpt"], choices=["mlp", "lenet", "gpt"])
     p.add_argument("--steps", type=int, default=0, help="timed steps per workload (default: 200 / 30 / 5)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--top", type=int, default=8, help="kernels to list per workload")
+    p.add_argument("--torch-step", help=argparse.SUPPRESS)
     args = p.parse_args()
-    import torch
+    default_steps = {"mlp": 200, "lenet": 30, "gpt": 5}
+    if args.torch_step:
+        import torch
+        torch.set_num_threads(args.threads)
+        print(_best_step(_make(torch, args.torch_step), args.steps or default_steps[args.torch_step]))
+        return
     import tinytorch as tt
     from tinytorch._dispatch import get_backend
-    torch.set_num_threads(args.threads)
+    tt.set_num_threads(args.threads)
     per, total = _instrument(get_backend(tt.device("cpu")))
-    make = {"mlp": lambda lib: bench.train_step(lib, bench.mlp, "sgd", (128, 784), 10),
-            "lenet": lambda lib: bench.train_step(lib, bench.lenet, "adam", (64, 1, 28, 28), 10),
-            "gpt": bench.gpt_step}
-    default_steps = {"mlp": 200, "lenet": 30, "gpt": 5}
+    print(f"load average {os.getloadavg()[0]:.2f}; {args.threads} threads; native kernels "
+          f"{'on' if tt.backends.cpu.native._C is not None else 'off'}")
     print(f"{'workload':8s} {'step ms':>9s} {'kernels':>9s} {'framework':>10s} {'torch step':>11s}")
     details = []
     for w in args.workloads:
         n = args.steps or default_steps[w]
-        ours, theirs = make[w](tt), make[w](torch)
-        for f in (ours, theirs):
-            for _ in range(3):
-                f()
-        best, ref = None, None
-        for _ in range(3):  # the best of three windows for each library, alternating, as bench.py
+        ours = _make(tt, w)
+        for _ in range(3):
+            ours()
+        best = None
+        for _ in range(3):
             per.clear()
             total[0] = 0.0
             t0 = time.perf_counter()
             for _ in range(n):
                 ours()
             step = (time.perf_counter() - t0) / n
-            t0 = time.perf_counter()
-            for _ in range(n):
-                theirs()
-            r = (time.perf_counter() - t0) / n
-            ref = r if ref is None else min(ref, r)
             if best is None or step < best[0]:
                 best = (step, total[0] / n, {k: (c / n, s / n) for k, (c, s) in per.items()})
+        ref = _torch_step(w, n, args.threads)
         step, kern, table = best
         print(f"{w:8s} {step * 1e3:9.2f} {kern * 1e3:9.2f} {(step - kern) * 1e3:10.2f} {ref * 1e3:11.2f}")
         details.append((w, table))
