@@ -553,27 +553,38 @@ def _reinterpret(st, dtype):
 def _mutate(op, args, kw):
     """An op that writes its arguments in place (``Op.mutates``: a fused optimizer update) and returns None: the
     backend's kernel when every tensor argument is on one device in the first one's dtype (kernels write native
-    buffers as they are), else the decomposition. The written arguments' version counters are bumped."""
-    dev = device_of(args, op.name)
+    buffers as they are), else the decomposition. An argument may be a list of tensors (a multi-tensor update
+    over a param group, as PyTorch's ``_fused_adam_``): its tensors are written, checked and bumped alike, and
+    the kernel gets a list of native buffers. Written leaves that require grad are refused (with grad mode on)
+    as any in-place op refuses them; the written tensors' version counters are bumped."""
+    tensors = [t for a in args for t in (a if type(a) in (list, tuple) else (a,)) if isinstance(t, Tensor)]
+    if not tensors:  # an empty param group
+        return None
+    written = [t for i in op.mutates for t in (args[i] if type(args[i]) in (list, tuple) else (args[i],))
+               if isinstance(t, Tensor)]
+    for t in written:
+        t._check_inplace()
+        t._check_inference_write()
+    dev = device_of(tensors, op.name)
     kern = get_backend(dev).kernels.get(op.name)
-    if kern is None or not _writable_natives(args, dev):
+    if kern is None or not _writable_natives(tensors, dev):
         if op.decomp is None:
             raise NotImplementedError(f"Could not run '{op.name}' on the '{dev}' device: no kernel and no "
                                       "decomposition")
         op.decomp(*args, **kw)
         return None
-    kern(*[a._native() if isinstance(a, Tensor) else a for a in args], **kw)
-    for i in op.mutates:
-        if args[i] is not None:
-            args[i]._storage._version[0] += 1
+    kern(*[a._native() if isinstance(a, Tensor) else
+           [t if t is None else t._native() for t in a] if type(a) in (list, tuple) else a for a in args], **kw)
+    for t in written:
+        t._storage._version[0] += 1
     return None
 
 
-def _writable_natives(args, dev):
+def _writable_natives(tensors, dev):
     """Whether a mutating op's kernel may run: every tensor argument on ``dev`` in the first one's dtype."""
-    dt = args[0].dtype
-    for a in args:
-        if a is not None and isinstance(a, Tensor) and (a._storage.device is not dev or a.dtype is not dt):
+    dt = tensors[0].dtype
+    for a in tensors:
+        if a._storage.device is not dev or a.dtype is not dt:
             return False
     return True
 
