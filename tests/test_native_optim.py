@@ -93,19 +93,19 @@ def _op_case(name, dtype, seed, shapes=SHAPES):
     def lst(pos=False):
         return [np.asarray(np.abs(rng.standard_normal(s)) if pos else rng.standard_normal(s)).astype(dtype)
                 for s in shapes]
-    steps = [float(i % 3 + 1) for i in range(len(shapes))]
+    steps = [np.array(i % 3, dtype=np.float32) for i in range(len(shapes))]  # state['step'] before the update
     if name == "fused_adam":
-        return [lst(), lst(), lst(), lst(True), lst(True)], dict(
-            steps=steps, lr=0.01, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.1, decoupled=seed % 2 == 0,
+        return [lst(), lst(), lst(), lst(True), lst(True), steps], dict(
+            lr=0.01, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.1, decoupled=seed % 2 == 0,
             maximize=seed % 3 == 0)
     if name == "fused_sgd":
         return [lst(), lst(), lst()], dict(lr=0.1, momentum=0.9, dampening=0.1 * (seed % 2), nesterov=seed % 2 == 0,
                                            weight_decay=0.01, maximize=seed % 3 == 0, is_first_step=seed % 4 == 1)
     if name == "fused_rmsprop":
-        return [lst(), lst(), lst(True), lst(), lst()], dict(
+        return [lst(), lst(), lst(True), lst(), lst(), steps], dict(
             lr=0.01, alpha=0.9, eps=1e-8, weight_decay=0.1, momentum=0.5, centered=seed % 2 == 0,
             maximize=seed % 3 == 0)
-    return [lst(), lst(), lst(True)], dict(steps=steps, lr=0.1, lr_decay=0.1, weight_decay=0.1, eps=1e-10,
+    return [lst(), lst(), lst(True), steps], dict(lr=0.1, lr_decay=0.1, weight_decay=0.1, eps=1e-10,
                                            maximize=seed % 3 == 0)
 
 
@@ -113,8 +113,13 @@ def _copy(arrays):
     return [None if a is None else [x.copy() for x in a] for a in arrays]
 
 
-def _to_tensors(arrays, device="cpu"):
-    return [None if a is None else [tt.tensor(x, device=device) for x in a] for a in arrays]
+def _to_tensors(arrays, device="cpu", steps_on_cpu=False):
+    """Tensors of the op's arrays; with ``steps_on_cpu`` the step counts (the last list of the ops that have
+    them) stay on the cpu, where an optimizer keeps them."""
+    out = [None if a is None else [tt.tensor(x, device=device) for x in a] for a in arrays]
+    if steps_on_cpu and len(arrays) in (4, 6):
+        out[-1] = [tt.tensor(x) for x in arrays[-1]]
+    return out
 
 
 OP_NAMES = ["fused_adam", "fused_sgd", "fused_rmsprop", "fused_adagrad"]
@@ -164,9 +169,10 @@ def test_large_tensors_run_on_threads_and_agree(name):
 
 
 def test_native_kernel_declines_what_it_does_not_handle_and_numpy_runs():
-    """A written buffer that is not contiguous, mixed or other dtypes: NotImplemented, and the registered cpu
-    kernel (native with the NumPy fallback) still gives the NumPy kernel's result. A non-contiguous gradient is
-    only read: the native loop runs on a contiguous copy."""
+    """A written buffer that is not contiguous, mixed or other dtypes, a step count that is not float32:
+    NotImplemented with nothing written (the step counts included), and the registered cpu kernel (native with
+    the NumPy fallback) still gives the NumPy kernel's result. A non-contiguous gradient is only read: the native
+    loop runs on a contiguous copy."""
     arrays, kw = _op_case("fused_adam", "float64", 0, [(6, 4), (5,)])
     bad_param = _copy(arrays)
     bad_param[0][0] = np.asfortranarray(bad_param[0][0])
@@ -174,8 +180,14 @@ def test_native_kernel_declines_what_it_does_not_handle_and_numpy_runs():
     mixed = _copy(arrays)
     mixed[2][1] = mixed[2][1].astype(np.float32)
     assert _C.fused_adam(*mixed, *kw.values()) is NotImplemented
-    half = [None if a is None else [x.astype(np.float16) for x in a] for a in arrays]
+    half = [None if a is None else [x.astype(np.float16) for x in a[:5]] for a in arrays[:5]] + [_copy(arrays)[5]]
     assert _C.fused_adam(*half, *kw.values()) is NotImplemented
+    f64_steps = _copy(arrays)
+    f64_steps[5] = [x.astype(np.float64) for x in f64_steps[5]]
+    assert _C.fused_adam(*f64_steps, *kw.values()) is NotImplemented
+    for case in (bad_param, mixed, half, f64_steps):
+        for x, y in zip(case[5], arrays[5]):
+            assert x == y
     ref = _copy(bad_param)
     numpy_kernels.KERNELS["fused_adam"](*ref, **kw)
     NATIVE_KERNELS["fused_adam"](*bad_param, **kw)
@@ -225,12 +237,13 @@ def test_devices_without_the_kernel_run_the_decomposition(name):
     arrays, kw = _op_case(name, "float64", 3)
     cpu = _to_tensors(arrays)
     getattr(optim_ops, name)(*cpu, **kw)
-    dev = _to_tensors(arrays, "mydev")
-    getattr(optim_ops, name)(*dev, **kw)
-    for a, b in zip(cpu, dev):
-        for x, y in zip(a or [], b or []):
-            np.testing.assert_allclose(x.numpy(), y.cpu().numpy(), rtol=1e-13, atol=1e-15)
-    meta = _to_tensors(arrays, "meta")
+    for steps_on_cpu in (False, True):
+        dev = _to_tensors(arrays, "mydev", steps_on_cpu)
+        getattr(optim_ops, name)(*dev, **kw)
+        for a, b in zip(cpu, dev):
+            for x, y in zip(a or [], b or []):
+                np.testing.assert_allclose(x.numpy(), y.cpu().numpy(), rtol=1e-13, atol=1e-15)
+    meta = _to_tensors(arrays, "meta", steps_on_cpu=True)
     getattr(optim_ops, name)(*meta, **kw)
     assert meta[0][0].shape == cpu[0][0].shape
 

@@ -26,6 +26,7 @@ from . import _strides
 from .autograd.engine import Node, edge_of
 from ._modes import _ac, _suspended, _state
 from .autograd.graph import _hooks as _saved_hooks
+from ._dtype import float32 as _float32
 from .device import get_backend, register_backend as _register_device
 
 OPS = {}
@@ -563,11 +564,13 @@ def _mutate(op, args, kw):
     written = [t for i in op.mutates for t in (args[i] if type(args[i]) in (list, tuple) else (args[i],))
                if isinstance(t, Tensor)]
     for t in written:
-        t._check_inplace()
-        t._check_inference_write()
-    dev = device_of(tensors, op.name)
-    kern = get_backend(dev).kernels.get(op.name)
-    if kern is None or not _writable_natives(tensors, dev):
+        if t.requires_grad or t._storage.inference:
+            t._check_inplace()
+            t._check_inference_write()
+    dev = tensors[0]._storage.device
+    kern = get_backend(dev).kernels.get(op.name) if _writable_natives(tensors, dev) else None
+    if kern is None:
+        dev = device_of(tensors, op.name)  # tensors on two devices (beyond 0-dim cpu ones) are an error
         if op.decomp is None:
             raise NotImplementedError(f"Could not run '{op.name}' on the '{dev}' device: no kernel and no "
                                       "decomposition")
@@ -581,10 +584,11 @@ def _mutate(op, args, kw):
 
 
 def _writable_natives(tensors, dev):
-    """Whether a mutating op's kernel may run: every tensor argument on ``dev`` in the first one's dtype."""
+    """Whether a mutating op's kernel may run: every tensor argument on ``dev`` in the first one's dtype, but for
+    0-dim float32 tensors (an optimizer's step counts, float32 whatever the parameters' dtype, as PyTorch's)."""
     dt = tensors[0].dtype
     for a in tensors:
-        if a._storage.device is not dev or a.dtype is not dt:
+        if a._storage.device is not dev or a.dtype is not dt and (a._shape or a.dtype is not _float32):
             return False
     return True
 

@@ -68,16 +68,23 @@ def sgd_momentum_step(p, grad, momentum_buffer, *, lr, momentum, weight_decay):
 # Each takes lists of tensors (params, grads, state buffers; a list may be None where the option needs none) and
 # writes every params/state tensor in place. The decomposition is the per-tensor reference math, so any backend
 # runs them; a backend kernel (the cpu backend's, in C++) does the whole group in one call. ``maximize`` negates
-# the gradient inside the update, so no negated copy of it is made.
+# the gradient inside the update, so no negated copy of it is made. ``state_steps`` are the parameters' step
+# counts (0-dim float32 tensors, PyTorch's ``state['step']``): the update adds one to each and uses the new count,
+# as PyTorch's optimizers do before their ``_fused_adam_`` call (so a step costs no Python per parameter).
 
-def _fused_adam_update(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, *, steps, lr, beta1, beta2, eps,
-                       weight_decay, decoupled, maximize):
-    """``adam_step`` on each tensor of the lists; ``steps`` holds each parameter's 1-based step count."""
+def _next_step(step):
+    step.add_(1)
+    return step.item()
+
+
+def _fused_adam_update(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, lr, beta1, beta2,
+                       eps, weight_decay, decoupled, maximize):
+    """``adam_step`` on each tensor of the lists, with its step count bumped."""
     for i, p in enumerate(params):
         g = grads[i]
         adam_step(p, -g if maximize else g, exp_avgs[i], exp_avg_sqs[i],
                   None if max_exp_avg_sqs is None else max_exp_avg_sqs[i], lr=lr, beta1=beta1, beta2=beta2,
-                  eps=eps, step=steps[i], weight_decay=weight_decay, decoupled=decoupled)
+                  eps=eps, step=_next_step(state_steps[i]), weight_decay=weight_decay, decoupled=decoupled)
 
 
 def _fused_sgd_update(params, grads, momentum_buffers, *, lr, momentum, dampening, nesterov, weight_decay,
@@ -102,13 +109,14 @@ def _fused_sgd_update(params, grads, momentum_buffers, *, lr, momentum, dampenin
         p.add_(g, alpha=-lr)
 
 
-def _fused_rmsprop_update(params, grads, square_avgs, grad_avgs, momentum_buffers, *, lr, alpha, eps, weight_decay,
-                          momentum, centered, maximize):
+def _fused_rmsprop_update(params, grads, square_avgs, grad_avgs, momentum_buffers, state_steps, *, lr, alpha, eps,
+                          weight_decay, momentum, centered, maximize):
     """PyTorch's RMSprop on each tensor: ``v = alpha v + (1 - alpha) g^2``; ``avg = sqrt(v - ga^2) + eps`` with
     ``ga = lerp(ga, g, 1 - alpha)`` when ``centered`` (``grad_avgs`` None otherwise), else ``sqrt(v) + eps``;
     ``p -= lr * b`` with ``b = momentum * b + g / avg`` when ``momentum > 0`` (``momentum_buffers`` None
-    otherwise), else ``p -= lr * g / avg``."""
+    otherwise), else ``p -= lr * g / avg``. The step counts are only counted."""
     for i, p in enumerate(params):
+        state_steps[i].add_(1)
         g = -grads[i] if maximize else grads[i]
         if weight_decay:
             g = g + p * weight_decay
@@ -128,29 +136,30 @@ def _fused_rmsprop_update(params, grads, square_avgs, grad_avgs, momentum_buffer
             p.add_(g / avg, alpha=-lr)
 
 
-def _fused_adagrad_update(params, grads, state_sums, *, steps, lr, lr_decay, weight_decay, eps, maximize):
+def _fused_adagrad_update(params, grads, state_sums, state_steps, *, lr, lr_decay, weight_decay, eps, maximize):
     """PyTorch's Adagrad on each tensor: ``s += g^2``; ``p -= lr / (1 + (t - 1) lr_decay) * g / (sqrt(s) + eps)``
-    with ``t`` the parameter's 1-based step count from ``steps``."""
+    with ``t`` the parameter's step count once bumped."""
     for i, p in enumerate(params):
+        t = _next_step(state_steps[i])
         g = -grads[i] if maximize else grads[i]
         if weight_decay:
             g = g + p * weight_decay
         s = state_sums[i]
         s.add_(g * g)
-        p.add_(g / s.sqrt().add_(eps), alpha=-(lr / (1 + (steps[i] - 1) * lr_decay)))
+        p.add_(g / s.sqrt().add_(eps), alpha=-(lr / (1 + (t - 1) * lr_decay)))
 
 
-_fused_adam_op = defop("fused_adam", _mutating_meta, decomp=_fused_adam_update, mutates=(0, 2, 3, 4))
+_fused_adam_op = defop("fused_adam", _mutating_meta, decomp=_fused_adam_update, mutates=(0, 2, 3, 4, 5))
 _fused_sgd_op = defop("fused_sgd", _mutating_meta, decomp=_fused_sgd_update, mutates=(0, 2))
-_fused_rmsprop_op = defop("fused_rmsprop", _mutating_meta, decomp=_fused_rmsprop_update, mutates=(0, 2, 3, 4))
-_fused_adagrad_op = defop("fused_adagrad", _mutating_meta, decomp=_fused_adagrad_update, mutates=(0, 2))
+_fused_rmsprop_op = defop("fused_rmsprop", _mutating_meta, decomp=_fused_rmsprop_update, mutates=(0, 2, 3, 4, 5))
+_fused_adagrad_op = defop("fused_adagrad", _mutating_meta, decomp=_fused_adagrad_update, mutates=(0, 2, 3))
 
 
-def fused_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, *, steps, lr, beta1, beta2, eps,
+def fused_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, lr, beta1, beta2, eps,
                weight_decay, decoupled, maximize=False):
     """Run the ``fused_adam`` op over lists of tensors (``max_exp_avg_sqs`` None without amsgrad); returns None."""
-    dispatch(_fused_adam_op, (params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs),
-             {"steps": steps, "lr": lr, "beta1": beta1, "beta2": beta2, "eps": eps, "weight_decay": weight_decay,
+    dispatch(_fused_adam_op, (params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps),
+             {"lr": lr, "beta1": beta1, "beta2": beta2, "eps": eps, "weight_decay": weight_decay,
               "decoupled": decoupled, "maximize": maximize})
 
 
@@ -162,17 +171,17 @@ def fused_sgd(params, grads, momentum_buffers, *, lr, momentum, dampening, neste
               "weight_decay": weight_decay, "maximize": maximize, "is_first_step": is_first_step})
 
 
-def fused_rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffers, *, lr, alpha, eps, weight_decay,
-                  momentum, centered, maximize=False):
+def fused_rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffers, state_steps, *, lr, alpha, eps,
+                  weight_decay, momentum, centered, maximize=False):
     """Run the ``fused_rmsprop`` op over lists of tensors (``grad_avgs`` None unless centered,
     ``momentum_buffers`` None without momentum)."""
-    dispatch(_fused_rmsprop_op, (params, grads, square_avgs, grad_avgs, momentum_buffers),
+    dispatch(_fused_rmsprop_op, (params, grads, square_avgs, grad_avgs, momentum_buffers, state_steps),
              {"lr": lr, "alpha": alpha, "eps": eps, "weight_decay": weight_decay, "momentum": momentum,
               "centered": centered, "maximize": maximize})
 
 
-def fused_adagrad(params, grads, state_sums, *, steps, lr, lr_decay, weight_decay, eps, maximize=False):
+def fused_adagrad(params, grads, state_sums, state_steps, *, lr, lr_decay, weight_decay, eps, maximize=False):
     """Run the ``fused_adagrad`` op over lists of tensors."""
-    dispatch(_fused_adagrad_op, (params, grads, state_sums),
-             {"steps": steps, "lr": lr, "lr_decay": lr_decay, "weight_decay": weight_decay, "eps": eps,
+    dispatch(_fused_adagrad_op, (params, grads, state_sums, state_steps),
+             {"lr": lr, "lr_decay": lr_decay, "weight_decay": weight_decay, "eps": eps,
               "maximize": maximize})

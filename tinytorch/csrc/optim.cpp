@@ -131,19 +131,36 @@ bool doubles(PyObject* const* args, int n, double* out) {
   return true;
 }
 
-// A sequence of n numbers (the per-parameter step counts) as doubles; false when it is not one.
-bool step_list(PyObject* o, Py_ssize_t n, std::vector<double>& out) {
+// The step counts (state['step']: one-element float32 arrays, written): false when `o` is not n of them.
+bool step_buffers(PyObject* o, Py_ssize_t n, std::vector<float*>& out) {
   if (!is_seq(o) || PySequence_Fast_GET_SIZE(o) != n) return false;
   out.resize(n);
   PyObject** items = PySequence_Fast_ITEMS(o);
-  for (Py_ssize_t i = 0; i < n; ++i)
-    if (!as_double(items[i], &out[i])) return false;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (!is_array(items[i])) return false;
+    PyArrayObject* a = arr(items[i]);
+    if (PyArray_TYPE(a) != NPY_FLOAT32 || PyArray_SIZE(a) != 1 || !PyArray_ISNOTSWAPPED(a) ||
+        !PyArray_ISALIGNED(a) || !PyArray_ISWRITEABLE(a))
+      return false;
+    out[i] = static_cast<float*>(PyArray_DATA(a));
+  }
   return true;
+}
+
+// Adds one to every step count (in float32, as PyTorch's `step_t += 1`) and returns the new counts. Called only
+// once the call is sure to run natively, so a NotImplemented leaves the counts to the NumPy kernel.
+std::vector<double> bump_steps(const std::vector<float*>& steps) {
+  std::vector<double> out(steps.size());
+  for (size_t i = 0; i < steps.size(); ++i) {
+    *steps[i] = *steps[i] + 1.0f;
+    out[i] = *steps[i];
+  }
+  return out;
 }
 
 }  // namespace
 
-// fused_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs|None, steps, lr, beta1, beta2, eps,
+// fused_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs|None, state_steps, lr, beta1, beta2, eps,
 //            weight_decay, decoupled, maximize)
 static PyObject* py_fused_adam(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 13) return not_implemented();
@@ -154,8 +171,9 @@ static PyObject* py_fused_adam(PyObject*, PyObject* const* args, Py_ssize_t narg
   Group g;
   int r = gather(args, 5, g);
   if (r <= 0) return r < 0 ? nullptr : not_implemented();
-  std::vector<double> steps;
-  if (!step_list(args[5], g.n, steps)) return not_implemented();
+  std::vector<float*> step_ptrs;
+  if (!step_buffers(args[5], g.n, step_ptrs)) return not_implemented();
+  const std::vector<double> steps = bump_steps(step_ptrs);
   const double lr = s[0], b1 = s[1], b2 = s[2], eps = s[3], wd = s[4];
   std::vector<double> coef(9 * g.n);
   for (Py_ssize_t t = 0; t < g.n; ++t) {
@@ -191,13 +209,13 @@ static PyObject* py_fused_sgd(PyObject*, PyObject* const* args, Py_ssize_t nargs
   Py_RETURN_NONE;
 }
 
-// fused_rmsprop(params, grads, square_avgs, grad_avgs|None, momentum_buffers|None, lr, alpha, eps,
+// fused_rmsprop(params, grads, square_avgs, grad_avgs|None, momentum_buffers|None, state_steps, lr, alpha, eps,
 //               weight_decay, momentum, centered, maximize)
 static PyObject* py_fused_rmsprop(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 12) return not_implemented();
+  if (nargs != 13) return not_implemented();
   double s[5];  // lr, alpha, eps, weight_decay, momentum
-  if (!doubles(args + 5, 5, s)) return not_implemented();
-  const int centered = PyObject_IsTrue(args[10]), maximize = PyObject_IsTrue(args[11]);
+  if (!doubles(args + 6, 5, s)) return not_implemented();
+  const int centered = PyObject_IsTrue(args[11]), maximize = PyObject_IsTrue(args[12]);
   if (centered < 0 || maximize < 0) return nullptr;
   const bool momentum = s[4] > 0;
   if (args[2] == Py_None || (centered && args[3] == Py_None) || (momentum && args[4] == Py_None))
@@ -205,6 +223,9 @@ static PyObject* py_fused_rmsprop(PyObject*, PyObject* const* args, Py_ssize_t n
   Group g;
   int r = gather(args, 5, g);
   if (r <= 0) return r < 0 ? nullptr : not_implemented();
+  std::vector<float*> step_ptrs;
+  if (!step_buffers(args[5], g.n, step_ptrs)) return not_implemented();
+  bump_steps(step_ptrs);  // counted only: the update does not use them
   const double coef[6] = {s[3], s[1], 1 - s[1], s[2], s[4], s[0]};
   int flags = (maximize ? OPT_MAXIMIZE : 0) | (s[3] != 0 ? OPT_WEIGHT_DECAY : 0) |
               (centered ? OPT_CENTERED : 0) | (momentum ? OPT_RMS_MOMENTUM : 0);
@@ -212,7 +233,7 @@ static PyObject* py_fused_rmsprop(PyObject*, PyObject* const* args, Py_ssize_t n
   Py_RETURN_NONE;
 }
 
-// fused_adagrad(params, grads, state_sums, steps, lr, lr_decay, weight_decay, eps, maximize)
+// fused_adagrad(params, grads, state_sums, state_steps, lr, lr_decay, weight_decay, eps, maximize)
 static PyObject* py_fused_adagrad(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 9) return not_implemented();
   double s[4];  // lr, lr_decay, weight_decay, eps
@@ -223,8 +244,9 @@ static PyObject* py_fused_adagrad(PyObject*, PyObject* const* args, Py_ssize_t n
   Group g;
   int r = gather(args, 3, g);
   if (r <= 0) return r < 0 ? nullptr : not_implemented();
-  std::vector<double> steps;
-  if (!step_list(args[3], g.n, steps)) return not_implemented();
+  std::vector<float*> step_ptrs;
+  if (!step_buffers(args[3], g.n, step_ptrs)) return not_implemented();
+  const std::vector<double> steps = bump_steps(step_ptrs);
   std::vector<double> coef(3 * g.n);
   for (Py_ssize_t t = 0; t < g.n; ++t) {
     coef[3 * t] = s[2];
@@ -238,16 +260,16 @@ static PyObject* py_fused_adagrad(PyObject*, PyObject* const* args, Py_ssize_t n
 
 PyMethodDef optim_methods[] = {
     {"fused_adam", (PyCFunction)(void (*)(void))py_fused_adam, METH_FASTCALL,
-     "fused_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta1, beta2, eps, "
+     "fused_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, eps, "
      "weight_decay, decoupled, maximize)"},
     {"fused_sgd", (PyCFunction)(void (*)(void))py_fused_sgd, METH_FASTCALL,
      "fused_sgd(params, grads, momentum_buffers, lr, momentum, dampening, nesterov, weight_decay, maximize, "
      "is_first_step)"},
     {"fused_rmsprop", (PyCFunction)(void (*)(void))py_fused_rmsprop, METH_FASTCALL,
-     "fused_rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffers, lr, alpha, eps, weight_decay, "
-     "momentum, centered, maximize)"},
+     "fused_rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffers, state_steps, lr, alpha, eps, "
+     "weight_decay, momentum, centered, maximize)"},
     {"fused_adagrad", (PyCFunction)(void (*)(void))py_fused_adagrad, METH_FASTCALL,
-     "fused_adagrad(params, grads, state_sums, steps, lr, lr_decay, weight_decay, eps, maximize)"},
+     "fused_adagrad(params, grads, state_sums, state_steps, lr, lr_decay, weight_decay, eps, maximize)"},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace tt

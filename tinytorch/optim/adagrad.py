@@ -2,7 +2,8 @@
 from ..autograd.grad_mode import no_grad
 from .._ops.creation import full_like
 from .._ops.optim import fused_adagrad
-from .optimizer import Optimizer, check_range, _bump_step, _by_device_and_dtype, _init_step, _multi_tensor
+from .optimizer import (Optimizer, check_range, _bump_step, _by_device_and_dtype, _init_step, _multi_tensor,
+                        _step_tensor)
 
 
 class Adagrad(Optimizer):
@@ -41,9 +42,9 @@ class Adagrad(Optimizer):
             params.append(p)
             grads.append(grad)
             sums.append(st["sum"])
-            steps.append(_bump_step(st))
+            steps.append(_step_tensor(st))
         for ps, gs, ss, ts in _by_device_and_dtype(params, grads, sums, steps):
-            fused_adagrad(ps, gs, ss, steps=ts, lr=g["lr"], lr_decay=g["lr_decay"], weight_decay=g["weight_decay"],
+            fused_adagrad(ps, gs, ss, ts, lr=g["lr"], lr_decay=g["lr_decay"], weight_decay=g["weight_decay"],
                           eps=g["eps"], maximize=g.get("maximize", False))
 
     def _single_tensor_step(self, g):

@@ -1,7 +1,7 @@
 """Adam and AdamW (``torch.optim.Adam`` / ``AdamW``), with amsgrad."""
 from ..autograd.grad_mode import no_grad
 from .._ops.optim import adam_step, fused_adam
-from .optimizer import Optimizer, _bump_step, _by_device_and_dtype, _init_step, _multi_tensor
+from .optimizer import Optimizer, _bump_step, _by_device_and_dtype, _init_step, _multi_tensor, _step_tensor
 
 
 class Adam(Optimizer):
@@ -65,10 +65,10 @@ class Adam(Optimizer):
             exp_avg_sqs.append(st["exp_avg_sq"])
             if amsgrad:
                 max_exp_avg_sqs.append(st["max_exp_avg_sq"])
-            steps.append(_bump_step(st))
+            steps.append(_step_tensor(st))
         for ps, gs, ms, vs, vmaxs, ts in _by_device_and_dtype(params, grads, exp_avgs, exp_avg_sqs,
                                                              max_exp_avg_sqs, steps):
-            fused_adam(ps, gs, ms, vs, vmaxs, steps=ts, lr=g["lr"], beta1=b1, beta2=b2, eps=g["eps"],
+            fused_adam(ps, gs, ms, vs, vmaxs, ts, lr=g["lr"], beta1=b1, beta2=b2, eps=g["eps"],
                        weight_decay=g["weight_decay"], decoupled=g.get("decoupled_weight_decay", self._decoupled),
                        maximize=g.get("maximize", False))
 

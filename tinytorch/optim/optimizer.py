@@ -52,6 +52,17 @@ def _bump_step(state):
     return step.item()
 
 
+def _step_tensor(state):
+    """``state['step']`` as the 0-d float32 tensor a multi-tensor update bumps (a plain number from an older
+    state_dict is converted first, as in ``_bump_step``)."""
+    step = state["step"]
+    if not isinstance(step, Tensor):
+        from .._ops.creation import tensor
+        from .._dtype import float32
+        step = state["step"] = tensor(float(step), dtype=float32)
+    return step
+
+
 def _multi_tensor(group):
     """Whether ``group``'s update runs as one multi-tensor op over all its params (the default,
     ``foreach=None``/``fused=None``, as torch's foreach/fused paths): not with ``differentiable=True``, nor

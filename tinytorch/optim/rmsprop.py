@@ -2,7 +2,8 @@
 from ..autograd.grad_mode import no_grad
 from .._ops.creation import zeros_like
 from .._ops.optim import fused_rmsprop
-from .optimizer import Optimizer, check_range, _bump_step, _by_device_and_dtype, _init_step, _multi_tensor
+from .optimizer import (Optimizer, check_range, _bump_step, _by_device_and_dtype, _init_step, _multi_tensor,
+                        _step_tensor)
 
 
 class RMSprop(Optimizer):
@@ -39,7 +40,7 @@ class RMSprop(Optimizer):
     def _group_step(self, g):
         """The group's update as one ``fused_rmsprop`` call per device and dtype."""
         mu, centered = g["momentum"], g["centered"]
-        params, grads, square_avgs = [], [], []
+        params, grads, square_avgs, steps = [], [], [], []
         grad_avgs = [] if centered else None
         bufs = [] if mu > 0 else None
         for p in g["params"]:
@@ -47,7 +48,7 @@ class RMSprop(Optimizer):
             if grad is None:
                 continue
             st = self._state_of(p, g)
-            _bump_step(st)
+            steps.append(_step_tensor(st))
             params.append(p)
             grads.append(grad)
             square_avgs.append(st["square_avg"])
@@ -55,8 +56,8 @@ class RMSprop(Optimizer):
                 grad_avgs.append(st["grad_avg"])
             if mu > 0:
                 bufs.append(st["momentum_buffer"])
-        for ps, gs, vs, gas, bs in _by_device_and_dtype(params, grads, square_avgs, grad_avgs, bufs):
-            fused_rmsprop(ps, gs, vs, gas, bs, lr=g["lr"], alpha=g["alpha"], eps=g["eps"],
+        for ps, gs, vs, gas, bs, ts in _by_device_and_dtype(params, grads, square_avgs, grad_avgs, bufs, steps):
+            fused_rmsprop(ps, gs, vs, gas, bs, ts, lr=g["lr"], alpha=g["alpha"], eps=g["eps"],
                           weight_decay=g["weight_decay"], momentum=mu, centered=centered,
                           maximize=g.get("maximize", False))
 

@@ -59,12 +59,19 @@ def _sgd_momentum_step(p, g, buf, lr, momentum, weight_decay):
 
 # multi-tensor updates (one call per param group): the per-tensor NumPy update in a loop. The native kernels
 # (tinytorch/csrc/optim.cpp) do the same arithmetic in the same order, in the parameter's dtype.
+def _next_step(step):
+    # a step count (0-d array) goes up by one in its own dtype (float32), and the update uses the new count
+    np.add(step, 1, out=step)
+    return float(step)
+
+
 @KERNELS.register("fused_adam")
-def _fused_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta1, beta2, eps, weight_decay,
-                decoupled, maximize):
+def _fused_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, eps,
+                weight_decay, decoupled, maximize):
     for i, p in enumerate(params):
         _adam_step(p, -grads[i] if maximize else grads[i], exp_avgs[i], exp_avg_sqs[i],
-                   None if max_exp_avg_sqs is None else max_exp_avg_sqs[i], lr, beta1, beta2, eps, steps[i],
+                   None if max_exp_avg_sqs is None else max_exp_avg_sqs[i], lr, beta1, beta2, eps,
+                   _next_step(state_steps[i]),
                    weight_decay, decoupled)
 
 
@@ -113,18 +120,20 @@ def _rmsprop_one(p, g, v, ga, buf, lr, alpha, eps, weight_decay, momentum, cente
 
 
 @KERNELS.register("fused_rmsprop")
-def _fused_rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffers, lr, alpha, eps, weight_decay, momentum,
-                   centered, maximize):
+def _fused_rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffers, state_steps, lr, alpha, eps,
+                   weight_decay, momentum, centered, maximize):
     with _quiet():  # sqrt of a negative centered variance gives NaN, as PyTorch's
         for i, p in enumerate(params):
+            _next_step(state_steps[i])
             _rmsprop_one(p, grads[i], square_avgs[i], None if grad_avgs is None else grad_avgs[i],
                          None if momentum_buffers is None else momentum_buffers[i], lr, alpha, eps, weight_decay,
                          momentum, centered, maximize)
 
 
 @KERNELS.register("fused_adagrad")
-def _fused_adagrad(params, grads, state_sums, steps, lr, lr_decay, weight_decay, eps, maximize):
+def _fused_adagrad(params, grads, state_sums, state_steps, lr, lr_decay, weight_decay, eps, maximize):
     for i, p in enumerate(params):
+        t = _next_step(state_steps[i])
         g = -grads[i] if maximize else grads[i]
         if weight_decay:
             g = g + p * weight_decay
@@ -132,4 +141,4 @@ def _fused_adagrad(params, grads, state_sums, steps, lr, lr_decay, weight_decay,
         s += g * g
         std = np.sqrt(s)
         std += eps
-        p -= (g / std) * (lr / (1 + (steps[i] - 1) * lr_decay))
+        p -= (g / std) * (lr / (1 + (t - 1) * lr_decay))
