@@ -283,16 +283,22 @@ def _ops_run(fn):
     return seen
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("kw,fused", [({}, True), ({"foreach": False}, False), ({"differentiable": True}, False),
                                       ({"foreach": True}, True), ({"fused": True}, True)])
-def test_default_groups_take_the_multi_tensor_op_and_the_others_the_per_tensor_one(kw, fused):
-    ps = [tt.nn.Parameter(tt.ones(3)), tt.nn.Parameter(tt.ones(2, 2))]
+def test_default_groups_take_the_multi_tensor_op_and_the_others_the_per_tensor_one(kw, fused, dtype):
+    """One ``fused_adam`` call for the group, run by the cpu kernel (float64 params with their float32 step
+    counts included: no per-tensor ``adam_step`` from the decomposition)."""
+    dt = getattr(tt, dtype)
+    ps = [tt.nn.Parameter(tt.ones(3, dtype=dt)), tt.nn.Parameter(tt.ones(2, 2, dtype=dt))]
     for p in ps:
-        p.grad = tt.ones(p.shape)
+        p.grad = tt.ones(p.shape, dtype=dt)
     o = tt.optim.Adam(ps, **kw)
-    seen = _ops_run(o.step)
-    assert ("fused_adam" in seen) == fused and ("adam_step" in seen) == (not fused)
-    assert seen.count("fused_adam") <= 1
+    for _ in range(2):
+        seen = _ops_run(o.step)
+        assert ("fused_adam" in seen) == fused and ("adam_step" in seen) == (not fused)
+        assert seen.count("fused_adam") <= 1 and ("add" in seen) == (not fused)  # fused: no step.add_(1)
+    assert o.state[ps[0]]["step"].item() == 2 and o.state[ps[0]]["step"].dtype is tt.float32
 
 
 def test_a_group_of_mixed_dtypes_makes_one_call_per_dtype_and_complex_params_go_per_tensor():

@@ -52,8 +52,9 @@ class Op:
       complex_grad  the backward formula is right for complex inputs (conjugate Wirtinger derivatives, as
                     PyTorch's); other ops refuse to record a graph through complex tensors;
       view          the output shares the input's storage: no kernel, only new geometry (``meta``);
-      mutates       indices of the arguments the op writes in place (fused optimizer updates); its kernel
-                    returns nothing and the dispatcher bumps those arguments' version counters;
+      mutates       indices of the arguments (tensors or lists of tensors) the op writes in place (fused
+                    optimizer updates); its kernel returns nothing and the dispatcher bumps those tensors'
+                    version counters;
       autocast      None, or the policy under ``autocast``: 'lower' / 'fp32' (arguments cast first) / 'off'
                     (set by ``autocast_op``); the dispatcher's autocast step applies it;
       differentiable  False for an op PyTorch gives no gradient (its output never requires grad, even when its

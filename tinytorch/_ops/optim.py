@@ -1,7 +1,9 @@
 """Optimizer updates as ops: each update's math is written once, here, as the op's decomposition in in-place
-tinytorch ops; a backend's fused kernel of the same name (``backends/cpu/fused.py``, ``backends/opencl/fused.py``)
-is a fast path of it that does the whole update in one pass. The ops are declared ``mutates``: they write their
-tensor arguments in place and return None, and the dispatcher bumps those arguments' version counters.
+tinytorch ops; a backend's fused kernel of the same name (``backends/cpu/fused.py``, ``backends/opencl/fused.py``,
+the cpu backend's native ``csrc/optim.cpp``) is a fast path of it that does the whole update in one pass. The ops
+are declared ``mutates``: they write their tensor arguments (or lists of tensors) in place and return None, and
+the dispatcher bumps those tensors' version counters. ``adam_step`` and ``sgd_momentum_step`` update one
+parameter; the ``fused_*`` ops update a whole param group in one call and are what the optimizers use.
 """
 import math
 
