@@ -119,7 +119,7 @@ def test_fused_adam_kernel_is_a_fast_path_of_the_decomposition(device, amsgrad, 
 
 
 def test_adam_steps_follow_torch():
-    """``optim.Adam`` runs through the ``adam_step`` op (kernel on cpu); PyTorch's Adam is the reference."""
+    """``optim.AdamW`` runs through the ``fused_adam`` op (kernel on cpu); PyTorch's AdamW is the reference."""
     w0 = np.random.default_rng(1).standard_normal((5, 3))
     ours = tt.nn.Parameter(tt.tensor(w0))
     ref = torch.nn.Parameter(torch.tensor(w0))
@@ -190,5 +190,5 @@ def test_a_training_step_sends_its_tensor_work_through_dispatch():
         tt.view_as_real(tt.tensor([1 + 1j]))
     finally:
         sys.setprofile(None)
-    for name in ("linear", "permute", "adam_step", "add", "copy_", "to_copy", "view_dtype", "view_as_real"):
+    for name in ("linear", "permute", "fused_adam", "add", "copy_", "to_copy", "view_dtype", "view_as_real"):
         assert name in seen, (name, sorted(set(seen)))

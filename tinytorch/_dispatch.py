@@ -26,6 +26,7 @@ from . import _strides
 from .autograd.engine import Node, edge_of
 from ._modes import _ac, _suspended, _state
 from .autograd.graph import _hooks as _saved_hooks
+from ._dtype import float32 as _float32
 from .device import get_backend, register_backend as _register_device
 
 OPS = {}
@@ -51,8 +52,9 @@ class Op:
       complex_grad  the backward formula is right for complex inputs (conjugate Wirtinger derivatives, as
                     PyTorch's); other ops refuse to record a graph through complex tensors;
       view          the output shares the input's storage: no kernel, only new geometry (``meta``);
-      mutates       indices of the arguments the op writes in place (fused optimizer updates); its kernel
-                    returns nothing and the dispatcher bumps those arguments' version counters;
+      mutates       indices of the arguments (tensors or lists of tensors) the op writes in place (fused
+                    optimizer updates); its kernel returns nothing and the dispatcher bumps those tensors'
+                    version counters;
       autocast      None, or the policy under ``autocast``: 'lower' / 'fp32' (arguments cast first) / 'off'
                     (set by ``autocast_op``); the dispatcher's autocast step applies it;
       differentiable  False for an op PyTorch gives no gradient (its output never requires grad, even when its
@@ -553,27 +555,41 @@ def _reinterpret(st, dtype):
 def _mutate(op, args, kw):
     """An op that writes its arguments in place (``Op.mutates``: a fused optimizer update) and returns None: the
     backend's kernel when every tensor argument is on one device in the first one's dtype (kernels write native
-    buffers as they are), else the decomposition. The written arguments' version counters are bumped."""
-    dev = device_of(args, op.name)
-    kern = get_backend(dev).kernels.get(op.name)
-    if kern is None or not _writable_natives(args, dev):
+    buffers as they are), else the decomposition. An argument may be a list of tensors (a multi-tensor update
+    over a param group, as PyTorch's ``_fused_adam_``): its tensors are written, checked and bumped alike, and
+    the kernel gets a list of native buffers. Written leaves that require grad are refused (with grad mode on)
+    as any in-place op refuses them; the written tensors' version counters are bumped."""
+    tensors = [t for a in args for t in (a if type(a) in (list, tuple) else (a,)) if isinstance(t, Tensor)]
+    if not tensors:  # an empty param group
+        return None
+    written = [t for i in op.mutates for t in (args[i] if type(args[i]) in (list, tuple) else (args[i],))
+               if isinstance(t, Tensor)]
+    for t in written:
+        if t.requires_grad or t._storage.inference:
+            t._check_inplace()
+            t._check_inference_write()
+    dev = tensors[0]._storage.device
+    kern = get_backend(dev).kernels.get(op.name) if _writable_natives(tensors, dev) else None
+    if kern is None:
+        dev = device_of(tensors, op.name)  # tensors on two devices (beyond 0-dim cpu ones) are an error
         if op.decomp is None:
             raise NotImplementedError(f"Could not run '{op.name}' on the '{dev}' device: no kernel and no "
                                       "decomposition")
         op.decomp(*args, **kw)
         return None
-    kern(*[a._native() if isinstance(a, Tensor) else a for a in args], **kw)
-    for i in op.mutates:
-        if args[i] is not None:
-            args[i]._storage._version[0] += 1
+    kern(*[a._native() if isinstance(a, Tensor) else
+           [t if t is None else t._native() for t in a] if type(a) in (list, tuple) else a for a in args], **kw)
+    for t in written:
+        t._storage._version[0] += 1
     return None
 
 
-def _writable_natives(args, dev):
-    """Whether a mutating op's kernel may run: every tensor argument on ``dev`` in the first one's dtype."""
-    dt = args[0].dtype
-    for a in args:
-        if a is not None and isinstance(a, Tensor) and (a._storage.device is not dev or a.dtype is not dt):
+def _writable_natives(tensors, dev):
+    """Whether a mutating op's kernel may run: every tensor argument on ``dev`` in the first one's dtype, but for
+    0-dim float32 tensors (an optimizer's step counts, float32 whatever the parameters' dtype, as PyTorch's)."""
+    dt = tensors[0].dtype
+    for a in tensors:
+        if a._storage.device is not dev or a.dtype is not dt and (a._shape or a.dtype is not _float32):
             return False
     return True
 

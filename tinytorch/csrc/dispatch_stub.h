@@ -30,6 +30,6 @@ using Loop1d = void (*)(char** data, const int64_t* strides, int64_t n, const do
 
 // inside a kernels/*.inc file: register `fn` for the capability being compiled
 #define TT_REGISTER(stub, fn) \
-  static const int TT_CAT(reg_, __LINE__) = ((stub).impl[TT_CAPABILITY_INDEX] = (fn), 0)
+  static const int TT_CAT(reg_, __COUNTER__) = ((stub).impl[TT_CAPABILITY_INDEX] = (fn), 0)
 #define TT_CAT_(a, b) a##b
 #define TT_CAT(a, b) TT_CAT_(a, b)

@@ -1,7 +1,9 @@
 """Adagrad (Duchi et al. 2011; ``torch.optim.Adagrad``)."""
 from ..autograd.grad_mode import no_grad
 from .._ops.creation import full_like
-from .optimizer import Optimizer, check_range, _bump_step, _init_step
+from .._ops.optim import fused_adagrad
+from .optimizer import (Optimizer, check_range, _bump_step, _by_device_and_dtype, _init_step, _multi_tensor,
+                        _step_tensor)
 
 
 class Adagrad(Optimizer):
@@ -23,12 +25,35 @@ class Adagrad(Optimizer):
     def step(self, closure=None):
         loss = self._closure(closure)
         for g in self.param_groups:
-            for p, grad in self._grads(g):
-                st = self.state[p]
-                t = _bump_step(st)
-                if g["weight_decay"]:
-                    grad = grad + p * g["weight_decay"]
-                clr = g["lr"] / (1 + (t - 1) * g["lr_decay"])
-                st["sum"].add_(grad * grad)
-                p.add_(grad / st["sum"].sqrt().add_(g["eps"]), alpha=-clr)
+            if _multi_tensor(g):
+                self._group_step(g)
+            else:
+                self._single_tensor_step(g)
         return loss
+
+    def _group_step(self, g):
+        """The group's update as one ``fused_adagrad`` call per device and dtype."""
+        params, grads, sums, steps = [], [], [], []
+        for p in g["params"]:
+            grad = p._grad
+            if grad is None:
+                continue
+            st = self.state[p]
+            params.append(p)
+            grads.append(grad)
+            sums.append(st["sum"])
+            steps.append(_step_tensor(st))
+        for ps, gs, ss, ts in _by_device_and_dtype(params, grads, sums, steps):
+            fused_adagrad(ps, gs, ss, ts, lr=g["lr"], lr_decay=g["lr_decay"], weight_decay=g["weight_decay"],
+                          eps=g["eps"], maximize=g.get("maximize", False))
+
+    def _single_tensor_step(self, g):
+        """The update one parameter at a time, for the groups the multi-tensor op does not take."""
+        for p, grad in self._grads(g):
+            st = self.state[p]
+            t = _bump_step(st)
+            if g["weight_decay"]:
+                grad = grad + p * g["weight_decay"]
+            clr = g["lr"] / (1 + (t - 1) * g["lr_decay"])
+            st["sum"].add_(grad * grad)
+            p.add_(grad / st["sum"].sqrt().add_(g["eps"]), alpha=-clr)

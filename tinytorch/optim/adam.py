@@ -1,7 +1,7 @@
 """Adam and AdamW (``torch.optim.Adam`` / ``AdamW``), with amsgrad."""
 from ..autograd.grad_mode import no_grad
-from .._ops.optim import adam_step
-from .optimizer import Optimizer, _bump_step, _init_step
+from .._ops.optim import adam_step, fused_adam
+from .optimizer import Optimizer, _bump_step, _by_device_and_dtype, _init_step, _multi_tensor, _step_tensor
 
 
 class Adam(Optimizer):
@@ -28,23 +28,59 @@ class Adam(Optimizer):
 
     @no_grad()
     def step(self, closure=None):
-        from .._ops.creation import zeros_like
         loss = self._closure(closure)
         for g in self.param_groups:
-            lr, (b1, b2), eps, wd = g["lr"], g["betas"], g["eps"], g["weight_decay"]
-            decoupled = g.get("decoupled_weight_decay", self._decoupled)
-            for p, grad in self._grads(g):
-                st = self.state[p]
-                if not st:
-                    st["step"] = _init_step()
-                    st["exp_avg"] = zeros_like(p)
-                    st["exp_avg_sq"] = zeros_like(p)
-                    if g["amsgrad"]:
-                        st["max_exp_avg_sq"] = zeros_like(p)
-                t = _bump_step(st)
-                adam_step(p, grad, st["exp_avg"], st["exp_avg_sq"], st.get("max_exp_avg_sq"), lr=lr, beta1=b1,
-                          beta2=b2, eps=eps, step=t, weight_decay=wd, decoupled=decoupled)
+            if _multi_tensor(g):
+                self._group_step(g)
+            else:
+                self._single_tensor_step(g)
         return loss
+
+    def _state_of(self, p, amsgrad):
+        from .._ops.creation import zeros_like
+        st = self.state[p]
+        if not st:
+            st["step"] = _init_step()
+            st["exp_avg"] = zeros_like(p)
+            st["exp_avg_sq"] = zeros_like(p)
+            if amsgrad:
+                st["max_exp_avg_sq"] = zeros_like(p)
+        elif amsgrad and "max_exp_avg_sq" not in st:  # amsgrad switched on after the first step
+            st["max_exp_avg_sq"] = zeros_like(p)
+        return st
+
+    def _group_step(self, g):
+        """The group's update as one ``fused_adam`` call per device and dtype."""
+        (b1, b2), amsgrad = g["betas"], g["amsgrad"]
+        params, grads, exp_avgs, exp_avg_sqs, steps = [], [], [], [], []
+        max_exp_avg_sqs = [] if amsgrad else None
+        for p in g["params"]:
+            grad = p._grad
+            if grad is None:
+                continue
+            st = self._state_of(p, amsgrad)
+            params.append(p)
+            grads.append(grad)
+            exp_avgs.append(st["exp_avg"])
+            exp_avg_sqs.append(st["exp_avg_sq"])
+            if amsgrad:
+                max_exp_avg_sqs.append(st["max_exp_avg_sq"])
+            steps.append(_step_tensor(st))
+        for ps, gs, ms, vs, vmaxs, ts in _by_device_and_dtype(params, grads, exp_avgs, exp_avg_sqs,
+                                                             max_exp_avg_sqs, steps):
+            fused_adam(ps, gs, ms, vs, vmaxs, ts, lr=g["lr"], beta1=b1, beta2=b2, eps=g["eps"],
+                       weight_decay=g["weight_decay"], decoupled=g.get("decoupled_weight_decay", self._decoupled),
+                       maximize=g.get("maximize", False))
+
+    def _single_tensor_step(self, g):
+        """The update one parameter at a time (``adam_step``), for the groups the multi-tensor op does not take."""
+        lr, (b1, b2), eps, wd = g["lr"], g["betas"], g["eps"], g["weight_decay"]
+        decoupled = g.get("decoupled_weight_decay", self._decoupled)
+        for p, grad in self._grads(g):
+            st = self._state_of(p, g["amsgrad"])
+            t = _bump_step(st)
+            adam_step(p, grad, st["exp_avg"], st["exp_avg_sq"], st.get("max_exp_avg_sq"), lr=lr, beta1=b1,
+                      beta2=b2, eps=eps, step=t, weight_decay=wd, decoupled=decoupled)
 
 
 class AdamW(Adam):

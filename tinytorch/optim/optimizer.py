@@ -52,6 +52,42 @@ def _bump_step(state):
     return step.item()
 
 
+def _step_tensor(state):
+    """``state['step']`` as the 0-d float32 tensor a multi-tensor update bumps (a plain number from an older
+    state_dict is converted first, as in ``_bump_step``)."""
+    step = state["step"]
+    if not isinstance(step, Tensor):
+        from .._ops.creation import tensor
+        from .._dtype import float32
+        step = state["step"] = tensor(float(step), dtype=float32)
+    return step
+
+
+def _multi_tensor(group):
+    """Whether ``group``'s update runs as one multi-tensor op over all its params (the default,
+    ``foreach=None``/``fused=None``, as torch's foreach/fused paths): not with ``differentiable=True``, nor
+    ``foreach=False`` (the per-tensor loop asked for), nor with complex params (updated per tensor, as torch
+    updates their real views)."""
+    if group.get("differentiable") or (group.get("foreach") is False and not group.get("fused")):
+        return False
+    for p in group["params"]:
+        if p.dtype.is_complex:
+            return False
+    return True
+
+
+def _by_device_and_dtype(params, *lists):
+    """``(params, *lists)`` split by the params' device and dtype (torch's ``_group_tensors_by_device_and_dtype``):
+    one multi-tensor call per kind of tensor; a list that is None stays None."""
+    kinds = {}
+    for i, p in enumerate(params):
+        kinds.setdefault((p._storage.device, p.dtype), []).append(i)
+    if len(kinds) <= 1:
+        return [(params,) + lists]
+    return [([params[i] for i in idx],) + tuple(None if ls is None else [ls[i] for i in idx] for ls in lists)
+            for idx in kinds.values()]
+
+
 def _cast_state(param, value, step_on_device, key=None):
     """One saved state value placed as torch's ``Optimizer.load_state_dict`` places it: tensors follow the
     parameter's device (and floating dtype), ``step`` is left as saved, containers are cast element-wise."""

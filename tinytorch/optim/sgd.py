@@ -1,7 +1,7 @@
 """SGD with momentum, dampening, Nesterov and weight decay (``torch.optim.SGD``)."""
 from ..autograd.grad_mode import no_grad
-from .._ops.optim import sgd_momentum_step
-from .optimizer import Optimizer, required
+from .._ops.optim import fused_sgd, sgd_momentum_step
+from .optimizer import Optimizer, _by_device_and_dtype, _multi_tensor, required
 
 
 class SGD(Optimizer):
@@ -24,23 +24,64 @@ class SGD(Optimizer):
     def step(self, closure=None):
         loss = self._closure(closure)
         for g in self.param_groups:
-            lr, mu, damp, wd = g["lr"], g["momentum"], g["dampening"], g["weight_decay"]
-            for p, grad in self._grads(g):
-                if mu and not g["nesterov"] and not damp:
-                    st = self.state[p]
-                    buf = st.get("momentum_buffer")
-                    if buf is not None:
-                        sgd_momentum_step(p, grad, buf, lr=lr, momentum=mu, weight_decay=wd)
-                        continue
-                if wd:
-                    grad = grad + p * wd
-                if mu:
-                    st = self.state[p]
-                    buf = st.get("momentum_buffer")
-                    if buf is None:
-                        buf = st["momentum_buffer"] = grad.clone()
-                    else:
-                        buf.mul_(mu).add_(grad, alpha=1 - damp)
-                    grad = grad + buf * mu if g["nesterov"] else buf
-                p.add_(grad, alpha=-lr)
+            if _multi_tensor(g):
+                self._group_step(g)
+            else:
+                self._single_tensor_step(g)
         return loss
+
+    def _group_step(self, g):
+        """The group's update as ``fused_sgd`` calls per device and dtype: one for the params whose momentum
+        buffer exists, one (``is_first_step``) for those whose buffer is created now and set to the gradient."""
+        from .._ops.creation import empty_like
+        mu = g["momentum"]
+        params, grads, bufs = [], [], []
+        new_params, new_grads, new_bufs = [], [], []
+        for p in g["params"]:
+            grad = p._grad
+            if grad is None:
+                continue
+            if not mu:
+                params.append(p)
+                grads.append(grad)
+                continue
+            st = self.state[p]
+            buf = st.get("momentum_buffer")
+            if buf is None:
+                buf = st["momentum_buffer"] = empty_like(p)
+                new_params.append(p)
+                new_grads.append(grad)
+                new_bufs.append(buf)
+            else:
+                params.append(p)
+                grads.append(grad)
+                bufs.append(buf)
+        kw = dict(lr=g["lr"], momentum=mu, dampening=g["dampening"], nesterov=g["nesterov"],
+                  weight_decay=g["weight_decay"], maximize=g.get("maximize", False))
+        for first, ps_all, gs_all, bs_all in ((False, params, grads, bufs if mu else None),
+                                              (True, new_params, new_grads, new_bufs)):
+            if ps_all:
+                for ps, gs, bs in _by_device_and_dtype(ps_all, gs_all, bs_all):
+                    fused_sgd(ps, gs, bs, is_first_step=first, **kw)
+
+    def _single_tensor_step(self, g):
+        """The update one parameter at a time, for the groups the multi-tensor op does not take."""
+        lr, mu, damp, wd = g["lr"], g["momentum"], g["dampening"], g["weight_decay"]
+        for p, grad in self._grads(g):
+            if mu and not g["nesterov"] and not damp:
+                st = self.state[p]
+                buf = st.get("momentum_buffer")
+                if buf is not None:
+                    sgd_momentum_step(p, grad, buf, lr=lr, momentum=mu, weight_decay=wd)
+                    continue
+            if wd:
+                grad = grad + p * wd
+            if mu:
+                st = self.state[p]
+                buf = st.get("momentum_buffer")
+                if buf is None:
+                    buf = st["momentum_buffer"] = grad.clone()
+                else:
+                    buf.mul_(mu).add_(grad, alpha=1 - damp)
+                grad = grad + buf * mu if g["nesterov"] else buf
+            p.add_(grad, alpha=-lr)

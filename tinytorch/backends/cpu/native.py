@@ -105,8 +105,28 @@ def _register():
     _with_fallback("gelu_backward_from_output", lambda g, x, out: binary(_BIN_GELU_BACKWARD, g, x))
 
 
+def _register_optim():
+    # the multi-tensor optimizer updates (tinytorch/csrc/optim.cpp): one native call per param group
+    fa, fs, fr, fg = _C.fused_adam, _C.fused_sgd, _C.fused_rmsprop, _C.fused_adagrad
+    _with_fallback("fused_adam", lambda params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr,
+                   beta1, beta2, eps, weight_decay, decoupled, maximize: fa(
+                       params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, eps,
+                       weight_decay, decoupled, maximize))
+    _with_fallback("fused_sgd", lambda params, grads, momentum_buffers, lr, momentum, dampening, nesterov,
+                   weight_decay, maximize, is_first_step: fs(
+                       params, grads, momentum_buffers, lr, momentum, dampening, nesterov, weight_decay, maximize,
+                       is_first_step))
+    _with_fallback("fused_rmsprop", lambda params, grads, square_avgs, grad_avgs, momentum_buffers, state_steps, lr,
+                   alpha, eps, weight_decay, momentum, centered, maximize: fr(
+                       params, grads, square_avgs, grad_avgs, momentum_buffers, state_steps, lr, alpha, eps,
+                       weight_decay, momentum, centered, maximize))
+    _with_fallback("fused_adagrad", lambda params, grads, state_sums, state_steps, lr, lr_decay, weight_decay, eps,
+                   maximize: fg(params, grads, state_sums, state_steps, lr, lr_decay, weight_decay, eps, maximize))
+
+
 if _C is not None:
     _register()
+    _register_optim()
 
 
 def get_num_threads():
