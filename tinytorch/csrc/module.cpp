@@ -7,7 +7,9 @@
 
 namespace tt {
 extern PyMethodDef pointwise_methods[];
-#define TT_FAMILIES(X) X(pointwise_methods)
+extern PyMethodDef reduce_methods[];
+extern PyMethodDef index_methods[];
+#define TT_FAMILIES(X) X(pointwise_methods) X(reduce_methods) X(index_methods)
 
 static PyObject* py_get_num_threads(PyObject*, PyObject*) { return PyLong_FromLong(get_num_threads()); }
 
