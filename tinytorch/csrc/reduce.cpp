@@ -13,6 +13,7 @@
 // the number of threads, so results are deterministic.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "common.h"
 #include "parallel.h"
@@ -114,14 +115,33 @@ static inline double combine(double a, double b, int op) {
   return op == RED_MAX ? (b > a ? b : a) : (b < a ? b : a);
 }
 
-// An op over n elements at stride s (bytes), any stride.
+// An op over n elements at stride s (bytes), any stride. Short rows stay here: a call to the vectorized loop
+// and the combination of its lanes cost more than the loop saves.
 template <typename T>
-static double strided_reduce(const char* p, int64_t n, int64_t s, int op, RowReduceFn row) {
-  if (s == (int64_t)sizeof(T)) return row(p, n, op);
-  double a = op == RED_SUM ? 0.0 : (double)*reinterpret_cast<const T*>(p);
-  for (int64_t i = op == RED_SUM ? 0 : 1; i < n; ++i)
-    a = combine<T>(a, (double)*reinterpret_cast<const T*>(p + i * s), op);
-  return a;
+static inline double strided_reduce(const char* p, int64_t n, int64_t s, int op, RowReduceFn row) {
+  if (s == (int64_t)sizeof(T) && n >= 32) return row(p, n, op);
+  if (op == RED_SUM) {
+    double a = 0.0;
+    for (int64_t i = 0; i < n; ++i) a += *reinterpret_cast<const T*>(p + i * s);
+    return a;
+  }
+  // maxss/minss and a NaN flag: no branch to mispredict
+  T a = *reinterpret_cast<const T*>(p);
+  bool nan = a != a;
+  if (op == RED_MAX) {
+    for (int64_t i = 1; i < n; ++i) {
+      const T v = *reinterpret_cast<const T*>(p + i * s);
+      a = v > a ? v : a;
+      nan |= v != v;
+    }
+  } else {
+    for (int64_t i = 1; i < n; ++i) {
+      const T v = *reinterpret_cast<const T*>(p + i * s);
+      a = v < a ? v : a;
+      nan |= v != v;
+    }
+  }
+  return nan ? std::numeric_limits<double>::quiet_NaN() : (double)a;
 }
 
 // Row (and strided) reduction: red.back() is the inner row, the other reduced dims iterate around it.
