@@ -47,26 +47,49 @@ struct Ref {
 };
 
 // The entries of an int64/int32 index array (any shape and strides) in C order, wrapped into [0, size) when
-// `wrap_negative` (NumPy's take and fancy indexing) and checked against [0, size). 0: ok; 1: not handled
-// (dtype, or an entry out of range); -1: a Python error is set.
-static int load_index(PyArrayObject* idx, int64_t size, bool wrap_negative, std::vector<int64_t>& out) {
+// `wrap_negative` (NumPy's take and fancy indexing) and checked against [0, size). A C-contiguous int64 index
+// in range is read in place. 0: ok; 1: not handled (dtype, or an entry out of range); -1: a Python error.
+struct Index {
+  const int64_t* p = nullptr;
+  int64_t n = 0;
+  std::vector<int64_t> buf;
+  Ref hold;
+  int64_t operator[](int64_t i) const { return p[i]; }
+};
+
+static int load_index(PyArrayObject* idx, int64_t size, bool wrap_negative, Index& out) {
   const int t = PyArray_TYPE(idx);
   if (t != NPY_INT64 && t != NPY_INT32) return 1;
-  Ref c(contig(idx));
-  if (!c.p) return -1;
-  const int64_t n = PyArray_SIZE(c.p);
-  out.resize(n);
+  out.hold.p = contig(idx);
+  if (!out.hold.p) return -1;
+  const int64_t n = PyArray_SIZE(out.hold.p);
+  out.n = n;
+  if (t == NPY_INT64) {
+    const int64_t* x = reinterpret_cast<const int64_t*>(PyArray_DATA(out.hold.p));
+    int64_t lo = 0, hi = -1;
+    for (int64_t i = 0; i < n; ++i) {  // vectorized min / max
+      lo = x[i] < lo ? x[i] : lo;
+      hi = x[i] > hi ? x[i] : hi;
+    }
+    if (hi >= size || lo < (wrap_negative ? -size : 0)) return 1;
+    if (lo >= 0) {
+      out.p = x;
+      return 0;
+    }
+  }
+  out.buf.resize(n);
   bool bad = false;
   auto fill = [&](auto* x) {
     for (int64_t i = 0; i < n; ++i) {
       int64_t v = x[i];
       if (wrap_negative && v < 0) v += size;
       bad |= v < 0 || v >= size;
-      out[i] = v;
+      out.buf[i] = v;
     }
   };
-  if (t == NPY_INT64) fill(reinterpret_cast<const int64_t*>(PyArray_DATA(c.p)));
-  else fill(reinterpret_cast<const int32_t*>(PyArray_DATA(c.p)));
+  if (t == NPY_INT64) fill(reinterpret_cast<const int64_t*>(PyArray_DATA(out.hold.p)));
+  else fill(reinterpret_cast<const int32_t*>(PyArray_DATA(out.hold.p)));
+  out.p = out.buf.data();
   return bad ? 1 : 0;
 }
 
@@ -77,6 +100,20 @@ static inline void copy_item(char* d, const char* s, int64_t size) {
     case 2: std::memcpy(d, s, 2); break;
     case 1: *d = *s; break;
     default: std::memcpy(d, s, size);
+  }
+}
+
+// a row copy: an inline loop for short rows of whole 8-byte words (a call to memcpy and its start-up cost
+// are most of the time of a 512-byte copy)
+static inline void copy_row(char* d, const char* s, int64_t nb) {
+  if (nb <= 64 && nb % 8 == 0) {
+    for (int64_t k = 0; k < nb; k += 8) {
+      uint64_t w;
+      std::memcpy(&w, s + k, 8);
+      std::memcpy(d + k, &w, 8);
+    }
+  } else {
+    std::memcpy(d, s, nb);
   }
 }
 
@@ -125,31 +162,33 @@ static PyObject* py_index_select(PyObject*, PyObject* const* args, Py_ssize_t na
   const int nd = PyArray_NDIM(a0);
   if (nd == 0 || nd > kMaxDims || PyArray_NDIM(index) > 1 || !plain(a0) || !get_dim(args[2], nd, &dim))
     return not_implemented();
-  std::vector<int64_t> idx;
+  Index idx;
   int st = load_index(index, PyArray_DIM(a0, dim), true, idx);
   if (st) return st < 0 ? nullptr : not_implemented();
   Ref a(contig(a0));
   if (!a.p) return nullptr;
   std::vector<npy_intp> shape(PyArray_DIMS(a.p), PyArray_DIMS(a.p) + nd);
-  shape[dim] = (npy_intp)idx.size();
+  shape[dim] = (npy_intp)idx.n;
   Py_INCREF(PyArray_DESCR(a.p));
   Ref out(reinterpret_cast<PyArrayObject*>(
       PyArray_NewFromDescr(&PyArray_Type, PyArray_DESCR(a.p), nd, shape.data(), nullptr, nullptr, 0, nullptr)));
   if (!out.p) return nullptr;
   if (PyArray_SIZE(out.p) == 0) return out.release();
   const Rows r = rows_around(a.p, dim);
-  const int64_t item = PyArray_ITEMSIZE(a.p), rb = r.inner * item, k = (int64_t)idx.size();
+  const int64_t item = PyArray_ITEMSIZE(a.p), rb = r.inner * item, k = idx.n;
   const char* src = PyArray_BYTES(a.p);
   char* dst = PyArray_BYTES(out.p);
   run_maybe_nogil(PyArray_SIZE(out.p), [&] {
     parallel_for(0, r.outer * k, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(r.inner, 1)),
                  [&](int64_t b, int64_t e) {
+      int64_t o = b / k, i = b % k;  // no division per row
+      const char* so = src + o * r.n * rb;
       for (int64_t q = b; q < e; ++q) {
-        const int64_t o = q / k, i = q % k;
-        const char* s = src + (o * r.n + idx[i]) * rb;
+        const char* s = so + idx[i] * rb;
         char* d = dst + q * rb;
         if (rb == item) copy_item(d, s, item);
-        else std::memcpy(d, s, rb);
+        else copy_row(d, s, rb);
+        if (++i == k) i = 0, so += r.n * rb;
       }
     });
   });
@@ -174,10 +213,10 @@ static PyObject* py_index_add(PyObject*, PyObject* const* args, Py_ssize_t nargs
   if (fi < 0 || nd == 0 || nd > kMaxDims || !same_type(a, src0) || PyArray_NDIM(index) > 1 ||
       !get_dim(args[3], nd, &dim) || !get_alpha(args[4], &alpha))
     return not_implemented();
-  std::vector<int64_t> idx;
+  Index idx;
   int st = load_index(index, PyArray_DIM(a, dim), true, idx);
   if (st) return st < 0 ? nullptr : not_implemented();
-  const int64_t k = (int64_t)idx.size();
+  const int64_t k = idx.n;
   if (PyArray_NDIM(src0) != nd) return not_implemented();
   for (int d = 0; d < nd; ++d)
     if (PyArray_DIM(src0, d) != (d == dim ? k : PyArray_DIM(a, d))) return not_implemented();
@@ -211,6 +250,15 @@ struct Walk {
   int nd;
   int64_t size[kMaxDims], s0[kMaxDims], s1[kMaxDims], idx[kMaxDims] = {};
   int64_t o0 = 0, o1 = 0;
+  void seek(int64_t flat) {
+    o0 = o1 = 0;
+    for (int k = nd - 1; k >= 0; --k) {
+      idx[k] = flat % size[k];
+      flat /= size[k];
+      o0 += idx[k] * s0[k];
+      o1 += idx[k] * s1[k];
+    }
+  }
   void next() {
     for (int k = nd - 1; k >= 0; --k) {
       o0 += s0[k];
@@ -223,6 +271,25 @@ struct Walk {
   }
 };
 
+template <typename U>
+static inline void gather_row_t(char* d, const char* s, const int64_t* ix, int64_t len, int64_t sl, int64_t sd) {
+  U* o = reinterpret_cast<U*>(d);
+  for (int64_t j = 0; j < len; ++j) std::memcpy(o + j, s + j * sl + ix[j] * sd, sizeof(U));
+}
+
+// out[j] = s[j * sl + ix[j] * sd] for j < len
+static void gather_row(char* d, const char* s, const int64_t* ix, int64_t len, int64_t sl, int64_t sd,
+                       int64_t item) {
+  switch (item) {
+    case 8: gather_row_t<uint64_t>(d, s, ix, len, sl, sd); break;
+    case 4: gather_row_t<uint32_t>(d, s, ix, len, sl, sd); break;
+    case 2: gather_row_t<uint16_t>(d, s, ix, len, sl, sd); break;
+    case 1: gather_row_t<uint8_t>(d, s, ix, len, sl, sd); break;
+    default:
+      for (int64_t j = 0; j < len; ++j) std::memcpy(d + j * item, s + j * sl + ix[j] * sd, item);
+  }
+}
+
 // gather(a, index, dim): out[p] = a[p with p[dim] = index[p]], shape of index
 static PyObject* py_gather(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 3 || !is_array(args[0]) || !is_array(args[1])) return not_implemented();
@@ -234,7 +301,7 @@ static PyObject* py_gather(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     return not_implemented();
   for (int d = 0; d < nd; ++d)
     if (d != dim && PyArray_DIM(index, d) > PyArray_DIM(a, d)) return not_implemented();
-  std::vector<int64_t> idx;
+  Index idx;
   // NumPy's take_along_axis wraps negative indices; the op's checks never let one through
   int st = load_index(index, PyArray_DIM(a, dim), true, idx);
   if (st) return st < 0 ? nullptr : not_implemented();
@@ -242,20 +309,29 @@ static PyObject* py_gather(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Ref out(reinterpret_cast<PyArrayObject*>(PyArray_NewFromDescr(
       &PyArray_Type, PyArray_DESCR(a), nd, PyArray_DIMS(index), nullptr, nullptr, 0, nullptr)));
   if (!out.p) return nullptr;
-  const int64_t n = (int64_t)idx.size();
+  const int64_t n = idx.n;
   if (!n) return out.release();
+  // rows of index's last dim; the walk covers the dims before it
   Walk w;
-  w.nd = nd;
-  for (int d = 0; d < nd; ++d) {
+  w.nd = nd - 1;
+  for (int d = 0; d < nd - 1; ++d) {
     w.size[d] = PyArray_DIM(index, d);
     w.s0[d] = d == dim ? 0 : PyArray_STRIDE(a, d);
     w.s1[d] = 0;
   }
   const int64_t item = PyArray_ITEMSIZE(a), sd = PyArray_STRIDE(a, dim);
+  const int64_t len = PyArray_DIM(index, nd - 1), sl = dim == nd - 1 ? 0 : PyArray_STRIDE(a, nd - 1);
   const char* src = PyArray_BYTES(a);
   char* dst = PyArray_BYTES(out.p);
   run_maybe_nogil(n, [&] {
-    for (int64_t i = 0; i < n; ++i, w.next()) copy_item(dst + i * item, src + w.o0 + idx[i] * sd, item);
+    parallel_for(0, n / len, std::max<int64_t>(1, kGrainSize / len), [&](int64_t b, int64_t e) {
+      Walk ww = w;
+      ww.seek(b);
+      for (int64_t r = b; r < e; ++r, ww.next()) {
+        const int64_t* ix = idx.p + r * len;
+        gather_row(dst + r * len * item, src + ww.o0, ix, len, sl, sd, item);
+      }
+    });
   });
   return out.release();
 }
@@ -293,37 +369,48 @@ static PyObject* py_scatter(PyObject*, PyObject* const* args, Py_ssize_t nargs) 
     if (d != dim && PyArray_DIM(index, d) > PyArray_DIM(a, d)) return not_implemented();
     if (src && PyArray_DIM(index, d) > PyArray_DIM(src, d)) return not_implemented();
   }
-  std::vector<int64_t> idx;
+  Index idx;
   int st = load_index(index, PyArray_DIM(a, dim), true, idx);
   if (st) return st < 0 ? nullptr : not_implemented();
   Ref out(reinterpret_cast<PyArrayObject*>(PyArray_NewCopy(a, NPY_CORDER)));
   if (!out.p) return nullptr;
-  const int64_t n = (int64_t)idx.size();
+  const int64_t n = idx.n;
   if (!n) return out.release();
   const int64_t item = PyArray_ITEMSIZE(a);
+  // rows of index's last dim, in C order: duplicates are written (or added) in index order
   Walk w;
-  w.nd = nd;
-  for (int d = 0; d < nd; ++d) {
+  w.nd = nd - 1;
+  for (int d = 0; d < nd - 1; ++d) {
     w.size[d] = PyArray_DIM(index, d);
     w.s0[d] = d == dim ? 0 : PyArray_STRIDE(out.p, d);
     w.s1[d] = src ? PyArray_STRIDE(src, d) : 0;
   }
-  const int64_t sd = PyArray_STRIDE(out.p, dim);
+  const int64_t sd = PyArray_STRIDE(out.p, dim), len = PyArray_DIM(index, nd - 1);
+  const int64_t sl = dim == nd - 1 ? 0 : PyArray_STRIDE(out.p, nd - 1), vl = src ? PyArray_STRIDE(src, nd - 1) : 0;
   char* dst = PyArray_BYTES(out.p);
   const char* s = src ? PyArray_BYTES(src) : nullptr;
   const float sf = (float)scalar;
+  const char* sv = fi == 0 ? reinterpret_cast<const char*>(&sf) : reinterpret_cast<const char*>(&scalar);
   run_maybe_nogil(n, [&] {
     if (zero_first) {
       Walk z = w;
-      for (int64_t i = 0; i < n; ++i, z.next()) std::memset(dst + z.o0 + idx[i] * sd, 0, item);
+      for (int64_t r = 0; r < n / len; ++r, z.next())
+        for (int64_t j = 0; j < len; ++j) std::memset(dst + z.o0 + j * sl + idx[r * len + j] * sd, 0, item);
     }
-    for (int64_t i = 0; i < n; ++i, w.next()) {
-      char* d = dst + w.o0 + idx[i] * sd;
-      const char* v = s ? s + w.o1 : fi == 0 ? reinterpret_cast<const char*>(&sf)
-                                             : reinterpret_cast<const char*>(&scalar);
-      if (!add) copy_item(d, v, item);
-      else if (fi == 0) *reinterpret_cast<float*>(d) += *reinterpret_cast<const float*>(v);
-      else *reinterpret_cast<double*>(d) += *reinterpret_cast<const double*>(v);
+    for (int64_t r = 0; r < n / len; ++r, w.next()) {
+      const int64_t* ix = idx.p + r * len;
+      char* d = dst + w.o0;
+      const char* v = s ? s + w.o1 : sv;
+      const int64_t vs = s ? vl : 0;
+      if (!add) {
+        for (int64_t j = 0; j < len; ++j) copy_item(d + j * sl + ix[j] * sd, v + j * vs, item);
+      } else if (fi == 0) {
+        for (int64_t j = 0; j < len; ++j)
+          *reinterpret_cast<float*>(d + j * sl + ix[j] * sd) += *reinterpret_cast<const float*>(v + j * vs);
+      } else {
+        for (int64_t j = 0; j < len; ++j)
+          *reinterpret_cast<double*>(d + j * sl + ix[j] * sd) += *reinterpret_cast<const double*>(v + j * vs);
+      }
     }
   });
   return out.release();
@@ -351,12 +438,12 @@ static PyObject* py_index_put0(PyObject*, PyObject* const* args, Py_ssize_t narg
     if (vs != 1 && vs != rshape[d]) return not_implemented();
     vstr[d] = vs == 1 ? 0 : PyArray_STRIDE(values, k);
   }
-  std::vector<int64_t> idx;
+  Index idx;
   int st = load_index(index, PyArray_DIM(a, 0), true, idx);
   if (st) return st < 0 ? nullptr : not_implemented();
   Ref out(reinterpret_cast<PyArrayObject*>(PyArray_NewCopy(a, NPY_CORDER)));
   if (!out.p) return nullptr;
-  const int64_t n = (int64_t)idx.size(), item = PyArray_ITEMSIZE(a);
+  const int64_t n = idx.n, item = PyArray_ITEMSIZE(a);
   int64_t row = 1;
   for (int d = 1; d < nd; ++d) row *= PyArray_DIM(a, d);
   if (!n || !row) return out.release();

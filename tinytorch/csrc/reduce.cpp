@@ -225,7 +225,9 @@ static void reduce_cols(const Plan& pl, const char* in, char* out, int op, ColRe
     } else {
       std::memcpy(acc, base + rc.in, n * sizeof(T));
     }
-    for (int64_t r = r0; r < r1; ++r, rc.next()) col(acc, base + rc.in, n, op);
+    std::vector<const char*> rows(r1 - r0);
+    for (int64_t r = r0; r < r1; ++r, rc.next()) rows[r - r0] = base + rc.in;
+    col(acc, rows.data(), r1 - r0, n, op);
     return n;
   };
   auto store = [&](int64_t t, const char* acc, int64_t n) {

@@ -9,8 +9,9 @@ enum ReduceOp : int { RED_SUM = 0, RED_MAX = 1, RED_MIN = 2 };
 
 // op over n contiguous elements: the sum (float32 accumulated in double) or the extreme (NaN when any is NaN)
 using RowReduceFn = double (*)(const char* x, int64_t n, int op);
-// acc[j] = op(acc[j], x[j]) for j < n, x contiguous: acc is double for RED_SUM, the input's type otherwise
-using ColReduceFn = void (*)(void* acc, const char* x, int64_t n, int op);
+// acc[j] = op(acc[j], rows[r][j]) for every row r < nrows and j < n, each row contiguous: acc is double for
+// RED_SUM, the input's type otherwise
+using ColReduceFn = void (*)(void* acc, const char* const* rows, int64_t nrows, int64_t n, int op);
 // argmax/argmin update of a column block: where x[j] beats best[j] (a NaN beats all but an earlier NaN),
 // best[j] = x[j] and idx[j] = i
 using ColArgFn = void (*)(void* best, int64_t* idx, const char* x, int64_t n, int64_t i, int op);
