@@ -214,7 +214,8 @@ static PyObject* py_index_add(PyObject*, PyObject* const* args, Py_ssize_t nargs
       !get_dim(args[3], nd, &dim) || !get_alpha(args[4], &alpha))
     return not_implemented();
   Index idx;
-  int st = load_index(index, PyArray_DIM(a, dim), true, idx);
+  // a negative index is left to the NumPy kernel (the op never passes one: PyTorch rejects them)
+  int st = load_index(index, PyArray_DIM(a, dim), false, idx);
   if (st) return st < 0 ? nullptr : not_implemented();
   const int64_t k = idx.n;
   if (PyArray_NDIM(src0) != nd) return not_implemented();

@@ -142,9 +142,10 @@ def _register_index():
             return NotImplemented
         return index_put0(a, values, i, accumulate)
 
-    _with_fallback("index_select", index_select)
-    _with_fallback("index_add", _C.index_add)
-    _with_fallback("gather", _C.gather)
+    index_add, gather = _C.index_add, _C.gather
+    _with_fallback("index_select", lambda a, index, dim: index_select(a, index, dim))
+    _with_fallback("index_add", lambda a, index, src, dim, alpha=1: index_add(a, index, src, dim, alpha))
+    _with_fallback("gather", lambda a, index, dim: gather(a, index, dim))
     _with_fallback("scatter", lambda a, index, src, dim, reduce=None: scatter(a, index, src, dim, reduce == "add", False)
                    if reduce is None or reduce == "add" else NotImplemented)
     _with_fallback("scatter_reduce", lambda a, index, src, dim, reduce, include_self:
