@@ -215,3 +215,16 @@ def test_ops_values_and_grads_vs_torch(dtype):
     t = tinytorch.tensor(x, dtype=dtype)
     np.testing.assert_array_equal(t.argmax(1).numpy(), torch.tensor(x).argmax(1).numpy())
     np.testing.assert_array_equal(t.argmin().numpy(), torch.tensor(x).argmin().numpy())
+
+
+def test_broadcast_stride_zero_inputs():
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((5, 1, 7)).astype(np.float32)
+    a = np.broadcast_to(x, (5, 300, 7))
+    for dims in list(all_subsets(3)) + [None]:
+        check_reduce(a, dims, False)
+    for d in range(3):
+        v, i = _C.arg_reduce(MAX, True, a, d, False)
+        wv, wi = KERNELS["max_dim"](a, d, False)
+        np.testing.assert_array_equal(v, wv)
+        np.testing.assert_array_equal(i, wi)

@@ -225,9 +225,13 @@ static void reduce_cols(const Plan& pl, const char* in, char* out, int op, ColRe
     } else {
       std::memcpy(acc, base + rc.in, n * sizeof(T));
     }
-    std::vector<const char*> rows(r1 - r0);
-    for (int64_t r = r0; r < r1; ++r, rc.next()) rows[r - r0] = base + rc.in;
-    col(acc, rows.data(), r1 - r0, n, op);
+    // the rows' addresses, a bounded batch at a time (a multiple of the loops' row blocks)
+    const char* rows[256];
+    for (int64_t r = r0; r < r1;) {
+      int64_t m = 0;
+      for (; m < 256 && r < r1; ++m, ++r, rc.next()) rows[m] = base + rc.in;
+      col(acc, rows, m, n, op);
+    }
     return n;
   };
   auto store = [&](int64_t t, const char* acc, int64_t n) {
