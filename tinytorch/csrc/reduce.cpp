@@ -119,7 +119,7 @@ static inline double combine(double a, double b, int op) {
 // and the combination of its lanes cost more than the loop saves.
 template <typename T>
 static inline double strided_reduce(const char* p, int64_t n, int64_t s, int op, RowReduceFn row) {
-  if (s == (int64_t)sizeof(T) && n >= 32) return row(p, n, op);
+  if (s == (int64_t)sizeof(T) && n >= (op == RED_SUM ? 8 : 16)) return row(p, n, op);
   if (op == RED_SUM) {
     double a = 0.0;
     for (int64_t i = 0; i < n; ++i) a += *reinterpret_cast<const T*>(p + i * s);
@@ -142,6 +142,36 @@ static inline double strided_reduce(const char* p, int64_t n, int64_t s, int op,
     }
   }
   return nan ? std::numeric_limits<double>::quiet_NaN() : (double)a;
+}
+
+constexpr int64_t kShort = 32;  // reduced extents below this are reduced across outputs (see reduce_short)
+constexpr int kOutBlock = 64;   // outputs per block of reduce_short
+
+// Many outputs each reducing fewer than kShort elements (a pooling window, the last dim of (N, 4)): a loop
+// per output would be a chain of dependent adds or compares. Instead a block of kOutBlock outputs is copied
+// transposed into scratch rows (element i of every output in row i) and reduced with the column loops,
+// vectorized across the outputs. `fn(scratch rows, n, block size, output offsets)` finishes a block.
+template <typename T, typename F>
+static void short_blocks(const Plan& pl, const char* in, F fn) {
+  const Dim r = pl.red.back();
+  const int nk = (int)pl.kept.size();
+  const int64_t nb = (pl.M + kOutBlock - 1) / kOutBlock;
+  parallel_for(0, nb, std::max<int64_t>(1, kGrainSize / (kOutBlock * r.size)), [&](int64_t b, int64_t e) {
+    T scratch[kShort][kOutBlock];
+    const char* rows[kShort];
+    int64_t outs[kOutBlock];
+    for (int64_t i = 0; i < r.size; ++i) rows[i] = reinterpret_cast<const char*>(scratch[i]);
+    Counter kc(pl.kept.data(), nk, b * kOutBlock);
+    for (int64_t blk = b; blk < e; ++blk) {
+      const int64_t m = std::min<int64_t>(kOutBlock, pl.M - blk * kOutBlock);
+      for (int64_t j = 0; j < m; ++j, kc.next()) {
+        const char* p = in + kc.in;
+        for (int64_t i = 0; i < r.size; ++i) scratch[i][j] = *reinterpret_cast<const T*>(p + i * r.in);
+        outs[j] = kc.out;
+      }
+      fn(rows, r.size, m, outs);
+    }
+  });
 }
 
 // Row (and strided) reduction: red.back() is the inner row, the other reduced dims iterate around it.
@@ -273,8 +303,27 @@ static void reduce_cols(const Plan& pl, const char* in, char* out, int op, ColRe
 }
 
 template <typename T>
+static void reduce_short(const Plan& pl, const char* in, char* out, int op, ColReduceFn col) {
+  short_blocks<T>(pl, in, [&](const char* const* rows, int64_t n, int64_t m, const int64_t* outs) {
+    if (op == RED_SUM) {
+      double acc[kOutBlock] = {};
+      col(acc, rows, n, m, op);
+      for (int64_t j = 0; j < m; ++j) *reinterpret_cast<T*>(out + outs[j]) = (T)acc[j];
+    } else {
+      T acc[kOutBlock];
+      std::memcpy(acc, rows[0], m * sizeof(T));
+      col(acc, rows + 1, n - 1, m, op);
+      for (int64_t j = 0; j < m; ++j) *reinterpret_cast<T*>(out + outs[j]) = acc[j];
+    }
+  });
+}
+
+template <typename T>
 static void run_reduce(const Plan& pl, const char* in, char* out, int op, int fi) {
-  if (!pl.red.empty() && pl.red.back().in == (int64_t)sizeof(T))
+  if (pl.red.size() == 1 && pl.red[0].size < kShort && pl.red[0].size > 1 && pl.M >= kOutBlock &&
+      !(pl.kept.back().in == (int64_t)sizeof(T)))
+    reduce_short<T>(pl, in, out, op, col_reduce_stub[fi].get());
+  else if (!pl.red.empty() && pl.red.back().in == (int64_t)sizeof(T))
     reduce_rows<T>(pl, in, out, op, row_reduce_stub[fi].get());
   else if (!pl.kept.empty() && pl.kept.back().in == (int64_t)sizeof(T) && !pl.red.empty())
     reduce_cols<T>(pl, in, out, op, col_reduce_stub[fi].get());
@@ -357,7 +406,7 @@ static PyObject* py_reduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 // argmax / argmin of n elements at stride s: the first extreme, or the first NaN
 template <typename T>
 static int64_t row_arg(const char* p, int64_t n, int64_t s, int op, RowReduceFn row, T* val) {
-  if (s == (int64_t)sizeof(T)) {
+  if (s == (int64_t)sizeof(T) && n >= 32) {
     const T* x = reinterpret_cast<const T*>(p);
     const T m = (T)row(p, n, op);  // the extreme, NaN when there is one: then find where
     int64_t i = 0;
@@ -369,11 +418,14 @@ static int64_t row_arg(const char* p, int64_t n, int64_t s, int op, RowReduceFn 
     *val = x[i];
     return i;
   }
+  // selects instead of branches: short windows (pooling) have no predictable winner
   T b = *reinterpret_cast<const T*>(p);
   int64_t bi = 0;
-  for (int64_t i = 1; i < n && b == b; ++i) {
+  for (int64_t i = 1; i < n; ++i) {
     const T v = *reinterpret_cast<const T*>(p + i * s);
-    if ((op == RED_MAX ? v > b : v < b) || v != v) b = v, bi = i;
+    const bool upd = (op == RED_MAX ? v > b : v < b) | ((v != v) & (b == b));
+    b = upd ? v : b;
+    bi = upd ? i : bi;
   }
   *val = b;
   return bi;
@@ -406,6 +458,20 @@ static void run_arg(const Plan& pl, const char* in, char* vout, char* iout, int 
           *reinterpret_cast<int64_t*>(iout + oo + j * inner.out) = idx[j];
           if (vout) *reinterpret_cast<T*>(vout + vo(oo + j * inner.out)) = best[j];
         }
+      }
+    });
+    return;
+  }
+  if (r.size > 1 && r.size < kShort && pl.M >= kOutBlock) {
+    ColArgFn colf = col_arg_stub[fi].get();
+    short_blocks<T>(pl, in, [&](const char* const* rows, int64_t n, int64_t m, const int64_t* outs) {
+      T best[kOutBlock];
+      int64_t idx[kOutBlock] = {};
+      std::memcpy(best, rows[0], m * sizeof(T));
+      for (int64_t i = 1; i < n; ++i) colf(best, idx, rows[i], m, i, op);
+      for (int64_t j = 0; j < m; ++j) {
+        *reinterpret_cast<int64_t*>(iout + outs[j]) = idx[j];
+        if (vout) *reinterpret_cast<T*>(vout + vo(outs[j])) = best[j];
       }
     });
     return;
