@@ -244,3 +244,26 @@ def test_sums_at_least_as_accurate_as_the_numpy_kernel(shape, dim):
         exact = np.array([math.fsum(c) for c in cols])
         err = lambda r: np.max(np.abs(np.asarray(r, np.float64).reshape(-1) - exact) / np.abs(exact))  # noqa: E731
         assert err(_C.reduce(SUM, a, (dim,), False)) <= err(_fsum(a, (dim,))) + np.finfo(dtype).eps
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_arg_reductions_fuzz_special_values(dtype):
+    """Rows of every length through the vector and scalar paths, drawn from few values (ties), infinities and
+    NaN: the same index and value as torch."""
+    rng = np.random.default_rng(5)
+    vals = np.array([0.0, 1.0, -1.0, 2.0, np.inf, -np.inf, np.nan], dtype)
+    for n in list(range(1, 70)) + [127, 128, 129, 300]:
+        for p_nan in (0.0, 0.02):
+            pool = vals if p_nan else vals[:-1]
+            a = rng.choice(pool, size=(9, n)).astype(dtype)
+            if p_nan == 0.0:
+                a[a != a] = 0
+            t = torch.from_numpy(a)
+            for x, tx, d in ((a, t, 1), (a.T, t.T, 0)):
+                for op, tf in ((MAX, torch.max), (MIN, torch.min)):
+                    v, i = _C.arg_reduce(op, True, x, d, False)
+                    tv, ti = tf(tx, d)
+                    np.testing.assert_array_equal(i, ti.numpy(), err_msg=f"n={n}")
+                    np.testing.assert_array_equal(v, tv.numpy())
+                    np.testing.assert_array_equal(_C.reduce(op, x, (d,), False),
+                                                  (torch.amax if op == MAX else torch.amin)(tx, d).numpy())

@@ -22,6 +22,8 @@
 namespace tt {
 
 Stub<RowReduceFn> row_reduce_stub[2];
+Stub<RowsSumFn> rows_sum_stub[2];
+Stub<RowArgFn> row_arg_stub[2];
 Stub<ColReduceFn> col_reduce_stub[2];
 Stub<ColArgFn> col_arg_stub[2];
 
@@ -318,9 +320,27 @@ static void reduce_short(const Plan& pl, const char* in, char* out, int op, ColR
   });
 }
 
+// Sums of short contiguous rows at a constant stride (one kept dim): several rows per vector (rows_sum).
+template <typename T>
+static void sum_short_rows(const Plan& pl, const char* in, char* out, RowsSumFn fn) {
+  const Dim k = pl.kept[0], r = pl.red[0];
+  constexpr int64_t B = 256;  // outputs per call
+  parallel_for(0, (k.size + B - 1) / B, std::max<int64_t>(1, kGrainSize / (B * r.size)), [&](int64_t b, int64_t e) {
+    double acc[B];
+    for (int64_t c = b; c < e; ++c) {
+      const int64_t j0 = c * B, m = std::min(B, k.size - j0);
+      fn(in + j0 * k.in, r.size, k.in, m, acc);
+      for (int64_t j = 0; j < m; ++j) *reinterpret_cast<T*>(out + (j0 + j) * k.out) = (T)acc[j];
+    }
+  });
+}
+
 template <typename T>
 static void run_reduce(const Plan& pl, const char* in, char* out, int op, int fi) {
-  if (pl.red.size() == 1 && pl.red[0].size < kShort && pl.red[0].size > 1 && pl.M >= kOutBlock &&
+  if (op == RED_SUM && pl.red.size() == 1 && pl.kept.size() == 1 && pl.red[0].in == (int64_t)sizeof(T) &&
+      pl.red[0].size >= 32 / (int64_t)sizeof(T) && pl.red[0].size < 256 && pl.M >= 8)
+    sum_short_rows<T>(pl, in, out, rows_sum_stub[fi].get());
+  else if (pl.red.size() == 1 && pl.red[0].size < kShort && pl.red[0].size > 1 && pl.M >= kOutBlock &&
       !(pl.kept.back().in == (int64_t)sizeof(T)))
     reduce_short<T>(pl, in, out, op, col_reduce_stub[fi].get());
   else if (!pl.red.empty() && pl.red.back().in == (int64_t)sizeof(T))
@@ -405,19 +425,8 @@ static PyObject* py_reduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 
 // argmax / argmin of n elements at stride s: the first extreme, or the first NaN
 template <typename T>
-static int64_t row_arg(const char* p, int64_t n, int64_t s, int op, RowReduceFn row, T* val) {
-  if (s == (int64_t)sizeof(T) && n >= 32) {
-    const T* x = reinterpret_cast<const T*>(p);
-    const T m = (T)row(p, n, op);  // the extreme, NaN when there is one: then find where
-    int64_t i = 0;
-    if (m != m) {
-      while (x[i] == x[i]) ++i;
-    } else {
-      while (x[i] != m) ++i;
-    }
-    *val = x[i];
-    return i;
-  }
+static int64_t row_arg(const char* p, int64_t n, int64_t s, int op, RowArgFn vec, T* val) {
+  if (s == (int64_t)sizeof(T)) return vec(p, n, op, val);
   // selects instead of branches: short windows (pooling) have no predictable winner
   T b = *reinterpret_cast<const T*>(p);
   int64_t bi = 0;
@@ -476,7 +485,7 @@ static void run_arg(const Plan& pl, const char* in, char* vout, char* iout, int 
     });
     return;
   }
-  RowReduceFn row = row_reduce_stub[fi].get();
+  RowArgFn row = row_arg_stub[fi].get();
   parallel_for(0, pl.M, std::max<int64_t>(1, kGrainSize / r.size), [&](int64_t b, int64_t e) {
     Counter kc(pl.kept.data(), nk, b);
     for (int64_t o = b; o < e; ++o, kc.next()) {

@@ -16,7 +16,15 @@ using ColReduceFn = void (*)(void* acc, const char* const* rows, int64_t nrows, 
 // best[j] = x[j] and idx[j] = i
 using ColArgFn = void (*)(void* best, int64_t* idx, const char* x, int64_t n, int64_t i, int op);
 
+// out[j] = the sum of row j for j < m: row j holds n contiguous elements from x + j * stride (bytes)
+using RowsSumFn = void (*)(const char* x, int64_t n, int64_t stride, int64_t m, double* out);
+
+// argmax (RED_MAX) / argmin of n >= 1 contiguous elements: the first extreme, or the first NaN; *val gets it
+using RowArgFn = int64_t (*)(const char* x, int64_t n, int op, void* val);
+
 extern Stub<RowReduceFn> row_reduce_stub[2];
+extern Stub<RowArgFn> row_arg_stub[2];
+extern Stub<RowsSumFn> rows_sum_stub[2];
 extern Stub<ColReduceFn> col_reduce_stub[2];
 extern Stub<ColArgFn> col_arg_stub[2];
 
