@@ -241,7 +241,7 @@ static void reduce_cols(const Plan& pl, const char* in, char* out, int op, ColRe
   // split the reduced dims too when there are few tasks and much to reduce
   int64_t per = pl.N, nrb = 1;
   if (tasks < 8 && pl.N * std::min(inner.size, kColBlock) >= 4 * kBlock) {
-    per = std::max<int64_t>(16, kBlock / std::min(inner.size, kColBlock));
+    per = std::max<int64_t>(16, 8 * kBlock / std::min(inner.size, kColBlock));
     nrb = (pl.N + per - 1) / per;
   }
   const size_t accsz = op == RED_SUM ? sizeof(double) : sizeof(T);
