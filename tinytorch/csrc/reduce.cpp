@@ -7,9 +7,9 @@
 //    (vectorized with several accumulators; kernels/reduce.inc);
 //  - column reduction when the innermost kept dim is contiguous (a bias gradient: sum over dim 0 of (N, C)):
 //    a block of outputs accumulates whole input rows, vectorized along the contiguous dim;
-//  - many outputs with a short reduced dim (under 32: a pooling window, the last dim of (N, 16)): sums of
-//    contiguous rows go several rows per vector (transpose-and-add, like a GEMV with a ones vector); other
-//    layouts and ops copy a block of outputs transposed into scratch and run the column loops on it;
+//  - many outputs with short reduced rows: sums of contiguous rows under 256 go several rows per vector
+//    (transpose-and-add, like a GEMV with a ones vector); other ops and layouts with a reduced dim under 32
+//    (a pooling window) copy a block of outputs transposed into scratch and run the column loops on it;
 //  - otherwise a strided scalar loop per output.
 // Work is split over outputs; when there are few outputs and much to reduce, over fixed blocks of the reduced
 // elements whose partial results are combined in block order. The split depends on the shape only, never on
