@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <utility>
+#include <type_traits>
 
 #include "dispatch_stub.h"
 

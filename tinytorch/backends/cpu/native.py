@@ -137,3 +137,61 @@ def get_num_threads():
 def set_num_threads(n):
     if _C is not None:
         _C.set_num_threads(n)
+
+
+# reduction op codes: tinytorch/csrc/reduce_ops.h
+_RED_SUM, _RED_MAX, _RED_MIN = 0, 1, 2
+
+
+def _register_reduce():
+    reduce, arg_reduce = _C.reduce, _C.arg_reduce
+    _with_fallback("sum", lambda a, dims, keepdim, dtype: reduce(_RED_SUM, a, dims, keepdim)
+                   if dtype is None or dtype.np == a.dtype else NotImplemented)
+    _with_fallback("amax", lambda a, dims, keepdim: reduce(_RED_MAX, a, dims, keepdim))
+    _with_fallback("amin", lambda a, dims, keepdim: reduce(_RED_MIN, a, dims, keepdim))
+    _with_fallback("argmax", lambda a, dim, keepdim: arg_reduce(_RED_MAX, False, a, dim, keepdim))
+    _with_fallback("argmin", lambda a, dim, keepdim: arg_reduce(_RED_MIN, False, a, dim, keepdim))
+    _with_fallback("max_dim", lambda a, dim, keepdim: arg_reduce(_RED_MAX, True, a, dim, keepdim))
+    _with_fallback("min_dim", lambda a, dim, keepdim: arg_reduce(_RED_MIN, True, a, dim, keepdim))
+
+
+def _register_index():
+    index_select, index_put0, scatter = _C.index_select, _C.index_put0, _C.scatter
+    full = slice(None)
+
+    def dim0_index(indices, spec):
+        """The one index array when ``spec`` indexes dim 0 by it and takes the other dims whole."""
+        if len(indices) == 1 and spec and spec[0] == ("t", 0) and all(s == full for s in spec[1:]) \
+                and indices[0].dtype.kind in "iu":
+            return indices[0]
+        return None
+
+    def index(a, *indices, spec):
+        i = dim0_index(indices, spec)
+        if i is None or a.ndim == 0 or len(spec) > a.ndim:
+            return NotImplemented
+        r = index_select(a, i.reshape(-1), 0)
+        return r if r is NotImplemented else r.reshape(i.shape + a.shape[1:])
+
+    def index_put(a, values, *indices, spec, accumulate=False):
+        i = dim0_index(indices, spec)
+        if i is None or a.ndim == 0 or len(spec) > a.ndim:
+            return NotImplemented
+        return index_put0(a, values, i, accumulate)
+
+    index_add, gather = _C.index_add, _C.gather
+    _with_fallback("index_select", lambda a, index, dim: index_select(a, index, dim))
+    _with_fallback("index_add", lambda a, index, src, dim, alpha=1: index_add(a, index, src, dim, alpha))
+    _with_fallback("gather", lambda a, index, dim: gather(a, index, dim))
+    _with_fallback("scatter", lambda a, index, src, dim, reduce=None: scatter(a, index, src, dim, reduce == "add", False)
+                   if reduce is None or reduce == "add" else NotImplemented)
+    _with_fallback("scatter_reduce", lambda a, index, src, dim, reduce, include_self:
+                   scatter(a, index, src, dim, True, not include_self) if reduce == "sum" else NotImplemented)
+    _with_fallback("index", index)
+    _with_fallback("index_put", index_put)
+    _with_fallback("cat", lambda *ts, dim: _C.cat(ts, dim))
+
+
+if _C is not None:
+    _register_reduce()
+    _register_index()
