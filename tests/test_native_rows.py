@@ -152,6 +152,13 @@ def test_softmax_arguments_by_keyword_or_position_and_fallbacks():
     assert C.softmax(x) is NotImplemented
     assert C.softmax(x.astype(np.float16), 1) is NotImplemented
     assert C.softmax(np.arange(4), 0) is NotImplemented
+    # arrays the loops cannot read as float* (another byte order, unaligned elements): left to NumPy
+    swapped = x.astype(x.dtype.newbyteorder())
+    assert C.softmax(swapped, 1) is NotImplemented
+    np.testing.assert_allclose(_native("softmax")(swapped, dim=1), C.softmax(x, 1), rtol=1e-6)
+    unaligned = np.frombuffer(bytearray(x.nbytes + 1), np.float32, count=x.size, offset=1).reshape(x.shape)
+    assert C.log_softmax(unaligned, 1) is NotImplemented
+    assert C.nll_loss(x, np.frombuffer(bytearray(25), np.int64, 3, 1), None, -100, "sum") is NotImplemented
     assert C.softmax_backward(x, x[:, :2], 1) is NotImplemented  # mismatched shapes
     assert C.softmax_backward(x, x.astype(np.float64), 1) is NotImplemented
     # float16 / bfloat16 run on the NumPy kernels, as before

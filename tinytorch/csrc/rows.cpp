@@ -47,9 +47,12 @@ bool get_args(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, const 
   return true;
 }
 
+// An array the loops can read as T* (aligned elements in native byte order).
+bool behaved(PyObject* o) { return is_array(o) && PyArray_ISALIGNED(arr(o)) && PyArray_ISNOTSWAPPED(arr(o)); }
+
 // 0 for float32, 1 for float64, -1 for anything else
 int float_index(PyObject* o) {
-  if (!is_array(o)) return -1;
+  if (!behaved(o)) return -1;
   const DType d = dtype_of(arr(o));
   return d == DType::f32 ? 0 : d == DType::f64 ? 1 : -1;
 }
@@ -401,7 +404,7 @@ PyObject* py_nll_loss(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
   const int fi = float_index(a[0]);
   int64_t ignore;
   const Reduction red = reduction_of(a[4]);
-  if (fi < 0 || red == kBadReduction || !as_int64(a[3], &ignore) || !is_array(a[1])) return not_implemented();
+  if (fi < 0 || red == kBadReduction || !as_int64(a[3], &ignore) || !behaved(a[1])) return not_implemented();
   PyArrayObject* x = arr(a[0]);
   PyArrayObject* t = arr(a[1]);
   if (PyArray_NDIM(x) != 2 || PyArray_NDIM(t) != 1 || dtype_of(t) != DType::i64 ||
@@ -463,7 +466,7 @@ PyObject* py_nll_loss_backward(PyObject*, PyObject* const* args, Py_ssize_t narg
   const int fi = float_index(a[0]);
   int64_t C, ignore;
   const Reduction red = reduction_of(a[5]);
-  if (fi < 0 || red == kBadReduction || !as_int64(a[3], &C) || !as_int64(a[4], &ignore) || !is_array(a[1]) ||
+  if (fi < 0 || red == kBadReduction || !as_int64(a[3], &C) || !as_int64(a[4], &ignore) || !behaved(a[1]) ||
       C <= 0)
     return not_implemented();
   PyArrayObject* g = arr(a[0]);
