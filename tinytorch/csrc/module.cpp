@@ -12,6 +12,7 @@ extern PyMethodDef random_methods[];
 extern PyMethodDef optim_methods[];
 extern PyMethodDef reduce_methods[];
 extern PyMethodDef index_methods[];
+extern PyMethodDef rows_methods[];
 int add_native_kernel_type(PyObject* module);
 // one family a line
 #define TT_FAMILIES(X)      \
@@ -20,7 +21,8 @@ int add_native_kernel_type(PyObject* module);
   X(random_methods)         \
   X(optim_methods)          \
   X(reduce_methods)         \
-  X(index_methods)
+  X(index_methods)          \
+  X(rows_methods)
 
 static PyObject* py_get_num_threads(PyObject*, PyObject*) { return PyLong_FromLong(get_num_threads()); }
 

@@ -124,9 +124,19 @@ def _register_optim():
                    maximize: fg(params, grads, state_sums, state_steps, lr, lr_decay, weight_decay, eps, maximize))
 
 
+def _register_rows():
+    # softmax family, layer norm, NLL loss (tinytorch/csrc/rows.cpp): the _C entries take the NumPy kernels'
+    # arguments, by position or by keyword, and return NotImplemented for what they leave to NumPy (float16 /
+    # bfloat16, an out-of-range target, whose IndexError the NumPy kernel raises)
+    for name in ("softmax", "log_softmax", "softmax_backward", "log_softmax_backward", "native_layer_norm",
+                 "native_layer_norm_backward", "nll_loss", "nll_loss_backward"):
+        _with_fallback(name, getattr(_C, name))
+
+
 if _C is not None:
     _register()
     _register_optim()
+    _register_rows()
 
 
 def get_num_threads():
