@@ -11,7 +11,10 @@ static inline TT_INLINE float tt_bits_to_float(uint32_t u) { float f; std::memcp
 static inline TT_INLINE float tt_exp(float x) {
   float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
   float fx = xc * 1.44269504088896341f;
-  float n = __builtin_floorf(fx + 0.5f);
+  // floor without libm: SSE2 has no rounding instruction, and a floorf call would stop vectorization there
+  float v = fx + 0.5f;
+  float n = (float)(int32_t)v;
+  n = n > v ? n - 1.0f : n;
   float r = xc - n * 0.693359375f;
   r = r - n * -2.12194440e-4f;
   float z = r * r;
