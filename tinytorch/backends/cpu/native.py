@@ -35,6 +35,16 @@ if _C is None:
                   RuntimeWarning, stacklevel=2)
 
 
+def get_num_threads():
+    """Threads of the native kernels' pool (the machine's cores unless ``set_num_threads`` changed it)."""
+    return _C.get_num_threads() if _C is not None else 1
+
+
+def set_num_threads(n):
+    if _C is not None:
+        _C.set_num_threads(n)
+
+
 def _with_fallback(name, native):
     """Register ``native`` (a Python function) as the kernel of op ``name``: its result, or the NumPy kernel's when
     it returns NotImplemented. For kernels that need Python to map attributes to a native call."""
@@ -67,7 +77,7 @@ _UNARY = {"neg": 0, "abs": 1, "exp": 2, "sqrt": 3, "rsqrt": 4, "reciprocal": 5, 
 _UN_GELU, _UN_GELU_TANH, _UN_CLAMP = 10, 11, 13
 
 
-def _register():
+def _register_pointwise():
     import ml_dtypes
     import numpy as np
     _C.set_bfloat16_type(np.dtype(ml_dtypes.bfloat16).num)
@@ -133,22 +143,6 @@ def _register_rows():
         _with_fallback(name, getattr(_C, name))
 
 
-if _C is not None:
-    _register()
-    _register_optim()
-    _register_rows()
-
-
-def get_num_threads():
-    """Threads of the native kernels' pool (the machine's cores unless ``set_num_threads`` changed it)."""
-    return _C.get_num_threads() if _C is not None else 1
-
-
-def set_num_threads(n):
-    if _C is not None:
-        _C.set_num_threads(n)
-
-
 # reduction op codes: tinytorch/csrc/reduce_ops.h
 _RED_SUM, _RED_MAX, _RED_MIN = 0, 1, 2
 
@@ -203,5 +197,8 @@ def _register_index():
 
 
 if _C is not None:
+    _register_pointwise()
+    _register_optim()
+    _register_rows()
     _register_reduce()
     _register_index()
