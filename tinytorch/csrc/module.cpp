@@ -10,13 +10,17 @@ extern PyMethodDef pointwise_methods[];
 extern PyMethodDef storage_methods[];
 extern PyMethodDef random_methods[];
 extern PyMethodDef optim_methods[];
+extern PyMethodDef blas_methods[];
+extern PyMethodDef conv_methods[];
 int add_native_kernel_type(PyObject* module);
 // one family a line
 #define TT_FAMILIES(X)      \
   X(pointwise_methods)      \
   X(storage_methods)        \
   X(random_methods)         \
-  X(optim_methods)
+  X(optim_methods)          \
+  X(blas_methods)           \
+  X(conv_methods)
 
 static PyObject* py_get_num_threads(PyObject*, PyObject*) { return PyLong_FromLong(get_num_threads()); }
 
