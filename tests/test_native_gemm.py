@@ -225,7 +225,9 @@ def _pool_inputs(rng, dtype):
     nan[1, 0] = np.nan
     inf = x.copy()
     inf[0, 0] = -np.inf  # windows of only -inf report their first in-bounds element
-    return [x, ties, nan, inf, x.transpose(0, 1, 3, 2)]
+    wide = _rand(rng, (1, 2, 7, 53), dtype)  # several vectors of windows per row, the last ones at the array's end
+    wide[0, 1, 3, 40:46] = np.nan
+    return [x, ties, nan, inf, x.transpose(0, 1, 3, 2), wide, np.round(wide), wide[:, :, :, 1:]]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -249,7 +251,7 @@ def test_max_pool_kernels(k, s, p, d, ceil, dtype):
         gi = C.max_pool2d_with_indices_backward(g.transpose(0, 1, 3, 2).copy().transpose(0, 1, 3, 2), i,
                                                 x.shape, disjoint)
         np.testing.assert_allclose(gi, ref, **TOL[dtype])
-    assert C.max_pool2d_with_indices(x.astype(np.int32), k, s, p, d, ceil) is NotImplemented
+    assert C.max_pool2d_with_indices(np.zeros(x.shape, np.int32), k, s, p, d, ceil) is NotImplemented
     bad = np.full(i.shape, 10 ** 6, np.int64)
     assert C.max_pool2d_with_indices_backward(g, bad, x.shape, disjoint) is NotImplemented
 

@@ -11,9 +11,12 @@
 #include <limits>
 
 #include "common.h"
+#include "conv_ops.h"
 #include "parallel.h"
 
 namespace tt {
+
+Stub<MaxPoolPlane> max_pool_plane_stub[2];
 
 namespace {
 
@@ -48,9 +51,7 @@ inline void valid_range(int64_t n_out, int64_t s, int64_t off, int64_t size, int
   if (*hi < *lo) *hi = *lo;
 }
 
-struct Window {
-  int64_t kh, kw, dh, dw, ph, pw, sh, sw;
-};
+using Window = PoolGeom;
 
 template <typename T>
 void im2col_rows(const char* x, const npy_intp* st, int64_t N, int64_t H, int64_t W, const Window& g, int64_t oh,
@@ -214,37 +215,21 @@ int64_t pool_out_size(int64_t size, int64_t k, int64_t s, int64_t p, int64_t d, 
 }
 
 template <typename T>
-void max_pool_planes(const char* x, const npy_intp* st, int64_t C, int64_t H, int64_t W, const Window& g,
-                     int64_t oh, int64_t ow, T* val, int64_t* idx, int64_t p0, int64_t p1) {
-  for (int64_t pl = p0; pl < p1; ++pl) {
-    const char* plane = x + (pl / C) * st[0] + (pl % C) * st[1];
-    T* v = val + pl * oh * ow;
-    int64_t* ix = idx + pl * oh * ow;
-    for (int64_t oy = 0; oy < oh; ++oy) {
-      int64_t hs = oy * g.sh - g.ph;
-      int64_t he = std::min(hs + (g.kh - 1) * g.dh + 1, H);
-      while (hs < 0) hs += g.dh;
-      for (int64_t ox = 0; ox < ow; ++ox) {
-        int64_t ws = ox * g.sw - g.pw;
-        int64_t we = std::min(ws + (g.kw - 1) * g.dw + 1, W);
-        while (ws < 0) ws += g.dw;
-        int64_t best_i = hs * W + ws;
-        T best = -std::numeric_limits<T>::infinity();
-        for (int64_t y = hs; y < he; y += g.dh) {
-          const char* row = plane + y * st[2];
-          for (int64_t xx = ws; xx < we; xx += g.dw) {
-            T e = *reinterpret_cast<const T*>(row + xx * st[3]);
-            if (e > best || std::isnan(e)) {
-              best = e;
-              best_i = y * W + xx;
-            }
-          }
-        }
-        v[oy * ow + ox] = best;
-        ix[oy * ow + ox] = best_i;
-      }
-    }
+void max_pool_planes(const char* x, const char* end, const npy_intp* st, int64_t C, int64_t H, int64_t W,
+                     const PoolGeom& g, int64_t oh, int64_t ow, T* val, int64_t* idx, int64_t p0, int64_t p1) {
+  MaxPoolPlane fn = max_pool_plane_stub[sizeof(T) == 4 ? 0 : 1].get();
+  // the vector path: output columns whose first and last taps lie in [0, W), rows read at whole-element strides
+  int64_t lo = 0, hi = 0;
+  if (st[3] == (npy_intp)sizeof(T) && st[2] % (npy_intp)sizeof(T) == 0 && g.kh * g.kw <= kMaxPoolTaps) {
+    int64_t lo2, hi2;
+    valid_range(ow, g.sw, -g.pw, W, &lo, &hi);
+    valid_range(ow, g.sw, -g.pw + (g.kw - 1) * g.dw, W, &lo2, &hi2);
+    lo = std::max(lo, lo2);
+    hi = std::max(lo, std::min(hi, hi2));
   }
+  for (int64_t pl = p0; pl < p1; ++pl)
+    fn(x + (pl / C) * st[0] + (pl % C) * st[1], st[2], st[3], H, W, g, oh, ow, lo, hi, end, val + pl * oh * ow,
+       idx + pl * oh * ow);
 }
 
 // max_pool2d_with_indices(x, kernel_size, stride, padding, dilation, ceil_mode) -> (values, int64 indices)
@@ -278,12 +263,18 @@ PyObject* py_max_pool2d(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   int64_t planes = N * C, work = std::max<int64_t>(1, oh * ow * g.kh * g.kw);
   const char* px = PyArray_BYTES(x);
   const npy_intp* st = PyArray_STRIDES(x);
+  // one past the last byte of x (nullptr with a negative stride: then nothing reads past a window)
+  const char* end = px + PyArray_ITEMSIZE(x);
+  for (int i = 0; i < 4; ++i) {
+    if (st[i] < 0) { end = nullptr; break; }
+    end += (dims[i] - 1) * st[i];
+  }
   char* pv = PyArray_BYTES(val);
   int64_t* pi = reinterpret_cast<int64_t*>(PyArray_BYTES(idx));
   auto body = [&] {
     parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / work), [&](int64_t p0, int64_t p1) {
-      if (kind == 0) max_pool_planes<float>(px, st, C, H, W, g, oh, ow, reinterpret_cast<float*>(pv), pi, p0, p1);
-      else max_pool_planes<double>(px, st, C, H, W, g, oh, ow, reinterpret_cast<double*>(pv), pi, p0, p1);
+      if (kind == 0) max_pool_planes<float>(px, end, st, C, H, W, g, oh, ow, reinterpret_cast<float*>(pv), pi, p0, p1);
+      else max_pool_planes<double>(px, end, st, C, H, W, g, oh, ow, reinterpret_cast<double*>(pv), pi, p0, p1);
     });
   };
   if (planes * work >= kGrainSizeGIL) {
