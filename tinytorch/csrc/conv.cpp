@@ -53,8 +53,15 @@ inline void valid_range(int64_t n_out, int64_t s, int64_t off, int64_t size, int
 
 using Window = PoolGeom;
 
+// GCC turns a copy loop into a memcpy call, which costs more than the copy for rows of a few dozen elements
+#if defined(__GNUC__) && !defined(__clang__)
+#define TT_NO_MEMCPY_IDIOM __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define TT_NO_MEMCPY_IDIOM
+#endif
+
 template <typename T>
-void im2col_rows(const char* x, const npy_intp* st, int64_t N, int64_t H, int64_t W, const Window& g, int64_t oh,
+TT_NO_MEMCPY_IDIOM void im2col_rows(const char* x, const npy_intp* st, int64_t N, int64_t H, int64_t W, const Window& g, int64_t oh,
                  int64_t ow, T* out, int64_t r0, int64_t r1) {
   const int64_t L = oh * ow;
   for (int64_t r = r0; r < r1; ++r) {
@@ -74,7 +81,8 @@ void im2col_rows(const char* x, const npy_intp* st, int64_t N, int64_t H, int64_
       std::fill(dst, dst + lo, T(0));
       std::fill(dst + hi, dst + ow, T(0));
       if (g.sw == 1 && st[3] == (npy_intp)sizeof(T)) {
-        if (hi > lo) std::memcpy(dst + lo, src + (lo + xoff) * sizeof(T), (hi - lo) * sizeof(T));
+        const T* s = reinterpret_cast<const T*>(src) + xoff;
+        for (int64_t ox = lo; ox < hi; ++ox) dst[ox] = s[ox];
       } else {
         const npy_intp step = g.sw * st[3];
         const char* p = src + (lo * g.sw + xoff) * st[3];
