@@ -93,9 +93,21 @@ def test_matmul_transposed_and_strided(dtype):
     _check_matmul(big.reshape(40, 6)[::10].reshape(4, 1, 6), _rand(rng, (6, 3), dtype))
 
 
+@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("dtype", DTYPES)
 @needs_blas
-def test_matmul_special_shapes(dtype):
+def test_matmul_special_shapes(dtype, threads):
+    # on one thread the split-K blocks accumulate into the output; on more, into partial products
+    before = tt.get_num_threads()
+    tt.set_num_threads(threads)
+    try:
+        _special_shapes(dtype)
+        _check_matmul(*(_rand(np.random.default_rng(9), s, dtype) for s in ((32, 4, 64, 32), (32, 4, 32, 64))))
+    finally:
+        tt.set_num_threads(before)
+
+
+def _special_shapes(dtype):
     rng = np.random.default_rng(2)
     # long thin (split-K), tiny left factor times wide columns (column blocks), K = 1 with a transposed factor
     _check_matmul(_rand(rng, (6, 9000), dtype), _rand(rng, (9000, 25), dtype))

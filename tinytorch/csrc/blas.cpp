@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <vector>
 
 #include "common.h"
 #include "parallel.h"
@@ -130,12 +131,30 @@ void mm(int64_t m, int64_t n, int64_t k, const T* a, bool ta, int64_t lda, const
   }
   if (k >= 2 * kSplitK && k >= 16 * std::max(m, n)) {
     // long thin products (convolution weight gradients, K = N*H*W): OpenBLAS runs them on one core at a few
-    // GFLOP/s; GEMMs over K blocks accumulating into C are ~3x faster
-    for (int64_t p = 0; p < k; p += kSplitK) {
-      int64_t kb = std::min(kSplitK, k - p);
-      const T* ap = ta ? a + p * lda : a + p;
-      const T* bp = tb ? b + p : b + p * ldb;
-      gemm(ta, tb, m, n, kb, T(1), ap, lda, bp, ldb, p == 0 ? beta : T(1), c, ldc);
+    // GFLOP/s, and summing GEMMs over K blocks is ~3x faster. The blocks run on the pool, each small enough to
+    // stay on its thread, into their own partial products, summed in block order (the same sum for any number
+    // of threads); too many partial products for memory: the blocks accumulate into C one after another
+    const int64_t kb = std::min(kSplitK, std::max<int64_t>(256, kBlasSerialMacs / std::max<int64_t>(m * n, 1)));
+    const int64_t nblk = (k + kb - 1) / kb;
+    auto block = [&](int64_t p, T bt, T* cp, int64_t ldcp) {
+      int64_t kk = std::min(kb, k - p);
+      gemm(ta, tb, m, n, kk, T(1), ta ? a + p * lda : a + p, lda, tb ? b + p : b + p * ldb, ldb, bt, cp, ldcp);
+    };
+    if (get_num_threads() > 1 && nblk * m * n * (int64_t)sizeof(T) <= (int64_t(8) << 20)) {
+      std::vector<T> part(nblk * m * n);
+      parallel_for(0, nblk, 1, [&](int64_t b0, int64_t b1) {
+        for (int64_t i = b0; i < b1; ++i) block(i * kb, T(0), part.data() + i * m * n, n);
+      });
+      for (int64_t i = 0; i < m; ++i) {
+        T* ci = c + i * ldc;
+        if (beta == T(0)) std::fill(ci, ci + n, T(0));
+        for (int64_t blk = 0; blk < nblk; ++blk) {
+          const T* pi = part.data() + (blk * m + i) * n;
+          for (int64_t j = 0; j < n; ++j) ci[j] += pi[j];
+        }
+      }
+    } else {
+      for (int64_t blk = 0; blk < nblk; ++blk) block(blk * kb, blk == 0 ? beta : T(1), c, ldc);
     }
     return;
   }
@@ -143,7 +162,7 @@ void mm(int64_t m, int64_t n, int64_t k, const T* a, bool ta, int64_t lda, const
     // a tiny left factor times very wide columns (a CNN's first convolution, (6, 25) @ (25, N*H*W)): OpenBLAS
     // takes 2-6x longer on it than on column blocks that stay in cache; the blocks run on the pool, each small
     // enough for the BLAS to keep it on its thread
-    const int64_t nb = 2048;
+    const int64_t nb = 1024;  // at most 160 * 1024 multiply-adds: below kBlasSerialMacs
     parallel_for(0, (n + nb - 1) / nb, 1, [&](int64_t b0, int64_t b1) {
       for (int64_t blk = b0; blk < b1; ++blk) {
         int64_t j = blk * nb, w = std::min(nb, n - j);
