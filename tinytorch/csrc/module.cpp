@@ -13,6 +13,8 @@ extern PyMethodDef optim_methods[];
 extern PyMethodDef reduce_methods[];
 extern PyMethodDef index_methods[];
 extern PyMethodDef rows_methods[];
+extern PyMethodDef blas_methods[];
+extern PyMethodDef conv_methods[];
 int add_native_kernel_type(PyObject* module);
 // one family a line
 #define TT_FAMILIES(X)      \
@@ -22,7 +24,9 @@ int add_native_kernel_type(PyObject* module);
   X(optim_methods)          \
   X(reduce_methods)         \
   X(index_methods)          \
-  X(rows_methods)
+  X(rows_methods)           \
+  X(blas_methods)           \
+  X(conv_methods)
 
 static PyObject* py_get_num_threads(PyObject*, PyObject*) { return PyLong_FromLong(get_num_threads()); }
 

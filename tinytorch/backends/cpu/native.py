@@ -196,9 +196,77 @@ def _register_index():
     _with_fallback("cat", lambda *ts, dim: _C.cat(ts, dim))
 
 
+def _find_blas():
+    """(sgemm address, dgemm address, ILP64?) of the CBLAS GEMMs in the BLAS NumPy loaded, or None.
+
+    NumPy's wheels bundle OpenBLAS with 64-bit integers and prefixed, suffixed names (``scipy_cblas_sgemm64_``);
+    other builds export ``cblas_sgemm`` with or without a ``64_`` suffix. The library is the one in NumPy's
+    bundled-libraries folder or, for a NumPy linked to a system BLAS, the one threadpoolctl reports."""
+    import ctypes
+    import glob
+    import numpy as np
+    root = os.path.dirname(os.path.dirname(np.__file__))
+    paths = [p for d in (os.path.join(root, "numpy.libs"), os.path.join(os.path.dirname(np.__file__), ".dylibs"))
+             for p in sorted(glob.glob(os.path.join(d, "*blas*")))]
+    if not paths:
+        try:
+            import threadpoolctl
+            paths = [i["filepath"] for i in threadpoolctl.threadpool_info() if i.get("user_api") == "blas"]
+        except Exception:  # noqa: BLE001 - no BLAS found: NumPy's matmul stays in charge
+            paths = []
+    names = (("scipy_cblas_sgemm64_", "scipy_cblas_dgemm64_", True), ("cblas_sgemm64_", "cblas_dgemm64_", True),
+             ("scipy_cblas_sgemm", "scipy_cblas_dgemm", None), ("cblas_sgemm", "cblas_dgemm", None))
+    for path in paths:
+        try:
+            lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0) | ctypes.RTLD_LOCAL)
+        except OSError:
+            continue
+        for s, d, ilp64 in names:
+            if hasattr(lib, s) and hasattr(lib, d):
+                if ilp64 is None:
+                    # unsuffixed names: OpenBLAS says in its configuration string whether it has 64-bit integers;
+                    # a BLAS that does not say is taken as LP64
+                    conf = next((getattr(lib, c) for c in ("openblas_get_config", "scipy_openblas_get_config")
+                                 if hasattr(lib, c)), None)
+                    if conf is not None:
+                        conf.restype = ctypes.c_char_p
+                    ilp64 = conf is not None and b"USE64BITINT" in (conf() or b"")
+                addr = lambda f: ctypes.cast(getattr(lib, f), ctypes.c_void_p).value  # noqa: E731
+                return addr(s), addr(d), ilp64
+    return None
+
+
+BLAS = None  # (sgemm, dgemm, ilp64) once found: matmul and linear run natively
+
+
+def _register_gemm():
+    global BLAS
+    BLAS = _find_blas()
+    if BLAS is None:
+        return
+    _C.set_blas(*BLAS)
+    _native("matmul", _C.matmul)
+    _native("linear", _C.linear)
+
+
+def _register_conv():
+    im2col, col2im = _C.im2col, _C.col2im
+    pool, pool_bw = _C.max_pool2d_with_indices, _C.max_pool2d_with_indices_backward
+    _with_fallback("im2col", lambda x, kernel_size, dilation, padding, stride: im2col(
+        x, kernel_size, dilation, padding, stride))
+    _with_fallback("col2im", lambda cols, output_size, kernel_size, dilation, padding, stride: col2im(
+        cols, output_size, kernel_size, dilation, padding, stride))
+    _with_fallback("max_pool2d_with_indices", lambda x, kernel_size, stride, padding, dilation, ceil_mode: pool(
+        x, kernel_size, stride, padding, dilation, ceil_mode))
+    _with_fallback("max_pool2d_with_indices_backward", lambda g, idx, input_shape, disjoint: pool_bw(
+        g, idx, input_shape, disjoint))
+
+
 if _C is not None:
     _register_pointwise()
     _register_optim()
     _register_rows()
     _register_reduce()
     _register_index()
+    _register_gemm()
+    _register_conv()
