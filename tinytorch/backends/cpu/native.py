@@ -149,8 +149,10 @@ _RED_SUM, _RED_MAX, _RED_MIN = 0, 1, 2
 
 def _register_reduce():
     reduce, arg_reduce = _C.reduce, _C.arg_reduce
+    # fewer than 64 elements: NumPy's np.sum, as the NumPy kernel; its summation order is closer to torch's than
+    # the native loop's double accumulation, which sensitive optimizers (L-BFGS) amplify over many steps
     _with_fallback("sum", lambda a, dims, keepdim, dtype: reduce(_RED_SUM, a, dims, keepdim)
-                   if dtype is None or dtype.np == a.dtype else NotImplemented)
+                   if (dtype is None or dtype.np == a.dtype) and a.size >= 64 else NotImplemented)
     _with_fallback("amax", lambda a, dims, keepdim: reduce(_RED_MAX, a, dims, keepdim))
     _with_fallback("amin", lambda a, dims, keepdim: reduce(_RED_MIN, a, dims, keepdim))
     _with_fallback("argmax", lambda a, dim, keepdim: arg_reduce(_RED_MAX, False, a, dim, keepdim))
