@@ -139,7 +139,7 @@ def set_num_threads(n):
         raise RuntimeError("set_num_threads expects a positive integer")
     from .backends.cpu import native
     native.set_num_threads(n)
-    threadpoolctl.threadpool_limits(limits=n, user_api="blas")
+    threadpoolctl.threadpool_limits(limits=native.blas_threads(n), user_api="blas")
 
 
 def compile(model=None, **kwargs):

@@ -31,6 +31,7 @@ using sgemm64_t = void (*)(int, int, int, int64_t, int64_t, int64_t, float, cons
 using dgemm64_t = void (*)(int, int, int, int64_t, int64_t, int64_t, double, const double*, int64_t, const double*,
                            int64_t, double, double*, int64_t);
 
+bool g_pool_gemm = false;  // large GEMMs split over the pool (the BLAS then runs single-threaded)
 void* g_sgemm = nullptr;
 void* g_dgemm = nullptr;
 bool g_ilp64 = true;
@@ -167,6 +168,25 @@ void mm(int64_t m, int64_t n, int64_t k, const T* a, bool ta, int64_t lda, const
       for (int64_t blk = b0; blk < b1; ++blk) {
         int64_t j = blk * nb, w = std::min(nb, n - j);
         gemm(ta, tb, m, w, k, T(1), a, lda, tb ? b + j * ldb : b + j, ldb, beta, c + j, ldc);
+      }
+    });
+    return;
+  }
+  if (g_pool_gemm && m * n * k > kBlasSerialMacs && get_num_threads() > 1 && !in_parallel_region()) {
+    // the pool runs blocks of C's rows (or columns), each one single-threaded GEMM: threads that sleep between
+    // kernels and a caller that never waits for a late one, instead of the BLAS's own spinning threads
+    const bool by_rows = m >= n;
+    const int64_t len = by_rows ? m : n;
+    const int64_t nblk = std::min<int64_t>(2 * get_num_threads(), std::max<int64_t>(1, len / 32));
+    const int64_t blk = (len + nblk - 1) / nblk;
+    parallel_for(0, nblk, 1, [&](int64_t b0, int64_t b1) {
+      for (int64_t q = b0; q < b1; ++q) {
+        int64_t s0 = q * blk, w = std::min(blk, len - s0);
+        if (w <= 0) continue;
+        if (by_rows)
+          gemm(ta, tb, w, n, k, T(1), ta ? a + s0 : a + s0 * lda, lda, b, ldb, beta, c + s0 * ldc, ldc);
+        else
+          gemm(ta, tb, m, w, k, T(1), a, lda, tb ? b + s0 * ldb : b + s0, ldb, beta, c + s0, ldc);
       }
     });
     return;
@@ -395,7 +415,16 @@ PyObject* py_set_blas(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 
 }  // namespace
 
+// set_gemm_pool(on): large GEMMs split over the pool (on) or threaded by the BLAS (off)
+PyObject* py_set_gemm_pool(PyObject*, PyObject* arg) {
+  int on = PyObject_IsTrue(arg);
+  if (on < 0) return nullptr;
+  g_pool_gemm = on;
+  Py_RETURN_NONE;
+}
+
 PyMethodDef blas_methods[] = {
+    {"set_gemm_pool", py_set_gemm_pool, METH_O, "split large GEMMs over the pool (True) or leave them to the BLAS"},
     {"set_blas", (PyCFunction)(void (*)(void))py_set_blas, METH_FASTCALL, "the BLAS GEMMs the products call"},
     {"matmul", (PyCFunction)(void (*)(void))py_matmul, METH_FASTCALL, "batched, broadcast matrix product"},
     {"linear", (PyCFunction)(void (*)(void))py_linear, METH_FASTCALL, "x @ w.T + b"},

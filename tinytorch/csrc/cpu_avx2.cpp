@@ -12,5 +12,6 @@
 
 #define TT_CAPABILITY cpu_avx2
 #define TT_CAPABILITY_INDEX tt::CAP_AVX2
+#define TT_HAS_ROUND 1  // SSE4.1 roundps: floorf is one instruction
 #pragma GCC target("avx2,fma,f16c")
 #include "kernels/all.inc"

@@ -45,6 +45,14 @@ def set_num_threads(n):
         _C.set_num_threads(n)
 
 
+_GEMM_POOL = [False]
+
+
+def blas_threads(n):
+    """The BLAS thread count for ``n`` threads: 1 when the native GEMMs split large products over the pool."""
+    return 1 if _GEMM_POOL[0] else n
+
+
 def _with_fallback(name, native):
     """Register ``native`` (a Python function) as the kernel of op ``name``: its result, or the NumPy kernel's when
     it returns NotImplemented. For kernels that need Python to map attributes to a native call."""
@@ -247,6 +255,11 @@ def _register_gemm():
     if BLAS is None:
         return
     _C.set_blas(*BLAS)
+    if os.environ.get("TINYTORCH_GEMM_THREADS") == "pool":
+        import threadpoolctl
+        _C.set_gemm_pool(True)
+        _GEMM_POOL[0] = True
+        threadpoolctl.threadpool_limits(limits=1, user_api="blas")
     _native("matmul", _C.matmul)
     _native("linear", _C.linear)
 

@@ -11,10 +11,14 @@ static inline TT_INLINE float tt_bits_to_float(uint32_t u) { float f; std::memcp
 static inline TT_INLINE float tt_exp(float x) {
   float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
   float fx = xc * 1.44269504088896341f;
-  // floor without libm: SSE2 has no rounding instruction, and a floorf call would stop vectorization there
+#if defined(TT_HAS_ROUND)  // set by the AVX2 and AVX-512 capability files (#pragma GCC target defines no ISA macros)
+  float n = __builtin_floorf(fx + 0.5f);  // one rounding instruction
+#else
+  // SSE2 has no rounding instruction: floor through a truncating conversion instead of a libm call
   float v = fx + 0.5f;
-  float n = (float)(int32_t)v;
-  n = n > v ? n - 1.0f : n;
+  float t = (float)(int32_t)v;
+  float n = t - (t > v ? 1.0f : 0.0f);
+#endif
   float r = xc - n * 0.693359375f;
   r = r - n * -2.12194440e-4f;
   float z = r * r;
