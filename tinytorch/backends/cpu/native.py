@@ -255,7 +255,10 @@ def _register_gemm():
     if BLAS is None:
         return
     _C.set_blas(*BLAS)
-    if os.environ.get("TINYTORCH_GEMM_THREADS") == "pool":
+    # large GEMMs run as blocks on the native pool, each a single-threaded BLAS call: the pool's threads sleep
+    # between kernels, OpenBLAS's spin, and a busy core elsewhere stalled its threaded GEMMs 2.5x more
+    # (benchmarks/bench.py --busy). TINYTORCH_GEMM_THREADS=blas leaves the threading to the BLAS instead.
+    if os.environ.get("TINYTORCH_GEMM_THREADS", "pool") != "blas":
         import threadpoolctl
         _C.set_gemm_pool(True)
         _GEMM_POOL[0] = True
