@@ -7,7 +7,8 @@ Runs every workload in a fresh process per library, alternating tinytorch, torch
 tinytorch / torch (> 1 means tinytorch is faster; for the per-op time, < 1 means tinytorch is faster). One process
 holding both libraries would let one's idle BLAS/OpenMP threads spin on the cores the other is timed on.
 
-``--numpy`` adds tinytorch with its NumPy kernels only (``TINYTORCH_NATIVE=0``) as a third process per round;
+``--numpy`` adds tinytorch with its NumPy kernels only (``TINYTORCH_NATIVE=0``) as a third process per round,
+``--baseline DIR`` tinytorch imported from another checkout (a before/after comparison; ratios are against torch);
 ``--busy`` keeps one core busy with a spinning process while measuring (to show how the threads degrade when the
 machine is shared). The load average is printed with the table: measure on a quiet machine (load < 0.5).
 """
@@ -135,6 +136,7 @@ def main():
     p.add_argument("--min-time", type=float, default=None, help="seconds per workload and process")
     p.add_argument("--numpy", action="store_true", help="add tinytorch with TINYTORCH_NATIVE=0")
     p.add_argument("--busy", action="store_true", help="keep one core busy with a spinning process")
+    p.add_argument("--baseline", metavar="DIR", help="add tinytorch imported from another checkout (before/after)")
     p.add_argument("--opencl", action="store_true", help="add the OpenCL backend's rows (vs the cpu backend)")
     p.add_argument("--worker", choices=["tinytorch", "torch"], help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -144,7 +146,8 @@ def main():
         worker(args.worker, args.threads, args.min_time, args.opencl)
         return
     rounds = args.rounds or (3 if args.quick else 5)
-    sides = [("tinytorch", None), ("torch", None)] + ([("numpy", {"TINYTORCH_NATIVE": "0"})] if args.numpy else [])
+    sides = [("tinytorch", None), ("torch", None)] + ([("numpy", {"TINYTORCH_NATIVE": "0"})] if args.numpy else []) + \
+        ([("baseline", {"PYTHONPATH": os.path.abspath(args.baseline)})] if args.baseline else [])
     load_before = os.getloadavg()[0]
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy else None
     try:
@@ -164,6 +167,8 @@ def main():
     hdr = f"{'workload':44s} {'unit':8s} {'tinytorch':>10s} {'torch':>10s} {'ratio':>7s}"
     if args.numpy:
         hdr += f" {'numpy-only':>10s} {'ratio':>7s}"
+    if args.baseline:
+        hdr += f" {'baseline':>10s} {'ratio':>7s}"
     print(hdr)
     for name, unit in zip(WORKLOADS, UNITS):
         med = {k: statistics.median(r[name] for r in v) for k, v in results.items()}
@@ -173,6 +178,9 @@ def main():
         if args.numpy:
             rn = statistics.median(a[name] / b[name] for a, b in zip(results["numpy"], results["torch"]))
             line += f" {med['numpy']:10.1f} {rn:7.2f}"
+        if args.baseline:
+            rb = statistics.median(a[name] / b[name] for a, b in zip(results["baseline"], results["torch"]))
+            line += f" {med['baseline']:10.1f} {rb:7.2f}"
         print(line)
     extra = sorted(k for k in results["tinytorch"][0] if k not in WORKLOADS)
     for name in extra:
