@@ -279,11 +279,19 @@ def nll_loss2d(input, target, weight, ignore_index, reduction):
     first one, as ATen's message), checked here before any kernel runs.
     """
     if target.dtype is _dt.int64 and target.numel():
-        from ..autograd.grad_mode import no_grad
-        with no_grad():
-            bad = ((target < 0) | (target >= input._shape[1])) & (target != ignore_index)
-            if bad.any().item():
-                raise IndexError(f"Target {target[bad].reshape(-1)[0].item()} is out of bounds.")
+        c = input._shape[1]
+        t = target._native() if target._storage.device.type == "cpu" else None
+        if t is not None:
+            # the target's host array: one NumPy pass instead of six tensor ops and a sync (~70 us a call)
+            bad = ((t < 0) | (t >= c)) & (t != ignore_index)
+            if bad.any():
+                raise IndexError(f"Target {t[bad].reshape(-1)[0]} is out of bounds.")
+        else:
+            from ..autograd.grad_mode import no_grad
+            with no_grad():
+                bad = ((target < 0) | (target >= c)) & (target != ignore_index)
+                if bad.any().item():
+                    raise IndexError(f"Target {target[bad].reshape(-1)[0].item()} is out of bounds.")
     return dispatch(_nll_op, (input, target, weight), {"ignore_index": ignore_index, "reduction": reduction})
 
 
