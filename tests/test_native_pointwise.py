@@ -10,6 +10,7 @@ import os
 
 import numpy as np
 import pytest
+import torch  # a test dependency (pyproject's test extra): its absence is a failure, not a skip
 
 import tinytorch as tt
 from tinytorch.backends.cpu import native
@@ -103,7 +104,6 @@ def test_fuzz_unary_against_numpy(dtype):
 
 
 def test_special_values_match_torch():
-    torch = pytest.importorskip("torch")
     x = np.array([np.nan, np.inf, -np.inf, -104, -103.5, -90, -88, -1e-30, 0.0, -0.0, 1e-30, 0.3, 0.7, 9, 88.5,
                   88.8, 89, 200], np.float32)
     for name in ("exp", "tanh", "sigmoid", "relu", "abs", "neg"):
@@ -120,7 +120,6 @@ def test_special_values_match_torch():
 
 
 def test_gelu_and_relu_gradients_match_torch():
-    torch = pytest.importorskip("torch")
     xs = np.linspace(-6, 6, 1001).astype(np.float32)
     for fn in ("gelu", "relu", "tanh", "sigmoid"):
         for kw in ([{}, {"approximate": "tanh"}] if fn == "gelu" else [{}]):
@@ -136,7 +135,6 @@ def test_gelu_and_relu_gradients_match_torch():
 
 def test_output_keeps_the_input_memory_order():
     # TensorIterator's rule: a permuted dense input gives a permuted output (torch does the same)
-    torch = pytest.importorskip("torch")
     x = np.random.default_rng(0).standard_normal((4, 5, 6)).astype(np.float32)
     a = tt.tensor(x).permute(2, 0, 1)
     b = torch.tensor(x).permute(2, 0, 1)
@@ -195,7 +193,6 @@ def test_pool_survives_fork():
 
 
 def test_where_and_clamp():
-    torch = pytest.importorskip("torch")
     rng = np.random.default_rng(3)
     x = rng.standard_normal((33, 65)).astype(np.float32)
     x[0, 0] = np.nan

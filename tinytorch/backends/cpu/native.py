@@ -41,6 +41,8 @@ def get_num_threads():
 
 
 def set_num_threads(n):
+    """Resize the native kernels' pool to ``n`` threads (``n`` a positive int, checked by the caller,
+    ``tinytorch.set_num_threads``); nothing without the extension."""
     if _C is not None:
         _C.set_num_threads(n)
 
