@@ -142,11 +142,8 @@ def set_num_threads(n):
     threadpoolctl.threadpool_limits(limits=native.blas_threads(n), user_api="blas")
 
 
-def compile(model=None, **kwargs):
-    """No compiler: returns ``model`` unchanged (as ``torch.compile`` with the eager backend)."""
-    if model is None:
-        return lambda m: m
-    return model
+from .compiler import compile  # noqa: E402
+from . import compiler  # noqa: E402
 
 import sys as _sys  # noqa: E402
 

@@ -24,7 +24,7 @@ from typing import Any, Callable, Dict, Optional, Tuple
 
 from . import _strides
 from .autograd.engine import Node, edge_of
-from ._modes import _ac, _suspended, _state
+from ._modes import _ac, _lazy, _suspended, _state
 from .autograd.graph import _hooks as _saved_hooks
 from ._dtype import float32 as _float32
 from .device import get_backend, register_backend as _register_device
@@ -387,6 +387,12 @@ def dispatch(op, args, kw=None, out=None):
         finally:
             _state.enabled = True
         return result if op.backward is None else _record(op, args, kw, result, outs)
+    if _lazy.active:  # inside a compiled function: the call is recorded, its kernel runs when the graph does
+        result = _lazy.recording.record(op, args, kw, outs, casts, backend, dev, kern)
+        if result is not None:
+            if grad and _state.enabled and op.backward is not None:
+                _record(op, args, kw, result, outs)
+            return result
     natives = []
     for a, c in zip(args, casts):
         if isinstance(a, T):
@@ -577,8 +583,11 @@ def _mutate(op, args, kw):
                                       "decomposition")
         op.decomp(*args, **kw)
         return None
-    kern(*[a._native() if isinstance(a, Tensor) else
-           [t if t is None else t._native() for t in a] if type(a) in (list, tuple) else a for a in args], **kw)
+    if _lazy.active:
+        _lazy.recording.record_mutation(op.name, kern, args, kw)
+    else:
+        kern(*[a._native() if isinstance(a, Tensor) else
+               [t if t is None else t._native() for t in a] if type(a) in (list, tuple) else a for a in args], **kw)
     for t in written:
         t._storage._version[0] += 1
     return None
@@ -616,14 +625,17 @@ def _inplace_direct(op, kernel, self, args, kw):
         if isinstance(a, Tensor):
             if a._storage.device is not dev:
                 return False
-            natives.append(a._native())
+            natives.append(None if _lazy.active else a._native())
         else:
             natives.append(a)
     outs, _ = op.meta(self, *args, **kw)
     if len(outs) != 1 or outs[0][0] != self._shape or outs[0][1] is not self.dtype or _overlaps_itself(self):
         return False
     self._check_inference_write()
-    kernel(self._native(), *natives, **kw)
+    if _lazy.active:
+        _lazy.recording.record_mutation(op.name + "_", kernel, (self,) + tuple(args), kw)
+    else:
+        kernel(self._native(), *natives, **kw)
     self._storage._version[0] += 1
     return True
 
@@ -662,7 +674,10 @@ def write(dst, src, op="copy_"):
     sb = dst._storage.backend
     if src._storage.device != dst._storage.device:
         src = src.to(dst._storage.device)
-    sb.copy_(dst._native(), src._native())
+    if _lazy.active:
+        _lazy.recording.record_copy(dst, src)
+    else:
+        sb.copy_(dst._native(), src._native())
     dst._storage._version[0] += 1
     if _state.enabled and (src.requires_grad or dst.requires_grad):
         if src.dtype is not dst.dtype:

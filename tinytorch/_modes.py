@@ -64,3 +64,14 @@ class _suspended:
             _ac.entries[k][0] = on
         _recount()
         return False
+
+
+class _LazyState(threading.local):
+    """Whether the calling thread is inside a compiled function (``tinytorch.compile``): then ``dispatch`` appends
+    each kernel call to ``recording`` (a ``compiler.lazy.Recording``) instead of running it, and the write step and
+    the in-place and mutating kernels do the same. ``active`` is the one check on the eager path."""
+    active = False
+    recording = None
+
+
+_lazy = _LazyState()

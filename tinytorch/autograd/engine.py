@@ -9,7 +9,7 @@ gradients flowing into it have been summed.
 import heapq
 import weakref
 
-from .._modes import _ac as _autocast, _suspended
+from .._modes import _ac as _autocast, _lazy, _suspended
 from .grad_mode import _state
 from .anomaly_mode import _anomaly
 
@@ -63,7 +63,8 @@ class AccumulateGrad(Node):
                 g = r
         if g.dtype is not t.dtype:
             g = g.to(t.dtype)
-        if t._grad is None:
+        before = t._grad
+        if before is None:
             if create_graph:
                 t._grad = g
             else:
@@ -76,6 +77,8 @@ class AccumulateGrad(Node):
             t._grad = t._grad + g
         else:
             t._grad.add_(g.detach())
+        if _lazy.active:  # a compiled function's replay must redo this attribute write (compiler/replay.py)
+            _lazy.recording.note_grad(t, before)
         for hook in t._post_acc_hooks or ():
             hook(t)
 

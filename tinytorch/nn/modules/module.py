@@ -198,6 +198,13 @@ class Module:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
+        compiled = self.__dict__.get("_compiled_call")
+        if compiled is not None and not compiled.__dict__.get("_inside"):
+            compiled._inside = True
+            try:
+                return compiled(*args, **kwargs)
+            finally:
+                compiled._inside = False
         if self._forward_pre_hooks:
             with_kwargs = self.__dict__.get("_forward_pre_hooks_with_kwargs", ())
             for hid, hook in list(self._forward_pre_hooks.items()):
@@ -495,8 +502,13 @@ class Module:
         return self._apply(lambda t: empty_like(t, device=device))
 
     def compile(self, *args, **kwargs):
-        """``Module.compile``: tinytorch runs eagerly, so there is nothing to compile (as ``torch.compile``,
-        which here returns its argument)."""
+        """``Module.compile``: compile this module's calls in place, with ``tinytorch.compile``'s arguments (its
+        forward is recorded and run as graphs; see ``tinytorch.compiler``). Returns None, as PyTorch's."""
+        from ...compiler.api import CompiledFunction
+        from ...compiler import compile as _compile
+        _compile(lambda: None, *args, **kwargs)  # the arguments' checks
+        call = type(self).__call__
+        self.__dict__["_compiled_call"] = CompiledFunction(lambda *a, **k: call(self, *a, **k), *args, **kwargs)
 
     def cpu(self):
         return self.to("cpu")

@@ -1,0 +1,409 @@
+"""``tinytorch.compile``: capture at the dispatcher, run graphs, replay them.
+
+Two modes (``mode=``):
+
+- default (``None``, ``"default"``, ``"max-autotune"``...): the Python function runs on every call with its ops
+  recorded lazily (``lazy.py``); the recorded graph runs at the end of the call, or at a graph break, through a
+  cached ``Plan`` (``graph.py``). Whatever Python decides between ops (a closure scalar, a step counter in an
+  ``if``, a list that grew) is seen on every call, so the results are always eager's.
+- ``"reduce-overhead"`` (PyTorch's name for its CUDA-graph mode): once two consecutive calls recorded the same
+  single graph over the same tensors, later calls skip the Python function and replay that graph, as long as the
+  guards hold (``Replay.check``). What a replay cannot see: Python values read by the function that are not
+  tensors, arguments or guarded state (a global scalar, an optimizer's learning rate changed by a scheduler, a
+  list it appends to); a function that depends on those must use the default mode. Functions that draw random
+  numbers, or whose graph breaks, are never replayed (they run in the default mode).
+
+Guards of a replay: the arguments' shapes, strides, dtypes, devices and ``requires_grad``, non-tensor arguments
+by value, grad mode, autocast, ``training`` of every module the function reaches, the identities of their
+parameters, and which of those have a ``.grad``. A failed guard runs the function again in the default mode.
+"""
+import warnings
+
+from .._modes import _ac, _lazy, _state
+from . import graph as _graph
+from .lazy import Recording, LazyStorage, _bind_tensor
+
+cache_size_limit = 8  # as torch._dynamo.config.cache_size_limit: distinct graphs per function before eager
+_MISS = object()
+MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+
+
+def _flatten(obj, acc):
+    if type(obj) in (list, tuple):
+        for x in obj:
+            _flatten(x, acc)
+    elif type(obj) is dict:
+        for x in obj.values():
+            _flatten(x, acc)
+    else:
+        acc.append(obj)
+    return acc
+
+
+def _owners(fn):
+    """The modules and optimizers a function reaches: itself, its ``__self__``, its closure and the globals it
+    names (what a replay guards)."""
+    from ..nn.modules.module import Module
+    from ..optim.optimizer import Optimizer
+    found = []
+    seen = set()
+
+    def add(v):
+        if isinstance(v, (Module, Optimizer)) and id(v) not in seen:
+            seen.add(id(v))
+            found.append(v)
+
+    add(fn)
+    add(getattr(fn, "__self__", None))
+    f = getattr(fn, "__func__", fn)
+    code = getattr(f, "__code__", None)
+    if code is None and isinstance(fn, Module):
+        f = type(fn).forward
+        code = f.__code__
+    if code is not None:
+        g = getattr(f, "__globals__", {})
+        for name in code.co_names:
+            if name in g:
+                add(g[name])
+        for cell in getattr(f, "__closure__", None) or ():
+            try:
+                add(cell.cell_contents)
+            except ValueError:
+                pass
+    return found
+
+
+def _gen_state():
+    from .._ops.generator import default_generator
+    st = default_generator._bits.state["state"]
+    return (st["pos"], bytes(st["key"]))
+
+
+class CompiledFunction:
+    """What ``tinytorch.compile(fn)`` returns for a function: call it as ``fn``."""
+
+    def __init__(self, fn, fullgraph=False, dynamic=None, mode=None, backend=None):
+        self.fn = fn
+        self._orig_mod = fn
+        self.fullgraph = fullgraph
+        self.dynamic = dynamic
+        self.mode = mode or "default"
+        self.backend = backend
+        self.name = getattr(fn, "__qualname__", None) or type(fn).__name__
+        self.eager = backend == "eager"
+        self.graphs = set()  # the distinct graph sequences this function has run
+        self.calls = self.replays = 0
+        self.breaks = []
+        self._replay = None
+        self._prev = None  # the last call's capture, compared with the next one (reduce-overhead)
+        self._owners = None
+        try:
+            self.__wrapped__ = fn
+            self.__doc__ = fn.__doc__
+            self.__name__ = getattr(fn, "__name__", self.name)
+        except AttributeError:
+            pass
+
+    def __call__(self, *args, **kwargs):
+        if _lazy.active or self.eager:  # inside another compiled function: part of its graph
+            return self.fn(*args, **kwargs)
+        self.calls += 1
+        if self._replay is not None:
+            out = self._replay.call(args, kwargs)
+            if out is not _MISS:
+                self.replays += 1
+                return out
+            self._replay = None
+        replay = self.mode == "reduce-overhead"
+        if replay:
+            if self._owners is None:
+                self._owners = _owners(self.fn)
+            before = (_gen_state(), _guard_state(self._owners))
+        _bind_tensor()
+        rec = Recording(self.fullgraph, self.name)
+        _lazy.active, _lazy.recording = True, rec
+        try:
+            out = self.fn(*args, **kwargs)
+        except BaseException:
+            _lazy.active, _lazy.recording = False, None
+            rec.abort()
+            raise
+        _lazy.active, _lazy.recording = False, None
+        rec.flush()
+        self.breaks = rec.breaks
+        sig = tuple(id(p) for p in rec.plans)
+        if sig not in self.graphs:
+            self.graphs.add(sig)
+            if len(self.graphs) > cache_size_limit:
+                warnings.warn(f"tinytorch.compile: {self.name} was recompiled {len(self.graphs)} times "
+                              f"(cache_size_limit = {cache_size_limit}), the last time because its graph changed "
+                              "(new shapes, dtypes or Python values); it runs eagerly from now on")
+                self.eager = True
+        if replay:
+            self._capture(rec, args, kwargs, out, before)
+        return out
+
+    # ---- reduce-overhead ----------------------------------------------------------------------------------------
+    def _capture(self, rec, args, kwargs, out, before):
+        cur = None
+        if len(rec.plans) == 1 and not rec.breaks and _gen_state() == before[0]:
+            cur = (rec.plans[0], rec.last_ext, rec.last_slots, before[1])
+        prev, self._prev = self._prev, cur
+        if cur is None or prev is None or prev[0] is not cur[0] or prev[3] != cur[3]:
+            return
+        # the same graph twice: the tensors it reads besides the arguments must be the same (or equal constants)
+        from .._tensor import Tensor
+        flat = [a for a in _flatten((args, kwargs), []) if isinstance(a, Tensor)]
+        arg_storage = {id(a._storage): j for j, a in enumerate(flat)}
+        bind = []
+        for t, old in zip(cur[1], prev[1]):
+            j = arg_storage.get(id(t._storage))
+            if j is not None:
+                bind.append((j, t._shape, t._stride, t._offset - flat[j]._offset, t.dtype))
+                continue
+            if t is not old and not _equal_constants(t, old):
+                return
+            bind.append(t)
+        self._replay = Replay(self, rec, cur, flat, args, kwargs, out, bind)
+
+
+def _equal_constants(a, b):
+    """Two tensors made on the host by two calls (``arange(T)``, ``zeros(n)``) holding the same values."""
+    if a._shape != b._shape or a.dtype is not b.dtype or a.requires_grad or b.requires_grad:
+        return False
+    if type(a._storage) is LazyStorage or type(b._storage) is LazyStorage:
+        return False
+    import numpy as np
+    try:
+        return bool(np.array_equal(a.cpu().numpy(), b.cpu().numpy()))
+    except Exception:  # noqa: BLE001 - a device without host copies: not a constant
+        return False
+
+
+def _guard_state(owners):
+    """What a replay assumes about the modules and optimizers the function reaches."""
+    from ..nn.modules.module import Module
+    st = [_state.enabled, _ac.active, tuple((k, tuple(e)) for k, e in _ac.entries.items())]
+    for o in owners:
+        if isinstance(o, Module):
+            for m in o.modules():
+                st.append(m.training)
+            for p in o.parameters():
+                st.append(id(p))
+                st.append(p._grad is None)
+        else:
+            for g in o.param_groups:
+                for p in g["params"]:
+                    st.append(id(p))
+                    st.append(p._grad is None)
+    return tuple(st)
+
+
+def _arg_sig(a):
+    from .._tensor import Tensor
+    if isinstance(a, Tensor):
+        return (a._shape, a._stride, a._offset, a.dtype, a._storage.device, a.requires_grad)
+    if type(a) in (int, float, bool, str) or a is None:
+        return (type(a), a)
+    return (type(a), id(a))
+
+
+class Replay:
+    """A captured graph replayed without the Python function (``mode="reduce-overhead"``, ``jit.trace``)."""
+
+    def __init__(self, owner, rec, cur, flat, args, kwargs, out, bind):
+        from .._tensor import Tensor
+        self.owner = owner
+        self.plan = cur[0]
+        self.guard = cur[3]
+        self.bind = bind
+        self.sig = tuple(_arg_sig(a) for a in _flatten((args, kwargs), []))
+        slots = cur[2]
+        slot_of = {}
+        for s, wr in enumerate(slots):
+            st = wr()
+            if st is not None:
+                slot_of[id(st)] = s
+        # the return value: recorded tensors come back as new tensors over the replay's buffers
+        returned = set()
+
+        def template(o):
+            if isinstance(o, Tensor):
+                s = slot_of.get(id(o._storage))
+                if s is not None:
+                    returned.add(s)
+                    return ("slot", s, o._shape, o._stride, o._offset, o.dtype, o._storage.device,
+                            o._storage.backend, o._storage.size)
+                for j, a in enumerate(flat):
+                    if a is o:
+                        return ("arg", j)
+                return ("fixed", o)
+            if type(o) in (list, tuple):
+                return (type(o), [template(x) for x in o])
+            return ("value", o)
+        self.template = template(out)
+        # what else the graph computed that Python still holds (a parameter's .grad): written back in place
+        self.static = [(s, slots[s]) for s in slot_of.values() if s not in returned]
+        self.grads = [(leaf, g) for leaf, g in rec.grads.items()]
+        written = set()
+        for node in rec.last_nodes:
+            if node[0] != "kernel":
+                for spec in node[3][:1] if node[0] == "copy" else node[3]:
+                    for i in _ext_uses(spec):
+                        written.add(id(rec.last_ext[i]._storage))
+        self.versions = [t._storage._version for t in rec.last_ext if id(t._storage) in written]
+
+    def call(self, args, kwargs):
+        flat_all = _flatten((args, kwargs), [])
+        if len(flat_all) != len(self.sig) or any(_arg_sig(a) != s for a, s in zip(flat_all, self.sig)):
+            return _MISS
+        owner = self.owner
+        if owner is not None and _guard_state(owner._owners) != self.guard:
+            return _MISS
+        from .._tensor import Tensor, _new
+        flat = [a for a in flat_all if isinstance(a, Tensor)]
+        ext = []
+        for b in self.bind:
+            if type(b) is tuple:
+                j, shape, stride, delta, dtype = b
+                a = flat[j]
+                if a._shape == shape and a._stride == stride and delta == 0:
+                    ext.append(a)
+                else:
+                    ext.append(_new(a._storage, shape, stride, a._offset + delta, dtype))
+            else:
+                ext.append(b)
+        bufs = self.plan.run(ext)
+        for v in self.versions:
+            v[0] += 1
+        for s, wr in self.static:
+            st = wr()
+            if st is not None:
+                st.backend.copy_(st.buf, bufs[s])
+        for leaf, g in self.grads:
+            leaf._grad = g
+        from .._storage import Storage
+
+        def build(t):
+            k = t[0]
+            if k == "slot":
+                _, s, shape, stride, off, dtype, dev, backend, size = t
+                return _new(Storage(bufs[s], dtype, dev, size, backend), shape, stride, off, dtype)
+            if k == "arg":
+                return flat[t[1]]
+            if k == "fixed" or k == "value":
+                return t[1]
+            return t[0](build(x) for x in t[1])
+        return build(self.template)
+
+
+def _ext_uses(spec):
+    if spec[0] == "x":
+        return (spec[1],)
+    if spec[0] == "l":
+        return [i for x in spec[2] for i in _ext_uses(x)]
+    return ()
+
+
+class OptimizedModule:
+    """What ``tinytorch.compile(module)`` returns (PyTorch's ``OptimizedModule``): calls go through the compiled
+    forward; attributes, parameters and ``state_dict`` are the wrapped module's (under ``_orig_mod.``)."""
+
+    def __new__(cls, mod, compiled):
+        from ..nn.modules.module import Module
+
+        class _Optimized(cls, Module):
+            pass
+        _Optimized.__name__ = _Optimized.__qualname__ = "OptimizedModule"
+        self = object.__new__(_Optimized)
+        Module.__init__(self)
+        self._orig_mod = mod
+        self.__dict__["_compiled"] = compiled
+        return self
+
+    def __init__(self, mod, compiled):
+        pass
+
+    def forward(self, *args, **kwargs):
+        return self.__dict__["_compiled"](*args, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        return self.__dict__["_compiled"](*args, **kwargs)
+
+    def __getattr__(self, name):
+        from ..nn.modules.module import Module
+        try:
+            return Module.__getattr__(self, name)
+        except AttributeError:
+            return getattr(Module.__getattr__(self, "_orig_mod"), name)
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
+            disable=False):
+    """Compile ``model`` (a function or an ``nn.Module``) as ``torch.compile``.
+
+    Returns a callable with the same results as ``model``: for a module an ``OptimizedModule`` (its parameters
+    and ``state_dict`` are the module's, under ``_orig_mod.``), for a function a ``CompiledFunction``. With
+    ``model`` None, a decorator. Each call records the ops the function sends through the dispatcher and runs them
+    as one graph (or several, split at graph breaks), made once per structure: dead code dropped, elementwise
+    chains fused into generated kernels, intermediates released after their last use.
+
+    mode: None / "default" (the function runs every call; always eager's results), "reduce-overhead" (replays
+    the captured graph without running the function once it is seen to be static; see ``compiler.api``),
+    "max-autotune" and "max-autotune-no-cudagraphs" (as default). fullgraph: a graph break raises
+    ``tinytorch.compiler.Unsupported`` naming the op and line. dynamic: accepted; shapes are always specialized (a
+    new shape records a new graph; after ``cache_size_limit`` graphs the function runs eagerly, with a warning).
+    backend: "eager" runs the function as it is; any other name uses tinytorch's compiler. disable: return
+    ``model`` itself. RuntimeError for an unknown mode (PyTorch's message).
+
+    Source: https://pytorch.org/docs/stable/generated/torch.compile.html
+    """
+    if mode is not None and mode not in MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(MODES)}")
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
+    if model is None:
+        def deco(m):
+            return compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options,
+                           disable=disable)
+        return deco
+    if disable:
+        return model
+    if not callable(model):
+        raise RuntimeError("torch.compile: model must be callable")
+    from ..nn.modules.module import Module
+    be = backend if isinstance(backend, str) else "inductor"
+    if isinstance(model, Module):
+        return OptimizedModule(model, CompiledFunction(model, fullgraph, dynamic, mode, be))
+    return CompiledFunction(model, fullgraph, dynamic, mode, be)
+
+
+def is_compiling():
+    """Whether the caller runs inside a compiled function's capture (``torch.compiler.is_compiling``)."""
+    return _lazy.active
+
+
+def reset():
+    """Forget every compiled graph and generated kernel held in memory (``torch.compiler.reset``)."""
+    _graph.reset()
+
+
+def disable(fn=None, recursive=True):
+    """``torch.compiler.disable``: ``fn`` always runs eagerly, even when called from a compiled function (its ops
+    run at once: the graph recorded so far runs first)."""
+    if fn is None:
+        return lambda f: disable(f, recursive)
+
+    def run_eagerly(*args, **kwargs):
+        rec = _lazy.recording if _lazy.active else None
+        if rec is None:
+            return fn(*args, **kwargs)
+        rec.flush()
+        _lazy.active, _lazy.recording = False, None
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _lazy.active, _lazy.recording = True, rec
+    run_eagerly.__wrapped__ = fn
+    return run_eagerly
+

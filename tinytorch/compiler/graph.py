@@ -1,0 +1,296 @@
+"""A recorded graph made runnable: the passes and the interpreter of a ``Plan``.
+
+``plan_for(recording, live)`` returns the Plan of a recording's graph, made once per structure (the op names, the
+shapes, strides and dtypes of the tensors, the Python scalars and attributes, which recorded tensors are still
+referenced) and kept in a bounded cache. Making a Plan runs the passes:
+
+- dead-code elimination: a kernel whose outputs nobody holds and no kept kernel reads is dropped;
+- fusion (``fusion.py``): chains of elementwise kernels become one generated kernel on backends with a code
+  generator (``codegen_cpp.py`` on ``cpu``);
+- memory planning: each intermediate is released right after its last reader, so the allocator reuses its memory
+  for the next one; the peak of the graph's intermediates is reported (``Plan.peak_bytes``).
+
+``Plan.run`` is the replay: one Python loop over prepared steps, one call per kernel, no meta work, no autograd.
+"""
+import os
+import sys
+from collections import OrderedDict
+from math import prod as _prod
+
+from .. import _strides
+
+_CACHE = OrderedDict()
+CACHE_SIZE = 512
+stats = {"plans": 0, "hits": 0}
+
+
+def debug_enabled():
+    return os.environ.get("TINYTORCH_COMPILE_DEBUG", "") not in ("", "0")
+
+
+def plan_for(rec, live):
+    """The cached Plan of ``rec``'s graph with ``live`` (which pending storages are still referenced)."""
+    key = (tuple(rec.keys), live)
+    plan = _CACHE.get(key)
+    if plan is not None:
+        _CACHE.move_to_end(key)
+        stats["hits"] += 1
+        return plan
+    plan = Plan(rec, live)
+    _CACHE[key] = plan
+    if len(_CACHE) > CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    stats["plans"] += 1
+    if rec.debug or debug_enabled():
+        sys.stderr.write(plan.describe(rec) + "\n")
+    return plan
+
+
+def reset():
+    """Forget every cached Plan (``tinytorch.compiler.reset``)."""
+    _CACHE.clear()
+    from . import codegen_cpp
+    codegen_cpp.reset()
+
+
+_X, _P, _V, _L, _S, _I = range(6)
+
+
+def _prep(s, slot_info):
+    """An argument spec made quick to resolve: (code, ...) with the cast dtype or None."""
+    k = s[0]
+    if k == "x":
+        _, i, cast, item = s
+        return (_I, i, None) if item else (_X, i, cast)
+    if k == "p":
+        _, slot, shape, stride, offset, dtype, cast = s
+        if cast is dtype:
+            cast = None
+        oshape, odtype, backend = slot_info[slot]
+        if shape == oshape and offset == 0 and dtype is odtype and stride == _strides.contiguous_strides(shape):
+            return (_P, slot, cast, backend)
+        return (_V, slot, cast, backend, dtype, shape, stride, offset)
+    if k == "l":
+        return (_L, s[1], [_prep(x, slot_info) for x in s[2]])
+    return (_S, s[1])
+
+
+def _slots_of(s, acc):
+    k = s[0]
+    if k == "p":
+        acc.append(s[1])
+    elif k == "l":
+        for x in s[2]:
+            _slots_of(x, acc)
+    return acc
+
+
+def _spec_slots(node):
+    acc = []
+    for s in node[3]:
+        _slots_of(s, acc)
+    if type(node[4]) is KwSpec:
+        for s in node[4].values():
+            _slots_of(s, acc)
+    return acc
+
+
+class KwSpec(dict):
+    """The keyword attributes of a recorded call when some are tensors: name -> argument spec."""
+
+
+class Step:
+    __slots__ = ("kind", "name", "fn", "args", "kw", "kwspec", "outs", "backend", "free", "node")
+
+
+class Plan:
+    """A graph's prepared steps (after the passes) and what running it needs."""
+
+    def __init__(self, rec, live):
+        nodes = rec.nodes
+        info = list(rec.slot_info)
+        self.n_slots = len(info)
+        self.n_nodes = len(nodes)
+        self.live = live
+        # dead-code elimination, backwards from what is still referenced and from the side effects
+        needed = set(i for i, l in enumerate(live) if l)
+        keep = [False] * len(nodes)
+        for j in range(len(nodes) - 1, -1, -1):
+            node = nodes[j]
+            if node[0] != "kernel" or any(s in needed for s in node[5]):
+                keep[j] = True
+                needed.update(_spec_slots(node))
+        kept = [j for j in range(len(nodes)) if keep[j]]
+        self.dead = len(nodes) - len(kept)
+        from . import fusion
+        groups = fusion.fuse(rec, kept, live)
+        steps = []
+        for g in groups:
+            st = Step()
+            if isinstance(g, int):
+                node = nodes[g]
+                st.kind, st.name, st.fn, spec, kw, st.outs, st.backend = node
+                st.args = [_prep(s, info) for s in spec]
+                if type(kw) is KwSpec:
+                    st.kw, st.kwspec = None, {k: _prep(v, info) for k, v in kw.items()}
+                else:
+                    st.kw, st.kwspec = kw, None
+                st.node = g
+            else:  # a fused group: (kernel callable, input specs, out slots)
+                st.kind, st.name, st.fn = "fused", g.name, g.fn
+                st.args = [_prep(s, info) for s in g.inputs]
+                st.kw, st.kwspec, st.outs, st.backend, st.node = None, None, g.outs, g.backend, None
+            steps.append(st)
+        self.fused = sum(1 for s in steps if s.kind == "fused")
+        self.fused_nodes = sum(len(g.members) for g in groups if not isinstance(g, int))
+        # memory planning: release each intermediate after its last reader
+        last = {}
+        for i, st in enumerate(steps):
+            for a in st.args:
+                for s in _arg_slots(a):
+                    last[s] = i
+            if st.kwspec:
+                for a in st.kwspec.values():
+                    for s in _arg_slots(a):
+                        last[s] = i
+        frees = [[] for _ in steps]
+        for s, i in last.items():
+            if not live[s]:
+                frees[i].append(s)
+        for i, st in enumerate(steps):
+            for s in st.outs:  # an output nobody reads (a dropped group member's) goes at once
+                if s not in last and not live[s]:
+                    frees[i].append(s)
+            st.free = tuple(frees[i])
+        self.steps = steps
+        # the peak of the intermediates' bytes, as the steps allocate and release them
+        cur = peak = 0
+        for st in steps:
+            for s in st.outs:
+                shape, dtype, _ = info[s]
+                cur += _prod(shape) * dtype.itemsize
+            peak = max(peak, cur)
+            for s in st.free:
+                shape, dtype, _ = info[s]
+                cur -= _prod(shape) * dtype.itemsize
+        self.peak_bytes = peak
+        self.info = info
+
+    def run(self, ext, nodes=None):
+        """Run the steps on the recorded existing tensors ``ext``; returns the buffer of every pending storage
+        (None for those released)."""
+        vals = [None] * self.n_slots
+        bufs = [None] * self.n_slots
+        info = self.info
+        for st in self.steps:
+            natives = [_resolve(a, ext, vals, bufs) for a in st.args]
+            kind = st.kind
+            if kind == "kernel" or kind == "fused":
+                kw = st.kw
+                if st.kwspec is not None:
+                    kw = {k: _resolve(a, ext, vals, bufs) for k, a in st.kwspec.items()}
+                res = st.fn(*natives, **kw) if kw else st.fn(*natives)
+                outs = st.outs
+                if len(outs) == 1:
+                    res = (res,)
+                backend = st.backend
+                for s, r in zip(outs, res):
+                    shape, dtype, _ = info[s]
+                    nat, buf, stride, off = backend.wrap(r, dtype)
+                    if off != 0 or nat.shape != shape or (stride != _strides.contiguous_strides(shape) and
+                                                          _prod(shape) > 1):
+                        # recorded tensors were given contiguous strides: keep that promise
+                        nat, buf = _contiguous(backend, nat, shape, dtype)
+                    vals[s] = nat
+                    bufs[s] = buf
+            elif kind == "mutate":
+                kw = st.kw
+                if st.kwspec is not None:
+                    kw = {k: _resolve(a, ext, vals, bufs) for k, a in st.kwspec.items()}
+                st.fn(*natives, **kw) if kw else st.fn(*natives)
+            else:  # the write step
+                st.backend.copy_(natives[0], natives[1])
+            for s in st.free:
+                vals[s] = None
+                bufs[s] = None
+        return bufs
+
+    def describe(self, rec=None):
+        lines = [f"tinytorch.compile: graph of {rec.name if rec else '?'}: {self.n_nodes} ops, {self.dead} dead, "
+                 f"{self.fused_nodes} fused into {self.fused} kernels, {len(self.steps)} steps, "
+                 f"peak intermediates {self.peak_bytes / 1e6:.3f} MB"]
+        if rec is not None:
+            lines.append(format_graph(rec.nodes, rec.slot_info))
+        return "\n".join(lines)
+
+
+def _arg_slots(a):
+    c = a[0]
+    if c == _P or c == _V:
+        return (a[1],)
+    if c == _L:
+        return [s for x in a[2] for s in _arg_slots(x)]
+    return ()
+
+
+def _contiguous(backend, nat, shape, dtype):
+    out, buf = backend.empty(shape, dtype)
+    backend.copy_(out, nat)
+    return out, buf
+
+
+def _resolve(a, ext, vals, bufs):
+    c = a[0]
+    if c == _P:
+        n = vals[a[1]]
+        return n if a[2] is None else a[3].cast(n, a[2])
+    if c == _X:
+        t = ext[a[1]]
+        n = t._native()
+        return n if a[2] is None or t.dtype is a[2] else t._storage.backend.cast(n, a[2])
+    if c == _S:
+        return a[1]
+    if c == _V:
+        n = a[3].view(bufs[a[1]], a[4], a[5], a[6], a[7])
+        return n if a[2] is None else a[3].cast(n, a[2])
+    if c == _L:
+        return a[1](_resolve(x, ext, vals, bufs) for x in a[2])
+    return ext[a[1]].item()  # _I: a 0-dim cpu tensor joining another device's op
+
+
+def _fmt_spec(s, names):
+    k = s[0]
+    if k == "x":
+        return f"%in{s[1]}"
+    if k == "p":
+        return names.get(s[1], f"%{s[1]}") + ("" if s[4] == 0 and s[3] == _strides.contiguous_strides(s[2])
+                                               else f".view({list(s[2])})")
+    if k == "l":
+        return "[" + ", ".join(_fmt_spec(x, names) for x in s[2]) + "]"
+    v = s[1]
+    return repr(v)
+
+
+_DT = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+       "int32": "Int", "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
+       "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def format_graph(nodes, slot_info):
+    """The recorded ops, one per line, TorchScript-style: ``%3 : Float(128, 10) = addmm(%in0, %2, ...)``."""
+    names = {}
+    lines = ["graph("]
+    for node in nodes:
+        kind, name, _, spec, kw, outs, _ = node
+        args = ", ".join(_fmt_spec(s, names) for s in spec)
+        if kw:
+            args += ", " + ", ".join(f"{k}={_fmt_spec(v, names) if type(kw) is KwSpec else repr(v)}"
+                                     for k, v in kw.items())
+        if outs:
+            lhs = ", ".join(f"%{s} : {_DT.get(slot_info[s][1].name, slot_info[s][1].name)}"
+                            f"({', '.join(str(d) for d in slot_info[s][0])})" for s in outs)
+            lines.append(f"  {lhs} = {name}({args})")
+        else:
+            lines.append(f"  {name}({args})  # writes in place")
+    lines.append(")")
+    return "\n".join(lines)

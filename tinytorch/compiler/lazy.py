@@ -1,0 +1,275 @@
+"""Capture at the dispatcher: lazy tensors (PyTorch/XLA's lazy-tensor design).
+
+While a compiled function runs, ``_dispatch.dispatch`` does everything it does eagerly (argument checks, type
+promotion, the output's shape and dtype, the autograd graph) except running the kernel: it appends the call to the
+thread's ``Recording`` and returns a tensor whose storage is a ``LazyStorage``, *pending* until the recording runs.
+The in-place kernels, the mutating ops (fused optimizer updates) and the write step (``copy_``, every in-place op,
+``out=``) are recorded the same way, so a whole training step (forward, the autograd engine's backward ops, the
+optimizer) becomes one graph.
+
+The recording runs (``Recording.flush``) at the end of the compiled function, or earlier when something needs a
+pending value on the host: reading a pending storage's buffer (``.item()``, ``.tolist()``, ``bool(t)``, ``print``,
+``.numpy()``) or an op whose output shape depends on the data (``nonzero``, boolean masks). That early run is a
+*graph break*: the graph recorded so far runs, and recording goes on in a new graph. With ``fullgraph=True`` a graph
+break raises ``Unsupported`` naming the op and the line of the user's code instead.
+
+A recording runs through a ``Plan`` (``graph.py``), cached by the graph's structure: the same ops on the same
+shapes, dtypes, strides, Python scalars and attributes give the same key, so the passes and the generated kernels
+are made once.
+"""
+import os
+import sys
+import weakref
+from math import prod as _prod
+
+from .._modes import _lazy, _state
+from .._storage import Storage
+from .. import _strides
+
+_BUF = Storage.buf  # the base class's slot: where a LazyStorage keeps its buffer once it has one
+_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+Tensor = None  # set on first use (import cycle with _tensor)
+
+
+class Unsupported(RuntimeError):
+    """A graph break under ``fullgraph=True`` (PyTorch's ``torch._dynamo.exc.Unsupported``): the compiled
+    function needs a value on the host, or an op with a data-dependent output shape, in the middle of its graph."""
+
+
+class LazyStorage(Storage):
+    """The storage of a tensor that a recording will compute. Its buffer is made when the recording runs; reading
+    ``buf`` before that runs the recording first (a graph break)."""
+
+    __slots__ = ("recording", "slot")
+
+    def __init__(self, dtype, device, size, backend, recording, slot):  # noqa: super().__init__ would set buf
+        self.backend = backend
+        self.dtype = dtype
+        self.device = device
+        self.size = size
+        self._version = [0]
+        self.inference = _state.inference
+        _BUF.__set__(self, None)
+        self.recording = recording
+        self.slot = slot
+
+    @property
+    def buf(self):
+        rec = self.recording
+        if rec is not None:
+            rec.sync()
+            if self.recording is not None:
+                raise RuntimeError("tinytorch.compile: this tensor belongs to a compiled function whose graph "
+                                   "raised an error before it ran; it has no value")
+        return _BUF.__get__(self)
+
+    @buf.setter
+    def buf(self, value):
+        _BUF.__set__(self, value)
+
+
+def _freeze(v):
+    """A hashable stand-in for an op attribute or scalar argument, with its type (1 and 1.0 and True promote
+    differently)."""
+    t = type(v)
+    if t in (int, float, bool, str, complex) or v is None:
+        return (t, v)
+    if t in (list, tuple):
+        return (t, tuple(_freeze(x) for x in v))
+    if t is dict:
+        return (t, tuple(sorted((k, _freeze(x)) for k, x in v.items())))
+    try:
+        hash(v)
+        return v
+    except TypeError:
+        return (t, repr(v))
+
+
+def user_frame():
+    """'file:line (function)' of the innermost frame outside tinytorch, and the name of the tinytorch function it
+    called (the op that needed the data)."""
+    f = sys._getframe(1)
+    inner = None
+    while f is not None:
+        fn = f.f_code.co_filename
+        if not os.path.abspath(fn).startswith(_PKG):
+            return f"{fn}:{f.f_lineno} ({f.f_code.co_name})", inner
+        inner = f.f_code.co_name
+        f = f.f_back
+    return "<unknown>", inner
+
+
+class Recording:
+    """The ops a compiled function sent through the dispatcher since its graph last ran.
+
+    ``nodes``: one tuple per kernel call, ``(kind, name, kernel, argspec, kwspec, out_slots, backend)`` with kind
+    'kernel' (returns new tensors), 'mutate' (writes its arguments in place) or 'copy' (the write step).
+    An argument spec is ('x', i, cast, item) for an existing tensor (``ext[i]``), ('p', slot, shape, stride,
+    offset, dtype, cast) for a view of a pending storage, ('l', type, specs) for a list of tensors, ('s', value)
+    for anything else. ``keys`` hold the hashable structure of each node (the cache key of the graph)."""
+
+    def __init__(self, fullgraph=False, name="<fn>", debug=False):
+        self.fullgraph = fullgraph
+        self.name = name
+        self.debug = debug
+        self.segments = 0  # graphs run so far
+        self.breaks = []  # (reason, where) of each graph break
+        self.grads = {}  # leaf tensor -> its .grad after the autograd engine wrote it (the replay redoes it)
+        self.plans = []  # the Plan of each graph run
+        self._reset()
+
+    def _reset(self):
+        self.nodes = []
+        self.keys = []
+        self.slots = []  # weakref to each pending LazyStorage
+        self.slot_info = []  # (shape, dtype, backend) of each pending storage
+        self.ext = []  # the existing tensors the graph reads or writes, one entry per use
+        self.ext_storage = {}  # id(storage) -> index: which uses share memory (part of the key)
+        self._keep = []  # those storages, so their ids stay unique while recorded
+
+    # ---- recording ----------------------------------------------------------------------------------------
+    def _spec(self, a, cast, dev, key):
+        if isinstance(a, Tensor):
+            st = a._storage
+            if type(st) is LazyStorage:
+                if st.recording is self:
+                    if dev is not None and st.device is not dev:  # a 0-dim cpu value joining another device
+                        st.buf  # noqa: B018 - needs the value now: runs the graph
+                    else:
+                        s = ("p", st.slot, a._shape, a._stride, a._offset, a.dtype, cast)
+                        key.append(s)
+                        return s
+                elif st.recording is not None:
+                    st.buf  # noqa: B018 - pending in another recording (an outer one): that one runs first
+            i = len(self.ext)
+            self.ext.append(a)
+            si = self.ext_storage.get(id(st))
+            if si is None:
+                si = self.ext_storage[id(st)] = len(self._keep)
+                self._keep.append(st)
+            item = dev is not None and st.device is not dev
+            key.append(("x", si, a._shape, a._stride, a._offset, a.dtype, st.device, cast, item, a.requires_grad))
+            return ("x", i, cast, item)
+        if type(a) in (list, tuple) and any(isinstance(x, Tensor) for x in a):
+            key.append(("l", len(a)))
+            return ("l", type(a), [self._spec(x, None, dev, key) for x in a])
+        key.append(_freeze(a))
+        return ("s", a)
+
+    def _kw(self, kw, dev, key):
+        if not kw:
+            return None
+        for v in kw.values():
+            if isinstance(v, Tensor) or type(v) in (list, tuple) and any(isinstance(x, Tensor) for x in v):
+                from .graph import KwSpec
+                return KwSpec((k, self._spec(v, None, dev, key)) for k, v in kw.items())
+        key.append(_freeze(kw))
+        return kw
+
+    def record(self, op, args, kw, outs, casts, backend, dev, kern):
+        """Record a kernel call of ``op`` (its meta already ran: ``outs``, ``casts``) and return its pending
+        output(s); None when its output shape depends on the data (the graph runs, and so does the op, eagerly)."""
+        for shape, _ in outs:
+            if shape is None:
+                self.sync(f"{op.name}: output shape depends on the data")
+                return None
+        key = [op.name]
+        spec = [self._spec(a, c, dev, key) for a, c in zip(args, casts)]
+        kwspec = self._kw(kw, dev, key)
+        out_slots = []
+        results = []
+        from .._tensor import _new, _CPU
+        device = dev or _CPU
+        for shape, dtype in outs:
+            slot = len(self.slots)
+            st = LazyStorage(dtype, device, _prod(shape), backend, self, slot)
+            self.slots.append(weakref.ref(st))
+            self.slot_info.append((shape, dtype, backend))
+            results.append(_new(st, shape, _strides.contiguous_strides(shape), 0, dtype))
+            out_slots.append(slot)
+        self.nodes.append(("kernel", op.name, kern, spec, kwspec, out_slots, backend))
+        self.keys.append(tuple(key))
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def record_mutation(self, name, kern, args, kw):
+        """Record a kernel that writes its tensor arguments in place (an in-place kernel, a fused update)."""
+        key = [name, "mutate"]
+        spec = [self._spec(a, None, None, key) for a in args]
+        kwspec = self._kw(kw, None, key)
+        self.nodes.append(("mutate", name, kern, spec, kwspec, (), None))
+        self.keys.append(tuple(key))
+
+    def record_copy(self, dst, src):
+        """Record the write step: ``src`` broadcast and cast into ``dst``'s memory."""
+        key = ["copy_"]
+        spec = [self._spec(dst, None, None, key), self._spec(src, None, None, key)]
+        self.nodes.append(("copy", "copy_", None, spec, None, (), dst._storage.backend))
+        self.keys.append(tuple(key))
+
+    def note_grad(self, leaf, before):
+        """The autograd engine wrote ``leaf.grad`` (a replay must set it again)."""
+        self.grads[leaf] = leaf._grad
+
+    # ---- running ----------------------------------------------------------------------------------------------
+    def sync(self, reason=None):
+        """A graph break: something needs a pending value now. Run the graph recorded so far and go on recording
+        a new one. Under ``fullgraph=True``: Unsupported, naming the op and the line."""
+        where, inner = user_frame()
+        if reason is None:
+            reason = f"{inner or 'an op'}() needs a tensor's value on the host"
+        if self.fullgraph:
+            self.abort()
+            raise Unsupported(f"tinytorch.compile(fullgraph=True): graph break in {self.name}: {reason}, at {where}. "
+                              "Move it out of the compiled function, or compile without fullgraph=True")
+        self.breaks.append((reason, where))
+        self.flush()
+
+    def flush(self):
+        """Run the recorded graph (through its cached Plan) and give every pending storage still referenced its
+        buffer."""
+        if not self.nodes:
+            self._reset()
+            return
+        from .graph import plan_for
+        live = tuple(wr() is not None for wr in self.slots)
+        plan = plan_for(self, live)
+        was = _lazy.active
+        _lazy.active = False  # nothing the kernels do is recorded
+        try:
+            bufs = plan.run(self.ext, self.nodes)
+        except BaseException:
+            self.abort()
+            raise
+        finally:
+            _lazy.active = was
+        for wr, buf in zip(self.slots, bufs):
+            st = wr()
+            if st is not None:
+                _BUF.__set__(st, buf)
+                st.recording = None
+        self.plans.append(plan)
+        self.segments += 1
+        self.last_ext, self.last_slots, self.last_nodes = self.ext, self.slots, self.nodes
+        self._reset()
+
+    def abort(self):
+        """Drop the recorded graph (its function raised): its pending tensors keep no value."""
+        for wr in self.slots:
+            st = wr()
+            if st is not None:
+                st.recording = _ABORTED
+        self._reset()
+
+
+class _Aborted:
+    def sync(self):
+        pass
+
+
+_ABORTED = _Aborted()
+
+
+def _bind_tensor():
+    global Tensor
+    from .._tensor import Tensor as T
+    Tensor = T
