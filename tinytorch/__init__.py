@@ -144,6 +144,7 @@ def set_num_threads(n):
 
 from .compiler import compile  # noqa: E402
 from . import compiler  # noqa: E402
+from . import jit  # noqa: E402
 
 import sys as _sys  # noqa: E402
 

@@ -12,6 +12,7 @@ from . import _dispatch, _strides
 from . import _dtype as _dt
 from .autograd import engine
 from .autograd.grad_mode import _state
+from ._modes import _lazy
 from .device import as_device, device, get_backend
 from ._storage import Storage
 
@@ -265,6 +266,8 @@ class Tensor:
     def data(self, other):
         if not isinstance(other, Tensor):
             raise TypeError(f"data must be a Tensor, not {type(other).__name__}")
+        if _lazy.active:  # recorded ops read this tensor's old memory: they run first (a graph break)
+            _lazy.recording.sync("assigning .data")
         self._storage, self._shape, self._stride = other._storage, other._shape, other._stride
         self._offset, self.dtype, self._nat = other._offset, other.dtype, other._nat
 
@@ -370,6 +373,8 @@ class Tensor:
         """The data as an ndarray; shares memory on the cpu device (RuntimeError if it requires grad)."""
         if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if _lazy.active and id(self._storage) in _lazy.recording.dirty:
+            _lazy.recording.sync()  # recorded in-place writes into this memory run first (a graph break)
         if self.device.type != "cpu":
             if not force:
                 raise TypeError(f"can't convert {self.device.type} device type tensor to numpy. Use Tensor.cpu() to "

@@ -143,6 +143,38 @@ class CompiledFunction:
             self._capture(rec, args, kwargs, out, before)
         return out
 
+    def trace(self, args, kwargs=None):
+        """Run once on ``args`` capturing the graph, and replay it from now on for arguments like these
+        (``torch.jit.trace``). Returns the call's result."""
+        kwargs = kwargs or {}
+        if self._owners is None:
+            self._owners = _owners(self.fn)
+        self.mode = "reduce-overhead"
+        before = (_gen_state(), _guard_state(self._owners))
+        _bind_tensor()
+        rec = Recording(self.fullgraph, self.name)
+        _lazy.active, _lazy.recording = True, rec
+        try:
+            out = self.fn(*args, **kwargs)
+        except BaseException:
+            _lazy.active, _lazy.recording = False, None
+            rec.abort()
+            raise
+        _lazy.active, _lazy.recording = False, None
+        rec.flush()
+        self.recording = rec
+        if len(rec.plans) == 1 and not rec.breaks and _gen_state() == before[0]:
+            from .._tensor import Tensor
+            flat = [a for a in _flatten((args, kwargs), []) if isinstance(a, Tensor)]
+            arg_storage = {id(a._storage): j for j, a in enumerate(flat)}
+            bind = []
+            for t in rec.last_ext:
+                j = arg_storage.get(id(t._storage))
+                bind.append(t if j is None else (j, t._shape, t._stride, t._offset - flat[j]._offset, t.dtype))
+            self._replay = Replay(self, rec, (rec.plans[0], rec.last_ext, rec.last_slots, before[1]), flat, args,
+                                  kwargs, out, bind)
+        return out
+
     # ---- reduce-overhead ----------------------------------------------------------------------------------------
     def _capture(self, rec, args, kwargs, out, before):
         cur = None
@@ -244,6 +276,7 @@ class Replay:
         self.template = template(out)
         # what else the graph computed that Python still holds (a parameter's .grad): written back in place
         self.static = [(s, slots[s]) for s in slot_of.values() if s not in returned]
+        self.nodes, self.info = rec.last_nodes, rec.last_info
         self.grads = [(leaf, g) for leaf, g in rec.grads.items()]
         written = set()
         for node in rec.last_nodes:

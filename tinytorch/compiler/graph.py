@@ -66,8 +66,8 @@ def _prep(s, slot_info):
         _, slot, shape, stride, offset, dtype, cast = s
         if cast is dtype:
             cast = None
-        oshape, odtype, backend = slot_info[slot]
-        if shape == oshape and offset == 0 and dtype is odtype and stride == _strides.contiguous_strides(shape):
+        oshape, odtype, backend, ostride, ooffset, _ = slot_info[slot]
+        if shape == oshape and offset == ooffset and dtype is odtype and stride == ostride:
             return (_P, slot, cast, backend)
         return (_V, slot, cast, backend, dtype, shape, stride, offset)
     if k == "l":
@@ -167,16 +167,16 @@ class Plan:
         cur = peak = 0
         for st in steps:
             for s in st.outs:
-                shape, dtype, _ = info[s]
+                shape, dtype = info[s][:2]
                 cur += _prod(shape) * dtype.itemsize
             peak = max(peak, cur)
             for s in st.free:
-                shape, dtype, _ = info[s]
+                shape, dtype = info[s][:2]
                 cur -= _prod(shape) * dtype.itemsize
         self.peak_bytes = peak
         self.info = info
 
-    def run(self, ext, nodes=None):
+    def run(self, ext, nodes=None, learn=None):
         """Run the steps on the recorded existing tensors ``ext``; returns the buffer of every pending storage
         (None for those released)."""
         vals = [None] * self.n_slots
@@ -194,13 +194,14 @@ class Plan:
                 if len(outs) == 1:
                     res = (res,)
                 backend = st.backend
-                for s, r in zip(outs, res):
-                    shape, dtype, _ = info[s]
+                for i, (s, r) in enumerate(zip(outs, res)):
+                    shape, dtype, _, xstride, xoff, xsize = info[s]
                     nat, buf, stride, off = backend.wrap(r, dtype)
-                    if off != 0 or nat.shape != shape or (stride != _strides.contiguous_strides(shape) and
-                                                          _prod(shape) > 1):
-                        # recorded tensors were given contiguous strides: keep that promise
-                        nat, buf = _contiguous(backend, nat, shape, dtype)
+                    if (off != xoff or stride != xstride) and _prod(shape) > 1 or tuple(nat.shape) != shape:
+                        # the recorded tensor promised another layout: keep the promise, and learn this one
+                        if learn is not None and st.node is not None:
+                            learn(st.node, i, (stride, off, getattr(buf, "size", _prod(shape))))
+                        nat, buf = _contiguous(backend, nat, shape, dtype, xstride, xoff, xsize)
                     vals[s] = nat
                     bufs[s] = buf
             elif kind == "mutate":
@@ -233,8 +234,10 @@ def _arg_slots(a):
     return ()
 
 
-def _contiguous(backend, nat, shape, dtype):
-    out, buf = backend.empty(shape, dtype)
+def _contiguous(backend, nat, shape, dtype, stride, offset, size):
+    """``nat`` copied into a new buffer of ``size`` elements, as a view of ``stride`` and ``offset``."""
+    buf = backend.alloc(size, dtype)
+    out = backend.view(buf, dtype, shape, stride, offset)
     backend.copy_(out, nat)
     return out, buf
 

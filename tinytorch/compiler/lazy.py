@@ -26,6 +26,7 @@ from .._modes import _lazy, _state
 from .._storage import Storage
 from .. import _strides
 
+LAYOUTS = {}  # a recorded call's key -> (stride, offset, storage size) of each output, as its kernel made them
 _BUF = Storage.buf  # the base class's slot: where a LazyStorage keeps its buffer once it has one
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 Tensor = None  # set on first use (import cycle with _tensor)
@@ -66,6 +67,43 @@ class LazyStorage(Storage):
     @buf.setter
     def buf(self, value):
         _BUF.__set__(self, value)
+
+
+_ELEMENTWISE = []
+
+
+def _elementwise():
+    """The names of the elementwise ops (declared in ``_ops/pointwise.py``; ``clone`` aside: its memory format
+    decides its layout)."""
+    if not _ELEMENTWISE:
+        from .._dispatch import OPS
+        _ELEMENTWISE.append(frozenset(n for n, o in OPS.items() if o.meta is not None and n != "clone" and
+                                      getattr(o.meta, "__module__", "").endswith("_ops.pointwise")))
+    return _ELEMENTWISE[0]
+
+
+def _predicted_strides(shape, args):
+    """The strides an op's output is given before its kernel has run: those of the first tensor argument of the
+    same shape when it is dense in another memory order (an elementwise kernel keeps its input's memory order, as
+    PyTorch's TensorIterator), else contiguous. A kernel that does otherwise is learned from its first run
+    (``LAYOUTS``)."""
+    for a in args:
+        if isinstance(a, Tensor) and a._shape == shape and len(shape) > 1:
+            st = a._stride
+            order = sorted(range(len(shape)), key=lambda d: (st[d], -d), reverse=True)
+            expect = 1
+            dense = True
+            out = [0] * len(shape)
+            for d in reversed(order):
+                if shape[d] != 1 and st[d] != expect:
+                    dense = False
+                    break
+                out[d] = expect
+                expect *= shape[d]
+            if dense:
+                return tuple(out)
+            break
+    return _strides.contiguous_strides(shape)
 
 
 def _freeze(v):
@@ -121,11 +159,13 @@ class Recording:
     def _reset(self):
         self.nodes = []
         self.keys = []
+        self.lkeys = []  # per node: its key without learned layouts (the LAYOUTS key), None for writes
         self.slots = []  # weakref to each pending LazyStorage
-        self.slot_info = []  # (shape, dtype, backend) of each pending storage
+        self.slot_info = []  # (shape, dtype, backend, stride, offset, storage size) of each pending storage
         self.ext = []  # the existing tensors the graph reads or writes, one entry per use
         self.ext_storage = {}  # id(storage) -> index: which uses share memory (part of the key)
         self._keep = []  # those storages, so their ids stay unique while recorded
+        self.dirty = set()  # ids of the existing storages the graph writes
 
     # ---- recording ----------------------------------------------------------------------------------------
     def _spec(self, a, cast, dev, key):
@@ -176,35 +216,59 @@ class Recording:
         key = [op.name]
         spec = [self._spec(a, c, dev, key) for a, c in zip(args, casts)]
         kwspec = self._kw(kw, dev, key)
+        key = tuple(key)
+        layouts = LAYOUTS.get(key)
+        self.lkeys.append(key)
+        if layouts is not None:  # a layout learned from an earlier run (a convolution's output is not contiguous)
+            key = key + (("layout", tuple(layouts)),)
         out_slots = []
         results = []
         from .._tensor import _new, _CPU
         device = dev or _CPU
-        for shape, dtype in outs:
+        for i, (shape, dtype) in enumerate(outs):
             slot = len(self.slots)
-            st = LazyStorage(dtype, device, _prod(shape), backend, self, slot)
+            if layouts is not None and layouts[i] is not None:
+                stride, offset, size = layouts[i]
+            else:
+                stride = _predicted_strides(shape, args) if op.name in _elementwise() else \
+                    _strides.contiguous_strides(shape)
+                offset, size = 0, _prod(shape)
+            st = LazyStorage(dtype, device, size, backend, self, slot)
             self.slots.append(weakref.ref(st))
-            self.slot_info.append((shape, dtype, backend))
-            results.append(_new(st, shape, _strides.contiguous_strides(shape), 0, dtype))
+            self.slot_info.append((shape, dtype, backend, stride, offset, size))
+            results.append(_new(st, shape, stride, offset, dtype))
             out_slots.append(slot)
         self.nodes.append(("kernel", op.name, kern, spec, kwspec, out_slots, backend))
-        self.keys.append(tuple(key))
+        self.keys.append(key)
         return results[0] if len(results) == 1 else tuple(results)
 
     def record_mutation(self, name, kern, args, kw):
         """Record a kernel that writes its tensor arguments in place (an in-place kernel, a fused update)."""
+        n_ext = len(self.ext)
         key = [name, "mutate"]
         spec = [self._spec(a, None, None, key) for a in args]
         kwspec = self._kw(kw, None, key)
+        self._dirty(n_ext)
+        self.lkeys.append(None)
         self.nodes.append(("mutate", name, kern, spec, kwspec, (), None))
         self.keys.append(tuple(key))
 
     def record_copy(self, dst, src):
         """Record the write step: ``src`` broadcast and cast into ``dst``'s memory."""
         key = ["copy_"]
-        spec = [self._spec(dst, None, None, key), self._spec(src, None, None, key)]
+        n_ext = len(self.ext)
+        spec = [self._spec(dst, None, None, key)]
+        self._dirty(n_ext)
+        spec.append(self._spec(src, None, None, key))
+        self.lkeys.append(None)
         self.nodes.append(("copy", "copy_", None, spec, None, (), dst._storage.backend))
         self.keys.append(tuple(key))
+
+    def _dirty(self, start):
+        """The existing tensors recorded from ``ext[start]`` on are written by the graph: reading them on the host
+        needs the graph to run first."""
+        for t in self.ext[start:]:
+            self.dirty.add(id(t._storage))
 
     def note_grad(self, leaf, before):
         """The autograd engine wrote ``leaf.grad`` (a replay must set it again)."""
@@ -236,7 +300,7 @@ class Recording:
         was = _lazy.active
         _lazy.active = False  # nothing the kernels do is recorded
         try:
-            bufs = plan.run(self.ext, self.nodes)
+            bufs = plan.run(self.ext, self.nodes, self._learn)
         except BaseException:
             self.abort()
             raise
@@ -249,8 +313,17 @@ class Recording:
                 st.recording = None
         self.plans.append(plan)
         self.segments += 1
-        self.last_ext, self.last_slots, self.last_nodes = self.ext, self.slots, self.nodes
+        self.last_ext, self.last_slots, self.last_nodes, self.last_info = self.ext, self.slots, self.nodes, self.slot_info
         self._reset()
+
+    def _learn(self, node, i, layout):
+        """Plan.run found output ``i`` of ``node`` in another layout than recorded: the next recording uses it."""
+        key = self.lkeys[node]
+        n = len(self.nodes[node][5])
+        cur = LAYOUTS.get(key) or [None] * n
+        cur = list(cur)
+        cur[i] = layout
+        LAYOUTS[key] = cur
 
     def abort(self):
         """Drop the recorded graph (its function raised): its pending tensors keep no value."""

@@ -1,0 +1,341 @@
+"""tinytorch.compile and torch.jit: compiled against eager (and against PyTorch) on the op database, on training
+steps of every model family, guards, graph breaks, fullgraph errors, the generated kernels' disk cache, devices."""
+import copy
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import tinytorch as tt
+import tinytorch.nn as nn
+import tinytorch.nn.functional as F
+from tinytorch.compiler import Unsupported
+from conftest import assert_close, torch
+from op_db import OPS
+from test_ops import make_inputs, run_both, summation_bounds, assert_within, UNIT_ROUNDOFF
+
+HAS_OPENCL = tt.opencl.is_available()
+
+
+# ---- the op database, compiled ------------------------------------------------------------------------------
+@pytest.mark.parametrize("device", ["cpu", "mydev"])
+@pytest.mark.parametrize("op", OPS, ids=lambda o: o.name)
+def test_compiled_forward_matches_torch(op, device):
+    f = tt.compile(lambda *xs: op.fn(tt, *xs))
+    for dtype in op.dtypes:
+        for shapes in op.shapes:
+            xs, ys = make_inputs(op, shapes, dtype, True, False)
+            xs = [x.to(device) for x in xs]
+            try:
+                expected = op.fn(torch, *ys)
+            except Exception as e:  # the same bad input must raise the same exception type, compiled too
+                with pytest.raises(type(e)):
+                    f(*xs)
+                continue
+            got = f(*xs)
+            msg = f"compiled {op.name} {dtype} {shapes}"
+            if op.multilinear and dtype in UNIT_ROUNDOFF:
+                assert_within(got.cpu(), expected, dtype, op, summation_bounds(op, ys)[0], msg)
+            else:
+                assert_close(got.cpu(), expected, dtype, op.rtol, op.atol, msg=msg)
+
+
+@pytest.mark.parametrize("op", [o for o in OPS if o.grad], ids=lambda o: o.name)
+def test_compiled_backward_matches_torch(op):
+    """Forward and backward inside one compiled function: the autograd engine's ops are captured too."""
+    def fb(w, *xs):
+        out = op.fn(tt, *xs)
+        (out * w.to(out.dtype)).sum().backward()
+        return out
+    f = tt.compile(fb)
+    for dtype in [d for d in op.dtypes if d in ("float32", "float64")]:
+        for shapes in op.shapes:
+            xs, ys = make_inputs(op, shapes, dtype, noncontig=True, requires_grad=False)
+            xs = [x.requires_grad_(x.is_floating_point() and i not in op.int_inputs) for i, x in enumerate(xs)]
+            ys = [y.requires_grad_(y.is_floating_point() and i not in op.int_inputs) for i, y in enumerate(ys)]
+            try:
+                expected = op.fn(torch, *ys)
+            except RuntimeError:
+                continue
+            if not expected.requires_grad:
+                continue
+            w = np.random.default_rng(7).standard_normal(tuple(expected.shape))
+            f(tt.tensor(w), *xs)
+            (expected * torch.tensor(w).to(expected.dtype)).sum().backward()
+            bounds = summation_bounds(op, ys, w) if op.multilinear else [None] * len(ys)
+            for i, (x, y) in enumerate(zip(xs, ys)):
+                if y.grad is None:
+                    continue
+                assert x.grad is not None, f"{op.name}: missing grad for input {i}"
+                msg = f"compiled {op.name} grad {i} {dtype} {shapes}"
+                if bounds[i] is not None:
+                    assert_within(x.grad, y.grad, dtype, op, bounds[i], msg)
+                else:
+                    assert_close(x.grad, y.grad, dtype, op.rtol, op.atol, msg=msg)
+
+
+# ---- whole training steps ------------------------------------------------------------------------------------
+class CNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, bias=False)  # BatchNorm follows: a bias would only get rounding noise
+        self.bn = nn.BatchNorm2d(4)
+        self.drop = nn.Dropout(0.25)
+        self.fc = nn.Linear(4 * 3 * 3, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn(self.conv(x))), 2)
+        return self.fc(self.drop(x.flatten(1)))
+
+
+class LSTMNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(6, 8, batch_first=True)
+        self.fc = nn.Linear(8, 10)
+
+    def forward(self, x):
+        out, _ = self.lstm(x)
+        return self.fc(out[:, -1])
+
+
+class TinyGPT(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 16)
+        self.pos = nn.Parameter(tt.zeros(5, 16))
+        self.block = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.1, batch_first=True, norm_first=True)
+        self.ln = nn.LayerNorm(16)
+        self.head = nn.Linear(16, 10)
+
+    def forward(self, idx):
+        T = idx.shape[1]
+        mask = nn.Transformer.generate_square_subsequent_mask(T)
+        x = self.emb(idx) + self.pos[:T]
+        return self.head(self.ln(self.block(x, src_mask=mask, is_causal=True))).flatten(0, 1)
+
+
+def _family(name):
+    g = tt.Generator().manual_seed(1)
+    if name == "mlp":
+        model = nn.Sequential(nn.Linear(12, 32), nn.ReLU(), nn.Dropout(0.2), nn.Linear(32, 10))
+        x = tt.randn(16, 12, generator=g)
+    elif name == "cnn":
+        model = CNN()
+        x = tt.randn(8, 1, 8, 8, generator=g)
+    elif name == "lstm":
+        model = LSTMNet()
+        x = tt.randn(4, 5, 6, generator=g)
+    else:
+        model = TinyGPT()
+        x = tt.randint(0, 10, (3, 5), generator=g)
+    n = x.shape[0] * (5 if name == "gpt" else 1)
+    y = tt.randint(0, 10, (n,), generator=g)
+    return model, x, y
+
+
+def _step_fn(model, opt):
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+@pytest.mark.parametrize("mode", [None, "reduce-overhead"])
+@pytest.mark.parametrize("family", ["mlp", "cnn", "lstm", "gpt"])
+def test_training_step_compiled_equals_eager(family, mode):
+    """The same seed, the same kernels: a compiled step gives eager's parameters bit for bit (dropout included).
+    The CNN within 1e-5: its first compiled call gives a convolution's intermediate the contiguous layout before
+    the kernel's own layout is learned, so a few sums run in another order (ulps) on that call."""
+    tt.manual_seed(0)
+    model, x, y = _family(family)
+    twin = copy.deepcopy(model)
+    opt = tt.optim.Adam(model.parameters(), lr=1e-2)
+    opt2 = tt.optim.Adam(twin.parameters(), lr=1e-2)
+    step = tt.compile(_step_fn(model, opt), mode=mode)
+    eager = _step_fn(twin, opt2)
+    steps = 100 if family == "mlp" else 12
+    for i in range(steps):
+        tt.manual_seed(i)
+        a = step(x, y)
+        tt.manual_seed(i)
+        b = eager(x, y)
+        if family != "cnn":
+            assert a.item() == b.item(), f"{family} step {i}: {a.item()} != {b.item()}"
+    same = np.array_equal if family != "cnn" else lambda u, v: np.allclose(u, v, rtol=1e-5, atol=1e-7)
+    for (n, p), q in zip(model.named_parameters(), twin.parameters()):
+        assert same(p.detach().numpy(), q.detach().numpy()), n
+    for b1, b2 in zip(model.buffers(), twin.buffers()):
+        assert same(b1.numpy(), b2.numpy())
+
+
+def test_reduce_overhead_replays_a_static_step():
+    tt.manual_seed(0)
+    model = nn.Sequential(nn.Linear(12, 32), nn.ReLU(), nn.Linear(32, 10))
+    twin = copy.deepcopy(model)
+    opt, opt2 = tt.optim.SGD(model.parameters(), lr=0.1), tt.optim.SGD(twin.parameters(), lr=0.1)
+    step = tt.compile(_step_fn(model, opt), mode="reduce-overhead")
+    eager = _step_fn(twin, opt2)
+    x, y = tt.randn(16, 12), tt.randint(0, 10, (16,))
+    for _ in range(10):
+        assert step(x, y).item() == eager(x, y).item()
+    # call 1 starts with no .grad, calls 2 and 3 with one: the same graph twice from call 3, replays from call 4
+    assert step.replays == 7
+    for p, q in zip(model.parameters(), twin.parameters()):
+        assert np.array_equal(p.detach().numpy(), q.detach().numpy())
+        assert np.array_equal(p.grad.numpy(), q.grad.numpy())
+    # zero_grad outside the compiled function: the .grad state is guarded
+    opt.zero_grad()
+    opt2.zero_grad()
+    assert step(x, y).item() == eager(x, y).item()
+
+
+def test_reduce_overhead_never_replays_random_draws():
+    f = tt.compile(lambda x: F.dropout(x, 0.5), mode="reduce-overhead")
+    x = tt.ones(100)
+    outs = [f(x).numpy().copy() for _ in range(5)]
+    assert f.replays == 0
+    assert not all(np.array_equal(outs[0], o) for o in outs[1:])
+
+
+def test_new_batch_size_and_eval_recapture():
+    tt.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.5), nn.Linear(8, 2))
+    cm = tt.compile(model)
+    for mode in (None, "reduce-overhead"):
+        cm = tt.compile(model, mode=mode)
+        for n in (3, 5, 3):
+            x = tt.randn(n, 4)
+            model.eval()
+            assert np.array_equal(cm(x).detach().numpy(), model(x).detach().numpy())
+        model.train()
+        tt.manual_seed(3)
+        a = cm(x)
+        tt.manual_seed(3)
+        assert np.array_equal(a.detach().numpy(), model(x).detach().numpy())
+    assert isinstance(cm, nn.Module) and set(cm.state_dict()) == {"_orig_mod." + k for k in model.state_dict()}
+
+
+def test_default_mode_sees_python_state():
+    scale = [2.0]
+    calls = {"n": 0}
+
+    def f(x):
+        calls["n"] += 1
+        if calls["n"] % 2:  # a step counter in an if
+            return x * scale[0]
+        return x - scale[0]
+    cf = tt.compile(f)
+    x = tt.ones(3)
+    assert cf(x).tolist() == [2.0] * 3
+    assert cf(x).tolist() == [-1.0] * 3
+    scale[0] = 5.0  # a changed closure value
+    assert cf(x).tolist() == [5.0] * 3
+    assert cf(x).tolist() == [-4.0] * 3
+
+
+def test_graph_breaks_give_eager_results():
+    def f(x):
+        y = x.exp()
+        s = y.sum().item()  # a host value in the middle
+        if y.max() > 2:  # a data-dependent branch
+            y = y * 2
+        idx = (y > 3).nonzero()  # a data-dependent shape
+        return y / s, idx, y[y > 3]
+    cf = tt.compile(f)
+    x = tt.tensor([0.1, 1.0, 1.5, -1.0])
+    got, want = cf(x), f(x)
+    for g, w in zip(got, want):
+        assert np.array_equal(g.numpy(), w.numpy())
+    assert len(cf.breaks) >= 3
+    reasons = " ".join(r for r, _ in cf.breaks)
+    assert "item" in reasons and "nonzero" in reasons
+
+
+def test_fullgraph_names_the_op_and_line():
+    def f(x):
+        y = x + 1
+        return y.sum().item()
+    with pytest.raises(Unsupported, match=r"item.*test_compile.py:\d+"):
+        tt.compile(f, fullgraph=True)(tt.ones(2))
+    assert tt.compile(lambda x: (x + 1).relu(), fullgraph=True)(tt.ones(2)).tolist() == [2.0, 2.0]
+
+
+def test_recompile_limit_warns_and_runs_eagerly():
+    f = tt.compile(lambda x, k: x * k)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        for k in range(12):
+            assert f(tt.ones(2), float(k)).tolist() == [float(k)] * 2
+    assert any("cache_size_limit" in str(m.message) for m in w)
+    assert f.eager
+
+
+def test_compile_api_surface():
+    with pytest.raises(RuntimeError, match="Unrecognized mode"):
+        tt.compile(lambda x: x, mode="fast")
+    m = nn.Linear(3, 2)
+    assert tt.compile(m, disable=True) is m
+    deco = tt.compile(mode="reduce-overhead")(lambda x: x + 1)
+    assert deco(tt.ones(1)).tolist() == [2.0]
+    m.compile()
+    x = tt.randn(4, 3)
+    assert np.array_equal(m(x).detach().numpy(), F.linear(x, m.weight, m.bias).detach().numpy())
+    assert not tt.compiler.is_compiling()
+    seen = []
+    tt.compile(lambda x: seen.append(tt.compiler.is_compiling()) or x)(tt.ones(1))
+    assert seen == [True]
+
+
+def test_compiled_module_backward():
+    tt.manual_seed(0)
+    model = nn.Sequential(nn.Linear(5, 7), nn.GELU(), nn.LayerNorm(7), nn.Linear(7, 3))
+    twin = copy.deepcopy(model)
+    cm = tt.compile(model)
+    x = tt.randn(4, 5)
+    cm(x).pow(2).sum().backward()
+    twin(x).pow(2).sum().backward()
+    for p, q in zip(model.parameters(), twin.parameters()):
+        assert np.array_equal(p.grad.numpy(), q.grad.numpy())
+
+
+# ---- devices ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("device", ["mydev"] + (["opencl"] if HAS_OPENCL else []))
+def test_training_step_on_other_devices(device):
+    tt.manual_seed(0)
+    model = nn.Sequential(nn.Linear(12, 16), nn.Tanh(), nn.Linear(16, 10)).to(device)
+    twin = copy.deepcopy(model)
+    opt, opt2 = tt.optim.SGD(model.parameters(), lr=0.1), tt.optim.SGD(twin.parameters(), lr=0.1)
+    x, y = tt.randn(8, 12).to(device), tt.randint(0, 10, (8,)).to(device)
+    for mode in (None, "reduce-overhead"):
+        step = tt.compile(_step_fn(model, opt), mode=mode)
+        eager = _step_fn(twin, opt2)
+        for _ in range(5):
+            assert step(x, y).item() == eager(x, y).item()
+    for p, q in zip(model.parameters(), twin.parameters()):
+        assert np.array_equal(p.detach().cpu().numpy(), q.detach().cpu().numpy())
+
+
+# ---- torch.jit ------------------------------------------------------------------------------------------------
+def test_jit_trace_graph_and_values():
+    tt.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2)).eval()
+    x = tt.randn(3, 4)
+    traced = tt.jit.trace(model, x)
+    g = str(traced.graph)
+    assert "linear" in g and "relu" in g
+    for n in (3, 6):
+        x = tt.randn(n, 4)
+        assert np.array_equal(traced(x).detach().numpy(), model(x).detach().numpy())
+    f = tt.jit.trace(lambda a, b: (a * b).sum(1), (tt.ones(2, 3), tt.ones(2, 3)))
+    assert f(tt.ones(2, 3), tt.full((2, 3), 2.0)).tolist() == [6.0, 6.0]
+    scripted = tt.jit.script(model)
+    assert np.array_equal(scripted(x).detach().numpy(), model(x).detach().numpy())
+    with pytest.raises(NotImplementedError, match="state_dict"):
+        tt.jit.save(traced, "/nonexistent/m.pt")
