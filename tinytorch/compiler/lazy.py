@@ -168,6 +168,18 @@ class Recording:
         self.dirty = set()  # ids of the existing storages the graph writes
 
     # ---- recording ----------------------------------------------------------------------------------------
+    def _settle(self, args, dev):
+        """Make the values the call needs now exist before its specs are made (a graph break renumbers slots): a
+        pending 0-dim cpu tensor joining another device's op, a tensor pending in another recording."""
+        for a in args:
+            if isinstance(a, Tensor):
+                st = a._storage
+                if type(st) is LazyStorage and st.recording is not None and (
+                        st.recording is not self or dev is not None and st.device is not dev):
+                    st.buf  # noqa: B018 - runs the graph that computes it
+            elif type(a) in (list, tuple):
+                self._settle(a, dev)
+
     def _spec(self, a, cast, dev, key):
         if isinstance(a, Tensor):
             st = a._storage
@@ -213,6 +225,9 @@ class Recording:
             if shape is None:
                 self.sync(f"{op.name}: output shape depends on the data")
                 return None
+        self._settle(args, dev)
+        if kw:
+            self._settle(list(kw.values()), dev)
         key = [op.name]
         spec = [self._spec(a, c, dev, key) for a, c in zip(args, casts)]
         kwspec = self._kw(kw, dev, key)
@@ -244,6 +259,7 @@ class Recording:
 
     def record_mutation(self, name, kern, args, kw):
         """Record a kernel that writes its tensor arguments in place (an in-place kernel, a fused update)."""
+        self._settle(args, None)
         n_ext = len(self.ext)
         key = [name, "mutate"]
         spec = [self._spec(a, None, None, key) for a in args]
@@ -255,6 +271,7 @@ class Recording:
 
     def record_copy(self, dst, src):
         """Record the write step: ``src`` broadcast and cast into ``dst``'s memory."""
+        self._settle((dst, src), None)
         key = ["copy_"]
         n_ext = len(self.ext)
         spec = [self._spec(dst, None, None, key)]
