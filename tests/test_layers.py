@@ -11,7 +11,7 @@ import from its own layer and the layers under it, never from one above. The ord
   ops       the op declarations by topic (``tinytorch/_ops/``);
   tensor    the Tensor surface installed from the declarations, the ``torch.*`` sub-namespaces, printing,
             serialization, ``Parameter``;
-  lib       nn, optim, utils.data, distributions, amp, distributed, ``torch.functional``;
+  lib       nn, optim, utils.data, distributions, amp, distributed, ``torch.functional``, the compiler and jit;
   top       the package root, the namespace spellings that reach into nn, the compatibility modules.
 
 A module not named in the table fails the test too, so a new file must be given its layer.
@@ -32,7 +32,8 @@ LAYERS = [
     ("ops", ["_ops"]),
     ("tensor", ["_surface", "_print", "linalg", "fft", "special", "random", "serialization", "_utils",
                 "_weights_only_unpickler", "nn.parameter", "autograd", "func", "_legacy", "testing", "backends"]),
-    ("lib", ["nn", "optim", "utils", "distributions", "amp", "distributed", "datasets", "functional"]),
+    ("lib", ["nn", "optim", "utils", "distributions", "amp", "distributed", "datasets", "functional", "compiler",
+             "jit"]),
     ("top", ["__init__", "_variants", "compat", "run", "onnx", "cuda", "cpu", "opencl", "accelerator"]),
 ]
 RANK = {name: i for i, (name, _) in enumerate(LAYERS)}

@@ -298,7 +298,13 @@ def _check_index(name, input, dim, index, src=None):
                                    f"smaller than src {list(src._shape)}")
     if index.numel():
         size = input._shape[dim] if input.ndim else 1
-        lo, hi = int(index.min().item()), int(index.max().item())
+        if getattr(index._storage, "recording", None) is not None:
+            return  # computed by a compiled function's graph, not yet run: the kernel checks it when the graph runs
+        if index._storage.device.type == "cpu":  # one pass on the host, not two ops and two syncs
+            a = index.numpy(force=True)
+            lo, hi = int(a.min()), int(a.max())
+        else:
+            lo, hi = int(index.min().item()), int(index.max().item())
         if lo < 0 or hi >= size:  # PyTorch's gather/scatter take no negative indices
             raise RuntimeError(f"index {hi if hi >= size else lo} is out of bounds for dimension {dim} with size "
                                f"{size}")
@@ -485,7 +491,13 @@ def _check_1d_index(name, input, dim, index):
         if name == "index_select" and size == 0 and input.ndim > 1:
             # PyTorch's kernel checks the selected dim is non-empty before it looks at any index
             raise RuntimeError("index_select(): self indexing axis dim should be positive")
-        lo, hi = int(index.min().item()), int(index.max().item())
+        if getattr(index._storage, "recording", None) is not None:
+            return  # computed by a compiled function's graph, not yet run: the kernel checks it when the graph runs
+        if index._storage.device.type == "cpu":  # one pass on the host, not two ops and two syncs
+            a = index.numpy(force=True)
+            lo, hi = int(a.min()), int(a.max())
+        else:
+            lo, hi = int(index.min().item()), int(index.max().item())
         if lo < 0 or hi >= size:
             # PyTorch's kernels differ: an IndexError from index_select along dim 0 and from index_add on a
             # vector, a RuntimeError otherwise
@@ -574,7 +586,13 @@ def index_fill(input, dim, index, value):
                            "dimension(s).")
     n = input._shape[d] if input.ndim else 1
     if index.numel():
-        lo, hi = int(index.min().item()), int(index.max().item())
+        if getattr(index._storage, "recording", None) is not None:
+            return  # computed by a compiled function's graph, not yet run: the kernel checks it when the graph runs
+        if index._storage.device.type == "cpu":  # one pass on the host, not two ops and two syncs
+            a = index.numpy(force=True)
+            lo, hi = int(a.min()), int(a.max())
+        else:
+            lo, hi = int(index.min().item()), int(index.max().item())
         if lo < -n or hi >= n:
             raise IndexError(f"index {hi if hi >= n else lo} is out of bounds for dimension {d} with size {n}")
         index = where(index < 0, index + n, index)

@@ -1,6 +1,178 @@
-"""Fusion: chains of elementwise kernels become one generated kernel (filled in by the code generators)."""
+"""Fusion: runs of elementwise kernels over the same elements become one generated kernel.
+
+A run is a sequence of consecutive kept nodes (so no write by another node falls between them) that are elementwise
+ops the code generator knows (``codegen_cpp.EXPRESSIONS``), on one backend with a code generator, in one floating
+dtype, whose tensor operands are either the run's whole element count, contiguous, or a single element (a
+broadcast scalar). Chains fuse vertically (an intermediate read only inside the run stays in a register, never in
+memory) and independent ops over the same elements horizontally (one pass instead of several). A run's outputs are
+the members' results that are still referenced or read after the run.
+
+Dropout's ``div`` + ``mul``, a residual ``add`` after a bias, ``relu`` and its ``threshold_backward``, the
+``mul``/``add`` chains of a hand-written optimizer or normalization are the typical runs.
+"""
+from math import prod as _prod
+
+from .. import _strides
+
+
+class FusedGroup:
+    """One generated kernel standing for ``members`` (node indices). ``inputs``: argument specs (as a
+    recording's) of the values it reads; ``outs``: the slots it writes; ``fn(*natives)`` runs it."""
+
+    def __init__(self, members, inputs, outs, backend, fn, name):
+        self.members = members
+        self.inputs = inputs
+        self.outs = outs
+        self.backend = backend
+        self.fn = fn
+        self.name = name
+
+
+def _operand(rec, s, n, dtype):
+    """Whether argument spec ``s`` can be read by a generated loop over ``n`` elements of ``dtype``: 'full',
+    'scalar' (one element, broadcast), 'const' (a Python number) or None."""
+    k = s[0]
+    if k == "s":
+        v = s[1]
+        return "const" if type(v) in (int, float) else None
+    if k == "p":
+        _, slot, shape, stride, offset, dt, cast = s
+        if dt is not dtype or (cast is not None and cast is not dt):
+            return None
+        size = _prod(shape)
+        info = rec.slot_info[slot]
+        if size == 1 and offset == 0:
+            return "scalar"
+        if size == n and offset == 0 and info[4] == 0 and stride == _strides.contiguous_strides(shape) \
+                and info[3] == stride:
+            return "full"
+        return None
+    if k == "x":
+        _, i, cast, item = s
+        t = rec.ext[i]
+        if item or t.dtype is not dtype or (cast is not None and cast is not dtype):
+            return None
+        size = _prod(t._shape)
+        if size == 1:
+            return "scalar"
+        if size == n and _strides.is_contiguous(t._shape, t._stride):
+            return "full"
+    return None
 
 
 def fuse(rec, kept, live):
-    """The steps of a plan: node indices, or fused groups in their place."""
-    return list(kept)
+    """The steps of a plan in order: node indices, and FusedGroups in place of the runs they fuse."""
+    from . import codegen_cpp
+    if not codegen_cpp.available():
+        return list(kept)
+    nodes = rec.nodes
+    # who reads each slot: a run's member result read after the run (or held) must be written out
+    readers = {}
+    for j in kept:
+        for s in _slots(nodes[j]):
+            readers.setdefault(s, []).append(j)
+    steps, run = [], []
+
+    def close():
+        if len(run) >= 2:
+            g = _group(rec, run, readers, live)
+            if g is not None:
+                steps.append(g)
+                run.clear()
+                return
+        steps.extend(run)
+        run.clear()
+
+    key = None
+    for j in kept:
+        k = _eligible(rec, nodes[j])
+        if k is None:
+            close()
+            key = None
+            steps.append(j)
+            continue
+        if k != key:
+            close()
+            key = k
+        run.append(j)
+    close()
+    return steps
+
+
+def _slots(node):
+    from .graph import _spec_slots
+    return _spec_slots(node)
+
+
+def _eligible(rec, node):
+    """(element count, dtype, backend) of a node a generated loop can compute, else None."""
+    from . import codegen_cpp
+    kind, name, _, spec, kw, outs, backend = node
+    if kind != "kernel" or len(outs) != 1 or getattr(backend, "name", None) != "cpu":
+        return None
+    expr = codegen_cpp.EXPRESSIONS.get(name)
+    if expr is None or not expr.accepts(kw, len(spec)):
+        return None
+    shape, dtype, _, stride, offset, size = rec.slot_info[outs[0]]
+    if dtype.name not in ("float32", "float64") or offset != 0 or stride != _strides.contiguous_strides(shape):
+        return None
+    n = _prod(shape)
+    if n == 0 or size != n:
+        return None
+    for s in spec:
+        if _operand(rec, s, n, dtype) is None:
+            return None
+    return (n, dtype, backend)
+
+
+def _group(rec, run, readers, live):
+    from . import codegen_cpp
+    nodes = rec.nodes
+    members = set(run)
+    inputs, in_index = [], {}
+    body = []  # (op name, operand refs, kw) per member; a ref: ('in', k) / ('v', member position) / ('c', k)
+    consts = []
+    produced = {}
+    n, dtype, backend = _eligible(rec, nodes[run[0]])
+    for pos, j in enumerate(run):
+        _, name, _, spec, kw, outs, _ = nodes[j]
+        refs = []
+        for s in spec:
+            kind = _operand(rec, s, n, dtype)
+            if kind == "const":
+                refs.append(("c", len(consts)))
+                consts.append(float(s[1]))
+                continue
+            if s[0] == "p" and s[1] in produced:  # a member's result: a register, all members have n elements
+                refs.append(("v", produced[s[1]]))
+                continue
+            if s[0] == "p":
+                key = s
+            else:  # one operand per memory and geometry: x * y + x reads x once
+                t = rec.ext[s[1]]
+                key = ("x", rec.ext_storage[id(t._storage)], t._shape, t._stride, t._offset)
+            k = in_index.get(key)
+            if k is None:
+                k = in_index[key] = len(inputs)
+                inputs.append((s, kind))
+            refs.append(("in", k))
+        for c in codegen_cpp.EXPRESSIONS[name].constants(kw):
+            refs.append(("c", len(consts)))
+            consts.append(float(c))
+        body.append((name, refs, kw))
+        produced[outs[0]] = pos
+    out_slots, out_pos = [], []
+    for pos, j in enumerate(run):
+        s = nodes[j][5][0]
+        if live[s] or any(r not in members for r in readers.get(s, ())):
+            out_slots.append(s)
+            out_pos.append(pos)
+    if not out_slots:
+        return None
+    kernel = codegen_cpp.build(body, [k for _, k in inputs], out_pos, dtype)
+    if kernel is None:
+        return None
+    shape = rec.slot_info[out_slots[0]][0]
+    fn = codegen_cpp.launcher(kernel, n, dtype, [rec.slot_info[s][0] for s in out_slots], tuple(consts))
+    return FusedGroup(list(run), [s for s, _ in inputs], out_slots, backend, fn,
+                      "fused_" + "_".join(b[0] for b in body) + f"{list(shape)}")

@@ -29,7 +29,7 @@ from .. import _strides
 LAYOUTS = {}  # a recorded call's key -> (stride, offset, storage size) of each output, as its kernel made them
 _BUF = Storage.buf  # the base class's slot: where a LazyStorage keeps its buffer once it has one
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-Tensor = None  # set on first use (import cycle with _tensor)
+Tensor = _new = _CPU = None  # set on first use (import cycle with _tensor)
 
 
 class Unsupported(RuntimeError):
@@ -90,6 +90,9 @@ def _predicted_strides(shape, args):
     for a in args:
         if isinstance(a, Tensor) and a._shape == shape and len(shape) > 1:
             st = a._stride
+            cs = _strides.contiguous_strides(shape)
+            if st == cs:
+                return cs
             order = sorted(range(len(shape)), key=lambda d: (st[d], -d), reverse=True)
             expect = 1
             dense = True
@@ -238,7 +241,6 @@ class Recording:
             key = key + (("layout", tuple(layouts)),)
         out_slots = []
         results = []
-        from .._tensor import _new, _CPU
         device = dev or _CPU
         for i, (shape, dtype) in enumerate(outs):
             slot = len(self.slots)
@@ -360,6 +362,6 @@ _ABORTED = _Aborted()
 
 
 def _bind_tensor():
-    global Tensor
-    from .._tensor import Tensor as T
-    Tensor = T
+    global Tensor, _new, _CPU
+    from .._tensor import Tensor as T, _new as new, _CPU as cpu
+    Tensor, _new, _CPU = T, new, cpu
