@@ -268,13 +268,39 @@ def test_fullgraph_names_the_op_and_line():
 
 
 def test_recompile_limit_warns_and_runs_eagerly():
-    f = tt.compile(lambda x, k: x * k)
+    f = tt.compile(lambda x: x * 2)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
-        for k in range(12):
-            assert f(tt.ones(2), float(k)).tolist() == [float(k)] * 2
+        for k in range(1, 13):  # a new shape each call: a new graph each call
+            assert f(tt.ones(k)).tolist() == [2.0] * k
     assert any("cache_size_limit" in str(m.message) for m in w)
     assert f.eager
+
+
+def test_float_scalars_are_read_each_call():
+    """A learning rate from a scheduler or a float argument changing every call is not part of the graph's key:
+    one graph, every call with its own values, as eager."""
+    tt.manual_seed(0)
+    m = nn.Sequential(nn.Linear(10, 20), nn.ReLU(), nn.Linear(20, 3))
+    twin = copy.deepcopy(m)
+    opts = [tt.optim.Adam(mm.parameters(), lr=1e-2) for mm in (m, twin)]
+    scheds = [tt.optim.lr_scheduler.CosineAnnealingLR(o, T_max=50) for o in opts]
+
+    def step_of(model, opt):
+        def step(x, y, s):
+            opt.zero_grad()
+            loss = F.cross_entropy((model(x) * s + 0.5) / s, y)
+            loss.backward()
+            opt.step()
+            return loss
+        return step
+    step, eager = tt.compile(step_of(m, opts[0])), step_of(twin, opts[1])
+    x, y = tt.randn(8, 10), tt.randint(0, 3, (8,))
+    for i in range(20):
+        assert step(x, y, 1.0 + i * 0.1).item() == eager(x, y, 1.0 + i * 0.1).item()
+        for s in scheds:
+            s.step()
+    assert len(step.graphs) <= 2 and not step.eager
 
 
 def test_compile_api_surface():

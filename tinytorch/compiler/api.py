@@ -306,7 +306,7 @@ class Replay:
                     ext.append(_new(a._storage, shape, stride, a._offset + delta, dtype))
             else:
                 ext.append(b)
-        bufs = self.plan.run(ext)
+        bufs = self.plan.run(ext, self.nodes)
         for v in self.versions:
             v[0] += 1
         for s, wr in self.static:

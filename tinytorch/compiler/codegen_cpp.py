@@ -231,8 +231,8 @@ def _compile(cxx, src, path, d):
     return True
 
 
-def launcher(addr, n, dtype, out_shapes, consts):
-    """``fn(*inputs)``: allocate the outputs, run the loop at ``addr`` on the pool, return them."""
+def launcher(addr, n, dtype, out_shapes):
+    """``fn(consts, *inputs)``: allocate the outputs, run the loop at ``addr`` on the pool, return them."""
     import numpy as np
     from .. import _C
     run = _C.run_generated
@@ -240,13 +240,13 @@ def launcher(addr, n, dtype, out_shapes, consts):
     if len(out_shapes) == 1:
         shape = out_shapes[0]
 
-        def fused(*inputs):
+        def fused(consts, *inputs):
             out = np.empty(shape, npdt)
             run(addr, (out,) + inputs, n, consts)
             return out
         return fused
 
-    def fused_many(*inputs):
+    def fused_many(consts, *inputs):
         outs = tuple(np.empty(s, npdt) for s in out_shapes)
         run(addr, outs + inputs, n, consts)
         return outs

@@ -141,7 +141,7 @@ def _group(rec, run, readers, live):
             kind = _operand(rec, s, n, dtype)
             if kind == "const":
                 refs.append(("c", len(consts)))
-                consts.append(float(s[1]))
+                consts.append(("a", j, _pos(spec, s)))
                 continue
             if s[0] == "p" and s[1] in produced:  # a member's result: a register, all members have n elements
                 refs.append(("v", produced[s[1]]))
@@ -156,9 +156,9 @@ def _group(rec, run, readers, live):
                 k = in_index[key] = len(inputs)
                 inputs.append((s, kind))
             refs.append(("in", k))
-        for c in codegen_cpp.EXPRESSIONS[name].constants(kw):
+        for name_ in codegen_cpp.EXPRESSIONS[name].kw_consts:
             refs.append(("c", len(consts)))
-            consts.append(float(c))
+            consts.append(("k", j, name_))
         body.append((name, refs, kw))
         produced[outs[0]] = pos
     out_slots, out_pos = [], []
@@ -173,6 +173,15 @@ def _group(rec, run, readers, live):
     if kernel is None:
         return None
     shape = rec.slot_info[out_slots[0]][0]
-    fn = codegen_cpp.launcher(kernel, n, dtype, [rec.slot_info[s][0] for s in out_slots], tuple(consts))
-    return FusedGroup(list(run), [s for s, _ in inputs], out_slots, backend, fn,
-                      "fused_" + "_".join(b[0] for b in body) + f"{list(shape)}")
+    fn = codegen_cpp.launcher(kernel, n, dtype, [rec.slot_info[s][0] for s in out_slots])
+    g = FusedGroup(list(run), [s for s, _ in inputs], out_slots, backend, fn,
+                   "fused_" + "_".join(b[0] for b in body) + f"{list(shape)}")
+    g.const_src = tuple(consts)  # (where, node, position or attribute name): read from the running call
+    return g
+
+
+def _pos(spec, s):
+    for i, x in enumerate(spec):
+        if x is s:
+            return i
+    raise ValueError("spec not found")

@@ -53,10 +53,22 @@ def reset():
     codegen_cpp.reset()
 
 
-_X, _P, _V, _L, _S, _I = range(6)
+_X, _P, _V, _L, _S, _I, _F = range(7)
 
 
-def _prep(s, slot_info):
+def has_float(v):
+    """Whether a scalar argument or attribute holds a float (read from the running call, see ``lazy._freeze``)."""
+    t = type(v)
+    if t is float:
+        return True
+    if t in (list, tuple):
+        return any(has_float(x) for x in v)
+    if t is dict:
+        return any(has_float(x) for x in v.values())
+    return False
+
+
+def _prep(s, slot_info, where=None):
     """An argument spec made quick to resolve: (code, ...) with the cast dtype or None."""
     k = s[0]
     if k == "x":
@@ -72,6 +84,8 @@ def _prep(s, slot_info):
         return (_V, slot, cast, backend, dtype, shape, stride, offset)
     if k == "l":
         return (_L, s[1], [_prep(x, slot_info) for x in s[2]])
+    if where is not None and has_float(s[1]):
+        return (_F, where[0], where[1])  # node, position: the running call's value
     return (_S, s[1])
 
 
@@ -100,7 +114,7 @@ class KwSpec(dict):
 
 
 class Step:
-    __slots__ = ("kind", "name", "fn", "args", "kw", "kwspec", "outs", "backend", "free", "node")
+    __slots__ = ("kind", "name", "fn", "args", "kw", "kwspec", "outs", "backend", "free", "node", "kw_live")
 
 
 class Plan:
@@ -130,16 +144,19 @@ class Plan:
             if isinstance(g, int):
                 node = nodes[g]
                 st.kind, st.name, st.fn, spec, kw, st.outs, st.backend = node
-                st.args = [_prep(s, info) for s in spec]
+                st.args = [_prep(s, info, (g, i)) for i, s in enumerate(spec)]
+                st.kw_live = False
                 if type(kw) is KwSpec:
                     st.kw, st.kwspec = None, {k: _prep(v, info) for k, v in kw.items()}
                 else:
                     st.kw, st.kwspec = kw, None
+                    st.kw_live = kw is not None and has_float(kw)
                 st.node = g
             else:  # a fused group: (kernel callable, input specs, out slots)
                 st.kind, st.name, st.fn = "fused", g.name, g.fn
                 st.args = [_prep(s, info) for s in g.inputs]
                 st.kw, st.kwspec, st.outs, st.backend, st.node = None, None, g.outs, g.backend, None
+                st.kw_live = g.const_src
             steps.append(st)
         self.fused = sum(1 for s in steps if s.kind == "fused")
         self.fused_nodes = sum(len(g.members) for g in groups if not isinstance(g, int))
@@ -183,12 +200,20 @@ class Plan:
         bufs = [None] * self.n_slots
         info = self.info
         for st in self.steps:
-            natives = [_resolve(a, ext, vals, bufs) for a in st.args]
+            natives = [_resolve(a, ext, vals, bufs, nodes) for a in st.args]
             kind = st.kind
             if kind == "kernel" or kind == "fused":
                 kw = st.kw
                 if st.kwspec is not None:
-                    kw = {k: _resolve(a, ext, vals, bufs) for k, a in st.kwspec.items()}
+                    kw = {k: _resolve(a, ext, vals, bufs, nodes) for k, a in st.kwspec.items()}
+                elif st.kw_live:
+                    if kind == "fused":  # the constants of the members, from the running call
+                        natives.insert(0, tuple(float(nodes[j][3][i][1] if where == "a" else nodes[j][4][i])
+                                                for where, j, i in st.kw_live))
+                    else:
+                        kw = nodes[st.node][4]
+                elif kind == "fused":
+                    natives.insert(0, ())
                 res = st.fn(*natives, **kw) if kw else st.fn(*natives)
                 outs = st.outs
                 if len(outs) == 1:
@@ -207,7 +232,9 @@ class Plan:
             elif kind == "mutate":
                 kw = st.kw
                 if st.kwspec is not None:
-                    kw = {k: _resolve(a, ext, vals, bufs) for k, a in st.kwspec.items()}
+                    kw = {k: _resolve(a, ext, vals, bufs, nodes) for k, a in st.kwspec.items()}
+                elif st.kw_live:
+                    kw = nodes[st.node][4]
                 st.fn(*natives, **kw) if kw else st.fn(*natives)
             else:  # the write step
                 st.backend.copy_(natives[0], natives[1])
@@ -242,7 +269,7 @@ def _contiguous(backend, nat, shape, dtype, stride, offset, size):
     return out, buf
 
 
-def _resolve(a, ext, vals, bufs):
+def _resolve(a, ext, vals, bufs, nodes):
     c = a[0]
     if c == _P:
         n = vals[a[1]]
@@ -257,7 +284,9 @@ def _resolve(a, ext, vals, bufs):
         n = a[3].view(bufs[a[1]], a[4], a[5], a[6], a[7])
         return n if a[2] is None else a[3].cast(n, a[2])
     if c == _L:
-        return a[1](_resolve(x, ext, vals, bufs) for x in a[2])
+        return a[1](_resolve(x, ext, vals, bufs, nodes) for x in a[2])
+    if c == _F:
+        return nodes[a[1]][3][a[2]][1]
     return ext[a[1]].item()  # _I: a 0-dim cpu tensor joining another device's op
 
 

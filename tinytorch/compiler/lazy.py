@@ -111,9 +111,12 @@ def _predicted_strides(shape, args):
 
 def _freeze(v):
     """A hashable stand-in for an op attribute or scalar argument, with its type (1 and 1.0 and True promote
-    differently)."""
+    differently). A float's value is left out: it is read from the call being run, not from the graph's cache key,
+    so a learning rate that changes every step (a scheduler) does not make a new graph each step."""
     t = type(v)
-    if t in (int, float, bool, str, complex) or v is None:
+    if t is float:
+        return (float,)
+    if t in (int, bool, str, complex) or v is None:
         return (t, v)
     if t in (list, tuple):
         return (t, tuple(_freeze(x) for x in v))
