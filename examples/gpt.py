@@ -135,6 +135,7 @@ def lr_at(it, args):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--torch", action="store_true", help="run the same code with real PyTorch")
+    p.add_argument("--compile", action="store_true", help="compile the training step (nanoGPT's compile=True)")
     p.add_argument("--device", default="cpu")
     p.add_argument("--n-layer", type=int, default=4)
     p.add_argument("--n-head", type=int, default=4)
@@ -198,6 +199,16 @@ def main(argv=None):
         model.train()
         return out
 
+    def train_step(x, y):
+        _, loss = model(x, y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), args.grad_clip)
+        opt.step()
+        return loss
+    if args.compile:
+        train_step = torch.compile(train_step)
+
     os.makedirs(args.out_dir, exist_ok=True)
     ckpt = os.path.join(args.out_dir, "gpt_torch.pt" if args.torch else "gpt.pt")
     t0 = time.time()
@@ -215,11 +226,7 @@ def main(argv=None):
         for g in opt.param_groups:
             g["lr"] = lr_at(it, args)
         x, y = get_batch("train")
-        _, loss = model(x, y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), args.grad_clip)
-        opt.step()
+        train_step(x, y)
     elapsed = time.time() - t0
     print(f"trained {args.iters} iterations in {elapsed:.0f}s ({args.iters / elapsed:.1f} it/s); "
           f"final val loss {losses['val']:.4f}; checkpoint {os.path.relpath(ckpt)}")

@@ -40,6 +40,7 @@ def main(argv=None):
     p.add_argument("--out-dir", default=os.path.join(HERE, "..", "runs"))
     p.add_argument("--limit", type=int, default=0, help="use only the first N training images (quick runs)")
     p.add_argument("--torch", action="store_true", help="run the same code with real PyTorch")
+    p.add_argument("--compile", action="store_true", help="compile the training step with torch.compile")
     args = p.parse_args(argv)
     epochs = args.epochs or (5 if args.model == "mlp" else 3)
 
@@ -72,6 +73,15 @@ def main(argv=None):
     print(f"{sum(p.numel() for p in model.parameters())} parameters, {len(train)} training images, "
           f"device {args.device}")
 
+    def train_step(x, y):
+        loss = F.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+    if args.compile:
+        train_step = torch.compile(train_step)
+
     history = []
     for epoch in range(1, epochs + 1):
         model.train()
@@ -80,10 +90,7 @@ def main(argv=None):
         bar = tqdm(train_loader, desc=f"epoch {epoch}/{epochs}", leave=False, mininterval=2.0)
         for step, (x, y) in enumerate(bar):
             x, y = x.to(args.device), y.to(args.device)
-            loss = F.cross_entropy(model(x), y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
+            loss = train_step(x, y)
             sched.step()
             total += loss.item() * len(y)
             n += len(y)

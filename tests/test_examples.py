@@ -40,6 +40,18 @@ def test_gpt_trains_checkpoints_and_samples(tmp_path, capsys):
     assert "--- sample ---" in out
 
 
+def test_gpt_compiled_follows_eager(tmp_path, capsys):
+    """``--compile`` (the whole training step compiled, default mode) gives eager's loss curve, bit for bit."""
+    import gpt
+    args = ["--iters", "20", "--eval-interval", "10", "--eval-iters", "2", "--batch-size", "8", "--sample-tokens",
+            "5", "--dropout", "0.1", "--out-dir", str(tmp_path)]
+    gpt.main(args)
+    eager = _losses(capsys.readouterr().out)
+    gpt.main(args + ["--compile"])
+    compiled = _losses(capsys.readouterr().out)
+    assert eager == compiled and len(eager) == 3
+
+
 def test_gpt_rejects_a_damaged_data_file(tmp_path):
     import gpt
     bad = tmp_path / "input.txt"
