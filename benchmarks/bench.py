@@ -11,6 +11,11 @@ holding both libraries would let one's idle BLAS/OpenMP threads spin on the core
 ``--baseline DIR`` tinytorch imported from another checkout (a before/after comparison; ratios are against torch);
 ``--busy`` keeps one core busy with a spinning process while measuring (to show how the threads degrade when the
 machine is shared). The load average is printed with the table: measure on a quiet machine (load < 0.5).
+
+``--compile`` adds compiled tinytorch (``tinytorch.compile`` of the whole training step, the default mode and
+``mode="reduce-overhead"``) against *eager* PyTorch, a small MLP's inference at batch 1, and each workload's
+compile time: cold (round 1, an empty kernel cache) and warm (later rounds, a new process reusing the disk cache).
+``--inductor`` adds real ``torch.compile`` (Inductor) on the same steps, when it runs here.
 """
 import argparse
 import json
@@ -89,7 +94,47 @@ WORKLOADS = ["MLP 784-256-128-10 SGD, batch 128", "MLP 784-256-128-10 Adam, batc
 UNITS = ["steps/s"] * 4 + ["GFLOP/s", "us/op"]
 
 
-def worker(lib_name, threads, min_time, opencl):
+def infer_step(lib, batch=1, seed=0):
+    """A small MLP's inference at ``batch`` rows (overhead-bound: microseconds of arithmetic per call)."""
+    lib.manual_seed(seed)
+    model = lib.nn.Sequential(lib.nn.Linear(64, 128), lib.nn.ReLU(), lib.nn.Linear(128, 10)).eval()
+    x = lib.tensor(np.random.default_rng(seed).standard_normal((batch, 64)).astype(np.float32))
+
+    def step(inp=x):
+        with lib.no_grad():
+            return model(inp)
+    return step, x
+
+
+def _compiled_rows(lib, out, min_time, modes, opencl):
+    """Compiled tinytorch (or Inductor, for torch) on the training workloads; the first calls' time is the compile
+    time (with the reduce-overhead mode: until the replay starts)."""
+    makers = [(WORKLOADS[0], lambda: train_step(lib, mlp, "sgd", (128, 784), 10)),
+              (WORKLOADS[1], lambda: train_step(lib, mlp, "adam", (128, 784), 10)),
+              (WORKLOADS[2], lambda: train_step(lib, lenet, "adam", (64, 1, 28, 28), 10)),
+              (WORKLOADS[3], lambda: gpt_step(lib))]
+    if opencl and hasattr(lib, "opencl") and lib.opencl.is_available():
+        makers.append(("opencl MLP SGD", lambda: train_step(lib, mlp, "sgd", (128, 784), 10, device="opencl")))
+    for mode in modes:
+        for name, make in makers:
+            fn = lib.compile(make(), mode=mode)
+            try:
+                t0 = time.perf_counter()
+                for _ in range(3):
+                    fn()
+                out[f"compile time {mode or 'default'}: {name}"] = time.perf_counter() - t0
+                out[f"{mode or 'default'}: {name}"] = timeit(fn, min_time, warmup=1)
+            except Exception as e:  # noqa: BLE001 - Inductor may not run on this machine: say so in the table
+                out[f"{mode or 'default'}: {name}"] = f"error: {type(e).__name__}: {str(e)[:80]}"
+        step, x = infer_step(lib)
+        fn = lib.compile(step, mode=mode)
+        try:
+            out[f"{mode or 'default'}: MLP 64-128-10 inference, batch 1"] = timeit(lambda: fn(x), min_time)
+        except Exception as e:  # noqa: BLE001
+            out[f"{mode or 'default'}: MLP 64-128-10 inference, batch 1"] = f"error: {type(e).__name__}"
+
+
+def worker(lib_name, threads, min_time, opencl, compiled=False, inductor=False):
     """Time every workload with one library (this process imports no other) and print the rates as JSON."""
     if lib_name == "torch":
         import torch as lib
@@ -116,13 +161,24 @@ def worker(lib_name, threads, min_time, opencl):
         # the OpenCL backend next to the cpu backend (ratio: opencl / cpu)
         for label, make, opt, shape in (("MLP SGD", mlp, "sgd", (128, 784)), ("LeNet-5 Adam", lenet, "adam", (64, 1, 28, 28))):
             out[f"opencl {label}"] = timeit(train_step(lib, make, opt, shape, 10, device="opencl"), min_time)
+    if compiled:
+        step, x = infer_step(lib)
+        out["eager: MLP 64-128-10 inference, batch 1"] = timeit(lambda: step(x), min_time)
+        if opencl and lib_name == "tinytorch" and lib.opencl.is_available():
+            out["eager: opencl MLP SGD"] = timeit(train_step(lib, mlp, "sgd", (128, 784), 10, device="opencl"),
+                                                  min_time)
+        if lib_name == "tinytorch":
+            _compiled_rows(lib, out, min_time, [None, "reduce-overhead"], opencl)
+        elif inductor:
+            _compiled_rows(lib, out, min_time, [None], False)
     print("RESULT " + json.dumps(out))
 
 
 def run_worker(lib_name, args, env_extra=None):
     env = dict(os.environ, **(env_extra or {}))
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", lib_name, "--threads", str(args.threads),
-           "--min-time", str(args.min_time)] + (["--opencl"] if args.opencl else [])
+           "--min-time", str(args.min_time)] + (["--opencl"] if args.opencl else []) + \
+        (["--compile"] if args.compile else []) + (["--inductor"] if args.inductor else [])
     res = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
     line = [ln for ln in res.stdout.splitlines() if ln.startswith("RESULT ")][-1]
     return json.loads(line[len("RESULT "):])
@@ -138,13 +194,19 @@ def main():
     p.add_argument("--busy", action="store_true", help="keep one core busy with a spinning process")
     p.add_argument("--baseline", metavar="DIR", help="add tinytorch imported from another checkout (before/after)")
     p.add_argument("--opencl", action="store_true", help="add the OpenCL backend's rows (vs the cpu backend)")
+    p.add_argument("--compile", action="store_true", help="add compiled tinytorch vs eager torch, compile times")
+    p.add_argument("--inductor", action="store_true", help="with --compile: add torch.compile (Inductor)")
     p.add_argument("--worker", choices=["tinytorch", "torch"], help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.min_time is None:
         args.min_time = 0.5 if args.quick else 1.5
     if args.worker:
-        worker(args.worker, args.threads, args.min_time, args.opencl)
+        worker(args.worker, args.threads, args.min_time, args.opencl, args.compile, args.inductor)
         return
+    if args.compile and "TINYTORCH_CACHE_DIR" not in os.environ:
+        import tempfile
+        # an empty kernel cache: round 1 compiles cold, later rounds (new processes) reuse the disk cache
+        os.environ["TINYTORCH_CACHE_DIR"] = tempfile.mkdtemp(prefix="tinytorch-bench-cache-")
     rounds = args.rounds or (3 if args.quick else 5)
     sides = [("tinytorch", None), ("torch", None)] + ([("numpy", {"TINYTORCH_NATIVE": "0"})] if args.numpy else []) + \
         ([("baseline", {"PYTHONPATH": os.path.abspath(args.baseline)})] if args.baseline else [])
@@ -182,12 +244,60 @@ def main():
             rb = statistics.median(a[name] / b[name] for a, b in zip(results["baseline"], results["torch"]))
             line += f" {med['baseline']:10.1f} {rb:7.2f}"
         print(line)
-    extra = sorted(k for k in results["tinytorch"][0] if k not in WORKLOADS)
+    if args.compile:
+        _print_compiled(results)
+    extra = sorted(k for k in results["tinytorch"][0] if k.startswith("opencl "))
     for name in extra:
         cl = statistics.median(r[name] for r in results["tinytorch"])
         base = {"opencl MLP SGD": WORKLOADS[0], "opencl LeNet-5 Adam": WORKLOADS[2]}[name]
         cpu = statistics.median(r[base] for r in results["tinytorch"])
         print(f"{name + ' (vs cpu backend)':44s} {'steps/s':8s} {cl:10.1f} {cpu:10.1f} {cl / cpu:7.2f}")
+
+
+def _print_compiled(results):
+    """Compiled tinytorch against eager torch (and Inductor when measured), per-round ratios' medians."""
+    tt_runs, th_runs = results["tinytorch"], results["torch"]
+    print()
+    print(f"{'compiled tinytorch vs eager torch':44s} {'unit':8s} {'tinytorch':>10s} {'torch':>10s} {'ratio':>7s}")
+    infer = "MLP 64-128-10 inference, batch 1"
+    for mode in ("default", "reduce-overhead"):
+        for name in WORKLOADS[:4] + [infer]:
+            key = f"{mode}: {name}"
+            if key not in tt_runs[0] or isinstance(tt_runs[0][key], str):
+                continue
+            base = name if name != infer else f"eager: {infer}"
+            ratio = statistics.median(a[key] / b[base] for a, b in zip(tt_runs, th_runs))
+            print(f"{key[:44]:44s} {'calls/s':8s} {statistics.median(r[key] for r in tt_runs):10.1f} "
+                  f"{statistics.median(r[base] for r in th_runs):10.1f} {ratio:7.2f}")
+        key = f"{mode}: opencl MLP SGD"
+        if key in tt_runs[0] and not isinstance(tt_runs[0][key], str):
+            ratio = statistics.median(a[key] / a["eager: opencl MLP SGD"] for a in tt_runs)
+            print(f"{(key + ' (vs eager opencl)')[:44]:44s} {'steps/s':8s} "
+                  f"{statistics.median(r[key] for r in tt_runs):10.1f} "
+                  f"{statistics.median(r['eager: opencl MLP SGD'] for r in tt_runs):10.1f} {ratio:7.2f}")
+    ind = [k for k in th_runs[0] if k.startswith("default: ")]
+    if ind:
+        print()
+        print(f"{'torch.compile (Inductor) vs eager torch':44s} {'unit':8s} {'inductor':>10s} {'eager':>10s} {'ratio':>7s}")
+        for key in ind:
+            name = key[len("default: "):]
+            v = th_runs[0][key]
+            if isinstance(v, str):
+                print(f"{name[:44]:44s} {v}")
+                continue
+            base = name if name != infer else f"eager: {infer}"
+            ratio = statistics.median(b[key] / b[base] for b in th_runs)
+            print(f"{name[:44]:44s} {'calls/s':8s} {statistics.median(r[key] for r in th_runs):10.1f} "
+                  f"{statistics.median(r[base] for r in th_runs):10.1f} {ratio:7.2f}")
+    print()
+    print("compile time (s): first 3 calls of the compiled step; cold = round 1 (empty kernel cache), warm = the "
+          "median of later rounds")
+    for mode in ("default", "reduce-overhead"):
+        for name in WORKLOADS[:4] + ["opencl MLP SGD"]:
+            key = f"compile time {mode}: {name}"
+            if key in tt_runs[0]:
+                warm = statistics.median(r[key] for r in tt_runs[1:]) if len(tt_runs) > 1 else float("nan")
+                print(f"  {mode:16s} {name:40s} cold {tt_runs[0][key]:6.2f}  warm {warm:6.2f}")
 
 
 if __name__ == "__main__":

@@ -72,6 +72,13 @@ class _LazyState(threading.local):
     the in-place and mutating kernels do the same. ``active`` is the one check on the eager path."""
     active = False
     recording = None
+    # bumped (process-wide, on the class) by every change of a module's structure or mode (Module.__setattr__,
+    # train(), register_*, Tensor.data =): a compiled replay's guard on the modules is one comparison
+    module_version = 0
 
 
 _lazy = _LazyState()
+
+
+def bump_module_version():
+    _LazyState.module_version += 1

@@ -12,7 +12,7 @@ from . import _dispatch, _strides
 from . import _dtype as _dt
 from .autograd import engine
 from .autograd.grad_mode import _state
-from ._modes import _lazy
+from ._modes import _lazy, bump_module_version
 from .device import as_device, device, get_backend
 from ._storage import Storage
 
@@ -268,6 +268,7 @@ class Tensor:
             raise TypeError(f"data must be a Tensor, not {type(other).__name__}")
         if _lazy.active:  # recorded ops read this tensor's old memory: they run first (a graph break)
             _lazy.recording.sync("assigning .data")
+        bump_module_version()  # a compiled replay assumed this tensor's old geometry
         self._storage, self._shape, self._stride = other._storage, other._shape, other._stride
         self._offset, self.dtype, self._nat = other._offset, other.dtype, other._nat
 

@@ -118,7 +118,7 @@ class CompiledFunction:
         if replay:
             if self._owners is None:
                 self._owners = _owners(self.fn)
-            before = (_gen_state(), _guard_state(self._owners))
+            before = (_gen_state(), _guard_state(self._owners), _grad_bits(self._owners))
         _bind_tensor()
         rec = Recording(self.fullgraph, self.name)
         _lazy.active, _lazy.recording = True, rec
@@ -150,7 +150,7 @@ class CompiledFunction:
         if self._owners is None:
             self._owners = _owners(self.fn)
         self.mode = "reduce-overhead"
-        before = (_gen_state(), _guard_state(self._owners))
+        before = (_gen_state(), _guard_state(self._owners), _grad_bits(self._owners))
         _bind_tensor()
         rec = Recording(self.fullgraph, self.name)
         _lazy.active, _lazy.recording = True, rec
@@ -171,17 +171,18 @@ class CompiledFunction:
             for t in rec.last_ext:
                 j = arg_storage.get(id(t._storage))
                 bind.append(t if j is None else (j, t._shape, t._stride, t._offset - flat[j]._offset, t.dtype))
-            self._replay = Replay(self, rec, (rec.plans[0], rec.last_ext, rec.last_slots, before[1]), flat, args,
-                                  kwargs, out, bind)
+            self._replay = Replay(self, rec, (rec.plans[0], rec.last_ext, rec.last_slots, before[1], before[2]),
+                                  flat, args, kwargs, out, bind)
         return out
 
     # ---- reduce-overhead ----------------------------------------------------------------------------------------
     def _capture(self, rec, args, kwargs, out, before):
         cur = None
         if len(rec.plans) == 1 and not rec.breaks and _gen_state() == before[0]:
-            cur = (rec.plans[0], rec.last_ext, rec.last_slots, before[1])
+            cur = (rec.plans[0], rec.last_ext, rec.last_slots, _guard_state(self._owners), before[2])
         prev, self._prev = self._prev, cur
-        if cur is None or prev is None or prev[0] is not cur[0] or prev[3] != cur[3]:
+        if cur is None or prev is None or prev[0] is not cur[0] or prev[3] != cur[3] or \
+                any(prev[4].get(id(t)) != cur[4].get(id(t)) for t in rec.grads):
             return
         # the same graph twice: the tensors it reads besides the arguments must be the same (or equal constants)
         from .._tensor import Tensor
@@ -213,22 +214,21 @@ def _equal_constants(a, b):
 
 
 def _guard_state(owners):
-    """What a replay assumes about the modules and optimizers the function reaches."""
+    """What a replay assumes besides its arguments: grad mode, autocast, and the modules as they were (their
+    structure, parameters and ``training``: one version counter that every change bumps)."""
+    return (_state.enabled, _ac.active, tuple((k, tuple(e)) for k, e in _ac.entries.items()) if _ac.active else (),
+            _lazy.module_version)
+
+
+def _grad_bits(owners):
+    """id(parameter) -> whether its .grad is None, for the parameters of the modules and optimizers reached."""
     from ..nn.modules.module import Module
-    st = [_state.enabled, _ac.active, tuple((k, tuple(e)) for k, e in _ac.entries.items())]
+    bits = {}
     for o in owners:
-        if isinstance(o, Module):
-            for m in o.modules():
-                st.append(m.training)
-            for p in o.parameters():
-                st.append(id(p))
-                st.append(p._grad is None)
-        else:
-            for g in o.param_groups:
-                for p in g["params"]:
-                    st.append(id(p))
-                    st.append(p._grad is None)
-    return tuple(st)
+        params = o.parameters() if isinstance(o, Module) else (p for g in o.param_groups for p in g["params"])
+        for p in params:
+            bits[id(p)] = p._grad is None
+    return bits
 
 
 def _arg_sig(a):
@@ -249,6 +249,10 @@ class Replay:
         self.plan = cur[0]
         self.guard = cur[3]
         self.bind = bind
+        # the leaves whose .grad the graph writes, and whether each had one when the captured call began
+        self.grad_leaves = [(t, cur[4].get(id(t), t._grad is None)) for t in rec.grads]
+        # the tensors it reads besides the arguments: their geometry and requires_grad as captured
+        self.fixed = [(t, t._shape, t._stride, t.dtype, t.requires_grad) for t in bind if type(t) is not tuple]
         self.sig = tuple(_arg_sig(a) for a in _flatten((args, kwargs), []))
         slots = cur[2]
         slot_of = {}
@@ -287,12 +291,20 @@ class Replay:
         self.versions = [t._storage._version for t in rec.last_ext if id(t._storage) in written]
 
     def call(self, args, kwargs):
-        flat_all = _flatten((args, kwargs), [])
-        if len(flat_all) != len(self.sig) or any(_arg_sig(a) != s for a, s in zip(flat_all, self.sig)):
+        flat_all = _flatten((args, kwargs), []) if kwargs else _flatten(args, [])
+        if len(flat_all) != len(self.sig):
             return _MISS
-        owner = self.owner
-        if owner is not None and _guard_state(owner._owners) != self.guard:
+        for a, s in zip(flat_all, self.sig):
+            if _arg_sig(a) != s:
+                return _MISS
+        if _guard_state(None) != self.guard:
             return _MISS
+        for t, none in self.grad_leaves:
+            if (t._grad is None) != none:
+                return _MISS
+        for t, shape, stride, dtype, rg in self.fixed:
+            if t._shape != shape or t._stride != stride or t.dtype is not dtype or t.requires_grad != rg:
+                return _MISS
         from .._tensor import Tensor, _new
         flat = [a for a in flat_all if isinstance(a, Tensor)]
         ext = []
@@ -315,19 +327,20 @@ class Replay:
                 st.backend.copy_(st.buf, bufs[s])
         for leaf, g in self.grads:
             leaf._grad = g
-        from .._storage import Storage
+        return self._build(self.template, bufs, flat)
 
-        def build(t):
-            k = t[0]
-            if k == "slot":
-                _, s, shape, stride, off, dtype, dev, backend, size = t
-                return _new(Storage(bufs[s], dtype, dev, size, backend), shape, stride, off, dtype)
-            if k == "arg":
-                return flat[t[1]]
-            if k == "fixed" or k == "value":
-                return t[1]
-            return t[0](build(x) for x in t[1])
-        return build(self.template)
+    def _build(self, t, bufs, flat):
+        k = t[0]
+        if k == "slot":
+            from .._storage import Storage
+            from .._tensor import _new
+            _, s, shape, stride, off, dtype, dev, backend, size = t
+            return _new(Storage(bufs[s], dtype, dev, size, backend), shape, stride, off, dtype)
+        if k == "arg":
+            return flat[t[1]]
+        if k == "fixed" or k == "value":
+            return t[1]
+        return t[0](self._build(x, bufs, flat) for x in t[1])
 
 
 def _ext_uses(spec):

@@ -192,56 +192,103 @@ class Plan:
                 cur -= _prod(shape) * dtype.itemsize
         self.peak_bytes = peak
         self.info = info
+        self._run = None
+        self.source = None
 
     def run(self, ext, nodes=None, learn=None):
-        """Run the steps on the recorded existing tensors ``ext``; returns the buffer of every pending storage
-        (None for those released)."""
-        vals = [None] * self.n_slots
-        bufs = [None] * self.n_slots
+        """Run the steps on the recorded existing tensors ``ext`` (and the running call's ``nodes``, for the
+        float scalars); returns the buffer of every pending storage still referenced (None for the others)."""
+        if self._run is None:
+            self._run = self._generate()
+        return self._run(ext, nodes, learn)
+
+    def _generate(self):
+        """The steps as one straight-line Python function (Inductor's wrapper code, in Python): a line per kernel
+        call, its arguments written out, nothing interpreted at run time."""
+        ns = {"_contiguous": _contiguous}
+        consts = {}
+
+        def const(v):
+            k = f"K{len(consts)}"
+            consts[k] = v
+            ns[k] = v
+            return k
+
         info = self.info
-        for st in self.steps:
-            natives = [_resolve(a, ext, vals, bufs, nodes) for a in st.args]
-            kind = st.kind
-            if kind == "kernel" or kind == "fused":
-                kw = st.kw
-                if st.kwspec is not None:
-                    kw = {k: _resolve(a, ext, vals, bufs, nodes) for k, a in st.kwspec.items()}
-                elif st.kw_live:
-                    if kind == "fused":  # the constants of the members, from the running call
-                        natives.insert(0, tuple(float(nodes[j][3][i][1] if where == "a" else nodes[j][4][i])
-                                                for where, j, i in st.kw_live))
-                    else:
-                        kw = nodes[st.node][4]
-                elif kind == "fused":
-                    natives.insert(0, ())
-                res = st.fn(*natives, **kw) if kw else st.fn(*natives)
+        lines = ["def run(ext, nodes, learn):"]
+        produced = set()
+
+        def arg(a):
+            c = a[0]
+            if c == _P:
+                e = f"v{a[1]}"
+                return e if a[2] is None else f"{const(a[3].cast)}({e}, {const(a[2])})"
+            if c == _X:
+                e = f"ext[{a[1]}]._native()"
+                if a[2] is None:
+                    return e
+                return f"_cast(ext[{a[1]}], {const(a[2])})"
+            if c == _S:
+                v = a[1]
+                return repr(v) if type(v) in (int, bool, str) or v is None else const(v)
+            if c == _V:
+                e = f"{const(a[3].view)}(b{a[1]}, {const(a[4])}, {const(a[5])}, {const(a[6])}, {a[7]})"
+                return e if a[2] is None else f"{const(a[3].cast)}({e}, {const(a[2])})"
+            if c == _L:
+                items = ", ".join(arg(x) for x in a[2])
+                return f"[{items}]" if a[1] is list else f"({items}{',' if len(a[2]) == 1 else ''})"
+            if c == _F:
+                return f"nodes[{a[1]}][3][{a[2]}][1]"
+            return f"ext[{a[1]}].item()"  # _I
+
+        ns["_cast"] = lambda t, dt: t._native() if t.dtype is dt else t._storage.backend.cast(t._native(), dt)
+        for k, st in enumerate(self.steps):
+            args = [arg(a) for a in st.args]
+            kw = ""
+            if st.kwspec is not None:
+                kw = ", ".join(f"{name}={arg(a)}" for name, a in st.kwspec.items())
+            elif st.kind == "fused":
+                src = st.kw_live or ()
+                args.insert(0, "(" + "".join(f"float(nodes[{j}][3][{i}][1]), " if w == "a" else
+                                             f"float(nodes[{j}][4][{i!r}]), " for w, j, i in src) + ")")
+            elif st.kw_live:
+                kw = f"**nodes[{st.node}][4]"
+            elif st.kw:
+                kw = f"**{const(st.kw)}"
+            call = f"{const(st.fn)}({', '.join(args + ([kw] if kw else []))})" if st.kind != "copy" else \
+                f"{const(st.backend.copy_)}({args[0]}, {args[1]})"
+            lines.append(f"    # {st.kind} {st.name}")
+            if st.kind in ("kernel", "fused"):
                 outs = st.outs
-                if len(outs) == 1:
-                    res = (res,)
-                backend = st.backend
-                for i, (s, r) in enumerate(zip(outs, res)):
-                    shape, dtype, _, xstride, xoff, xsize = info[s]
-                    nat, buf, stride, off = backend.wrap(r, dtype)
-                    if (off != xoff or stride != xstride) and _prod(shape) > 1 or tuple(nat.shape) != shape:
-                        # the recorded tensor promised another layout: keep the promise, and learn this one
-                        if learn is not None and st.node is not None:
-                            learn(st.node, i, (stride, off, getattr(buf, "size", _prod(shape))))
-                        nat, buf = _contiguous(backend, nat, shape, dtype, xstride, xoff, xsize)
-                    vals[s] = nat
-                    bufs[s] = buf
-            elif kind == "mutate":
-                kw = st.kw
-                if st.kwspec is not None:
-                    kw = {k: _resolve(a, ext, vals, bufs, nodes) for k, a in st.kwspec.items()}
-                elif st.kw_live:
-                    kw = nodes[st.node][4]
-                st.fn(*natives, **kw) if kw else st.fn(*natives)
-            else:  # the write step
-                st.backend.copy_(natives[0], natives[1])
+                lines.append(f"    r = {call}")
+                wrap = const(st.backend.wrap)
+                for i, s in enumerate(outs):
+                    shape, dtype, backend, xstride, xoff, xsize = info[s]
+                    r = "r" if len(outs) == 1 else f"r[{i}]"
+                    lines.append(f"    v{s}, b{s}, s_, o_ = {wrap}({r}, {const(dtype)})")
+                    if _prod(shape) > 1:
+                        lines.append(f"    if o_ != {xoff} or s_ != {const(xstride)}:")
+                        lines.append(f"        v{s}, b{s} = _fix({k}, {i}, {s}, v{s}, b{s}, s_, o_, learn)")
+                    produced.add(s)
+            else:
+                lines.append(f"    {call}")
             for s in st.free:
-                vals[s] = None
-                bufs[s] = None
-        return bufs
+                lines.append(f"    v{s} = b{s} = None")
+        lines.append("    return [" + ", ".join(f"b{s}" if self.live[s] and s in produced else "None"
+                                               for s in range(self.n_slots)) + "]")
+        steps = self.steps
+
+        def _fix(k, i, s, nat, buf, stride, off, learn):
+            # the recorded tensor promised another layout: keep the promise, and learn this one
+            st = steps[k]
+            shape, dtype, backend, xstride, xoff, xsize = info[s]
+            if learn is not None and st.node is not None:
+                learn(st.node, i, (stride, off, getattr(buf, "size", _prod(shape))))
+            return _contiguous(backend, nat, shape, dtype, xstride, xoff, xsize)
+        ns["_fix"] = _fix
+        self.source = "\n".join(lines) + "\n"
+        exec(compile(self.source, f"<tinytorch graph {id(self):x}>", "exec"), ns)  # noqa: S102 - our own code
+        return ns["run"]
 
     def describe(self, rec=None):
         lines = [f"tinytorch.compile: graph of {rec.name if rec else '?'}: {self.n_nodes} ops, {self.dead} dead, "
@@ -267,27 +314,6 @@ def _contiguous(backend, nat, shape, dtype, stride, offset, size):
     out = backend.view(buf, dtype, shape, stride, offset)
     backend.copy_(out, nat)
     return out, buf
-
-
-def _resolve(a, ext, vals, bufs, nodes):
-    c = a[0]
-    if c == _P:
-        n = vals[a[1]]
-        return n if a[2] is None else a[3].cast(n, a[2])
-    if c == _X:
-        t = ext[a[1]]
-        n = t._native()
-        return n if a[2] is None or t.dtype is a[2] else t._storage.backend.cast(n, a[2])
-    if c == _S:
-        return a[1]
-    if c == _V:
-        n = a[3].view(bufs[a[1]], a[4], a[5], a[6], a[7])
-        return n if a[2] is None else a[3].cast(n, a[2])
-    if c == _L:
-        return a[1](_resolve(x, ext, vals, bufs, nodes) for x in a[2])
-    if c == _F:
-        return nodes[a[1]][3][a[2]][1]
-    return ext[a[1]].item()  # _I: a 0-dim cpu tensor joining another device's op
 
 
 def _fmt_spec(s, names):

@@ -4,6 +4,7 @@ from collections import OrderedDict
 
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ..._modes import bump_module_version
 from ..parameter import Parameter
 
 
@@ -249,6 +250,7 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name, value):
+        bump_module_version()  # a compiled replay assumed the modules as they were
         d = self.__dict__
         params = d.get("_parameters")
         if isinstance(value, Parameter):
@@ -289,6 +291,7 @@ class Module:
         self._non_persistent_buffers_set.discard(name)
 
     def __delattr__(self, name):
+        bump_module_version()
         for store in ("_parameters", "_buffers", "_modules"):
             if name in self.__dict__[store]:
                 del self.__dict__[store][name]
@@ -314,6 +317,7 @@ class Module:
             raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' (torch.nn.Parameter "
                             "or None required)")
         self._parameters[name] = param
+        bump_module_version()
 
     def register_buffer(self, name, tensor, persistent=True):
         """Add a buffer (saved in state_dict unless ``persistent=False``)."""
@@ -325,6 +329,7 @@ class Module:
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' (torch Tensor or None "
                             "required)")
         self._buffers[name] = tensor
+        bump_module_version()
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -336,6 +341,7 @@ class Module:
         if "." in name:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         self._modules[name] = module
+        bump_module_version()
 
     register_module = add_module
 
@@ -445,6 +451,7 @@ class Module:
             raise ValueError("training mode is expected to be boolean")
         for m in self.modules():
             m.__dict__["training"] = mode
+        bump_module_version()
         return self
 
     def eval(self):
@@ -482,6 +489,7 @@ class Module:
             for k, b in self._buffers.items():
                 if b is not None:
                     self._buffers[k] = fn(b)
+        bump_module_version()
         return self
 
     def to(self, *args, **kwargs):
