@@ -25,6 +25,7 @@ from .lazy import Recording, LazyStorage, _bind_tensor
 
 cache_size_limit = 8  # as torch._dynamo.config.cache_size_limit: distinct graphs per function before eager
 _MISS = object()
+_T = [None, None, None]  # Tensor, _tensor._new, Storage (bound when the first Replay is made: import cycle)
 MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 
 
@@ -121,6 +122,7 @@ class CompiledFunction:
             before = (_gen_state(), _guard_state(self._owners), _grad_bits(self._owners))
         _bind_tensor()
         rec = Recording(self.fullgraph, self.name)
+        rec.snapshot = replay
         _lazy.active, _lazy.recording = True, rec
         try:
             out = self.fn(*args, **kwargs)
@@ -153,6 +155,7 @@ class CompiledFunction:
         before = (_gen_state(), _guard_state(self._owners), _grad_bits(self._owners))
         _bind_tensor()
         rec = Recording(self.fullgraph, self.name)
+        rec.snapshot = True
         _lazy.active, _lazy.recording = True, rec
         try:
             out = self.fn(*args, **kwargs)
@@ -179,7 +182,7 @@ class CompiledFunction:
     def _capture(self, rec, args, kwargs, out, before):
         cur = None
         if len(rec.plans) == 1 and not rec.breaks and _gen_state() == before[0]:
-            cur = (rec.plans[0], rec.last_ext, rec.last_slots, _guard_state(self._owners), before[2])
+            cur = (rec.plans[0], rec.last_ext, rec.last_slots, _guard_state(self._owners), before[2], rec.last_snaps)
         prev, self._prev = self._prev, cur
         if cur is None or prev is None or prev[0] is not cur[0] or prev[3] != cur[3] or \
                 any(prev[4].get(id(t)) != cur[4].get(id(t)) for t in rec.grads):
@@ -188,16 +191,31 @@ class CompiledFunction:
         from .._tensor import Tensor
         flat = [a for a in _flatten((args, kwargs), []) if isinstance(a, Tensor)]
         arg_storage = {id(a._storage): j for j, a in enumerate(flat)}
-        bind = []
+        bind, restore = [], {}
         for t, old in zip(cur[1], prev[1]):
             j = arg_storage.get(id(t._storage))
             if j is not None:
                 bind.append((j, t._shape, t._stride, t._offset - flat[j]._offset, t.dtype))
                 continue
-            if t is not old and not _equal_constants(t, old):
-                return
+            st, ost = t._storage, old._storage
+            if st is not ost or t._shape != old._shape or t._stride != old._stride or t._offset != old._offset:
+                # another tensor than last call's: a constant made by the call (arange, a mask), or a scratch
+                # buffer it fills; replayable when it held the same values before the graph ran
+                snap, osnap = cur[5].get(id(st)), prev[5].get(id(ost))
+                if (snap is None) != (osnap is None):
+                    return
+                if snap is not None:
+                    import numpy as np
+                    b = st.backend
+                    if t._shape != old._shape or t.dtype is not old.dtype or \
+                            not np.array_equal(b.to_numpy(snap), ost.backend.to_numpy(osnap)):
+                        return
+                    restore[id(st)] = (st, snap)
+                elif not _equal_constants(t, old):
+                    return
             bind.append(t)
         self._replay = Replay(self, rec, cur, flat, args, kwargs, out, bind)
+        self._replay.restore = list(restore.values())
 
 
 def _equal_constants(a, b):
@@ -244,7 +262,9 @@ class Replay:
     """A captured graph replayed without the Python function (``mode="reduce-overhead"``, ``jit.trace``)."""
 
     def __init__(self, owner, rec, cur, flat, args, kwargs, out, bind):
-        from .._tensor import Tensor
+        from .._tensor import Tensor, _new
+        from .._storage import Storage
+        _T[:] = [Tensor, _new, Storage]
         self.owner = owner
         self.plan = cur[0]
         self.guard = cur[3]
@@ -281,6 +301,7 @@ class Replay:
         # what else the graph computed that Python still holds (a parameter's .grad): written back in place
         self.static = [(s, slots[s]) for s in slot_of.values() if s not in returned]
         self.nodes, self.info = rec.last_nodes, rec.last_info
+        self.restore = []
         self.grads = [(leaf, g) for leaf, g in rec.grads.items()]
         written = set()
         for node in rec.last_nodes:
@@ -294,8 +315,12 @@ class Replay:
         flat_all = _flatten((args, kwargs), []) if kwargs else _flatten(args, [])
         if len(flat_all) != len(self.sig):
             return _MISS
+        T = _T[0]
         for a, s in zip(flat_all, self.sig):
-            if _arg_sig(a) != s:
+            if type(a) is T or isinstance(a, T):
+                if (a._shape, a._stride, a._offset, a.dtype, a._storage.device, a.requires_grad) != s:
+                    return _MISS
+            elif _arg_sig(a) != s:
                 return _MISS
         if _guard_state(None) != self.guard:
             return _MISS
@@ -305,8 +330,8 @@ class Replay:
         for t, shape, stride, dtype, rg in self.fixed:
             if t._shape != shape or t._stride != stride or t.dtype is not dtype or t.requires_grad != rg:
                 return _MISS
-        from .._tensor import Tensor, _new
-        flat = [a for a in flat_all if isinstance(a, Tensor)]
+        _new = _T[1]
+        flat = [a for a in flat_all if isinstance(a, T)]
         ext = []
         for b in self.bind:
             if type(b) is tuple:
@@ -318,6 +343,9 @@ class Replay:
                     ext.append(_new(a._storage, shape, stride, a._offset + delta, dtype))
             else:
                 ext.append(b)
+        for st, snap in self.restore:  # a scratch buffer the call made: as it was before the graph wrote it
+            b = st.backend
+            b.copy_(b.view(st.buf, st.dtype, (st.size,), (1,), 0), snap)
         bufs = self.plan.run(ext, self.nodes)
         for v in self.versions:
             v[0] += 1
@@ -332,10 +360,8 @@ class Replay:
     def _build(self, t, bufs, flat):
         k = t[0]
         if k == "slot":
-            from .._storage import Storage
-            from .._tensor import _new
             _, s, shape, stride, off, dtype, dev, backend, size = t
-            return _new(Storage(bufs[s], dtype, dev, size, backend), shape, stride, off, dtype)
+            return _T[1](_T[2](bufs[s], dtype, dev, size, backend), shape, stride, off, dtype)
         if k == "arg":
             return flat[t[1]]
         if k == "fixed" or k == "value":

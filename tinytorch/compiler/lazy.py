@@ -160,6 +160,7 @@ class Recording:
         self.breaks = []  # (reason, where) of each graph break
         self.grads = {}  # leaf tensor -> its .grad after the autograd engine wrote it (the replay redoes it)
         self.plans = []  # the Plan of each graph run
+        self.snapshot = False  # keep the memory of written existing tensors (a capture for replay)
         self._reset()
 
     def _reset(self):
@@ -172,6 +173,7 @@ class Recording:
         self.ext_storage = {}  # id(storage) -> index: which uses share memory (part of the key)
         self._keep = []  # those storages, so their ids stay unique while recorded
         self.dirty = set()  # ids of the existing storages the graph writes
+        self.snaps = {}  # with ``snapshot``: id(storage) -> a copy of its memory before the graph's first write
 
     # ---- recording ----------------------------------------------------------------------------------------
     def _settle(self, args, dev):
@@ -290,7 +292,13 @@ class Recording:
         """The existing tensors recorded from ``ext[start]`` on are written by the graph: reading them on the host
         needs the graph to run first."""
         for t in self.ext[start:]:
-            self.dirty.add(id(t._storage))
+            st = t._storage
+            self.dirty.add(id(st))
+            if self.snapshot and id(st) not in self.snaps:
+                # its memory before the graph writes it: a scratch buffer made by the call (zeros filled by
+                # slices) is restored to this before each replay (api.Replay)
+                b = st.backend
+                self.snaps[id(st)] = b.from_numpy(b.to_numpy(b.view(st.buf, st.dtype, (st.size,), (1,), 0)))
 
     def note_grad(self, leaf, before):
         """The autograd engine wrote ``leaf.grad`` (a replay must set it again)."""
@@ -336,6 +344,7 @@ class Recording:
         self.plans.append(plan)
         self.segments += 1
         self.last_ext, self.last_slots, self.last_nodes, self.last_info = self.ext, self.slots, self.nodes, self.slot_info
+        self.last_snaps = self.snaps
         self._reset()
 
     def _learn(self, node, i, layout):
