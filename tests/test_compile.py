@@ -201,7 +201,7 @@ def test_reduce_overhead_replays_a_static_step():
 def test_replay_restores_scratch_buffers_and_reads_views_of_parameters():
     """A buffer the function makes and fills in place (zeros, then an accumulating write) starts from its made
     value on every replay; a view of a parameter made each call reads the parameter's current memory."""
-    w = nn.Parameter(tt.randn(4, 3))
+    w = nn.Parameter(tt.randn(4, 3), requires_grad=False)
 
     def f(x, idx):
         buf = tt.zeros(5, 3)
@@ -341,16 +341,25 @@ def test_compile_api_surface():
     assert seen == [True]
 
 
-def test_compiled_module_backward():
+def test_compiled_module_backward_is_one_node():
+    """compile(module) with grad on: the autograd engine sees one node for the region, whose backward is a
+    compiled graph; gradients reach the parameters and an input that requires grad, as eager's."""
     tt.manual_seed(0)
     model = nn.Sequential(nn.Linear(5, 7), nn.GELU(), nn.LayerNorm(7), nn.Linear(7, 3))
     twin = copy.deepcopy(model)
     cm = tt.compile(model)
-    x = tt.randn(4, 5)
-    cm(x).pow(2).sum().backward()
-    twin(x).pow(2).sum().backward()
+    for _ in range(3):
+        x = tt.randn(4, 5)
+        x1, x2 = (x * 1.0).requires_grad_(), (x * 1.0).requires_grad_()
+        out = cm(x1 * 2)
+        assert out.grad_fn.name() == "CompiledFunctionBackward"
+        out.pow(2).sum().backward()
+        twin(x2 * 2).pow(2).sum().backward()
+        assert np.array_equal(x1.grad.numpy(), x2.grad.numpy())
     for p, q in zip(model.parameters(), twin.parameters()):
         assert np.array_equal(p.grad.numpy(), q.grad.numpy())
+    with tt.no_grad():
+        assert cm(x).grad_fn is None
 
 
 # ---- devices ------------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ import warnings
 
 from .._modes import _ac, _lazy, _state
 from . import graph as _graph
+from . import region
 from .lazy import Recording, LazyStorage, _bind_tensor
 
 cache_size_limit = 8  # as torch._dynamo.config.cache_size_limit: distinct graphs per function before eager
@@ -98,6 +99,7 @@ class CompiledFunction:
         self._replay = None
         self._prev = None  # the last call's capture, compared with the next one (reduce-overhead)
         self._owners = None
+        self.module = None  # set for a compiled module: its backward is one node
         try:
             self.__wrapped__ = fn
             self.__doc__ = fn.__doc__
@@ -121,6 +123,10 @@ class CompiledFunction:
                 self._owners = _owners(self.fn)
             before = (_gen_state(), _guard_state(self._owners), _grad_bits(self._owners))
         _bind_tensor()
+        module = self.module if _state.enabled else None
+        if module is not None:  # the forward of a compiled module: its backward becomes one node (region.py)
+            args, kwargs, pairs = region.cut(args, kwargs)
+            params = [p for p in module.parameters() if p.requires_grad]
         rec = Recording(self.fullgraph, self.name)
         rec.snapshot = replay
         _lazy.active, _lazy.recording = True, rec
@@ -141,6 +147,8 @@ class CompiledFunction:
                               f"(cache_size_limit = {cache_size_limit}), the last time because its graph changed "
                               "(new shapes, dtypes or Python values); it runs eagerly from now on")
                 self.eager = True
+        if module is not None:
+            out = region.attach(out, pairs, params, self.name)
         if replay:
             self._capture(rec, args, kwargs, out, before)
         return out
@@ -184,6 +192,9 @@ class CompiledFunction:
         if len(rec.plans) == 1 and not rec.breaks and _gen_state() == before[0]:
             cur = (rec.plans[0], rec.last_ext, rec.last_slots, _guard_state(self._owners), before[2], rec.last_snaps)
         prev, self._prev = self._prev, cur
+        if cur is not None and not rec.grads and any(isinstance(o, _T[0] or _tensor_type()) and o.requires_grad
+                                                     for o in _flatten(out, [])):
+            cur = None  # its result carries an autograd graph a replay cannot build: the default mode it is
         if cur is None or prev is None or prev[0] is not cur[0] or prev[3] != cur[3] or \
                 any(prev[4].get(id(t)) != cur[4].get(id(t)) for t in rec.grads):
             return
@@ -216,6 +227,11 @@ class CompiledFunction:
             bind.append(t)
         self._replay = Replay(self, rec, cur, flat, args, kwargs, out, bind)
         self._replay.restore = list(restore.values())
+
+
+def _tensor_type():
+    from .._tensor import Tensor
+    return Tensor
 
 
 def _equal_constants(a, b):
@@ -446,7 +462,9 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     from ..nn.modules.module import Module
     be = backend if isinstance(backend, str) else "inductor"
     if isinstance(model, Module):
-        return OptimizedModule(model, CompiledFunction(model, fullgraph, dynamic, mode, be))
+        c = CompiledFunction(model, fullgraph, dynamic, mode, be)
+        c.module = model
+        return OptimizedModule(model, c)
     return CompiledFunction(model, fullgraph, dynamic, mode, be)
 
 

@@ -516,7 +516,9 @@ class Module:
         from ...compiler import compile as _compile
         _compile(lambda: None, *args, **kwargs)  # the arguments' checks
         call = type(self).__call__
-        self.__dict__["_compiled_call"] = CompiledFunction(lambda *a, **k: call(self, *a, **k), *args, **kwargs)
+        compiled = CompiledFunction(lambda *a, **k: call(self, *a, **k), *args, **kwargs)
+        compiled.module = self
+        self.__dict__["_compiled_call"] = compiled
 
     def cpu(self):
         return self.to("cpu")
