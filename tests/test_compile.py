@@ -12,7 +12,7 @@ import pytest
 import tinytorch as tt
 import tinytorch.nn as nn
 import tinytorch.nn.functional as F
-from tinytorch.compiler import Unsupported
+from tinytorch.compiler import Unsupported, codegen_cpp  # noqa: F401
 from conftest import assert_close, torch
 from op_db import OPS
 from test_ops import make_inputs, run_both, summation_bounds, assert_within, UNIT_ROUNDOFF
@@ -396,3 +396,46 @@ def test_jit_trace_graph_and_values():
     assert np.array_equal(scripted(x).detach().numpy(), model(x).detach().numpy())
     with pytest.raises(NotImplementedError, match="state_dict"):
         tt.jit.save(traced, "/nonexistent/m.pt")
+
+
+# ---- the generated kernels' disk cache ---------------------------------------------------------------------------
+_FUSED = """
+import json, numpy as np, tinytorch as tt
+from tinytorch.compiler import codegen_cpp
+f = tt.compile(lambda x, y: ((x * y + x) / 3.0 - y).relu())
+x, y = tt.linspace(-2, 2, 1000), tt.linspace(1, 3, 1000)
+got = f(x, y)
+want = ((x * y + x) / 3.0 - y).relu()
+print(json.dumps(dict(codegen_cpp.stats, same=bool(np.array_equal(got.numpy(), want.numpy())))))
+"""
+
+
+def _run_fused(cache):
+    env = dict(os.environ, TINYTORCH_CACHE_DIR=str(cache))
+    r = subprocess.run([sys.executable, "-c", _FUSED], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    import json
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(not tt.compiler.codegen_cpp.available(), reason="no C++ compiler: plans run unfused")
+def test_kernel_cache_is_shared_between_processes_and_rebuilt_when_corrupt(tmp_path):
+    first = _run_fused(tmp_path)
+    assert first["same"] and first["compiled"] == 1 and first["disk_hits"] == 0
+    second = _run_fused(tmp_path)
+    assert second["same"] and second["compiled"] == 0 and second["disk_hits"] == 1
+    libs = list((tmp_path / "kernels").glob("*.so"))
+    assert len(libs) == 1
+    libs[0].write_bytes(b"not a shared library")
+    third = _run_fused(tmp_path)
+    assert third["same"] and third["compiled"] == 1
+    # two processes compiling the same kernel at once into an empty cache: both load a whole library
+    empty = tmp_path / "race"
+    env = dict(os.environ, TINYTORCH_CACHE_DIR=str(empty))
+    procs = [subprocess.Popen([sys.executable, "-c", _FUSED], env=env, stdout=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    for p in procs:
+        out, _ = p.communicate(timeout=300)
+        assert p.returncode == 0 and '"same": true' in out
+    assert len(list((empty / "kernels").glob("*.so"))) == 1
+    assert not list((empty / "kernels").glob("*.part"))

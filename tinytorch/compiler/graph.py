@@ -200,6 +200,8 @@ class Plan:
         float scalars); returns the buffer of every pending storage still referenced (None for the others)."""
         if self._run is None:
             self._run = self._generate()
+            if debug_enabled():
+                sys.stderr.write(f"tinytorch.compile: the plan's code\n{self.source}")
         return self._run(ext, nodes, learn)
 
     def _generate(self):
