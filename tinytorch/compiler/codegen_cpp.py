@@ -75,6 +75,11 @@ EXPRESSIONS = {
 }
 
 
+def expression(name):
+    """The Expr of op ``name``, or None when it is not fused."""
+    return EXPRESSIONS.get(name)
+
+
 def available():
     """Whether generated kernels can run here: the native extension is loaded and a C++ compiler answers."""
     if "ok" not in _STATE:
@@ -231,7 +236,7 @@ def _compile(cxx, src, path, d):
     return True
 
 
-def launcher(addr, n, dtype, out_shapes):
+def launcher(addr, n, dtype, out_shapes, backend=None):
     """``fn(consts, *inputs)``: allocate the outputs, run the loop at ``addr`` on the pool, return them."""
     import numpy as np
     from .. import _C

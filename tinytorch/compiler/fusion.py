@@ -62,9 +62,6 @@ def _operand(rec, s, n, dtype):
 
 def fuse(rec, kept, live):
     """The steps of a plan in order: node indices, and FusedGroups in place of the runs they fuse."""
-    from . import codegen_cpp
-    if not codegen_cpp.available():
-        return list(kept)
     nodes = rec.nodes
     # who reads each slot: a run's member result read after the run (or held) must be written out
     readers = {}
@@ -106,11 +103,13 @@ def _slots(node):
 
 def _eligible(rec, node):
     """(element count, dtype, backend) of a node a generated loop can compute, else None."""
-    from . import codegen_cpp
     kind, name, _, spec, kw, outs, backend = node
-    if kind != "kernel" or len(outs) != 1 or getattr(backend, "name", None) != "cpu":
+    if kind != "kernel" or len(outs) != 1:
         return None
-    expr = codegen_cpp.EXPRESSIONS.get(name)
+    gen = codegen_for(backend)
+    if gen is None:
+        return None
+    expr = gen.expression(name)
     if expr is None or not expr.accepts(kw, len(spec)):
         return None
     shape, dtype, _, stride, offset, size = rec.slot_info[outs[0]]
@@ -125,8 +124,15 @@ def _eligible(rec, node):
     return (n, dtype, backend)
 
 
+def codegen_for(backend):
+    """The code generator of ``backend`` (``codegen_cpp`` for cpu, ``codegen_opencl`` for opencl) when it can run
+    here, else None: that backend's plans run its own kernels one by one."""
+    from . import codegen_cpp, codegen_opencl
+    gen = {"cpu": codegen_cpp, "opencl": codegen_opencl}.get(getattr(backend, "name", None))
+    return gen if gen is not None and gen.available() else None
+
+
 def _group(rec, run, readers, live):
-    from . import codegen_cpp
     nodes = rec.nodes
     members = set(run)
     inputs, in_index = [], {}
@@ -134,6 +140,7 @@ def _group(rec, run, readers, live):
     consts = []
     produced = {}
     n, dtype, backend = _eligible(rec, nodes[run[0]])
+    gen = codegen_for(backend)
     for pos, j in enumerate(run):
         _, name, _, spec, kw, outs, _ = nodes[j]
         refs = []
@@ -156,7 +163,7 @@ def _group(rec, run, readers, live):
                 k = in_index[key] = len(inputs)
                 inputs.append((s, kind))
             refs.append(("in", k))
-        for name_ in codegen_cpp.EXPRESSIONS[name].kw_consts:
+        for name_ in gen.expression(name).kw_consts:
             refs.append(("c", len(consts)))
             consts.append(("k", j, name_))
         body.append((name, refs, kw))
@@ -169,11 +176,11 @@ def _group(rec, run, readers, live):
             out_pos.append(pos)
     if not out_slots:
         return None
-    kernel = codegen_cpp.build(body, [k for _, k in inputs], out_pos, dtype)
+    kernel = gen.build(body, [k for _, k in inputs], out_pos, dtype)
     if kernel is None:
         return None
     shape = rec.slot_info[out_slots[0]][0]
-    fn = codegen_cpp.launcher(kernel, n, dtype, [rec.slot_info[s][0] for s in out_slots])
+    fn = gen.launcher(kernel, n, dtype, [rec.slot_info[s][0] for s in out_slots], backend)
     g = FusedGroup(list(run), [s for s, _ in inputs], out_slots, backend, fn,
                    "fused_" + "_".join(b[0] for b in body) + f"{list(shape)}")
     g.const_src = tuple(consts)  # (where, node, position or attribute name): read from the running call
