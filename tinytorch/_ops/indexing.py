@@ -298,13 +298,10 @@ def _check_index(name, input, dim, index, src=None):
                                    f"smaller than src {list(src._shape)}")
     if index.numel():
         size = input._shape[dim] if input.ndim else 1
-        if getattr(index._storage, "recording", None) is not None:
+        bounds = _index_bounds(index)
+        if bounds is None:
             return  # computed by a compiled function's graph, not yet run: the kernel checks it when the graph runs
-        if index._storage.device.type == "cpu":  # one pass on the host, not two ops and two syncs
-            a = index.numpy(force=True)
-            lo, hi = int(a.min()), int(a.max())
-        else:
-            lo, hi = int(index.min().item()), int(index.max().item())
+        lo, hi = bounds
         if lo < 0 or hi >= size:  # PyTorch's gather/scatter take no negative indices
             raise RuntimeError(f"index {hi if hi >= size else lo} is out of bounds for dimension {dim} with size "
                                f"{size}")
@@ -481,6 +478,17 @@ def _index_select_bw(c, g):
 _index_select_op = defop("index_select", _index_select_meta, _index_select_bw, complex_grad=True)
 
 
+def _index_bounds(index):
+    """(min, max) of a non-empty index tensor; None when a compiled function's graph has not computed it yet. On
+    the cpu one pass on the host, not two ops and two syncs."""
+    if getattr(index._storage, "recording", None) is not None:
+        return None
+    if index._storage.device.type == "cpu":
+        a = index.numpy(force=True)
+        return int(a.min()), int(a.max())
+    return int(index.min().item()), int(index.max().item())
+
+
 def _check_1d_index(name, input, dim, index):
     if index.dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
@@ -491,13 +499,10 @@ def _check_1d_index(name, input, dim, index):
         if name == "index_select" and size == 0 and input.ndim > 1:
             # PyTorch's kernel checks the selected dim is non-empty before it looks at any index
             raise RuntimeError("index_select(): self indexing axis dim should be positive")
-        if getattr(index._storage, "recording", None) is not None:
+        bounds = _index_bounds(index)
+        if bounds is None:
             return  # computed by a compiled function's graph, not yet run: the kernel checks it when the graph runs
-        if index._storage.device.type == "cpu":  # one pass on the host, not two ops and two syncs
-            a = index.numpy(force=True)
-            lo, hi = int(a.min()), int(a.max())
-        else:
-            lo, hi = int(index.min().item()), int(index.max().item())
+        lo, hi = bounds
         if lo < 0 or hi >= size:
             # PyTorch's kernels differ: an IndexError from index_select along dim 0 and from index_add on a
             # vector, a RuntimeError otherwise
@@ -586,13 +591,8 @@ def index_fill(input, dim, index, value):
                            "dimension(s).")
     n = input._shape[d] if input.ndim else 1
     if index.numel():
-        if getattr(index._storage, "recording", None) is not None:
-            return  # computed by a compiled function's graph, not yet run: the kernel checks it when the graph runs
-        if index._storage.device.type == "cpu":  # one pass on the host, not two ops and two syncs
-            a = index.numpy(force=True)
-            lo, hi = int(a.min()), int(a.max())
-        else:
-            lo, hi = int(index.min().item()), int(index.max().item())
+        bounds = _index_bounds(index)
+        lo, hi = bounds if bounds is not None else (0, 0)  # a pending index: the kernel checks it when it runs
         if lo < -n or hi >= n:
             raise IndexError(f"index {hi if hi >= n else lo} is out of bounds for dimension {d} with size {n}")
         index = where(index < 0, index + n, index)

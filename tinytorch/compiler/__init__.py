@@ -5,7 +5,7 @@ graph breaks); ``graph.py`` turns a recording into a cached ``Plan`` (dead-code 
 interpreter that runs it); ``fusion.py`` groups elementwise kernels; ``codegen_cpp.py`` generates, compiles and
 caches their C++ on ``cpu``; ``api.py`` is ``compile``, the two modes and the guards of a replay.
 """
-from .api import compile, disable, is_compiling, reset, cache_size_limit, CompiledFunction, OptimizedModule
+from .api import compile, disable, is_compiling, reset, CompiledFunction, OptimizedModule
 from .lazy import Unsupported
 
 __all__ = ["compile", "disable", "is_compiling", "reset", "Unsupported", "CompiledFunction", "OptimizedModule"]

@@ -129,15 +129,7 @@ class CompiledFunction:
             params = [p for p in module.parameters() if p.requires_grad]
         rec = Recording(self.fullgraph, self.name)
         rec.snapshot = replay
-        _lazy.active, _lazy.recording = True, rec
-        try:
-            out = self.fn(*args, **kwargs)
-        except BaseException:
-            _lazy.active, _lazy.recording = False, None
-            rec.abort()
-            raise
-        _lazy.active, _lazy.recording = False, None
-        rec.flush()
+        out = rec.run(self.fn, *args, **kwargs)
         self.breaks = rec.breaks
         sig = tuple(id(p) for p in rec.plans)
         if sig not in self.graphs:
@@ -164,15 +156,7 @@ class CompiledFunction:
         _bind_tensor()
         rec = Recording(self.fullgraph, self.name)
         rec.snapshot = True
-        _lazy.active, _lazy.recording = True, rec
-        try:
-            out = self.fn(*args, **kwargs)
-        except BaseException:
-            _lazy.active, _lazy.recording = False, None
-            rec.abort()
-            raise
-        _lazy.active, _lazy.recording = False, None
-        rec.flush()
+        out = rec.run(self.fn, *args, **kwargs)
         self.recording = rec
         if len(rec.plans) == 1 and not rec.breaks and _gen_state() == before[0]:
             from .._tensor import Tensor

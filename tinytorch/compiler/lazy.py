@@ -304,6 +304,21 @@ class Recording:
         """The autograd engine wrote ``leaf.grad`` (a replay must set it again)."""
         self.grads[leaf] = leaf._grad
 
+    def run(self, fn, *args, **kwargs):
+        """Call ``fn`` with this recording capturing its ops, then run the graph; returns ``fn``'s result. When
+        ``fn`` raises, the recorded graph is dropped."""
+        prev = _lazy.active, _lazy.recording
+        _lazy.active, _lazy.recording = True, self
+        try:
+            out = fn(*args, **kwargs)
+        except BaseException:
+            _lazy.active, _lazy.recording = prev
+            self.abort()
+            raise
+        _lazy.active, _lazy.recording = prev
+        self.flush()
+        return out
+
     # ---- running ----------------------------------------------------------------------------------------------
     def sync(self, reason=None):
         """A graph break: something needs a pending value now. Run the graph recorded so far and go on recording

@@ -43,16 +43,8 @@ class CompiledRegionBackward(Node):
         if create_graph or _lazy.active:
             run_backward(root, True, create_graph, capture, accumulate=False)
         else:
-            rec = Recording(name=f"backward of {self.label}")
-            _lazy.active, _lazy.recording = True, rec
-            try:
-                run_backward(root, True, False, capture, accumulate=False)
-            except BaseException:
-                _lazy.active, _lazy.recording = False, None
-                rec.abort()
-                raise
-            _lazy.active, _lazy.recording = False, None
-            rec.flush()
+            Recording(name=f"backward of {self.label}").run(run_backward, root, True, False, capture,
+                                                              accumulate=False)
         out = []
         for leaf in self.leaves:
             got = capture[edge_of(leaf)]
