@@ -160,7 +160,7 @@ def test_training_step_compiled_equals_eager(family, mode):
     opt2 = tt.optim.Adam(twin.parameters(), lr=1e-2)
     step = tt.compile(_step_fn(model, opt), mode=mode)
     eager = _step_fn(twin, opt2)
-    steps = 100 if family == "mlp" else 12
+    steps = 100
     for i in range(steps):
         tt.manual_seed(i)
         a = step(x, y)
