@@ -168,7 +168,7 @@ def test_training_step_compiled_equals_eager(family, mode):
         b = eager(x, y)
         if family != "cnn":
             assert a.item() == b.item(), f"{family} step {i}: {a.item()} != {b.item()}"
-    if mode and family == "lstm":  # no dropout: a static step, replayed (the others draw random numbers)
+    if mode:  # a static step (dropout's draws are graph nodes): replayed
         assert step.replays > 0
     same = np.array_equal if family != "cnn" else lambda u, v: np.allclose(u, v, rtol=1e-5, atol=1e-7)
     for (n, p), q in zip(model.named_parameters(), twin.parameters()):
@@ -218,12 +218,33 @@ def test_replay_restores_scratch_buffers_and_reads_views_of_parameters():
     assert cf.replays >= 2
 
 
-def test_reduce_overhead_never_replays_random_draws():
-    f = tt.compile(lambda x: F.dropout(x, 0.5), mode="reduce-overhead")
+def test_dropout_draws_are_graph_nodes_and_replays_draw_anew():
+    """Dropout's draws are recorded as nodes: they happen when the graph runs, in eager's order, so a replay draws
+    fresh numbers from the generator, the same numbers eager draws after the same seed."""
+    f = lambda x: F.dropout(x, 0.5) * 3  # noqa: E731
+    cf = tt.compile(f, mode="reduce-overhead")
     x = tt.ones(100)
-    outs = [f(x).numpy().copy() for _ in range(5)]
-    assert f.replays == 0
-    assert not all(np.array_equal(outs[0], o) for o in outs[1:])
+    tt.manual_seed(0)
+    outs = [cf(x).numpy().copy() for _ in range(6)]
+    tt.manual_seed(0)
+    want = [f(x).numpy().copy() for _ in range(6)]
+    assert cf.replays >= 3
+    assert all(np.array_equal(a, b) for a, b in zip(outs, want))
+    assert not np.array_equal(outs[3], outs[4])
+
+
+def test_host_draws_are_never_replayed_and_keep_eager_order():
+    def f(x):
+        a = F.dropout(x, 0.5)  # recorded
+        return a + tt.randn(x.shape)  # drawn on the host: the recorded draw runs first
+    cf = tt.compile(f, mode="reduce-overhead")
+    x = tt.ones(50)
+    tt.manual_seed(1)
+    got = [cf(x).numpy().copy() for _ in range(5)]
+    tt.manual_seed(1)
+    want = [f(x).numpy().copy() for _ in range(5)]
+    assert cf.replays == 0
+    assert all(np.array_equal(a, b) for a, b in zip(got, want))
 
 
 def test_new_batch_size_and_eval_recapture():

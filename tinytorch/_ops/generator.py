@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+from .._modes import _lazy
+
 from .. import _dtype as _dt
 from ..device import as_device
 from .creation import tensor
@@ -228,10 +230,14 @@ def set_rng_state(new_state):
 
 
 def _rng(generator):
+    if _lazy.active:  # a draw on the host inside a compiled function (compiler/lazy.py)
+        _lazy.recording.host_draw()
     return (generator or default_generator)._rng
 
 
 def _gen(generator):
+    if _lazy.active:
+        _lazy.recording.host_draw()
     return generator or default_generator
 
 

@@ -12,6 +12,7 @@ from .. import _dtype as _dt
 from .._storage import check_alloc
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
+from .._modes import _lazy
 from ._util import SCALAR_NAMES as _SCALAR_NAMES, check_dtype, method
 from .creation import (_CPP_NAMES, _NO_SIZE, _factory_size, _from_host, _meta_tensor, _number, _shape_only_device, _size,
                        _tensor_arg)
@@ -181,6 +182,13 @@ def bernoulli(input, p=None, *, generator=None):
     _tensor_arg(input, "bernoulli")
     if p is None:
         check_dtype("bernoulli_tensor_cpu_p_", input.dtype, floating=True)
+    if p is not None and _lazy.active and not isinstance(p, Tensor):
+        if not (0 <= p <= 1):  # NaN included
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        # inside a compiled function the draw is a node of the graph: it happens when the graph runs (in the
+        # order eager would draw), and again on every replay
+        return _lazy.recording.record_draw("bernoulli_scalar", _bernoulli_scalar_draw, _gen_of(generator),
+                                           float(p), input._shape, input.dtype, input.device)
     probs = input.detach().numpy(force=True) if p is None else np.full(input._shape, p)
     if not np.all((probs >= 0) & (probs <= 1)):  # NaN included
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
@@ -194,6 +202,18 @@ def bernoulli(input, p=None, *, generator=None):
         # the added term is 0)
         out = out + (input - input.detach()) * 0
     return out
+
+
+def _bernoulli_scalar_draw(gen, p, shape, dtype, backend):
+    """bernoulli(p) for a scalar p on the host, as ``bernoulli`` draws it (one double uniform per element), as a
+    native array of ``backend``: the kernel of a recorded draw."""
+    u = gen._uniform(math.prod(shape), np.float64).reshape(shape)
+    return backend.from_numpy((u < np.full(shape, p)).astype(dtype.np))
+
+
+def _gen_of(generator):
+    from .generator import default_generator
+    return generator or default_generator
 
 
 def poisson(input, generator=None):

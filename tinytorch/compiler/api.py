@@ -75,12 +75,6 @@ def _owners(fn):
     return found
 
 
-def _gen_state():
-    from .._ops.generator import default_generator
-    st = default_generator._bits.state["state"]
-    return (st["pos"], bytes(st["key"]))
-
-
 class CompiledFunction:
     """What ``tinytorch.compile(fn)`` returns for a function: call it as ``fn``."""
 
@@ -121,7 +115,7 @@ class CompiledFunction:
         if replay:
             if self._owners is None:
                 self._owners = _owners(self.fn)
-            before = (_gen_state(), _guard_state(self._owners), _grad_bits(self._owners))
+            before = (None, _guard_state(self._owners), _grad_bits(self._owners))
         _bind_tensor()
         module = self.module if _state.enabled else None
         if module is not None:  # the forward of a compiled module: its backward becomes one node (region.py)
@@ -152,13 +146,13 @@ class CompiledFunction:
         if self._owners is None:
             self._owners = _owners(self.fn)
         self.mode = "reduce-overhead"
-        before = (_gen_state(), _guard_state(self._owners), _grad_bits(self._owners))
+        before = (None, _guard_state(self._owners), _grad_bits(self._owners))
         _bind_tensor()
         rec = Recording(self.fullgraph, self.name)
         rec.snapshot = True
         out = rec.run(self.fn, *args, **kwargs)
         self.recording = rec
-        if len(rec.plans) == 1 and not rec.breaks and _gen_state() == before[0]:
+        if len(rec.plans) == 1 and not rec.breaks and not rec.host_draws:
             from .._tensor import Tensor
             flat = [a for a in _flatten((args, kwargs), []) if isinstance(a, Tensor)]
             arg_storage = {id(a._storage): j for j, a in enumerate(flat)}
@@ -173,7 +167,7 @@ class CompiledFunction:
     # ---- reduce-overhead ----------------------------------------------------------------------------------------
     def _capture(self, rec, args, kwargs, out, before):
         cur = None
-        if len(rec.plans) == 1 and not rec.breaks and _gen_state() == before[0]:
+        if len(rec.plans) == 1 and not rec.breaks and not rec.host_draws:
             cur = (rec.plans[0], rec.last_ext, rec.last_slots, _guard_state(self._owners), before[2], rec.last_snaps)
         prev, self._prev = self._prev, cur
         if cur is not None and not rec.grads and any(isinstance(o, _T[0] or _tensor_type()) and o.requires_grad

@@ -161,6 +161,7 @@ class Recording:
         self.grads = {}  # leaf tensor -> its .grad after the autograd engine wrote it (the replay redoes it)
         self.plans = []  # the Plan of each graph run
         self.snapshot = False  # keep the memory of written existing tensors (a capture for replay)
+        self.host_draws = 0  # random draws made on the host while recording (never replayable)
         self._reset()
 
     def _reset(self):
@@ -173,6 +174,7 @@ class Recording:
         self.ext_storage = {}  # id(storage) -> index: which uses share memory (part of the key)
         self._keep = []  # those storages, so their ids stay unique while recorded
         self.dirty = set()  # ids of the existing storages the graph writes
+        self.deferred_draws = 0  # random draws recorded as nodes (not yet drawn)
         self.snaps = {}  # with ``snapshot``: id(storage) -> a copy of its memory before the graph's first write
 
     # ---- recording ----------------------------------------------------------------------------------------
@@ -263,6 +265,23 @@ class Recording:
         self.nodes.append(("kernel", op.name, kern, spec, kwspec, out_slots, backend))
         self.keys.append(key)
         return results[0] if len(results) == 1 else tuple(results)
+
+    def record_draw(self, name, draw, gen, p, shape, dtype, device):
+        """Record a random draw as a node of the graph: ``draw(gen, p, shape, dtype, backend)`` runs when the graph
+        runs (and on every replay). ``p``, a float, is read from the running call."""
+        from ..device import get_backend
+        backend = get_backend(device)
+        self.deferred_draws += 1
+        op = _Named(f"{name}[{id(gen):x}]")  # the generator is part of the graph's key
+        return self.record(op, (p,), None, [(shape, dtype)], (None,), backend, device,
+                           lambda p: draw(gen, p, shape, dtype, backend))
+
+    def host_draw(self):
+        """A random draw on the host while recording: it happens now, so draws recorded before it run first (the
+        order of the numbers stays eager's). A function that draws on the host is never replayed."""
+        self.host_draws += 1
+        if self.deferred_draws:
+            self.sync("a random draw on the host after draws recorded in the graph")
 
     def record_mutation(self, name, kern, args, kw):
         """Record a kernel that writes its tensor arguments in place (an in-place kernel, a fused update)."""
@@ -378,6 +397,13 @@ class Recording:
             if st is not None:
                 st.recording = _ABORTED
         self._reset()
+
+
+class _Named:
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
 
 
 class _Aborted:
