@@ -15,6 +15,11 @@ from math import prod as _prod
 from .. import _strides
 
 
+# runs over fewer elements stay unfused: a generated kernel costs a compiler run (~0.2 s, once per machine: the
+# disk cache), and the unfused kernels of a few hundred elements cost microseconds
+MIN_ELEMENTS = 256
+
+
 class FusedGroup:
     """One generated kernel standing for ``members`` (node indices). ``inputs``: argument specs (as a
     recording's) of the values it reads; ``outs``: the slots it writes; ``fn(*natives)`` runs it."""
@@ -116,7 +121,7 @@ def _eligible(rec, node):
     if dtype.name not in ("float32", "float64") or offset != 0 or stride != _strides.contiguous_strides(shape):
         return None
     n = _prod(shape)
-    if n == 0 or size != n:
+    if n < MIN_ELEMENTS or size != n:
         return None
     for s in spec:
         if _operand(rec, s, n, dtype) is None:
