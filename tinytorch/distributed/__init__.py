@@ -52,8 +52,8 @@ class ReduceOp(enum.Enum):
 
 
 class Backend(str):
-    """A backend name (``torch.distributed.Backend``): ``Backend("GLOO") == "gloo"``. ValueError for an unknown
-    name."""
+    """A backend name (``torch.distributed.Backend``): ``Backend("GLOO") == "gloo"``; an unknown name comes back
+    lower-cased (third-party backends). ValueError for a non-string."""
     UNDEFINED = "undefined"
     GLOO = "gloo"
     NCCL = "nccl"
@@ -62,11 +62,9 @@ class Backend(str):
 
     def __new__(cls, name):
         if not isinstance(name, str):
-            raise ValueError(f"Backend constructor parameter must be string-ish, but got: {type(name)}")
-        value = name.lower()
-        if value not in cls.backend_list:
-            raise ValueError(f"Invalid backend: '{name}'")
-        return str.__new__(cls, value)
+            raise ValueError("Backend constructor parameter must be string-ish")
+        value = getattr(Backend, name.upper(), Backend.UNDEFINED)
+        return name.lower() if value == Backend.UNDEFINED else value
 
 
 def is_available():
@@ -222,7 +220,7 @@ def destroy_process_group(group=None):
     """Free ``group``'s communicator; with None, every process group and the default one (afterwards
     ``is_initialized()`` is False and ``init_process_group`` may be called again)."""
     if _state["default"] is None:
-        raise ValueError(_NOT_INIT)
+        raise AssertionError("Process group cannot be None")
     targets = list(_state["groups"]) if group is None or group is _state["default"] else [group]
     for pg in targets:
         try:
