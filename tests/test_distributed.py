@@ -206,3 +206,15 @@ def test_backend_names_and_availability():
         with pytest.raises(AssertionError, match="Process group cannot be None"):
             m.destroy_process_group()
     assert [op.name for op in dist.ReduceOp][:5] == ["SUM", "AVG", "PRODUCT", "MIN", "MAX"]
+
+
+def test_mnist_example_trains_with_ddp(tmp_path):
+    """examples/mnist.py under the launcher: each rank trains on its shard; rank 0 alone prints and saves the
+    unwrapped model's state_dict."""
+    code, out = _launch("--nproc-per-node", "2", os.path.join(ROOT, "examples", "mnist.py"), "--limit", "512",
+                        "--epochs", "1", "--out-dir", str(tmp_path), timeout=180)
+    assert code == 0, out[-3000:]
+    assert out.count("epoch 1: train loss") == 1 and "2 ranks x batch 64" in out, out[-2000:]
+    import tinytorch
+    sd = tinytorch.load(str(tmp_path / "mnist_cnn.pt"))
+    assert sd and not any(k.startswith("module.") for k in sd), list(sd)
