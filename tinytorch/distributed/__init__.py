@@ -619,14 +619,15 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduce ``input_list[r]`` over the ranks into ``output`` of rank r (``torch.distributed.reduce_scatter``).
     ``input_list`` holds world_size tensors of ``output``'s size (ValueError)."""
-    from .. import stack
+    import numpy as np
+    from .._ops.creation import from_numpy
     pg = _group(group)
     if pg is None:
         return None
     if len(input_list) != pg.size():
         raise ValueError(f"input_list must hold world_size={pg.size()} tensors, got {len(input_list)}")
-    return reduce_scatter_tensor(output, stack([t.detach().cpu().reshape(tuple(output.shape)).to(output.dtype)
-                                                for t in input_list]), op, group, async_op)
+    stacked = np.stack([t.detach().cpu().numpy().reshape(tuple(output.shape)) for t in input_list])
+    return reduce_scatter_tensor(output, from_numpy(stacked).to(output.dtype), op, group, async_op)
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
