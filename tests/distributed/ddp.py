@@ -150,7 +150,8 @@ def main():
         raise AssertionError("unfinished reduction did not raise")
     # DistributedSampler takes rank and world size from the process group
     sampler = torch.utils.data.DistributedSampler(list(range(11)), shuffle=False)
-    assert sampler.num_replicas == n and sampler.rank == r and list(sampler) == (list(range(11)) * 2)[:11 + (-11) % n][r::n]
+    padded = (list(range(11)) * 2)[:11 + (-11) % n]  # wrapped around to a multiple of n, as PyTorch's
+    assert sampler.num_replicas == n and sampler.rank == r and list(sampler) == padded[r::n]
     dist.destroy_process_group()
     print(f"OK rank {r}/{n} ddp {cases} cases", flush=True)
 

@@ -1,4 +1,4 @@
-"""Prints (rank 0, one JSON line: a list by rank) torchrun's environment variables as this rank sees them, read before and
+"""Prints (rank 0, one JSON line: a list by rank) torchrun's environment variables as each rank sees them, before and
 after ``init_process_group``, with the process group's rank and size and the native thread count."""
 import json
 import os

@@ -118,6 +118,8 @@ class DistributedDataParallel(Module):
             raise RuntimeError("DistributedDataParallel is not needed when a module doesn't have any parameter "
                                "that requires a gradient.")
         self._params = params
+        self._np_dtypes = [_np_dtype(p) for p in params]
+        self._index = {id(p): i for i, p in enumerate(params)}
         self._verify_same_model(dist, pg)
         if init_sync:
             self._broadcast_coalesced(list(module.parameters()) + list(module.buffers()))
@@ -187,7 +189,7 @@ class DistributedDataParallel(Module):
 
         for i in reversed(range(len(self._params))):
             p = self._params[i]
-            dt = _np_dtype(p)
+            dt = self._np_dtypes[i]
             nbytes = p.numel() * dt.itemsize
             if cur and (dt != cur_dtype or cur_bytes + nbytes > cap):
                 close()
@@ -284,7 +286,7 @@ class DistributedDataParallel(Module):
             used = self._used.copy()
             dist._wait([pg._comm.Iallreduce(MPI.IN_PLACE, used, op=MPI.MAX)], pg, "DistributedDataParallel")
         world = pg.size()
-        index = {id(p): i for i, p in enumerate(self._params)}
+        index = self._index
         with no_grad():
             for b in self._buckets:
                 b.buffer /= world
@@ -295,7 +297,7 @@ class DistributedDataParallel(Module):
                     piece = b.buffer[off:off + n].reshape(tuple(p.shape))
                     g = p.grad
                     i = index[id(p)]
-                    if self.gradient_as_bucket_view and p.device.type == "cpu" and b.buffer.dtype == _np_dtype(p):
+                    if self.gradient_as_bucket_view and p.device.type == "cpu" and b.buffer.dtype == self._np_dtypes[i]:
                         if g is None or self._views.get(i) is not g:
                             p.grad = self._views[i] = from_numpy(piece)
                     elif g is None:
