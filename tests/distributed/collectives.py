@@ -137,13 +137,25 @@ def main():
         assert dist.get_world_size(g) == 2 and dist.get_rank(g) == (0 if r == 0 else 1)
     else:
         assert g is dist.GroupMember.NON_GROUP_MEMBER and dist.get_rank(g) == -1
-    # errors: mismatched sizes raise on every rank instead of corrupting memory
+    # a contiguous slice (a view at an offset) is reduced in place inside its base
+    base = torch.zeros(5, dtype=torch.float64)
+    base[1:3] = float(r + 1)
+    dist.all_reduce(base[1:3])
+    check(base, [0, n * (n + 1) / 2, n * (n + 1) / 2, 0, 0], "slice view")
+    # errors: mismatched sizes or shapes raise on every rank instead of corrupting memory
+    for bad in (torch.ones(3 + r), torch.ones((2, 3) if r == 0 else (3, 2))):
+        try:
+            dist.all_reduce(bad)
+        except RuntimeError as e:
+            assert "different shapes" in str(e), e
+        else:
+            raise AssertionError("mismatched all_reduce did not raise")
     try:
-        dist.all_reduce(torch.ones(3 + r))
+        dist.broadcast(torch.ones(2 + r), src=0)
     except RuntimeError as e:
-        assert "different sizes" in str(e), e
+        assert "different shapes" in str(e), e
     else:
-        raise AssertionError("mismatched all_reduce did not raise")
+        raise AssertionError("mismatched broadcast did not raise")
     try:
         dist.all_reduce(torch.ones(3, dtype=torch.float32 if r == 0 else torch.float64))
     except RuntimeError as e:

@@ -359,19 +359,21 @@ def _bool_op(op):
 
 
 def _signature_check(pg, arr, what):
-    """Raise RuntimeError on every rank when the ranks pass tensors of different sizes or dtypes: MPI would
-    otherwise truncate, read past a buffer or block. One small MAX all-reduce of (n, dtype, -n, -dtype)."""
+    """Raise RuntimeError on every rank when the ranks pass tensors of different shapes or dtypes: MPI would
+    otherwise truncate, read past a buffer or block. One small MAX all-reduce of (n, dtype, shape, and their
+    negatives): equal everywhere exactly when the maximum equals minus the maximum of the negatives."""
+    import zlib
     import numpy as np
     MPI = _mpi()
-    code = {"<f4": 1, "<f8": 2, "<i8": 3, "<i4": 4, "|u1": 5, "|i1": 6, "<i2": 7, "<c8": 8, "<c16": 9,
-            "<u2": 10, "<u4": 11, "<u8": 12}.get(arr.dtype.str, 99) if arr is not None else 0
+    code = zlib.crc32(arr.dtype.str.encode()) if arr is not None else 0
+    shape = zlib.crc32(repr(tuple(arr.shape)).encode()) if arr is not None else 0
     n = arr.size if arr is not None else 0
-    mine = np.array([n, code, -n, -code], dtype=np.int64)
+    mine = np.array([n, code, shape, -n, -code, -shape], dtype=np.int64)
     out = np.empty_like(mine)
     _wait([pg._comm.Iallreduce(mine, out, op=MPI.MAX)], pg, what)
-    if out[0] != -out[2] or out[1] != -out[3]:
-        raise RuntimeError(f"{what}: the ranks passed tensors of different sizes or dtypes (this rank: {n} "
-                           f"elements of {arr.dtype}; across ranks sizes range {-out[2]}..{out[0]})")
+    if (out[:3] != -out[3:]).any():
+        raise RuntimeError(f"{what}: the ranks passed tensors of different shapes or dtypes (this rank: shape "
+                           f"{tuple(arr.shape)}, {arr.dtype}; element counts across ranks {-out[3]}..{out[0]})")
 
 
 def _wait(reqs, pg, what, timeout=None, statuses=None):
