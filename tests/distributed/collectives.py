@@ -137,6 +137,11 @@ def main():
         assert dist.get_world_size(g) == 2 and dist.get_rank(g) == (0 if r == 0 else 1)
     else:
         assert g is dist.GroupMember.NON_GROUP_MEMBER and dist.get_rank(g) == -1
+    # 0-d tensors, direct and staged
+    for dt in ("float64", "bfloat16", "int64", "bool"):
+        t = torch.tensor(float(r + 1)).to(DTYPES[dt])
+        dist.all_reduce(t)
+        check(t, True if dt == "bool" else n * (n + 1) / 2, f"0-d all_reduce {dt}")
     # a contiguous slice (a view at an offset) is reduced in place inside its base
     base = torch.zeros(5, dtype=torch.float64)
     base[1:3] = float(r + 1)

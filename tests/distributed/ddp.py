@@ -148,6 +148,20 @@ def main():
         assert "Expected to have finished reduction in the prior iteration" in str(e)
     else:
         raise AssertionError("unfinished reduction did not raise")
+    # buffers of every dtype (BatchNorm's float statistics, its 0-d int64 counter) come from rank 0, at
+    # construction and again at each forward (broadcast_buffers)
+    torch.manual_seed(r)
+    bn = nn.Sequential(nn.Linear(D, 4), nn.BatchNorm1d(4))
+    bn[1].num_batches_tracked.fill_(10 * r)
+    bn[1].running_var.fill_(1.0 + r)
+    m = DDP(bn)
+    every = [None] * n
+    dist.all_gather_object(every, [b.tolist() for b in bn.buffers()])
+    assert all(e == every[0] for e in every) and every[0][2] == 0, every
+    m(batch(r, 0, torch.float32, "cpu")[0] + r)  # the ranks' statistics diverge ...
+    m(batch(r, 0, torch.float32, "cpu")[0])      # ... and the next forward starts from rank 0's again
+    dist.all_gather_object(every, bn[1].num_batches_tracked.item())
+    assert every == [2] * n, every
     # DistributedSampler takes rank and world size from the process group
     sampler = torch.utils.data.DistributedSampler(list(range(11)), shuffle=False)
     padded = (list(range(11)) * 2)[:11 + (-11) % n]  # wrapped around to a multiple of n, as PyTorch's

@@ -330,14 +330,14 @@ def _host(t):
         return d.numpy(), None
     a = d.cpu().numpy()
     stage = _STAGE.get(a.dtype.name)
-    buf = np.ascontiguousarray(a, dtype=stage) if stage else np.ascontiguousarray(a).copy()
+    buf = np.array(a, dtype=stage or a.dtype, order="C")  # a copy; np.array keeps 0-d arrays 0-d
 
     def writeback(res):
         from .._ops.creation import from_numpy
         r = res != 0 if a.dtype == np.bool_ else res.astype(a.dtype, copy=False)
         from ..autograd.grad_mode import no_grad
         with no_grad():
-            t.copy_(from_numpy(np.ascontiguousarray(r)).to(t.device))
+            t.copy_(from_numpy(np.array(r, order="C").reshape(tuple(t.shape))).to(t.device))
     return buf, writeback
 
 
@@ -585,7 +585,7 @@ def _copy_into(t, arr):
     from .._ops.creation import from_numpy
     from ..autograd.grad_mode import no_grad
     with no_grad():
-        src = from_numpy(np.ascontiguousarray(arr).reshape(tuple(t.shape)))
+        src = from_numpy(np.array(arr, order="C").reshape(tuple(t.shape)))
         t.copy_(src.to(device=t.device, dtype=t.dtype))
 
 

@@ -167,7 +167,7 @@ class DistributedDataParallel(Module):
                 for t in ts:
                     n = t.numel()
                     piece = flat[off:off + n].reshape(tuple(t.shape))
-                    t.copy_(from_numpy(np.ascontiguousarray(piece.astype(dt) if stage else piece)).to(t.device))
+                    t.copy_(from_numpy(np.array(piece, dtype=dt, order="C")).to(t.device))
                     off += n
 
     def _build_buckets(self):
@@ -301,9 +301,9 @@ class DistributedDataParallel(Module):
                         if g is None or self._views.get(i) is not g:
                             p.grad = self._views[i] = from_numpy(piece)
                     elif g is None:
-                        p.grad = from_numpy(np.ascontiguousarray(piece)).to(device=p.device, dtype=p.dtype)
+                        p.grad = from_numpy(np.array(piece, order="C")).to(device=p.device, dtype=p.dtype)
                     else:
-                        g.copy_(from_numpy(np.ascontiguousarray(piece)).to(device=p.device, dtype=p.dtype))
+                        g.copy_(from_numpy(np.array(piece, order="C")).to(device=p.device, dtype=p.dtype))
         self._armed = False
         self._fired = 0
 
