@@ -119,8 +119,13 @@ def test_same_losses_as_torchrun_with_gloo():
     """An unmodified PyTorch CPU DDP script (gloo, DistributedSampler, SGD) under real torchrun and under the
     launcher with the import swap prints the same losses."""
     script = os.path.join(SCRIPTS, "torch_ddp_script.py")
-    code, theirs = _run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node",
-                         "2", script], 120)
+    for _ in range(3):
+        # real torch's gloo sometimes aborts a rank at teardown ("terminate called without an active exception")
+        # after the whole run: run the reference again rather than compare against a failed run
+        code, theirs = _run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node",
+                             "2", script], 120)
+        if code == 0:
+            break
     assert code == 0, theirs[-3000:]
     code, ours = _launch("--nproc-per-node", "2", "-m", "tinytorch.run", script)
     assert code == 0, ours[-3000:]
