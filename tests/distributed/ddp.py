@@ -138,6 +138,10 @@ def main():
     # bucket layout: reverse parameter order, one bucket per parameter at a tiny cap
     m = DDP(_freeze(Net(), False), bucket_cap_mb=1e-6)
     assert [b.params[0] is p for b, p in zip(m._buckets, reversed(m._params))] == [True] * len(m._params)
+    # overlap: every bucket but the last one's all-reduce started before the last gradient was produced
+    x, y = batch(r, 0, torch.float32, "cpu")
+    loss_fn(m(x), y).backward()
+    assert m._get_ddp_logging_data()["buckets_started_during_backward"] == len(m._buckets) - 1 == 3
     # a parameter without gradient and no find_unused_parameters: the next forward raises, as PyTorch's
     m = DDP(Net())
     x, y = batch(r, 0, torch.float32, "cpu")

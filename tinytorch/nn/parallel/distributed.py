@@ -256,6 +256,7 @@ class DistributedDataParallel(Module):
             if not (self.gradient_as_bucket_view and g is not None and self._views.get(i) is g):
                 b.buffer[off:off + n] = g.detach().cpu().numpy().reshape(-1)
         b.pending -= 1
+        started_before = self._next_launch  # buckets already in flight while backward still produces gradients
         MPI = dist._mpi()
         # launch full buckets in bucket order only: every rank must issue the same collectives in the same order
         while self._next_launch < len(self._buckets) and self._buckets[self._next_launch].pending == 0:
@@ -267,6 +268,7 @@ class DistributedDataParallel(Module):
         if inflight:
             MPI.Request.Testall(inflight)  # MPI progresses non-blocking collectives only inside MPI calls
         if self._next_launch == len(self._buckets):
+            self._stats["buckets_started_during_backward"] = started_before
             self._finalize()
 
     def _finalize(self):
