@@ -2,6 +2,11 @@
 
     python examples/mnist.py                 # CNN, 3 epochs, Adam
     python examples/mnist.py --model mlp     # 784-256-128-10 MLP
+    python -m tinytorch.distributed.run --nproc-per-node 2 examples/mnist.py   # data-parallel (DDP) on 2 ranks
+
+Under a distributed launcher (``RANK`` and ``WORLD_SIZE`` set, as ``torchrun`` or ``tinytorch.distributed.run``
+do) each rank trains on its shard of the data (DistributedSampler) with the model wrapped in
+DistributedDataParallel; ``--batch-size`` is per rank. Rank 0 prints, saves and plots.
 
 The script is plain PyTorch code: ``--torch`` runs the very same code under real PyTorch.
 """
@@ -60,18 +65,39 @@ def main(argv=None):
     nn, F = torch.nn, torch.nn.functional
     from tqdm import tqdm
 
+    distributed = int(os.environ.get("WORLD_SIZE", "1")) > 1
+    rank, world = 0, 1
+    if distributed:
+        if args.torch:
+            import torch.distributed as dist
+        else:
+            import tinytorch.distributed as dist
+        dist.init_process_group("gloo")
+        rank, world = dist.get_rank(), dist.get_world_size()
+    log = print if rank == 0 else (lambda *a, **k: None)
+
     if args.limit:
         train = torch.utils.data.Subset(train, list(range(args.limit)))
     torch.manual_seed(args.seed)
     g = torch.Generator().manual_seed(args.seed)
-    train_loader = DataLoader(train, batch_size=args.batch_size, shuffle=True, generator=g)
-    test_loader = DataLoader(test, batch_size=1000)
+    if distributed:
+        DistributedSampler = torch.utils.data.DistributedSampler
+        sampler = DistributedSampler(train, shuffle=True, seed=args.seed)
+        train_loader = DataLoader(train, batch_size=args.batch_size, sampler=sampler)
+        test_loader = DataLoader(test, batch_size=1000, sampler=DistributedSampler(test, shuffle=False))
+    else:
+        sampler = None
+        train_loader = DataLoader(train, batch_size=args.batch_size, shuffle=True, generator=g)
+        test_loader = DataLoader(test, batch_size=1000)
     model = build(nn, args.model).to(args.device)
+    net = model
+    if distributed:
+        model = torch.nn.parallel.DistributedDataParallel(net)  # broadcasts rank 0's initial weights
     opt = torch.optim.Adam(model.parameters(), lr=args.lr)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs * len(train_loader))
-    print(model)
-    print(f"{sum(p.numel() for p in model.parameters())} parameters, {len(train)} training images, "
-          f"device {args.device}")
+    log(net)
+    log(f"{sum(p.numel() for p in net.parameters())} parameters, {len(train)} training images, "
+        f"device {args.device}" + (f", {world} ranks x batch {args.batch_size}" if distributed else ""))
 
     def train_step(x, y):
         loss = F.cross_entropy(model(x), y)
@@ -85,9 +111,12 @@ def main(argv=None):
     history = []
     for epoch in range(1, epochs + 1):
         model.train()
+        if sampler is not None:
+            sampler.set_epoch(epoch)
         t0 = time.time()
         total, n = 0.0, 0
-        bar = tqdm(train_loader, desc=f"epoch {epoch}/{epochs}", leave=False, mininterval=2.0)
+        bar = tqdm(train_loader, desc=f"epoch {epoch}/{epochs}", leave=False, mininterval=2.0,
+                   disable=rank != 0)
         for step, (x, y) in enumerate(bar):
             x, y = x.to(args.device), y.to(args.device)
             loss = train_step(x, y)
@@ -98,18 +127,27 @@ def main(argv=None):
                 bar.set_postfix(loss=f"{total / n:.4f}", refresh=False)
         train_time = time.time() - t0
         model.eval()
-        correct = 0
+        correct, seen = 0, 0
         with torch.no_grad():
             for x, y in test_loader:
-                correct += int((model(x.to(args.device)).argmax(1) == y.to(args.device)).sum().item())
-        acc = correct / len(test)
+                correct += int((net(x.to(args.device)).argmax(1) == y.to(args.device)).sum().item())
+                seen += len(y)
+        if distributed:  # every rank scored its shard of the test set: sum the counts (and the train loss)
+            sums = torch.tensor([float(correct), float(seen), total, float(n)], dtype=torch.float64)
+            dist.all_reduce(sums)
+            correct, seen, total, n = sums.tolist()
+        acc = correct / seen
         history.append((total / n, acc))
-        print(f"epoch {epoch}: train loss {total / n:.4f}  test accuracy {acc * 100:.2f}%  "
-              f"time {train_time:.1f}s", flush=True)
+        log(f"epoch {epoch}: train loss {total / n:.4f}  test accuracy {acc * 100:.2f}%  "
+            f"time {train_time:.1f}s", flush=True)
 
+    if distributed:
+        dist.destroy_process_group()
+        if rank != 0:
+            return history
     os.makedirs(args.out_dir, exist_ok=True)
     ckpt = os.path.join(args.out_dir, f"mnist_{args.model}.pt")
-    torch.save(model.state_dict(), ckpt)
+    torch.save(net.state_dict(), ckpt)
     print(f"saved state_dict to {os.path.normpath(ckpt)}")
     try:
         import matplotlib

@@ -88,13 +88,14 @@ def test_run_passes_argv_and_reports_a_missing_script(tmp_path):
 
 def test_distributed_and_cuda_queries_answer_as_a_cpu_only_build():
     """Scripts import torch.distributed and DistributedDataParallel at the top and take that path only under
-    torchrun: the imports work, the queries answer truthfully, and anything needing a process group raises
-    the error torch raises without one."""
+    torchrun: the imports work, the queries answer truthfully (the MPI backend is available, nothing is
+    initialized), and anything needing a process group raises the error torch raises without one."""
     import tinytorch as tt
     import tinytorch.distributed as dist
     from conftest import torch
     from tinytorch.nn.parallel import DistributedDataParallel as DDP
-    assert not dist.is_available() and not dist.is_initialized()
+    assert dist.is_available() and not dist.is_initialized()
+    assert dist.is_available() == torch.distributed.is_available()
     for m, d in ((torch, torch.distributed), (tt, dist)):
         with pytest.raises(ValueError, match="Default process group has not been initialized"):
             d.get_rank()
@@ -102,8 +103,8 @@ def test_distributed_and_cuda_queries_answer_as_a_cpu_only_build():
             d.all_reduce(m.ones(1))
     with pytest.raises(ValueError, match="Default process group has not been initialized"):
         DDP(tt.nn.Linear(1, 1))
-    with pytest.raises(RuntimeError, match="tinytorch has no distributed backend"):
-        dist.init_process_group("gloo")
+    with pytest.raises(RuntimeError, match="Distributed package doesn't have NCCL built in"):
+        dist.init_process_group("nccl")
     assert tt.cuda.is_bf16_supported() is torch.cuda.is_bf16_supported() is False
     assert tt.cuda.memory_allocated() == torch.cuda.memory_allocated() == 0
     for m in (torch, tt):

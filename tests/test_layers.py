@@ -12,7 +12,8 @@ import from its own layer and the layers under it, never from one above. The ord
   tensor    the Tensor surface installed from the declarations, the ``torch.*`` sub-namespaces, printing,
             serialization, ``Parameter``;
   lib       nn, optim, utils.data, distributions, amp, distributed, ``torch.functional``, the compiler and jit;
-  top       the package root, the namespace spellings that reach into nn, the compatibility modules.
+  top       the package root, the namespace spellings that reach into nn, the compatibility modules, the
+            launchers (``run``, ``distributed.run`` and its per-rank ``distributed._worker``).
 
 A module not named in the table fails the test too, so a new file must be given its layer.
 """
@@ -34,7 +35,8 @@ LAYERS = [
                 "_weights_only_unpickler", "nn.parameter", "autograd", "func", "_legacy", "testing", "backends"]),
     ("lib", ["nn", "optim", "utils", "distributions", "amp", "distributed", "datasets", "functional", "compiler",
              "jit"]),
-    ("top", ["__init__", "_variants", "compat", "run", "onnx", "cuda", "cpu", "opencl", "accelerator"]),
+    ("top", ["__init__", "_variants", "compat", "run", "onnx", "cuda", "cpu", "opencl", "accelerator",
+             "distributed.run", "distributed._worker"]),
 ]
 RANK = {name: i for i, (name, _) in enumerate(LAYERS)}
 

@@ -10,13 +10,20 @@ class DistributedSampler(Sampler):
     index list is padded by wrapping around to a multiple of num_replicas, or cut down with ``drop_last``, and
     rank r takes indices r, r + num_replicas, ... Call ``set_epoch`` each epoch for a new shuffle.
 
-    tinytorch has no process group, so ``num_replicas`` and ``rank`` must be given (RuntimeError otherwise);
+    ``num_replicas`` and ``rank`` default to the default process group's world size and rank (ValueError, as
+    PyTorch's, when no process group is initialized; RuntimeError when the distributed package is unavailable);
     ValueError when rank is outside [0, num_replicas - 1]."""
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
-        if num_replicas is None or rank is None:
-            raise RuntimeError("Requires distributed package to be available: tinytorch has no process group, "
-                               "pass num_replicas and rank explicitly")
+        from ... import distributed as dist
+        if num_replicas is None:
+            if not dist.is_available():
+                raise RuntimeError("Requires distributed package to be available")
+            num_replicas = dist.get_world_size()
+        if rank is None:
+            if not dist.is_available():
+                raise RuntimeError("Requires distributed package to be available")
+            rank = dist.get_rank()
         if rank >= num_replicas or rank < 0:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
         self.dataset, self.num_replicas, self.rank = dataset, num_replicas, rank
