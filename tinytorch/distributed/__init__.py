@@ -169,9 +169,16 @@ def _mpi():
 def _abort_on_uncaught(exc_type, exc, tb):
     """An uncaught exception on one rank must not leave the others blocked in a collective: print it, then abort
     the whole job (what ``python -m mpi4py`` does)."""
-    sys.__excepthook__(exc_type, exc, tb)
-    try:
+    import time
+    import traceback
+    try:  # one write, then a moment: mpiexec forwards a rank's stderr asynchronously, and the abort below would
+        # otherwise cut the traceback short under load
         sys.stderr.flush()
+        os.write(2, "".join(traceback.format_exception(exc_type, exc, tb)).encode("utf-8", "replace"))
+    except OSError:
+        sys.__excepthook__(exc_type, exc, tb)
+    time.sleep(0.5)
+    try:
         _mpi().COMM_WORLD.Abort(1)
     except Exception:
         os._exit(1)
