@@ -345,8 +345,10 @@ class Replay:
             v[0] += 1
         for s, wr in self.static:
             st = wr()
-            if st is not None:
-                st.backend.copy_(st.buf, bufs[s])
+            if st is not None:  # a tensor Python still holds (a parameter's .grad): written in place
+                b = st.backend
+                flat = (st.size,), (1,), 0
+                b.copy_(b.view(st.buf, st.dtype, *flat), b.view(bufs[s], st.dtype, *flat))
         for leaf, g in self.grads:
             leaf._grad = g
         return self._build(self.template, bufs, flat)
