@@ -219,16 +219,25 @@ def _nll_meta(input, target, weight, ignore_index, reduction):
         [None, None, input.dtype if weight is not None else None]
 
 
+def _check_targets(target, c, ignore_index):
+    """IndexError (ATen's message, the first bad target) for a class index outside [0, c) that is not
+    ``ignore_index``. The values are read on the host (a copy from a device): one NumPy pass instead of six tensor
+    ops and a sync, and no graph break inside a compiled function; a target such a function's graph has not
+    computed yet is left to the kernel, when the graph runs."""
+    if not target.numel() or getattr(target._storage, "recording", None) is not None:
+        return
+    t = target.numpy(force=True)
+    bad = ((t < 0) | (t >= c)) & (t != ignore_index)
+    if bad.any():
+        raise IndexError(f"Target {t[bad].reshape(-1)[0]} is out of bounds.")
+
+
 def _nll_weights(input, target, weight, ignore_index):
     """(safe target, per-sample weight): ignored samples weigh 0 and index class 0; targets are range-checked."""
     from .pointwise import where
     valid = target != ignore_index
     safe = where(valid, target, 0)
-    c = input._shape[1]
-    if target.numel():
-        lo, hi = int(safe.min().item()), int(safe.max().item())
-        if lo < 0 or hi >= c:
-            raise IndexError(f"Target {hi if hi >= c else lo} is out of bounds.")
+    _check_targets(target, input._shape[1], ignore_index)
     w = valid.to(input.dtype)
     if weight is not None:
         w = w * weight.index_select(0, safe)
@@ -278,15 +287,8 @@ def nll_loss2d(input, target, weight, ignore_index, reduction):
     targets. Returns (N,) for reduction 'none', else a scalar. IndexError for a target outside [0, C) (the
     first one, as ATen's message), checked here before any kernel runs.
     """
-    # a target a compiled function's graph has not computed yet is left to the kernel, when the graph runs
-    if target.dtype is _dt.int64 and target.numel() and getattr(target._storage, "recording", None) is None:
-        c = input._shape[1]
-        # the target's values on the host (a copy from a device): one NumPy pass instead of six tensor ops and a
-        # sync (~70 us a call), and no graph break inside a compiled function
-        t = target.numpy(force=True)
-        bad = ((t < 0) | (t >= c)) & (t != ignore_index)
-        if bad.any():
-            raise IndexError(f"Target {t[bad].reshape(-1)[0]} is out of bounds.")
+    if target.dtype is _dt.int64:
+        _check_targets(target, input._shape[1], ignore_index)
     return dispatch(_nll_op, (input, target, weight), {"ignore_index": ignore_index, "reduction": reduction})
 
 
