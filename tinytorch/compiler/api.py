@@ -205,6 +205,7 @@ class CompiledFunction:
             bind.append(t)
         self._replay = Replay(self, rec, cur, flat, args, kwargs, out, bind)
         self._replay.restore = list(restore.values())
+        self._replay.fast = self._replay.fast_path(args, kwargs)
 
 
 def _tensor_type():
@@ -296,6 +297,7 @@ class Replay:
         self.static = [(s, slots[s]) for s in slot_of.values() if s not in returned]
         self.nodes, self.info = rec.last_nodes, rec.last_info
         self.restore = []
+        self.fast = None
         self.grads = [(leaf, g) for leaf, g in rec.grads.items()]
         written = set()
         for node in rec.last_nodes:
@@ -305,7 +307,72 @@ class Replay:
                         written.add(id(rec.last_ext[i]._storage))
         self.versions = [t._storage._version for t in rec.last_ext if id(t._storage) in written]
 
+    def fast_path(self, args, kwargs):
+        """The replay as one generated function (Dynamo's guard function, in Python) for the common shape of call:
+        positional tensor arguments, no restores or written-back tensors, a result of recorded tensors. Its guards
+        are ``call``'s, written out; None when the call has another shape (``call`` serves it)."""
+        T, _new, Storage = _T
+        if kwargs or self.restore or self.static or self.grads or self.grad_leaves or self.versions or \
+                any(type(a) is not T for a in args) or self.guard[1] or self.guard[2]:
+            return None
+        t = self.template
+        slots = [t] if t[0] == "slot" else list(t[1]) if t[0] is tuple else None
+        if slots is None or any(x[0] != "slot" for x in slots):
+            return None
+        ns = {"MISS": _MISS, "T": T, "NEW": _new, "STORAGE": Storage, "STATE": _state, "AC": _ac, "LAZY": _lazy,
+              "RUN": self.plan.run, "NODES": self.nodes}
+        k = [0]
+
+        def c(v):
+            k[0] += 1
+            ns[f"K{k[0]}"] = v
+            return f"K{k[0]}"
+        n = len(args)
+        lines = ["def call(args, kwargs):", f"    if kwargs or len(args) != {n}:", "        return MISS"]
+        if n:
+            lines.append(f"    {', '.join(f'a{i}' for i in range(n))}{',' if n == 1 else ''} = args")
+        for i, a in enumerate(args):
+            lines.append(f"    if type(a{i}) is not T or a{i}._shape != {c(a._shape)} or a{i}._stride != "
+                         f"{c(a._stride)} or a{i}._offset != {a._offset} or a{i}.dtype is not {c(a.dtype)} or "
+                         f"a{i}.requires_grad is not {a.requires_grad} or a{i}._storage.device != "
+                         f"{c(a._storage.device)}:")
+            lines.append("        return MISS")
+        lines.append(f"    if STATE.enabled is not {self.guard[0]} or AC.active or LAZY.module_version != "
+                     f"{self.guard[3]}:")
+        lines.append("        return MISS")
+        for f, shape, stride, dtype, rg in self.fixed:
+            lines.append(f"    if {c(f)}._shape != {c(shape)} or {c(f)}._stride != {c(stride)} or "
+                         f"{c(f)}.dtype is not {c(dtype)} or {c(f)}.requires_grad is not {rg}:")
+            lines.append("        return MISS")
+        ext = []
+        for b in self.bind:
+            if type(b) is tuple:
+                j, shape, stride, delta, dtype = b
+                a = args[j]
+                if a._shape == shape and a._stride == stride and delta == 0:
+                    ext.append(f"a{j}")
+                else:
+                    ext.append(f"NEW(a{j}._storage, {c(shape)}, {c(stride)}, a{j}._offset + {delta}, {c(dtype)})")
+            else:
+                ext.append(c(b))
+        lines.append(f"    bufs = RUN([{', '.join(ext)}], NODES)")
+        outs = []
+        for _, s_, shape, stride, off, dtype, dev, backend, size in slots:
+            outs.append(f"NEW(STORAGE(bufs[{s_}], {c(dtype)}, {c(dev)}, {size}, {c(backend)}), {c(shape)}, "
+                        f"{c(stride)}, {off}, {c(dtype)})")
+        if t[0] == "slot":
+            lines.append(f"    return {outs[0]}")
+        else:
+            lines.append(f"    return {c(t[0])}(({', '.join(outs)}{',' if len(outs) == 1 else ''}))")
+        src = "\n".join(lines) + "\n"
+        import builtins
+        exec(builtins.compile(src, "<tinytorch replay>", "exec"), ns)  # noqa: S102 - our own code
+        return ns["call"]
+
     def call(self, args, kwargs):
+        fast = self.fast
+        if fast is not None:
+            return fast(args, kwargs)
         flat_all = _flatten((args, kwargs), []) if kwargs else _flatten(args, [])
         if len(flat_all) != len(self.sig):
             return _MISS
@@ -347,8 +414,8 @@ class Replay:
             st = wr()
             if st is not None:  # a tensor Python still holds (a parameter's .grad): written in place
                 b = st.backend
-                flat = (st.size,), (1,), 0
-                b.copy_(b.view(st.buf, st.dtype, *flat), b.view(bufs[s], st.dtype, *flat))
+                geo = (st.size,), (1,), 0
+                b.copy_(b.view(st.buf, st.dtype, *geo), b.view(bufs[s], st.dtype, *geo))
         for leaf, g in self.grads:
             leaf._grad = g
         return self._build(self.template, bufs, flat)
