@@ -169,19 +169,25 @@ def _mpi():
 def _abort_on_uncaught(exc_type, exc, tb):
     """An uncaught exception on one rank must not leave the others blocked in a collective: print it, then abort
     the whole job (what ``python -m mpi4py`` does)."""
+    abort_job("".join(__import__("traceback").format_exception(exc_type, exc, tb)), 1)
+
+
+def abort_job(message, code, comm=None):
+    """Write ``message`` to stderr and abort every rank of the job with exit ``code`` (MPI_Abort on ``comm``,
+    default COMM_WORLD). The message goes out in one write, and the abort waits a moment: mpiexec forwards a
+    rank's stderr asynchronously, and an immediate abort cuts it short under load."""
     import time
-    import traceback
-    try:  # one write, then a moment: mpiexec forwards a rank's stderr asynchronously, and the abort below would
-        # otherwise cut the traceback short under load
+    try:
         sys.stderr.flush()
-        os.write(2, "".join(traceback.format_exception(exc_type, exc, tb)).encode("utf-8", "replace"))
+        if message:
+            os.write(2, message.encode("utf-8", "replace"))
     except OSError:
-        sys.__excepthook__(exc_type, exc, tb)
+        pass
     time.sleep(0.5)
     try:
-        _mpi().COMM_WORLD.Abort(1)
+        (comm or _mpi().COMM_WORLD).Abort(code)
     except Exception:
-        os._exit(1)
+        os._exit(code)
 
 
 def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1, store=None,
@@ -639,6 +645,21 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     return reduce_scatter_tensor(output, from_numpy(stacked).to(output.dtype), op, group, async_op)
 
 
+def _rooted(pg, peer, group_peer, kind, lst, list_name, role):
+    """(root's rank in ``pg``, whether this rank is it) of a rooted collective (gather, scatter), with PyTorch's
+    ValueErrors for the list argument: required on the root with one entry per rank, None elsewhere."""
+    if peer is None and group_peer is None:
+        peer = 0
+    root = _group_peer(pg, peer, group_peer, kind)
+    me = pg.rank() == root
+    if me:
+        if lst is None or len(lst) != pg.size():
+            raise ValueError(f"Argument ``{list_name}`` must be specified on {role} rank.")
+    elif lst:
+        raise ValueError(f"Argument ``{list_name}`` must NOT be specified on non-{role} ranks.")
+    return root, me
+
+
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     """Collect every rank's ``tensor`` into ``gather_list`` on rank ``dst`` (``torch.distributed.gather``;
     MPI_Igather). ``gather_list`` (world_size tensors) is required on dst and must be None elsewhere
@@ -647,15 +668,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     pg = _group(group)
     if pg is None:
         return None
-    if dst is None and group_dst is None:
-        dst = 0
-    root = _group_peer(pg, dst, group_dst, "dst")
-    me = pg.rank() == root
-    if me:
-        if gather_list is None or len(gather_list) != pg.size():
-            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-    elif gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
+    root, me = _rooted(pg, dst, group_dst, "dst", gather_list, "gather_list", "destination")
     inp, _ = _host(tensor)
     _signature_check(pg, inp, "gather")
     out = np.empty((pg.size(),) + inp.shape, dtype=inp.dtype) if me else None
@@ -675,15 +688,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     pg = _group(group)
     if pg is None:
         return None
-    if src is None and group_src is None:
-        src = 0
-    root = _group_peer(pg, src, group_src, "src")
-    me = pg.rank() == root
-    if me:
-        if scatter_list is None or len(scatter_list) != pg.size():
-            raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-    elif scatter_list:
-        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+    root, me = _rooted(pg, src, group_src, "src", scatter_list, "scatter_list", "source")
     out, wb = _host(tensor)
     _signature_check(pg, out, "scatter")
     send = np.stack([_host(t)[0].reshape(out.shape).astype(out.dtype, copy=False) for t in scatter_list]) \

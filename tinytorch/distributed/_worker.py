@@ -51,15 +51,12 @@ def main(argv=None):
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         if code:
-            if not isinstance(e.code, int):
-                print(e.code, file=sys.stderr)
-            sys.stderr.flush()
-            comm.Abort(code)
+            from . import abort_job
+            abort_job("" if isinstance(e.code, int) else f"{e.code}\n", code, comm)
         return 0
     except BaseException:
-        traceback.print_exc()
-        sys.stderr.flush()
-        comm.Abort(1)
+        from . import abort_job
+        abort_job(traceback.format_exc(), 1, comm)
     return 0
 
 
