@@ -366,6 +366,25 @@ def _mpi_op(op, buf):
             ReduceOp.MAX: MPI.MAX, ReduceOp.BAND: MPI.BAND, ReduceOp.BOR: MPI.BOR, ReduceOp.BXOR: MPI.BXOR}[op], op
 
 
+def _reduction(dtype, op, buf):
+    """(MPI op, ReduceOp) for reducing ``buf``, the host array of a tensor of ``dtype``: a bool tensor's ops are
+    the logical ones."""
+    if str(dtype) == "torch.bool":
+        op = _bool_op(ReduceOp(op) if isinstance(op, str) else op)
+    return _mpi_op(op, buf)
+
+
+def _finisher(op, out, size, wb):
+    """What completes a reduction into ``out`` once MPI is done: AVG divides by the group's size, and a staged
+    result is written back to its tensor (``wb``)."""
+    def finish():
+        if op is ReduceOp.AVG:
+            out[...] = out / size
+        if wb is not None:
+            wb(out)
+    return finish
+
+
 def _bool_op(op):
     """A bool tensor staged as uint8: SUM is logical or (MAX), PRODUCT logical and (MIN)."""
     return {ReduceOp.SUM: ReduceOp.MAX, ReduceOp.AVG: ReduceOp.MAX, ReduceOp.PRODUCT: ReduceOp.MIN}.get(op, op)
@@ -494,18 +513,10 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
         return None
     buf, wb = _host(tensor)
     _signature_check(pg, buf, "all_reduce")
-    if str(tensor.dtype) == "torch.bool":
-        op = _bool_op(ReduceOp(op) if isinstance(op, str) else op)
-    mop, op = _mpi_op(op, buf)
+    mop, op = _reduction(tensor.dtype, op, buf)
     out = buf
     req = pg._comm.Iallreduce(_mpi().IN_PLACE, out, op=mop)
-    size = pg.size()
-
-    def finish():
-        if op is ReduceOp.AVG:
-            out[...] = out / size
-        if wb is not None:
-            wb(out)
+    finish = _finisher(op, out, pg.size(), wb)
     return _run([req], pg, "all_reduce", finish, async_op, [tensor])
 
 
@@ -532,21 +543,11 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     root = _group_peer(pg, dst, group_dst, "dst")
     buf, wb = _host(tensor)
     _signature_check(pg, buf, "reduce")
-    if str(tensor.dtype) == "torch.bool":
-        op = _bool_op(ReduceOp(op) if isinstance(op, str) else op)
-    mop, op = _mpi_op(op, buf)
+    mop, op = _reduction(tensor.dtype, op, buf)
     MPI = _mpi()
     me = pg.rank() == root
     req = pg._comm.Ireduce(MPI.IN_PLACE if me else buf, buf if me else None, op=mop, root=root)
-    size = pg.size()
-
-    def finish():
-        if me:
-            if op is ReduceOp.AVG:
-                buf[...] = buf / size
-            if wb is not None:
-                wb(buf)
-    return _run([req], pg, "reduce", finish, async_op, [tensor])
+    return _run([req], pg, "reduce", _finisher(op, buf, pg.size(), wb) if me else None, async_op, [tensor])
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -617,17 +618,9 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     inp = inp.copy()  # the send buffer is read while the receive buffer is written
     out, wb = _host(output)
     _signature_check(pg, inp, "reduce_scatter_tensor")
-    if str(input.dtype) == "torch.bool":
-        op = _bool_op(ReduceOp(op) if isinstance(op, str) else op)
-    mop, op = _mpi_op(op, inp)
+    mop, op = _reduction(input.dtype, op, inp)
     req = pg._comm.Ireduce_scatter_block(inp, out, op=mop)
-    size = pg.size()
-
-    def finish():
-        if op is ReduceOp.AVG:
-            out[...] = out / size
-        if wb is not None:
-            wb(out)
+    finish = _finisher(op, out, pg.size(), wb)
     return _run([req], pg, "reduce_scatter_tensor", finish, async_op, [output])
 
 
