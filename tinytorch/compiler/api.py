@@ -260,7 +260,7 @@ class Replay:
         from .._tensor import Tensor, _new
         from .._storage import Storage
         _T[:] = [Tensor, _new, Storage]
-        self.owner = owner
+        # no reference back to the CompiledFunction: a cycle would keep device memory until a collection
         self.plan = cur[0]
         self.guard = cur[3]
         self.bind = bind
@@ -293,6 +293,7 @@ class Replay:
                 return (type(o), [template(x) for x in o])
             return ("value", o)
         self.template = template(out)
+        template = None  # noqa: F841 - the recursive closure refers to itself: break the cycle (it holds tensors)
         # what else the graph computed that Python still holds (a parameter's .grad): written back in place
         self.static = [(s, slots[s]) for s in slot_of.values() if s not in returned]
         self.nodes, self.info = rec.last_nodes, rec.last_info

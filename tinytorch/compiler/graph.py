@@ -288,6 +288,7 @@ class Plan:
                 learn(st.node, i, (stride, off, getattr(buf, "size", _prod(shape))))
             return _contiguous(backend, nat, shape, dtype, xstride, xoff, xsize)
         ns["_fix"] = _fix
+        arg = None  # noqa: F841 - the recursive closure refers to itself: no cycle kept alive
         self.source = "\n".join(lines) + "\n"
         exec(compile(self.source, f"<tinytorch graph {id(self):x}>", "exec"), ns)  # noqa: S102 - our own code
         return ns["run"]

@@ -71,7 +71,9 @@ def cut(args, kwargs):
         if type(a) is dict:
             return {k: sub(v) for k, v in a.items()}
         return a
-    return sub(tuple(args)), sub(dict(kwargs)), pairs
+    out = sub(tuple(args)), sub(dict(kwargs)), pairs
+    sub = None  # noqa: F841 - the recursive closure refers to itself: break the cycle (it holds tensors)
+    return out
 
 
 def attach(out, pairs, params, label):
