@@ -36,7 +36,7 @@ LAYERS = [
     ("lib", ["nn", "optim", "utils", "distributions", "amp", "distributed", "datasets", "functional", "compiler",
              "jit"]),
     ("top", ["__init__", "_variants", "compat", "run", "onnx", "cuda", "cpu", "opencl", "accelerator",
-             "distributed.run", "distributed._worker"]),
+             "distributed.run", "distributed._worker", "torch_backend", "_torch_autoload"]),
 ]
 RANK = {name: i for i, (name, _) in enumerate(LAYERS)}
 

@@ -1,0 +1,118 @@
+"""Tensors of both libraries over one memory.
+
+A tensor of the PyTorch device is a plain ``torch.Tensor`` with a PrivateUse1 ``TensorImpl``. Its storage is a
+``torch.UntypedStorage`` whose data pointer is a unique address that is never read (tinytorch's device memory is
+not addressable from the host), and whose Python object carries the tinytorch ``Storage`` that owns the memory:
+PyTorch keeps a storage's Python object, and so the tinytorch buffer, alive as long as the storage lives. The
+sizes, strides and offset of the torch tensor are the truth; tinytorch has the same strided model, so the two
+directions are one constructor call each and share the memory:
+
+- ``to_tinytorch(t)``: the tinytorch Tensor over ``t``'s memory (no grad, no history: autograd is PyTorch's);
+- ``to_torch(x)``: the torch Tensor over a tinytorch kernel's result.
+"""
+import threading
+
+import torch
+
+import tinytorch
+from tinytorch._dispatch import _reinterpret
+from tinytorch._storage import Storage
+from tinytorch._tensor import _new
+
+# torch dtype <-> tinytorch dtype, by name
+TT_DTYPE = {getattr(torch, n): getattr(tinytorch, n) for n in (
+    "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64", "complex64",
+    "complex128")}
+TORCH_DTYPE = {v: k for k, v in TT_DTYPE.items()}
+
+# Fake device addresses: one increasing range, never reused, so two live storages never overlap (PyTorch compares
+# data pointers to find shared and overlapping memory: serialization, Module.to, in-place overlap checks).
+_ALIGN = 256
+_address = [1 << 48]
+_address_lock = threading.Lock()
+
+
+def _reserve(nbytes):
+    with _address_lock:
+        a = _address[0]
+        _address[0] = a + (max(nbytes, 1) + _ALIGN - 1) // _ALIGN * _ALIGN
+    return a
+
+
+class State:
+    """The registered device: its PyTorch name, the tinytorch device type behind it and that backend."""
+    name = None          # the name PrivateUse1 was renamed to
+    tt_type = None       # tinytorch device type ("opencl")
+    backend = None       # tinytorch backend object
+    devices = {}         # torch device index -> (torch.device, tinytorch.device)
+
+
+def torch_device(index):
+    d = State.devices.get(index)
+    if d is None:
+        d = State.devices[index] = (torch.device(State.name, index), tinytorch.device(State.tt_type, index))
+    return d[0]
+
+
+def tt_device(index):
+    torch_device(index)
+    return State.devices[index][1]
+
+
+def check_index(index):
+    """RuntimeError for a device index the platform does not have (PyTorch's wording for CUDA)."""
+    n = State.backend.device_count() if State.backend.is_available() else 0
+    if index is None:
+        index = 0
+    if not 0 <= index < n:
+        raise RuntimeError(f"{State.name}: invalid device ordinal {index}: the platform has {n} "
+                           f"{State.tt_type} device{'s' if n != 1 else ''}")
+    if index > 0:
+        # PyTorch's Python device guard (torch._C._acc) knows one device only: a tensor made for index 1 would
+        # report index 0. Refuse instead of silently moving it.
+        raise RuntimeError(f"{State.name}:{index}: only {State.name}:0 can be used from PyTorch (the device "
+                           f"guard registered from Python reports one device)")
+    return index
+
+
+def torch_storage(st):
+    """A new ``torch.UntypedStorage`` on the device over the tinytorch Storage ``st``'s memory."""
+    nbytes = st.size * st.dtype.itemsize
+    s = torch._C._construct_storage_from_data_pointer(_reserve(nbytes), torch_device(st.device.index or 0), nbytes)
+    s._tinytorch = st
+    return s
+
+
+def tt_storage(s, dtype):
+    """The tinytorch Storage of a device ``torch.UntypedStorage`` seen as elements of ``dtype``."""
+    try:
+        st = s._tinytorch
+    except AttributeError:
+        raise RuntimeError(f"this {State.name} storage was not made by tinytorch's allocator (its memory is not "
+                           "known to the device)") from None
+    if st.dtype is dtype:
+        return st
+    views = s.__dict__.setdefault("_tinytorch_views", {})
+    v = views.get(dtype)
+    if v is None:
+        v = views[dtype] = _reinterpret(st, dtype)
+    return v
+
+
+def to_tinytorch(t):
+    """The tinytorch Tensor over the device tensor ``t``'s memory, with its sizes, strides and offset."""
+    dtype = TT_DTYPE[t.dtype]
+    return _new(tt_storage(t.untyped_storage(), dtype), tuple(t.shape), t.stride(), t.storage_offset(), dtype)
+
+
+_new_tensor = torch._C._acc.create_empty_tensor
+
+
+def to_torch(x, storage=None):
+    """The torch device tensor over the tinytorch Tensor ``x``'s memory (``storage``: the torch storage that
+    already wraps it, when there is one)."""
+    if storage is None:
+        storage = torch_storage(x._storage)
+    t = _new_tensor((0,), TORCH_DTYPE[x.dtype])
+    t.set_(storage, x._offset, x._shape, x._stride)
+    return t

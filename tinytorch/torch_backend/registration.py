@@ -1,0 +1,167 @@
+"""Registering the kernels with PyTorch's dispatcher (``torch.library``), the ``_foreach_`` rule and the CPU
+fallback for every ATen op without a kernel."""
+import warnings
+
+import torch
+
+from . import kernels as K
+from ._bridge import State
+
+aten = torch.ops.aten
+_KEY = "PrivateUse1"
+_CPU = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
+_libs = []
+
+# ops that ran on the CPU through the fallback: {"aten::name.overload": calls}; tests assert it stays empty
+FALLBACKS = {}
+
+
+def registered_ops():
+    """The ATen overloads with a kernel of this device, sorted."""
+    return sorted(_REGISTERED)
+
+
+_REGISTERED = set()
+
+
+def _impl(lib, name, fn):
+    lib.impl(name, fn, _KEY)
+    _REGISTERED.add(name if "." in name else name + ".default")
+
+
+def _cpu_redispatch(name):
+    packet, _, overload = name.partition(".")
+    op = getattr(getattr(aten, packet), overload or "default")
+
+    def kernel(*args, **kwargs):
+        return op.redispatch(_CPU, *args, **kwargs)
+    kernel.__name__ = "view_" + name.replace(".", "_")
+    return kernel
+
+
+# ---- the _foreach_ family: one rule, the per-tensor op on each element ---------------------------------------
+
+_FOREACH_SINGLE = {"norm": "linalg_vector_norm"}
+
+
+def _foreach_kernel(packet, overload):
+    base = packet[len("_foreach_"):]
+    inplace = base.endswith("_")
+    single = getattr(aten, _FOREACH_SINGLE.get(base, base))
+    per_element_scalars = overload == "Tensor" and base.rstrip("_") in ("addcmul", "addcdiv")
+
+    def kernel(self, *args, **kwargs):
+        if per_element_scalars:  # the scalars of addcmul/addcdiv given as one cpu tensor
+            args = args[:-1] + (args[-1].tolist(),)
+        out = []
+        with torch._C._AutoDispatchBelowADInplaceOrView():
+            for i, t in enumerate(self):
+                a = [x[i] if isinstance(x, (list, tuple)) else x for x in args]
+                out.append(single(t, *a, **kwargs))
+        return None if inplace else out
+    kernel.__name__ = f"{packet}_{overload}"
+    return kernel
+
+
+def _foreach_overloads():
+    for qual in torch._C._dispatch_get_all_op_names():
+        if not qual.startswith("aten::_foreach_"):
+            continue
+        name = qual[len("aten::"):]
+        packet, _, overload = name.partition(".")
+        base = packet[len("_foreach_"):]
+        if overload == "out":
+            continue
+        if not hasattr(aten, _FOREACH_SINGLE.get(base, base)):
+            continue
+        if overload in ("ScalarAndTensor",):  # the scalar is the first argument: no per-tensor op of that shape
+            continue
+        yield name, packet, overload
+
+
+# ---- the CPU fallback -----------------------------------------------------------------------------------------
+
+def _to_cpu(x):
+    if isinstance(x, torch.Tensor) and x.device.type == State.name:
+        return x.cpu()
+    if isinstance(x, (list, tuple)):
+        return type(x)(_to_cpu(v) for v in x)
+    return x
+
+
+def _device_of(args):
+    for a in args:
+        if isinstance(a, torch.Tensor) and a.device.type == State.name:
+            return a.device
+        if isinstance(a, (list, tuple)):
+            d = _device_of(a)
+            if d is not None:
+                return d
+    return None
+
+
+def _fallback(keyset, op, *args, **kwargs):
+    """Run ``op`` on the CPU: device tensors copied to the host, the op run there, every argument the schema
+    marks as written copied back, and the outputs moved to the device (an output that aliases a written argument
+    is that argument). Warns once per op, in the words PyTorch uses for MPS."""
+    name = op._schema.name
+    overload = f"{name}.{op._overloadname}" if op._overloadname != "default" else name
+    if overload not in FALLBACKS:
+        warnings.warn(f"The operator '{name}' is not currently supported on the {State.name} device and will fall "
+                      "back to run on the CPU. This may have performance implications.", UserWarning, stacklevel=2)
+        FALLBACKS[overload] = 0
+    FALLBACKS[overload] += 1
+    schema = op._schema
+    device = _device_of(list(args) + list(kwargs.values()))
+    cpu_args = [_to_cpu(a) for a in args]
+    cpu_kwargs = {k: _to_cpu(v) for k, v in kwargs.items()}
+    with torch._C._AutoDispatchBelowADInplaceOrView():
+        result = op(*cpu_args, **cpu_kwargs)
+    written = {}
+    for i, arg in enumerate(schema.arguments):
+        if arg.alias_info is None or not arg.alias_info.is_write:
+            continue
+        if i < len(args) and not arg.kwarg_only:
+            orig, new = args[i], cpu_args[i]
+        elif arg.name in kwargs:
+            orig, new = kwargs[arg.name], cpu_kwargs[arg.name]
+        else:
+            continue
+        for o, n in zip(orig, new) if isinstance(orig, (list, tuple)) else ((orig, new),):
+            if isinstance(o, torch.Tensor) and o is not n:
+                with torch._C._AutoDispatchBelowADInplaceOrView():
+                    o.copy_(n)
+                written[id(n)] = o
+
+    def back(r):
+        if isinstance(r, torch.Tensor):
+            if id(r) in written:
+                return written[id(r)]
+            return r.to(device) if device is not None else r
+        if isinstance(r, (list, tuple)):
+            return type(r)(back(v) for v in r)
+        return r
+    with torch._C._AutoDispatchBelowADInplaceOrView():
+        return back(result)
+
+
+def register():
+    """Register every kernel of ``kernels`` and the fallback for the PrivateUse1 key (once per process)."""
+    if _libs:
+        return
+    lib = torch.library.Library("aten", "IMPL")
+    _libs.append(lib)
+    for name, fn in K.KERNELS.items():
+        _impl(lib, name, K.make_kernel(fn, name))
+    for name, fn in K.INPLACE_KERNELS.items():
+        _impl(lib, name, K.make_inplace_kernel(fn, name))
+    for name, fn in K.OTHER_KERNELS.items():
+        _impl(lib, name, fn)
+    for name in K.VIEW_OPS:
+        if not torch._C._dispatch_has_kernel_for_dispatch_key("aten::" + name, "CompositeExplicitAutograd"):
+            _impl(lib, name, _cpu_redispatch(name))
+    for name, packet, overload in _foreach_overloads():
+        _impl(lib, name, _foreach_kernel(packet, overload))
+    fb = torch.library.Library("_", "IMPL")
+    _libs.append(fb)
+    fb.fallback(_fallback, _KEY, with_keyset=True)
