@@ -40,7 +40,8 @@ def tinytorch_to_cpu(x):
     a = np.ascontiguousarray(x.detach().cpu().numpy())
     if x.dtype is tt.bfloat16:
         return torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16)
-    return torch.from_numpy(a.copy()) if not a.flags.writeable else torch.from_numpy(a)
+    # a torch-owned copy: a tensor over NumPy's memory could not be resized (out= arguments of CPU ops)
+    return torch.from_numpy(a).clone()
 
 
 def _in(a):
@@ -483,8 +484,10 @@ def _fused_sdp_choice(query, key, value, attn_mask=None, dropout_p=0.0, is_causa
 def _fused_adam(adamw):
     def kernel(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, lr, beta1, beta2,
                weight_decay, eps, amsgrad, maximize, grad_scale=None, found_inf=None):
-        if grad_scale is not None or found_inf is not None:
-            raise RuntimeError(f"{State.name}: fused Adam with a GradScaler is not supported; use foreach")
+        if found_inf is not None and found_inf.item():
+            return None  # GradScaler found inf/NaN: the step is skipped (PyTorch's caller un-counts it)
+        if grad_scale is not None:
+            grads = [g / grad_scale for g in grads]
         # PyTorch's caller has already counted this step; tinytorch's fused_adam counts it itself
         for s in state_steps:
             s.sub_(1)
@@ -496,6 +499,18 @@ def _fused_adam(adamw):
 
 
 # ---- the table ----------------------------------------------------------------------------------------------
+
+def _indices(indices):
+    """ATen's index list (None: the whole dimension) as a Python index."""
+    return tuple(slice(None) if i is None else i for i in indices)
+
+
+def _index_put(self, indices, values, accumulate):
+    if accumulate:
+        self.index_put_(_indices(indices), values, True)
+    else:
+        self[_indices(indices)] = values
+
 
 def _same(name):
     """The tinytorch function or Tensor method of the same name."""
@@ -552,12 +567,15 @@ KERNELS = {
     "lt.Tensor": tt.lt, "lt.Scalar": tt.lt, "le.Tensor": tt.le, "le.Scalar": tt.le,
     "gt.Tensor": tt.gt, "gt.Scalar": tt.gt, "ge.Tensor": tt.ge, "ge.Scalar": tt.ge,
     "where.self": tt.where,
+    "isin.Tensor_Tensor": lambda elements, test_elements, *, assume_unique=False, invert=False: tt.isin(
+        elements, test_elements, assume_unique=assume_unique, invert=invert),
     "logical_not": tt.logical_not, "logical_and": tt.logical_and, "logical_or": tt.logical_or,
     "bitwise_and.Tensor": tt.bitwise_and, "bitwise_or.Tensor": tt.bitwise_or, "bitwise_not": tt.bitwise_not,
     "neg": tt.neg, "exp": tt.exp, "log": tt.log, "sqrt": tt.sqrt, "rsqrt": tt.rsqrt, "tanh": tt.tanh,
     "sigmoid": tt.sigmoid, "relu": tt.relu, "abs": tt.abs, "sin": tt.sin, "cos": tt.cos, "erf": tt.erf,
     "reciprocal": tt.reciprocal, "sign": tt.sign, "floor": tt.floor, "ceil": tt.ceil, "trunc": tt.trunc,
-    "round": tt.round, "isnan": tt.isnan, "log1p": tt.log1p, "expm1": tt.expm1, "exp2": tt.exp2,
+    "round": tt.round, "isnan": tt.isnan, "isinf": tt.isinf, "isfinite": tt.isfinite,
+    "isneginf": lambda self: self.isinf() & (self < 0), "isposinf": lambda self: self.isinf() & (self > 0), "log1p": tt.log1p, "expm1": tt.expm1, "exp2": tt.exp2,
     "log2": tt.log2, "atan2": tt.atan2, "fmod.Tensor": tt.fmod, "remainder.Tensor": tt.remainder,
     "clamp": lambda self, min=None, max=None: tt.clamp(self, min, max),
     "clamp.Tensor": lambda self, min=None, max=None: tt.clamp(self, min, max),
@@ -602,7 +620,7 @@ KERNELS = {
         self, dim, index),
     "scatter.src": tt.scatter, "scatter.value": tt.scatter,
     "scatter_add": tt.scatter_add,
-    "index.Tensor": lambda self, indices: self[tuple(indices)],
+    "index.Tensor": lambda self, indices: self[_indices(indices)],
     "index_add": lambda self, dim, index, source, *, alpha=1: self.index_add(dim, index, source, alpha=alpha),
     "tril": tt.tril, "triu": tt.triu, "flip": tt.flip,
     "sort.stable": lambda self, *, stable=False, dim=-1, descending=False: tuple(
@@ -632,6 +650,10 @@ KERNELS = {
     "embedding_dense_backward": embedding_dense_backward,
     "upsample_nearest2d": upsample_nearest2d, "upsample_nearest2d_backward": upsample_nearest2d_backward,
     "_fused_sdp_choice": _fused_sdp_choice,
+    "_fused_adam_": _fused_adam(False), "_fused_adamw_": _fused_adam(True),
+    "mse_loss": lambda self, target, reduction=1: F.mse_loss(self, target, reduction=_REDUCTION[reduction]),
+    "mse_loss_backward": lambda grad_output, self, target, reduction: vjp(
+        lambda x: F.mse_loss(x, target, reduction=_REDUCTION[reduction]), [self], grad_output)[0],
 }
 
 # in-place overloads: the tinytorch in-place method of the same meaning writes into self's memory
@@ -648,10 +670,9 @@ INPLACE_KERNELS = {
     "lerp_.Tensor": lambda self, end, weight: self.lerp_(end, weight),
     "clamp_": lambda self, min=None, max=None: self.clamp_(min, max),
     "clamp_min_": lambda self, min: self.clamp_(min=min),
-    "index_put_": lambda self, indices, values, accumulate=False: self.index_put_(tuple(indices), values,
-                                                                                  accumulate),
-    "_index_put_impl_": lambda self, indices, values, accumulate=False, unsafe=False: self.index_put_(
-        tuple(indices), values, accumulate),
+    "index_put_": lambda self, indices, values, accumulate=False: _index_put(self, indices, values, accumulate),
+    "_index_put_impl_": lambda self, indices, values, accumulate=False, unsafe=False: _index_put(
+        self, indices, values, accumulate),
     "scatter_.src": lambda self, dim, index, src: self.scatter_(dim, index, src),
     "scatter_.value": lambda self, dim, index, value: self.scatter_(dim, index, value),
     "exp_": lambda self: self.exp_(), "sqrt_": lambda self: self.sqrt_(), "neg_": lambda self: self.neg_(),
@@ -662,11 +683,29 @@ INPLACE_KERNELS = {
     "triu_": lambda self, diagonal=0: self.copy_(self.triu(diagonal)),
 }
 
+def _has_compatible_shallow_copy_type(self, from_):
+    """True for two strided tensors (cpu or this device): ``Module.to`` then moves a parameter with
+    ``param.data = moved`` (same Parameter object, so tied weights stay tied) instead of a new Parameter per
+    module. ATen's built-in rule lists only its own dense backends (TensorImpl::has_compatible_shallow_copy_type);
+    PyTorch's OpenReg example device overrides the operator the same way."""
+    return self.layout == torch.strided and from_.layout == torch.strided and not self.is_quantized and \
+        not from_.is_quantized
+
+
+def arange_start_out(start, end, step=1, *, out):
+    """``torch.arange``: ATen's functional form allocates an empty ``out`` and calls this."""
+    r = tt.arange(start, end, step, dtype=TT_DTYPE[out.dtype], device=tt_device(out.device.index or 0))
+    if tuple(out.shape) != tuple(r.shape):
+        out.resize_(r.shape)
+    to_tinytorch(out).copy_(r)
+    return out
+
+
 OTHER_KERNELS = {  # kernels that take and return torch tensors themselves
+    "arange.start_out": arange_start_out,
+    "_has_compatible_shallow_copy_type": _has_compatible_shallow_copy_type,
     "copy_": copy_,
     "resize_": resize_,
-    "_fused_adam_": _fused_adam(False),
-    "_fused_adamw_": _fused_adam(True),
 }
 
 # view ops: they only make new sizes, strides and offset over the same storage, so PyTorch's CPU kernels (which

@@ -49,6 +49,10 @@ def _foreach_kernel(packet, overload):
     inplace = base.endswith("_")
     single = getattr(aten, _FOREACH_SINGLE.get(base, base))
     per_element_scalars = overload == "Tensor" and base.rstrip("_") in ("addcmul", "addcdiv")
+    # a foreach op takes positionally what its per-tensor op may take as keyword-only (addcmul_'s value)
+    schema = getattr(single, single.overloads()[0])._schema
+    n_positional = sum(not a.kwarg_only for a in schema.arguments)
+    kw_only = [a.name for a in schema.arguments if a.kwarg_only]
 
     def kernel(self, *args, **kwargs):
         if per_element_scalars:  # the scalars of addcmul/addcdiv given as one cpu tensor
@@ -57,7 +61,8 @@ def _foreach_kernel(packet, overload):
         with torch._C._AutoDispatchBelowADInplaceOrView():
             for i, t in enumerate(self):
                 a = [x[i] if isinstance(x, (list, tuple)) else x for x in args]
-                out.append(single(t, *a, **kwargs))
+                extra = dict(zip(kw_only, a[n_positional - 1:]))
+                out.append(single(t, *a[:n_positional - 1], **extra, **kwargs))
         return None if inplace else out
     kernel.__name__ = f"{packet}_{overload}"
     return kernel
@@ -77,6 +82,29 @@ def _foreach_overloads():
         if overload in ("ScalarAndTensor",):  # the scalar is the first argument: no per-tensor op of that shape
             continue
         yield name, packet, overload
+
+
+# ---- out= overloads: the functional kernel, then a write into `out` ------------------------------------------
+
+def _out_overload(name):
+    """The ``out=`` overload of functional overload ``name`` (``add.Tensor`` -> ``add.out``, ``where.self`` ->
+    ``where.self_out``): same arguments plus one ``out`` tensor; None when there is none."""
+    packet, _, overload = name.partition(".")
+    p = getattr(aten, packet, None)
+    if p is None:
+        return None
+    functional = getattr(p, overload or "default")._schema
+    args = [(a.name, str(a.type)) for a in functional.arguments]
+    if len(functional.returns) != 1:
+        return None
+    for cand in ((overload + "_out") if overload else "out", "out"):
+        if cand not in p.overloads():
+            continue
+        sch = getattr(p, cand)._schema
+        if [(a.name, str(a.type)) for a in sch.arguments if a.name != "out"] == args and \
+                [a.name for a in sch.arguments if a.alias_info is not None and a.alias_info.is_write] == ["out"]:
+            return f"{packet}.{cand}"
+    return None
 
 
 # ---- the CPU fallback -----------------------------------------------------------------------------------------
@@ -130,6 +158,8 @@ def _fallback(keyset, op, *args, **kwargs):
         for o, n in zip(orig, new) if isinstance(orig, (list, tuple)) else ((orig, new),):
             if isinstance(o, torch.Tensor) and o is not n:
                 with torch._C._AutoDispatchBelowADInplaceOrView():
+                    if o.shape != n.shape:  # an out= argument the CPU op resized
+                        o.resize_(n.shape)
                     o.copy_(n)
                 written[id(n)] = o
 
@@ -153,6 +183,10 @@ def register():
     _libs.append(lib)
     for name, fn in K.KERNELS.items():
         _impl(lib, name, K.make_kernel(fn, name))
+    for name, fn in K.KERNELS.items():
+        out = _out_overload(name)
+        if out is not None and out not in K.KERNELS and out not in K.OTHER_KERNELS:
+            _impl(lib, out, K.make_out_kernel(fn, out))
     for name, fn in K.INPLACE_KERNELS.items():
         _impl(lib, name, K.make_inplace_kernel(fn, name))
     for name, fn in K.OTHER_KERNELS.items():
