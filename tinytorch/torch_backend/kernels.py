@@ -37,7 +37,8 @@ def cpu_to_tinytorch(t):
 
 def tinytorch_to_cpu(x):
     """A torch cpu tensor holding a copy of the tinytorch Tensor ``x`` (any device)."""
-    a = np.ascontiguousarray(x.detach().cpu().numpy())
+    a = x.detach().cpu().numpy()
+    a = np.ascontiguousarray(a).reshape(a.shape)  # ascontiguousarray makes a 0-d array 1-d
     if x.dtype is tt.bfloat16:
         return torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16)
     # a torch-owned copy: a tensor over NumPy's memory could not be resized (out= arguments of CPU ops)
@@ -616,7 +617,7 @@ KERNELS = {
     # data movement and indexing
     "cat": lambda tensors, dim=0: tt.cat(tensors, dim),
     "stack": lambda tensors, dim=0: tt.stack(tensors, dim),
-    "index_select": tt.index_select, "gather": lambda self, dim, index, *, sparse_grad=False: tt.gather(
+    "index_select": tt.index_select, "masked_select": tt.masked_select, "nonzero": tt.nonzero, "gather": lambda self, dim, index, *, sparse_grad=False: tt.gather(
         self, dim, index),
     "scatter.src": tt.scatter, "scatter.value": tt.scatter,
     "scatter_add": tt.scatter_add,

@@ -135,7 +135,7 @@ def _fallback(keyset, op, *args, **kwargs):
     name = op._schema.name
     overload = f"{name}.{op._overloadname}" if op._overloadname != "default" else name
     if overload not in FALLBACKS:
-        warnings.warn(f"The operator '{name}' is not currently supported on the {State.name} device and will fall "
+        warnings.warn(f"The operator '{overload}' is not currently supported on the {State.name} device and will fall "
                       "back to run on the CPU. This may have performance implications.", UserWarning, stacklevel=2)
         FALLBACKS[overload] = 0
     FALLBACKS[overload] += 1
