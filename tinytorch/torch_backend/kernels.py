@@ -45,16 +45,18 @@ def tinytorch_to_cpu(x):
     return torch.from_numpy(a).clone()
 
 
-def _in(a):
-    """One argument as tinytorch sees it."""
+def _in(a, seen):
+    """One argument as tinytorch sees it; each device tensor's (tinytorch buffer, torch tensor) goes to ``seen``."""
     if isinstance(a, torch.Tensor):
         if a.device.type == State.name:
-            return to_tinytorch(a)
+            x = to_tinytorch(a)
+            seen.append((x._storage.buf, a))
+            return x
         if a.device.type == "cpu":
             return cpu_to_tinytorch(a)
         raise RuntimeError(f"{State.name}: cannot use a tensor on device {a.device} in a {State.name} kernel")
     if isinstance(a, (list, tuple)):
-        return type(a)(_in(x) for x in a)
+        return type(a)(_in(x, seen) for x in a)
     if isinstance(a, torch.dtype):
         return TT_DTYPE[a]
     if isinstance(a, torch.device):
@@ -62,38 +64,29 @@ def _in(a):
     return a
 
 
-def _out(r, inputs):
+def _out(r, seen):
     """A tinytorch result as torch device tensors. A result over an input's memory (a kernel that returns its
-    input, or a view of it) becomes a torch view of that input, so PyTorch sees the aliasing."""
+    input, or a view of it) becomes a tensor over that input's torch storage, so PyTorch sees the aliasing."""
     if isinstance(r, tt.Tensor):
         if r._storage.device.type != State.tt_type:
             return tinytorch_to_cpu(r)
-        for a in inputs:
-            if isinstance(a, torch.Tensor) and a.device.type == State.name and \
-                    getattr(a.untyped_storage(), "_tinytorch", None) is not None and \
-                    a.untyped_storage()._tinytorch.buf is r._storage.buf:
+        buf = r._storage.buf
+        for b, a in seen:
+            if b is buf:
                 return to_torch(r, a.untyped_storage())
         return to_torch(r)
     if isinstance(r, (list, tuple)):
-        return type(r)(_out(x, inputs) for x in r)
+        return type(r)(_out(x, seen) for x in r)
     return r
-
-
-def _flat_inputs(args, kwargs):
-    for a in list(args) + list(kwargs.values()):
-        if isinstance(a, (list, tuple)):
-            yield from a
-        else:
-            yield a
 
 
 def make_kernel(fn, name):
     """The torch kernel of ATen overload ``name``: arguments in, ``fn`` (tinytorch), results out."""
     def kernel(*args, **kwargs):
-        targs = [_in(a) for a in args]
-        tkw = {k: _in(v) for k, v in kwargs.items()}
-        r = fn(*targs, **tkw)
-        return _out(r, list(_flat_inputs(args, kwargs)))
+        seen = []
+        targs = [_in(a, seen) for a in args]
+        r = fn(*targs, **{k: _in(v, seen) for k, v in kwargs.items()}) if kwargs else fn(*targs)
+        return _out(r, seen)
     kernel.__name__ = name.replace(".", "_")
     kernel.__qualname__ = "kernel_" + kernel.__name__
     return kernel
@@ -103,7 +96,8 @@ def make_inplace_kernel(fn, name):
     """The kernel of an in-place ATen overload (``add_.Tensor``): ``fn`` writes into the tinytorch view of the
     first argument; PyTorch's ``self`` is returned."""
     def kernel(self, *args, **kwargs):
-        fn(to_tinytorch(self), *[_in(a) for a in args], **{k: _in(v) for k, v in kwargs.items()})
+        seen = []
+        fn(to_tinytorch(self), *[_in(a, seen) for a in args], **{k: _in(v, seen) for k, v in kwargs.items()})
         return self
     kernel.__name__ = name.replace(".", "_")
     return kernel
@@ -113,7 +107,8 @@ def make_out_kernel(fn, name):
     """The kernel of an ``out=`` ATen overload: the result of ``fn`` is written into ``out`` (resized first, as
     PyTorch's ``out=`` rule)."""
     def kernel(*args, out, **kwargs):
-        r = fn(*[_in(a) for a in args], **{k: _in(v) for k, v in kwargs.items()})
+        seen = []
+        r = fn(*[_in(a, seen) for a in args], **{k: _in(v, seen) for k, v in kwargs.items()})
         if tuple(out.shape) != tuple(r.shape):
             out.resize_(r.shape)
         to_tinytorch(out).copy_(r)
