@@ -26,21 +26,28 @@ def make_module(name):
     def device_count():
         return backend.device_count() if backend.is_available() else 0
 
+    # With the C++ extension the current device is its device guard's (per thread), which PyTorch's own
+    # DeviceGuards and the allocator use; without it, this module's.
     def current_device():
-        return current[0]
+        return State.native.current_device() if State.native is not None else current[0]
 
     def set_device(device):
-        current[0] = check_index(_index(device))
+        _set(check_index(_index(device)))
+
+    def _set(index):
+        if State.native is not None:
+            State.native.set_device(index)
+        current[0] = index
 
     def _index(device):
         if device is None:
-            return current[0]
+            return current_device()
         if isinstance(device, int):
             return device
         d = torch.device(device)
         if d.type != name:
             raise ValueError(f"Expected a {name} device, but got: {d}")
-        return d.index if d.index is not None else current[0]
+        return d.index if d.index is not None else current_device()
 
     class device:
         """Context manager that makes ``device`` the current one (``torch.cuda.device``)."""
@@ -50,12 +57,12 @@ def make_module(name):
             self.prev = None
 
         def __enter__(self):
-            self.prev = current[0]
+            self.prev = current_device()
             if self.idx >= 0:
                 set_device(self.idx)
 
         def __exit__(self, *exc):
-            current[0] = self.prev
+            _set(self.prev)
             return False
 
     def synchronize(device=None):
@@ -103,10 +110,10 @@ def make_module(name):
         return backend.dev_for(check_index(_index(device))).name
 
     def get_amp_supported_dtype():
-        """The dtypes ``torch.autocast(<name>)`` may cast to: float16 where the device has it."""
-        if not is_available():
-            return []
-        return [torch.float16] if backend.dev_for(0).fp16 else []
+        """The dtypes ``torch.autocast(<name>)`` may cast to: float16. On a device without it (no cl_khr_fp16)
+        the first lower-precision op raises tinytorch's TypeError naming the missing extension, rather than
+        autocast silently running in float32."""
+        return [torch.float16]
 
     def is_bf16_supported(including_emulation=False):
         return False

@@ -4,7 +4,7 @@ import warnings
 
 import torch
 
-from . import kernels as K
+from . import autocast, kernels as K
 from ._bridge import State
 
 aten = torch.ops.aten
@@ -199,3 +199,4 @@ def register():
     fb = torch.library.Library("_", "IMPL")
     _libs.append(fb)
     fb.fallback(_fallback, _KEY, with_keyset=True)
+    autocast.register(lib, fb)
