@@ -152,6 +152,14 @@ def test_state_dict_save_load_round_trips():
     buf.seek(0)
     back = torch.load(buf)  # saved on the device, loaded on the device
     assert all(v.device.type == DEV for v in back.values())
+    # a CPU checkpoint loaded onto the device, and a device checkpoint's values
+    cpu_buf = io.BytesIO()
+    torch.save(ref.state_dict(), cpu_buf)
+    cpu_buf.seek(0)
+    on_dev = torch.load(cpu_buf, map_location=DEV)
+    assert all(v.device.type == DEV for v in on_dev.values())
+    for k, v in ref.state_dict().items():
+        assert torch.equal(on_dev[k].cpu(), v) and torch.equal(back[k].cpu(), sd[k])
 
 
 def test_tied_weights_stay_tied_through_module_to():

@@ -4,7 +4,7 @@ import warnings
 
 import torch
 
-from . import autocast, kernels as K
+from . import autocast, kernels as K, serialization
 from ._bridge import State
 
 aten = torch.ops.aten
@@ -200,3 +200,4 @@ def register():
     _libs.append(fb)
     fb.fallback(_fallback, _KEY, with_keyset=True)
     autocast.register(lib, fb)
+    serialization.register()
