@@ -17,11 +17,7 @@ import tinytorch as tt
 import tinytorch.nn.functional as F
 from tinytorch._ops.optim import fused_adam
 
-from ._bridge import TT_DTYPE, TORCH_DTYPE, State, check_index, to_tinytorch, to_torch, tt_device
-
-aten = torch.ops.aten
-_CPU_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
-
+from ._bridge import TT_DTYPE, State, check_index, to_tinytorch, to_torch, tt_device
 
 # ---- arguments and results ----------------------------------------------------------------------------------
 
@@ -506,15 +502,6 @@ def _index_put(self, indices, values, accumulate):
         self.index_put_(_indices(indices), values, True)
     else:
         self[_indices(indices)] = values
-
-
-def _same(name):
-    """The tinytorch function or Tensor method of the same name."""
-    f = getattr(tt, name, None)
-    if f is None:
-        m = getattr(tt.Tensor, name)
-        f = lambda self, *a, **k: m(self, *a, **k)  # noqa: E731
-    return f
 
 
 def _sum(self, dim=None, keepdim=False, *, dtype=None):
