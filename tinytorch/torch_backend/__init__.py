@@ -9,9 +9,11 @@ In a process running real ``torch`` (2.13)::
     model.to("opencl")
 
 PyTorch's out-of-tree device mechanism (PrivateUse1, renamed to ``opencl``) is set up the way PyTorch's own guide
-for new backends describes: the device module ``torch.opencl`` (``device_module``), a device guard and the
-PrivateUse1 hooks (PyTorch's Python registration, ``torch._C._acc``), ``Tensor.opencl()``/``Module.opencl()``,
-and one kernel per ATen op registered with ``torch.library`` (``kernels``, ``registration``). Every kernel runs the
+for new backends describes: the device module ``torch.opencl`` (``device_module``), an allocator, a device guard
+and the PrivateUse1 hooks (a small C++ extension built at first use, ``_native``; without a compiler, PyTorch's
+Python registration ``torch._C._acc``, which lacks the allocator, generators and devices past the first),
+``Tensor.opencl()``/``Module.opencl()``, and one kernel per ATen op registered with ``torch.library``
+(``kernels``, ``registration``). Every kernel runs the
 tinytorch op of the same meaning on tinytorch's backend; autograd, views, argument parsing and the whole Python
 API stay PyTorch's. ATen ops without a kernel run on the CPU through a fallback that warns once per op.
 
@@ -32,7 +34,7 @@ import torch  # noqa: E402
 
 import tinytorch  # noqa: E402
 
-from . import _bridge, registration  # noqa: E402
+from . import _bridge, _native, registration  # noqa: E402
 from ._bridge import State  # noqa: E402
 from .registration import FALLBACKS, registered_ops  # noqa: E402
 
@@ -76,9 +78,31 @@ def register(device=None):
     torch.utils.rename_privateuse1_backend(device)
     torch.utils.generate_methods_for_privateuse1_backend(for_storage=True)
     torch._register_device_module(device, make_module(device))
+    _register_hooks()
+    registration.register()
+
+
+def _register_hooks():
+    # The C++ hooks and guard (allocator, every device, generators, pinned memory, storage resize) when the
+    # extension builds; else PyTorch's Python ones. PyTorch takes one set of hooks per process, so exactly one of
+    # the two is registered.
+    native = _native.load()
+    if native is not None:
+        try:
+            _bridge.init_native(native)
+            return
+        except Exception as e:  # noqa: BLE001 - refused registration: the Python hooks are refused alike below
+            _native._disable(f"the extension loaded but its registration failed: {e}")
+    if not (_native.reason() or "").startswith("disabled"):
+        # said once: without the extension, PyTorch itself segfaults on a device storage it allocates
+        import warnings
+        warnings.warn(f"tinytorch: PyTorch's {State.name} device runs without its C++ extension "
+                      f"({_native.reason()}). torch.UntypedStorage(n, device='{State.name}') and "
+                      f"UntypedStorage.to('{State.name}') crash the process, torch.Generator('{State.name}') "
+                      f"and pin_memory() raise, and only {State.name}:0 can be used. Set TINYTORCH_TORCH_NATIVE=0 "
+                      "to accept this silently.")
     torch._C._acc.register_python_privateuseone_hook(_Hooks())
     torch._C._acc.register_python_privateuseone_device_guard(_Guard())
-    registration.register()
 
 
 def to_tinytorch(t):

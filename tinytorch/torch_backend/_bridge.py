@@ -45,6 +45,7 @@ class State:
     tt_type = None       # tinytorch device type ("opencl")
     backend = None       # tinytorch backend object
     devices = {}         # torch device index -> (torch.device, tinytorch.device)
+    native = None        # the C++ extension (_native) once registered; None on the pure-Python registration
 
 
 def torch_device(index):
@@ -60,14 +61,15 @@ def tt_device(index):
 
 
 def check_index(index):
-    """RuntimeError for a device index the platform does not have (PyTorch's wording for CUDA)."""
+    """The device index ``index`` (None: the current device), checked: RuntimeError for one the platform does
+    not have (PyTorch's wording for CUDA), or for one past 0 without the C++ extension."""
     n = State.backend.device_count() if State.backend.is_available() else 0
-    if index is None:
-        index = 0
+    if index is None:  # "opencl" without an index: the current device (PyTorch's C++ guard's, when loaded)
+        index = State.native.current_device() if State.native is not None else 0
     if not 0 <= index < n:
         raise RuntimeError(f"{State.name}: invalid device ordinal {index}: the platform has {n} "
                            f"{State.tt_type} device{'s' if n != 1 else ''}")
-    if index > 0:
+    if index > 0 and State.native is None:
         # PyTorch's Python device guard (torch._C._acc) knows one device only: a tensor made for index 1 would
         # report index 0. Refuse instead of silently moving it.
         raise RuntimeError(f"{State.name}:{index}: only {State.name}:0 can be used from PyTorch (the device "
@@ -78,7 +80,11 @@ def check_index(index):
 def torch_storage(st):
     """A new ``torch.UntypedStorage`` on the device over the tinytorch Storage ``st``'s memory."""
     nbytes = st.size * st.dtype.itemsize
-    s = torch._C._construct_storage_from_data_pointer(_reserve(nbytes), torch_device(st.device.index or 0), nbytes)
+    if State.native is not None:  # the C++ one can be resized (UntypedStorage.resize_)
+        s = State.native.make_storage(_reserve(nbytes), nbytes, st.device.index or 0)
+    else:
+        s = torch._C._construct_storage_from_data_pointer(_reserve(nbytes), torch_device(st.device.index or 0),
+                                                          nbytes)
     s._tinytorch = st
     return s
 
@@ -88,8 +94,12 @@ def tt_storage(s, dtype):
     try:
         st = s._tinytorch
     except AttributeError:
-        raise RuntimeError(f"this {State.name} storage was not made by tinytorch's allocator (its memory is not "
-                           "known to the device)") from None
+        # a storage from the C++ allocator (torch.UntypedStorage(n, device=...), torch.load): a storage's
+        # data_ptr is its base address, the allocation's key
+        st = ALLOCATIONS.get(s.data_ptr())
+        if st is None:
+            raise RuntimeError(f"this {State.name} storage was not made by tinytorch's allocator (its memory is "
+                               "not known to the device)") from None
     if st.dtype is dtype:
         return st
     views = s.__dict__.setdefault("_tinytorch_views", {})
@@ -113,6 +123,72 @@ def to_torch(x, storage=None):
     already wraps it, when there is one)."""
     if storage is None:
         storage = torch_storage(x._storage)
+    if State.native is not None:  # one C++ call, and the tensor's device index is its storage's
+        return State.native.make_tensor(storage, x._shape, x._stride, x._offset, TORCH_DTYPE[x.dtype])
     t = _new_tensor((0,), TORCH_DTYPE[x.dtype])
     t.set_(storage, x._offset, x._shape, x._stride)
     return t
+
+
+# ---- the C++ allocator's side (_native): device memory it hands PyTorch is tinytorch's ------------------------
+
+# address -> the tinytorch uint8 Storage behind it, for every live allocation of the C++ allocator
+ALLOCATIONS = {}
+
+
+def allocate(nbytes, index):
+    """A new allocation of ``nbytes`` on device ``index``: a tinytorch uint8 Storage, recorded in
+    ``ALLOCATIONS`` under a fresh fake address, which is returned. RuntimeError for a device the platform lacks;
+    the tinytorch allocator's error when the device is out of memory."""
+    st = tinytorch.empty((nbytes,), dtype=tinytorch.uint8, device=tt_device(check_index(index)))._storage
+    address = _reserve(nbytes)
+    ALLOCATIONS[address] = st
+    return address
+
+
+def release(address):
+    """Forget the allocation at ``address`` (the C++ DataPtr died); its tinytorch Storage goes with the last
+    tinytorch tensor over it."""
+    ALLOCATIONS.pop(address, None)
+
+
+def _bytes(st, n):
+    return _new(st if st.dtype is tinytorch.uint8 else _reinterpret(st, tinytorch.uint8), (n,), (1,), 0,
+                tinytorch.uint8)
+
+
+def copy_bytes(dst, src, nbytes):
+    """Copy ``nbytes`` between two allocations of the C++ allocator, given by base address (the allocator's
+    ``copy_data``). RuntimeError for an address that is not the start of a live allocation."""
+    try:
+        d, s = ALLOCATIONS[dst], ALLOCATIONS[src]
+    except KeyError as e:
+        raise RuntimeError(f"{State.name}: address {e.args[0]:#x} is not the start of a live allocation of the "
+                           "device allocator") from None
+    if nbytes:
+        _bytes(d, nbytes).copy_(_bytes(s, nbytes))
+
+
+def resize(storage, nbytes, index):
+    """``UntypedStorage.resize_`` on the device: a new allocation of ``nbytes`` holding the bytes both sizes
+    share; returns its address, which the C++ side puts in ``storage``. The storage forgets its old tinytorch
+    Storage (its memory is freed with it)."""
+    old = tt_storage(storage, tinytorch.uint8)
+    address = allocate(nbytes, index)
+    n = min(nbytes, storage.nbytes())
+    if n:
+        _bytes(ALLOCATIONS[address], n).copy_(_bytes(old, n))
+    storage.__dict__.pop("_tinytorch", None)
+    storage.__dict__.pop("_tinytorch_views", None)
+    return address
+
+
+def init_native(native):
+    """Register the C++ allocator, device guard and hooks of ``native`` (``_native.load()``) for the device. It
+    must run before PyTorch's Python hooks would be registered: PyTorch takes one set per process. RuntimeError
+    when PrivateUse1 hooks are registered already."""
+    available = State.backend.is_available()
+    count = State.backend.device_count() if available else 0
+    native.init(count, available, allocate, release, copy_bytes, resize,
+                lambda index: State.backend.synchronize(index))
+    State.native = native
