@@ -107,6 +107,23 @@ def test_seeded_random_numbers_are_torch_cpu_numbers():
     assert torch.equal(torch.rand(4, device=DEV).cpu(), u1)
 
 
+def test_device_generator_draws_torch_cpu_numbers_and_replays_its_state():
+    if State.native is None:  # the pure-Python registration has no generator hook: PyTorch's own error
+        with pytest.raises(NotImplementedError, match="getNewGenerator"):
+            torch.Generator(DEV)
+        return
+    g = torch.Generator(DEV).manual_seed(5)
+    assert g.device.type == DEV
+    a = torch.randn(4, device=DEV, generator=g).cpu()
+    torch.testing.assert_close(a, torch.randn(4, generator=torch.Generator().manual_seed(5)))
+    state = g.get_state()
+    b = torch.rand(3, device=DEV, generator=g).cpu()
+    g.set_state(state)
+    assert torch.equal(torch.rand(3, device=DEV, generator=g).cpu(), b)
+    with pytest.raises(RuntimeError, match="Expected a 'opencl' device type for generator but found 'cpu'"):
+        torch.randn(3, device=DEV, generator=torch.Generator())
+
+
 def test_autograd_double_backward_views_and_in_place():
     x = torch.randn(4, 3, dtype=torch.float32, requires_grad=True)
     xd = x.detach().to(DEV).requires_grad_()

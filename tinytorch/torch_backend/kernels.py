@@ -10,6 +10,8 @@ family runs the single-tensor op per element (one rule, not one entry per op). B
 internal (convolution, pooling, normalization) are the vector-Jacobian product of tinytorch's forward, computed by
 tinytorch's autograd: the derivative is written once, in tinytorch.
 """
+import collections
+
 import numpy as np
 import torch
 
@@ -179,32 +181,71 @@ def resize_(self, size, memory_format=None):
 
 # ---- random numbers: drawn by tinytorch's generator (PyTorch's CPU numbers after the same seed) ---------------
 
+# A torch.Generator of the device holds a seed and an offset (as CUDA's Philox generator); the numbers it draws are a
+# function of those two, so the tinytorch Generator state reached at each (seed, offset) is kept (the most recent
+# ones) and a generator at that point, whichever Python object wraps it, draws on from there.
+_STATES = collections.OrderedDict()
+_KEEP = 256
+_scratch = []
+
+
 def _gen(generator):
-    if generator is not None:
-        raise RuntimeError(f"{State.name}: a torch.Generator cannot drive {State.name} random numbers from the "
-                           f"Python backend; seed with torch.{State.name}.manual_seed")
-    return None
+    """(tinytorch Generator, key) drawing for ``generator`` (None: tinytorch's default one, which
+    ``torch.opencl.manual_seed`` seeds). RuntimeError for a generator of another device, or one set to a state no
+    draw of this process reached."""
+    if generator is None:
+        return None
+    if generator.device.type != State.name:
+        raise RuntimeError(f"Expected a '{State.name}' device type for generator but found "
+                           f"'{generator.device.type}'")
+    if not _scratch:
+        _scratch.append(tt.Generator())
+    g = _scratch[0]
+    key = (generator.initial_seed(), generator.get_offset())
+    if key[1] == 0:
+        g.manual_seed(key[0])
+    else:
+        state = _STATES.get(key)
+        if state is None:
+            raise RuntimeError(f"{State.name}: this generator's state (seed {key[0]}, offset {key[1]}) was not "
+                               "reached by a draw in this process")
+        g.set_state(state)
+    return g
+
+
+def _drawn(generator, g):
+    if g is not None:
+        key = (generator.initial_seed(), generator.get_offset() + 1)
+        generator.set_offset(key[1])
+        _STATES[key] = g.get_state()
+        _STATES.move_to_end(key)
+        if len(_STATES) > _KEEP:
+            _STATES.popitem(last=False)
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
-    _gen(generator)
-    self.normal_(mean, std)
+    s = _gen(generator)
+    self.normal_(mean, std, generator=s)
+    _drawn(generator, s)
 
 
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
-    _gen(generator)
-    self.uniform_(from_, to)
+    s = _gen(generator)
+    self.uniform_(from_, to, generator=s)
+    _drawn(generator, s)
 
 
 def bernoulli_float(self, p=0.5, *, generator=None):
-    _gen(generator)
-    self.bernoulli_(p)
+    s = _gen(generator)
+    self.bernoulli_(p, generator=s)
+    _drawn(generator, s)
 
 
 def random_from(self, from_, to=None, *, generator=None):
-    _gen(generator)
-    x = self
-    x.copy_(tt.randint(from_, to if to is not None else 2 ** 63 - 1, x.shape, device=x.device))
+    s = _gen(generator)
+    self.copy_(tt.randint(from_, to if to is not None else 2 ** 63 - 1, self.shape, device=self.device,
+                          generator=s))
+    _drawn(generator, s)
 
 
 def random_to(self, to, *, generator=None):
