@@ -16,7 +16,6 @@ import torch
 
 import tinytorch
 from tinytorch._dispatch import _reinterpret
-from tinytorch._storage import Storage
 from tinytorch._tensor import _new
 
 # torch dtype <-> tinytorch dtype, by name
