@@ -3,7 +3,7 @@
 In a process running real ``torch`` (2.13)::
 
     import torch
-    import tinytorch.torch_backend          # or nothing: PyTorch autoloads it (the ``torch.backends`` entry point)
+    import tinytorch.torch_backend          # or TINYTORCH_TORCH_AUTOLOAD=1: `import torch` loads it
 
     x = torch.randn(3, device="opencl")
     model.to("opencl")
@@ -113,16 +113,6 @@ def to_tinytorch(t):
 def from_tinytorch(x):
     """The torch device tensor over a tinytorch Tensor's memory (no copy)."""
     return _bridge.to_torch(x.detach())
-
-
-def _autoload():
-    """The ``torch.backends`` entry point: PyTorch calls it at the end of ``import torch`` (unless
-    ``TORCH_DEVICE_BACKEND_AUTOLOAD=0``). A failure here would make ``import torch`` fail, so it warns instead."""
-    try:
-        register()
-    except Exception as e:  # noqa: BLE001 - never break `import torch`
-        import warnings
-        warnings.warn(f"tinytorch could not register its device with PyTorch: {e}")
 
 
 register()
