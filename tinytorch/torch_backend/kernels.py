@@ -318,7 +318,18 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
 
 def avg_pool2d(self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    return F.avg_pool2d(self, kernel_size, stride or None, padding, ceil_mode, count_include_pad, divisor_override)
+    args = (kernel_size, stride or None, padding, ceil_mode, count_include_pad)
+    if self.dtype.is_floating_point:
+        return F.avg_pool2d(self, *args, divisor_override)
+    # integers (ATen): each window's sum divided by its divisor, truncated toward zero, in the input's dtype
+    x = self.to(tt.float64 if State.backend.dev_for(self.device.index or 0).fp64 else tt.float32)
+    sums = F.avg_pool2d(x, *args, 1)
+    if divisor_override:
+        divisor = divisor_override
+    else:  # the divisor F.avg_pool2d used: a window's count of input elements over its average of ones
+        ones = tt.ones_like(x)
+        divisor = (F.avg_pool2d(ones, *args, 1) / F.avg_pool2d(ones, *args)).round()
+    return (sums / divisor).trunc().to(self.dtype)
 
 
 def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
@@ -348,8 +359,11 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
     lead = list(range(input.dim() - nd))
     dy = grad_out * weight if weight is not None else grad_out
     gi = _normalized_grad(input, dy, mean, rstd, dims) if output_mask[0] else None
-    gw = (grad_out * (input - mean) * rstd).sum(lead) if output_mask[1] and weight is not None else None
-    gb = grad_out.sum(lead) if output_mask[2] and bias is not None else None
+
+    def over_lead(t):  # sum over the leading dims; none when normalized_shape is the whole shape (sum([]): all)
+        return t.sum(lead) if lead else t
+    gw = over_lead(grad_out * (input - mean) * rstd) if output_mask[1] and weight is not None else None
+    gb = over_lead(grad_out) if output_mask[2] and bias is not None else None
     return gi, gw, gb
 
 
@@ -519,8 +533,9 @@ def _fused_adam(adamw):
                weight_decay, eps, amsgrad, maximize, grad_scale=None, found_inf=None):
         if found_inf is not None and found_inf.item():
             return None  # GradScaler found inf/NaN: the step is skipped (PyTorch's caller un-counts it)
-        if grad_scale is not None:
-            grads = [g / grad_scale for g in grads]
+        if grad_scale is not None:  # unscaled in place, as ATen's fused kernels leave the grads
+            for g in grads:
+                g.div_(grad_scale)
         # PyTorch's caller has already counted this step; tinytorch's fused_adam counts it itself
         for s in state_steps:
             s.sub_(1)
@@ -601,10 +616,14 @@ KERNELS = {
     "round": tt.round, "isnan": tt.isnan, "isinf": tt.isinf, "isfinite": tt.isfinite,
     "isneginf": lambda self: self.isinf() & (self < 0), "isposinf": lambda self: self.isinf() & (self > 0), "log1p": tt.log1p, "expm1": tt.expm1, "exp2": tt.exp2,
     "log2": tt.log2, "atan2": tt.atan2, "fmod.Tensor": tt.fmod, "remainder.Tensor": tt.remainder,
+    "log10": tt.log10, "lgamma": tt.lgamma, "erfc": tt.erfc, "frac": tt.frac, "tan": tt.tan, "asin": tt.asin,
+    "acos": tt.acos, "atan": tt.atan, "sinh": tt.sinh, "cosh": tt.cosh,  # (the _foreach_ rule's per-tensor ops)
     "clamp": lambda self, min=None, max=None: tt.clamp(self, min, max),
     "clamp.Tensor": lambda self, min=None, max=None: tt.clamp(self, min, max),
     "clamp_min": lambda self, min: tt.clamp(self, min=min),
     "clamp_max": lambda self, max: tt.clamp(self, max=max),
+    "clamp_min.Tensor": lambda self, min: tt.clamp(self, min=min),
+    "clamp_max.Tensor": lambda self, max: tt.clamp(self, max=max),
     "masked_fill.Scalar": tt.masked_fill, "masked_fill.Tensor": tt.masked_fill,
     "lerp.Scalar": tt.lerp, "lerp.Tensor": tt.lerp,
     "addcmul": lambda self, t1, t2, *, value=1: tt.addcmul(self, t1, t2, value=value),

@@ -48,7 +48,11 @@ def _foreach_kernel(packet, overload):
     base = packet[len("_foreach_"):]
     inplace = base.endswith("_")
     single = getattr(aten, _FOREACH_SINGLE.get(base, base))
-    per_element_scalars = overload == "Tensor" and base.rstrip("_") in ("addcmul", "addcdiv")
+    functional = overload.removesuffix("_out")  # "List_out": the out= form of "List"
+    if base.rstrip("_") in ("maximum", "minimum") and functional in ("Scalar", "ScalarList"):
+        # maximum/minimum have no scalar overload: torch's own foreach kernels clamp
+        single = getattr(aten, ("clamp_min" if base.startswith("maximum") else "clamp_max") + base[7:])
+    per_element_scalars = functional == "Tensor" and base.rstrip("_") in ("addcmul", "addcdiv")
     # a foreach op takes positionally what its per-tensor op may take as keyword-only (addcmul_'s value)
     schema = getattr(single, single.overloads()[0])._schema
     n_positional = sum(not a.kwarg_only for a in schema.arguments)
@@ -57,13 +61,18 @@ def _foreach_kernel(packet, overload):
     def kernel(self, *args, **kwargs):
         if per_element_scalars:  # the scalars of addcmul/addcdiv given as one cpu tensor
             args = args[:-1] + (args[-1].tolist(),)
+        dest = kwargs.pop("out", None)  # the _out overloads: the per-tensor results are written into `out`
         out = []
         with torch._C._AutoDispatchBelowADInplaceOrView():
             for i, t in enumerate(self):
                 a = [x[i] if isinstance(x, (list, tuple)) else x for x in args]
                 extra = dict(zip(kw_only, a[n_positional - 1:]))
                 out.append(single(t, *a[:n_positional - 1], **extra, **kwargs))
-        return None if inplace else out
+            for d, r in zip(dest if dest is not None else (), out):
+                if d.shape != r.shape:
+                    d.resize_(r.shape)
+                d.copy_(r)
+        return None if inplace or dest is not None else out
     kernel.__name__ = f"{packet}_{overload}"
     return kernel
 
