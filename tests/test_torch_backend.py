@@ -6,7 +6,11 @@ The op-by-op comparison is tests/test_torch_backend_ops.py; calls that could cra
 subprocesses in tests/test_torch_backend_native.py."""
 import io
 import math
+import os
+import subprocess
+import sys
 import warnings
+from importlib.metadata import entry_points
 
 import pytest
 
@@ -248,3 +252,16 @@ def test_torch_compile_eager_runs_and_inductor_fails_clearly():
         torch.testing.assert_close(out.cpu(), (x.cpu() * 2).sin().sum())
     finally:
         torch._dynamo.reset()
+
+
+def test_autoload_entry_point_registers_the_device_on_import_torch():
+    assert [e.value for e in entry_points(group="torch.backends") if e.name == "tinytorch"] == \
+        ["tinytorch._torch_autoload:load"], "the installed metadata lacks the entry point: pip install -e . again"
+    code = "import torch; print(torch.ones(2, device='opencl').cpu().tolist(), hasattr(torch, 'opencl'))"
+    for flag, expected in (("1", "[1.0, 1.0] True"), ("0", None)):
+        env = dict(os.environ, TINYTORCH_TORCH_AUTOLOAD=flag)
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+        if expected:
+            assert r.returncode == 0 and r.stdout.strip().endswith(expected), r.stderr[-2000:]
+        else:  # not asked: `import torch` is left as it was, with no opencl device
+            assert r.returncode != 0 and "opencl" in r.stderr
