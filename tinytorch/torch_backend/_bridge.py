@@ -11,11 +11,13 @@ directions are one constructor call each and share the memory:
 - ``to_torch(x)``: the torch Tensor over a tinytorch kernel's result.
 """
 import threading
+import weakref
 
 import torch
 
 import tinytorch
 from tinytorch._dispatch import _reinterpret
+from tinytorch._storage import Storage
 from tinytorch._tensor import _new
 
 # torch dtype <-> tinytorch dtype, by name
@@ -90,28 +92,63 @@ def torch_storage(st):
 
 def tt_storage(s, dtype):
     """The tinytorch Storage of a device ``torch.UntypedStorage`` seen as elements of ``dtype``."""
-    try:
-        st = s._tinytorch
-    except AttributeError:
-        # a storage from the C++ allocator (torch.UntypedStorage(n, device=...), torch.load): a storage's
-        # data_ptr is its base address, the allocation's key
+    st = State.native.owner(s) if State.native is not None else getattr(s, "_tinytorch", None)
+    if st.__class__ is not Storage:
+        # a storage from the C++ allocator (torch.UntypedStorage(n, device=...)): a storage's data_ptr is its
+        # base address, the allocation's key
         st = ALLOCATIONS.get(s.data_ptr())
         if st is None:
             raise RuntimeError(f"this {State.name} storage was not made by tinytorch's allocator (its memory is "
-                               "not known to the device)") from None
+                               "not known to the device)")
+    return as_dtype(st, dtype)
+
+
+_dtype_views = weakref.WeakKeyDictionary()  # tinytorch Storage -> {dtype: the Storage seen as that dtype}
+
+
+def as_dtype(st, dtype):
+    """The tinytorch Storage ``st`` seen as elements of ``dtype`` (Tensor.view(dtype)): one reinterpreted
+    Storage per dtype, kept while ``st`` lives."""
     if st.dtype is dtype:
         return st
-    views = s.__dict__.setdefault("_tinytorch_views", {})
+    views = _dtype_views.setdefault(st, {})
     v = views.get(dtype)
     if v is None:
         v = views[dtype] = _reinterpret(st, dtype)
     return v
 
 
+def _unpack_py(t):
+    """(owner, sizes, strides, offset, torch dtype) of a device tensor, None for anything else; ``owner`` is the
+    storage's tinytorch Storage, or the torch storage when it has none (the C++ allocator's). The C++ extension's
+    ``unpack`` does the same in one call."""
+    if isinstance(t, torch.Tensor) and t.device.type == State.name:
+        s = t.untyped_storage()
+        return getattr(s, "_tinytorch", s), tuple(t.shape), t.stride(), t.storage_offset(), t.dtype
+    return None
+
+
+unpack = _unpack_py  # the C++ one once the extension is registered (init_native)
+
+
+def from_unpacked(owner, shape, stride, offset, torch_dtype):
+    """The tinytorch Tensor of ``unpack``'s answer."""
+    dtype = TT_DTYPE[torch_dtype]
+    if owner.__class__ is not Storage:
+        st = tt_storage(owner, dtype)
+    elif owner.dtype is dtype:
+        st = owner
+    else:
+        st = as_dtype(owner, dtype)
+    return _new(st, shape, stride, offset, dtype)
+
+
 def to_tinytorch(t):
     """The tinytorch Tensor over the device tensor ``t``'s memory, with its sizes, strides and offset."""
-    dtype = TT_DTYPE[t.dtype]
-    return _new(tt_storage(t.untyped_storage(), dtype), tuple(t.shape), t.stride(), t.storage_offset(), dtype)
+    u = unpack(t)
+    if u is None:
+        raise RuntimeError(f"expected a tensor on the {State.name} device")
+    return from_unpacked(*u)
 
 
 _new_tensor = torch._C._acc.create_empty_tensor
@@ -120,10 +157,16 @@ _new_tensor = torch._C._acc.create_empty_tensor
 def to_torch(x, storage=None):
     """The torch device tensor over the tinytorch Tensor ``x``'s memory (``storage``: the torch storage that
     already wraps it, when there is one)."""
+    native = State.native
+    if native is not None:  # one C++ call, and the tensor's device index is its storage's
+        if storage is None:
+            st = x._storage
+            nbytes = st.size * st.dtype.itemsize
+            return native.wrap(st, nbytes, st.device.index or 0, x._shape, x._stride, x._offset,
+                               TORCH_DTYPE[x.dtype])
+        return native.make_tensor(storage, x._shape, x._stride, x._offset, TORCH_DTYPE[x.dtype])
     if storage is None:
         storage = torch_storage(x._storage)
-    if State.native is not None:  # one C++ call, and the tensor's device index is its storage's
-        return State.native.make_tensor(storage, x._shape, x._stride, x._offset, TORCH_DTYPE[x.dtype])
     t = _new_tensor((0,), TORCH_DTYPE[x.dtype])
     t.set_(storage, x._offset, x._shape, x._stride)
     return t
@@ -178,7 +221,6 @@ def resize(storage, nbytes, index):
     if n:
         _bytes(ALLOCATIONS[address], n).copy_(_bytes(old, n))
     storage.__dict__.pop("_tinytorch", None)
-    storage.__dict__.pop("_tinytorch_views", None)
     return address
 
 
@@ -191,3 +233,6 @@ def init_native(native):
     native.init(count, available, allocate, release, copy_bytes, resize,
                 lambda index: State.backend.synchronize(index))
     State.native = native
+    global unpack, _reserve
+    unpack = native.unpack
+    _reserve = native.reserve  # one address counter for the C++ storages and the Python ones

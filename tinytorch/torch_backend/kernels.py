@@ -19,7 +19,8 @@ import tinytorch as tt
 import tinytorch.nn.functional as F
 from tinytorch._ops.optim import fused_adam
 
-from ._bridge import TT_DTYPE, State, check_index, to_tinytorch, to_torch, tt_device
+from . import _bridge
+from ._bridge import TT_DTYPE, State, from_unpacked, check_index, to_tinytorch, to_torch, tt_device
 
 # ---- arguments and results ----------------------------------------------------------------------------------
 
@@ -45,11 +46,12 @@ def tinytorch_to_cpu(x):
 
 def _in(a, seen):
     """One argument as tinytorch sees it; each device tensor's (tinytorch buffer, torch tensor) goes to ``seen``."""
+    u = _bridge.unpack(a)
+    if u is not None:
+        x = from_unpacked(*u)
+        seen.append((x._storage.buf, a))
+        return x
     if isinstance(a, torch.Tensor):
-        if a.device.type == State.name:
-            x = to_tinytorch(a)
-            seen.append((x._storage.buf, a))
-            return x
         if a.device.type == "cpu":
             return cpu_to_tinytorch(a)
         raise RuntimeError(f"{State.name}: cannot use a tensor on device {a.device} in a {State.name} kernel")

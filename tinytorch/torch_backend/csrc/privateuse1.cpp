@@ -16,9 +16,13 @@
 #include <c10/core/StorageImpl.h>
 #include <c10/core/TensorImpl.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <torch/csrc/DynamicTypes.h>
 #include <torch/csrc/Storage.h>
+#include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <deque>
 #include <limits>
@@ -122,6 +126,27 @@ void free_device(void* ptr) noexcept {
 c10::DataPtr device_ptr(uintptr_t address, c10::DeviceIndex index) {
   void* p = reinterpret_cast<void*>(address);
   return c10::DataPtr(p, p, &free_device, c10::Device(kDev, index));
+}
+
+// Fake device addresses (never read: tinytorch's memory is not host-addressable): one increasing range, so two
+// live storages never overlap (PyTorch compares data pointers to find shared and overlapping memory).
+std::atomic<uint64_t> g_next_address{uint64_t(1) << 48};
+
+uintptr_t reserve(size_t nbytes) {
+  constexpr uint64_t align = 256;
+  return static_cast<uintptr_t>(g_next_address.fetch_add((std::max<uint64_t>(nbytes, 1) + align - 1) / align * align));
+}
+
+// A kernel result's storage holds its tinytorch Storage (a Python object) as the DataPtr's context: the storage
+// owns it without a Python storage object, and the last reference to the StorageImpl drops it.
+void release_owner(void* owner) noexcept {
+  if (!Py_IsInitialized() || python_finalizing()) return;
+  PyGILState_STATE gil = PyGILState_Ensure();
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+  Py_DECREF(static_cast<PyObject*>(owner));
+  PyErr_Restore(type, value, traceback);
+  PyGILState_Release(gil);
 }
 
 struct DeviceAllocator final : c10::Allocator {
@@ -444,11 +469,18 @@ void init(int count, bool available, py::object alloc, py::object free, py::obje
 
 // A device tensor over `storage` with the given geometry, made without going through the dispatcher
 // (create_empty_tensor + set_ cost two dispatches and always say device index 0). Its device is the storage's.
+at::Tensor tensor_over(c10::Storage st, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                       int64_t offset, at::ScalarType dtype);
+
 at::Tensor make_tensor(py::handle storage, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                        int64_t offset, at::ScalarType dtype) {
   TORCH_CHECK(THPStorage_Check(storage.ptr()), "make_tensor: expected a torch.UntypedStorage, got ",
               Py_TYPE(storage.ptr())->tp_name);
-  c10::Storage st = THPStorage_Unpack(storage.ptr());
+  return tensor_over(THPStorage_Unpack(storage.ptr()), sizes, strides, offset, dtype);
+}
+
+at::Tensor tensor_over(c10::Storage st, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                       int64_t offset, at::ScalarType dtype) {
   TORCH_CHECK(st.device_type() == kDev, "make_tensor: the storage is on ", st.device(), ", not a ", kDev, " device");
   TORCH_CHECK(sizes.size() == strides.size(), "make_tensor: ", sizes.size(), " sizes but ", strides.size(),
               " strides");
@@ -484,6 +516,53 @@ py::object make_storage(uintptr_t address, size_t nbytes, int index) {
   return py::reinterpret_steal<py::object>(THPStorage_Wrap(std::move(st)));
 }
 
+// The tinytorch Storage behind a device storage: the DataPtr's context for a kernel result (wrap), else the
+// storage's `_tinytorch` attribute, else the torch storage itself (the allocator's, found by address in Python).
+py::object storage_owner(const c10::Storage& storage) {
+  const c10::DataPtr& dp = storage.data_ptr();
+  if (dp.get_deleter() == &release_owner) {
+    return py::reinterpret_borrow<py::object>(static_cast<PyObject*>(dp.get_context()));
+  }
+  py::object s = py::reinterpret_steal<py::object>(THPStorage_Wrap(storage));
+  PyObject* attr = PyObject_GetAttrString(s.ptr(), "_tinytorch");
+  if (attr != nullptr) return py::reinterpret_steal<py::object>(attr);
+  PyErr_Clear();
+  return s;
+}
+
+// The hot path of every kernel, one call per argument: for a device tensor, (its storage's `_tinytorch` attribute or
+// the storage itself when it has none, sizes, strides, storage offset, dtype); None for anything else. Five
+// attribute calls from Python cost four times as much.
+py::object unpack(py::handle obj) {
+  if (!THPVariable_Check(obj.ptr())) return py::none();
+  const at::Tensor& t = THPVariable_Unpack(obj.ptr());
+  if (t.device().type() != kDev || !t.has_storage()) return py::none();
+  py::object owner = storage_owner(t.storage());
+  const auto sizes = t.sizes();
+  const auto strides = t.strides();
+  py::tuple sz(sizes.size()), st(strides.size());
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    sz[i] = py::int_(sizes[i]);
+    st[i] = py::int_(strides[i]);
+  }
+  return py::make_tuple(owner, sz, st, t.storage_offset(),
+                        py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(
+                            torch::getTHPDtype(t.scalar_type()))));
+}
+
+// A kernel's result: a new device storage of `nbytes` owning `owner` (the tinytorch Storage, in the DataPtr), and
+// the tensor over it, in one call. Resizable, as every storage of this device.
+at::Tensor wrap(py::handle owner, size_t nbytes, int index, const std::vector<int64_t>& sizes,
+                const std::vector<int64_t>& strides, int64_t offset, at::ScalarType dtype) {
+  check_index(static_cast<c10::DeviceIndex>(index));
+  void* p = reinterpret_cast<void*>(reserve(nbytes));
+  Py_INCREF(owner.ptr());
+  c10::DataPtr dp(p, owner.ptr(), &release_owner, c10::Device(kDev, static_cast<c10::DeviceIndex>(index)));
+  c10::Storage st(c10::make_intrusive<c10::StorageImpl>(c10::StorageImpl::use_byte_size_t(), nbytes, std::move(dp),
+                                                         &g_device_allocator, true));
+  return tensor_over(std::move(st), sizes, strides, offset, dtype);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
@@ -494,6 +573,14 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("make_tensor", &make_tensor, py::arg("storage"), py::arg("sizes"), py::arg("strides"), py::arg("offset"),
         py::arg("dtype"));
   m.def("make_storage", &make_storage, py::arg("address"), py::arg("nbytes"), py::arg("index"));
+  m.def("unpack", &unpack, py::arg("obj"));
+  m.def("wrap", &wrap, py::arg("owner"), py::arg("nbytes"), py::arg("index"), py::arg("sizes"), py::arg("strides"),
+        py::arg("offset"), py::arg("dtype"));
+  m.def("reserve", &reserve, py::arg("nbytes"));
+  m.def("owner", [](py::handle storage) {
+    TORCH_CHECK(THPStorage_Check(storage.ptr()), "owner: expected a torch.UntypedStorage");
+    return storage_owner(THPStorage_Unpack(storage.ptr()));
+  }, py::arg("storage"));
   m.def("current_device", [] { return static_cast<int>(t_current); });
   m.def("set_device", [](int index) {
     check_index(static_cast<c10::DeviceIndex>(index));
