@@ -17,7 +17,10 @@ import torch
 
 import tinytorch as tt
 import tinytorch.nn.functional as F
+from tinytorch._dispatch import dispatch
+from tinytorch._ops.nn import _gelu_backward_op, _log_softmax_backward_op, _nll_backward_op, _softmax_backward_op
 from tinytorch._ops.optim import fused_adam
+from tinytorch._ops.pointwise import _threshold_backward
 
 from . import _bridge
 from ._bridge import TT_DTYPE, State, from_unpacked, check_index, to_tinytorch, to_torch, tt_device
@@ -452,29 +455,34 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
     return gi, gw, gb
 
 
+# The gradients tinytorch declares as ops of their own (one fused kernel where the backend has one) are called as
+# those ops; the others are vector-Jacobian products of the forward (vjp).
+
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
-    g = grad_output - output.exp() * grad_output.sum(dim, keepdim=True)
-    return g.to(input_dtype)
+    return dispatch(_log_softmax_backward_op, (grad_output, output), {"dim": dim}).to(input_dtype)
 
 
 def _softmax_backward_data(grad_output, output, dim, input_dtype):
-    g = output * (grad_output - (grad_output * output).sum(dim, keepdim=True))
-    return g.to(input_dtype)
+    return dispatch(_softmax_backward_op, (grad_output, output), {"dim": dim}).to(input_dtype)
 
 
 _REDUCTION = {0: "none", 1: "mean", 2: "sum"}
 
 
 def nll_loss_forward(self, target, weight, reduction, ignore_index):
+    """(loss, total weight): ATen's pair; the total is the summed weight of the targets not ignored."""
     loss = F.nll_loss(self, target, weight, ignore_index=ignore_index, reduction=_REDUCTION[reduction])
-    w = weight if weight is not None else tt.ones((self.shape[-1],), dtype=self.dtype, device=self.device)
     valid = target != ignore_index
-    total = tt.where(valid, w[target.clamp(0, self.shape[-1] - 1)], tt.zeros((), dtype=self.dtype,
-                                                                           device=self.device)).sum()
-    return loss, total
+    if weight is None:
+        return loss, valid.sum(dtype=self.dtype)
+    w = weight[target.clamp(0, self.shape[-1] - 1)]
+    return loss, tt.where(valid, w, tt.zeros((), dtype=self.dtype, device=self.device)).sum()
 
 
 def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    if self.dim() == 2:  # tinytorch's gradient op (batch, classes)
+        return dispatch(_nll_backward_op, (grad_output, target, weight), {
+            "num_classes": self.shape[1], "ignore_index": ignore_index, "reduction": _REDUCTION[reduction]})
     return vjp(lambda x: F.nll_loss(x, target, weight, ignore_index=ignore_index, reduction=_REDUCTION[reduction]),
                [self], grad_output)[0]
 
@@ -498,7 +506,7 @@ def _unary_backward(forward):
 
 
 def gelu_backward(grad_output, self, *, approximate="none"):
-    return vjp(lambda x: F.gelu(x, approximate=approximate), [self], grad_output)[0]
+    return dispatch(_gelu_backward_op, (grad_output, self), {"approximate": approximate})
 
 
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
@@ -633,8 +641,7 @@ KERNELS = {
     "silu": F.silu, "silu_backward": _unary_backward(F.silu),
     "gelu": lambda self, *, approximate="none": F.gelu(self, approximate=approximate),
     "gelu_backward": gelu_backward,
-    "threshold_backward": lambda grad_output, self, threshold: tt.where(
-        self > threshold, grad_output, tt.zeros((), dtype=grad_output.dtype, device=grad_output.device)),
+    "threshold_backward": _threshold_backward,
     "tanh_backward": lambda grad_output, output: grad_output * (1 - output * output),
     "sigmoid_backward": lambda grad_output, output: grad_output * output * (1 - output),
     # reductions
