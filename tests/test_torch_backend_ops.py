@@ -855,6 +855,28 @@ def fused_adam(case):
 
 
 @hand
+def fused_sgd(case):
+    """torch.optim.SGD(fused=True) (the _fused_sgd_ op) with momentum, nesterov, weight decay, dampening and
+    without momentum, three steps, against torch's CPU fused SGD."""
+    for momentum, nesterov, weight_decay, dampening in ((0.9, False, 0.0, 0.0), (0.9, True, 0.01, 0.0),
+                                                        (0.0, False, 0.01, 0.0), (0.9, False, 0.0, 0.1)):
+        def train(d):
+            torch.manual_seed(0)
+            model = torch.nn.Linear(4, 3).to(d)
+            opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=momentum, nesterov=nesterov,
+                                  weight_decay=weight_decay, dampening=dampening, fused=True)
+            for i in range(3):
+                loss = model(_x(5, 4, seed=80 + i, device=d)).pow(2).sum()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            return [model.weight.detach(), model.bias.detach()]
+        differential(case, train, what=f"SGD(fused=True, momentum={momentum}, nesterov={nesterov}, "
+                                       f"weight_decay={weight_decay}, dampening={dampening})")
+    assert "_fused_sgd_.default" in COVERED[case.tid], "_fused_sgd_ was not dispatched to the device kernel"
+
+
+@hand
 def attention_choice(case):
     """_fused_sdp_choice on the device names torch's math backend, which PyTorch then decomposes; and
     scaled_dot_product_attention (causal, masked) with gradients against torch's CPU."""

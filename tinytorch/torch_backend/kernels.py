@@ -19,7 +19,7 @@ import tinytorch as tt
 import tinytorch.nn.functional as F
 from tinytorch._dispatch import dispatch
 from tinytorch._ops.nn import _gelu_backward_op, _log_softmax_backward_op, _nll_backward_op, _softmax_backward_op
-from tinytorch._ops.optim import fused_adam
+from tinytorch._ops.optim import fused_adam, fused_sgd
 from tinytorch._ops.pointwise import _threshold_backward
 
 from . import _bridge
@@ -556,6 +556,19 @@ def _fused_adam(adamw):
     return kernel
 
 
+def _fused_sgd_(self, grads, momentum_buffer_list, *, weight_decay, momentum, lr, dampening, nesterov, maximize,
+                is_first_step, grad_scale=None, found_inf=None):
+    """``SGD(fused=True)``'s op: tinytorch's fused SGD over the lists (momentum buffers empty without momentum)."""
+    if found_inf is not None and found_inf.item():
+        return None
+    if grad_scale is not None:  # unscaled in place, as ATen's fused kernels leave the grads
+        for g in grads:
+            g.div_(grad_scale)
+    fused_sgd(list(self), list(grads), list(momentum_buffer_list) if momentum else None, lr=float(lr),
+              momentum=momentum, dampening=dampening, nesterov=nesterov, weight_decay=weight_decay,
+              maximize=maximize, is_first_step=is_first_step)
+
+
 # ---- the table ----------------------------------------------------------------------------------------------
 
 def _indices(indices):
@@ -702,7 +715,7 @@ KERNELS = {
     "embedding_dense_backward": embedding_dense_backward,
     "upsample_nearest2d": upsample_nearest2d, "upsample_nearest2d_backward": upsample_nearest2d_backward,
     "_fused_sdp_choice": _fused_sdp_choice,
-    "_fused_adam_": _fused_adam(False), "_fused_adamw_": _fused_adam(True),
+    "_fused_adam_": _fused_adam(False), "_fused_adamw_": _fused_adam(True), "_fused_sgd_": _fused_sgd_,
     "mse_loss": lambda self, target, reduction=1: F.mse_loss(self, target, reduction=_REDUCTION[reduction]),
     "mse_loss_backward": lambda grad_output, self, target, reduction: vjp(
         lambda x: F.mse_loss(x, target, reduction=_REDUCTION[reduction]), [self], grad_output)[0],
