@@ -60,9 +60,27 @@ def _mlp_step(lib, device):
     return step
 
 
+def _mydev():
+    # tests/mydevice.py: a third-party tinytorch device over NumPy, whose kernels cost microseconds; bridged, it shows
+    # the bridge's own cost per op without the OpenCL launch (tens of microseconds on PoCL, and noisy)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
+    import mydevice
+    mydevice.register()
+    return "mydev"
+
+
 def one(lib_name, what):
-    """Seconds per call of ``what`` (add, mlp) with ``lib_name`` (bridge, tinytorch, torch)."""
-    if lib_name == "bridge":
+    """Seconds per call of ``what`` (add, mlp) with ``lib_name`` (bridge, tinytorch, torch, bridge-mydev,
+    tinytorch-mydev)."""
+    if lib_name == "bridge-mydev":
+        os.environ["TINYTORCH_TORCH_DEVICE"] = _mydev()
+        import torch as lib
+        import tinytorch.torch_backend  # noqa: F401
+        device, sync = "mydev", None
+    elif lib_name == "tinytorch-mydev":
+        import tinytorch as lib
+        device, sync = _mydev(), None
+    elif lib_name == "bridge":
         import torch as lib
         import tinytorch.torch_backend  # noqa: F401
         device, sync = "opencl", lib.opencl.synchronize
@@ -99,7 +117,7 @@ def main():
     results = {}
     for what in ("add", "mlp"):
         for _ in range(args.rounds):
-            for lib in ("bridge", "tinytorch", "torch"):
+            for lib in ("bridge", "tinytorch", "torch") + (("bridge-mydev", "tinytorch-mydev") if what == "add" else ()):
                 out = subprocess.run([sys.executable, __file__, "--one", lib, what], check=True, capture_output=True,
                                      text=True).stdout.split()[-1]
                 results.setdefault((what, lib), []).append(float(out))
@@ -115,6 +133,9 @@ def main():
         label = "a + b (8 fl.)" if what == "add" else "MLP step"
         print(f"{label:14}{b * scale:>21.1f} {unit}{t * scale:>15.1f} {unit}{c * scale:>9.1f} {unit}"
               f"{(b - t) * scale:>11.1f} {unit}")
+    b, t = med[("add", "bridge-mydev")], med[("add", "tinytorch-mydev")]
+    print(f"a + b on tests/mydevice.py (NumPy kernels): bridged {b * 1e6:.1f} us, tinytorch {t * 1e6:.1f} us: the bridge "
+          f"adds {(b - t) * 1e6:.1f} us per op")
     p, a = med[("import torch", "plain")], med[("import torch", "autoload")]
     print(f"import torch: {p:.2f} s; with TINYTORCH_TORCH_AUTOLOAD=1 (registers the device): {a:.2f} s "
           f"(+{a - p:.2f} s)")

@@ -51,7 +51,13 @@ def _in(a, seen):
     """One argument as tinytorch sees it; each device tensor's (tinytorch buffer, torch tensor) goes to ``seen``."""
     u = _bridge.unpack(a)
     if u is not None:
-        x = from_unpacked(*u)
+        # the tinytorch Tensor made for this torch tensor before (a kernel's result, or an earlier argument) is
+        # reused while its geometry is still the torch tensor's: it keeps its backend view (_nat) ready
+        x = getattr(a, "_tinytorch_tensor", None)
+        if x is None or x._shape != u[1] or x._stride != u[2] or x._offset != u[3] or \
+                x.dtype is not TT_DTYPE[u[4]] or x._storage.buf is not getattr(u[0], "buf", None):
+            x = from_unpacked(*u)
+            a._tinytorch_tensor = x
         seen.append((x._storage.buf, a))
         return x
     if isinstance(a, torch.Tensor):
@@ -77,7 +83,9 @@ def _out(r, seen):
         for b, a in seen:
             if b is buf:
                 return to_torch(r, a.untyped_storage())
-        return to_torch(r)
+        t = to_torch(r)
+        t._tinytorch_tensor = r
+        return t
     if isinstance(r, (list, tuple)):
         return type(r)(_out(x, seen) for x in r)
     return r
