@@ -259,3 +259,49 @@ def test_native_module_loads_without_cpp_extension():
     """)
     assert out == ["False"]
 
+
+
+# (call, the exception PyTorch raises for it, or None where it succeeds): bad indices, sizes, geometry, dtypes,
+# conversions the device cannot do, and the paths of PyTorch that read a device storage's memory in ways of its own
+BAD_CALLS = [
+    ("torch.opencl.set_device(7)", "RuntimeError"),
+    ("torch.opencl.synchronize(7)", "RuntimeError"),
+    ("torch.opencl.memory_allocated(7)", "RuntimeError"),
+    ("torch.empty(-1, device=D)", "RuntimeError"),
+    ("torch.empty(2 ** 62, device=D)", "RuntimeError"),
+    ("torch.UntypedStorage(2 ** 62, device=D)", "RuntimeError"),
+    ("x.to('opencl:7')", "RuntimeError"),
+    ("torch.Generator('opencl:7')", "RuntimeError"),
+    ("x.clone().untyped_storage().resize_(-1)", "RuntimeError"),
+    ("x.as_strided((100,), (1,))", "RuntimeError"),
+    ("torch.empty(0, device=D).set_(x.clone().untyped_storage(), 0, (100,), (1,)).sum().item()", None),
+    ("torch.tensor([1 + 2j]).to(D)", "TypeError"),
+    ("x.numpy()", "TypeError"),
+    ("x.item()", "RuntimeError"),
+    ("bool(x)", "RuntimeError"),
+    ("x + torch.ones(2, 3)", "RuntimeError"),
+    ("x[torch.tensor([5], device=D)]", "IndexError"),
+    ("torch.nn.functional.embedding(torch.tensor([9], device=D), x)", "IndexError"),
+    ("torch.nn.functional.cross_entropy(x, torch.tensor([0, 7], device=D))", "IndexError"),
+    ("x @ x", "RuntimeError"),
+    ("copy.deepcopy(x).cpu().tolist()", None),
+    ("pickle.loads(pickle.dumps(x[1:])).cpu().tolist()", None),
+    ("repr(torch.ones(0, 3, device=D)) + repr(torch.arange(3000.0, device=D))", None),
+    ("torch.ones(0, device=D).nonzero()", None),
+    ("x.storage().tolist()", None),
+    ("torch.ones(2).pin_memory().is_pinned()", None),
+    ("torch.ones(2, device=D, requires_grad=True).add_(1)", "RuntimeError"),
+]
+
+
+def test_bad_calls_raise_and_never_crash():
+    code = "import copy, pickle, warnings\nwarnings.simplefilter('ignore')\nD = 'opencl'\n" \
+           "x = torch.arange(6.0, device=D).reshape(2, 3)\n"
+    for i, (call, _) in enumerate(BAD_CALLS):
+        code += (f"try:\n    {call}\n    print({i}, None)\nexcept Exception as e:\n"
+                 f"    print({i}, type(e).__name__)\n")
+    lines = run(code + "print('end')\n")
+    assert lines[-1] == "end"
+    got = dict(line.split(" ", 1) for line in lines[:-1] if line.split(" ", 1)[0].isdigit())
+    for i, (call, expected) in enumerate(BAD_CALLS):
+        assert got[str(i)] == str(expected), f"{call}: {got[str(i)]}, expected {expected}"

@@ -78,14 +78,18 @@ def check_index(index):
     return index
 
 
+_BY_ADDRESS = weakref.WeakValueDictionary()  # address -> tinytorch Storage of the storages torch_storage made
+
+
 def torch_storage(st):
     """A new ``torch.UntypedStorage`` on the device over the tinytorch Storage ``st``'s memory."""
     nbytes = st.size * st.dtype.itemsize
     if State.native is not None:  # the C++ one can be resized (UntypedStorage.resize_)
         s = State.native.make_storage(_reserve(nbytes), nbytes, st.device.index or 0)
     else:
-        s = torch._C._construct_storage_from_data_pointer(_reserve(nbytes), torch_device(st.device.index or 0),
-                                                          nbytes)
+        address = _reserve(nbytes)
+        s = torch._C._construct_storage_from_data_pointer(address, torch_device(st.device.index or 0), nbytes)
+        _BY_ADDRESS[address] = st
     s._tinytorch = st
     return s
 
@@ -94,9 +98,11 @@ def tt_storage(s, dtype):
     """The tinytorch Storage of a device ``torch.UntypedStorage`` seen as elements of ``dtype``."""
     st = State.native.owner(s) if State.native is not None else getattr(s, "_tinytorch", None)
     if st.__class__ is not Storage:
-        # a storage from the C++ allocator (torch.UntypedStorage(n, device=...)): a storage's data_ptr is its
-        # base address, the allocation's key
+        # a storage from the C++ allocator (torch.UntypedStorage(n, device=...)), or one PyTorch made over another
+        # storage's memory (at::from_blob): a storage's data_ptr is its base address, the key
         st = ALLOCATIONS.get(s.data_ptr())
+        if st is None:
+            st = _BY_ADDRESS.get(s.data_ptr())
         if st is None:
             raise RuntimeError(f"this {State.name} storage was not made by tinytorch's allocator (its memory is "
                                "not known to the device)")

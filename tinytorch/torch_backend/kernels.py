@@ -774,7 +774,29 @@ def arange_start_out(start, end, step=1, *, out):
     return out
 
 
+_CPU = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
+
+
+def set_storage(self, source, storage_offset, size, stride=()):
+    """``Tensor.set_(storage, offset, size, stride)``: PyTorch grows a storage too small for the geometry. ATen's CPU
+    kernel would grow it with memcpy over device addresses, so the storage is grown here first (its ``resize_``,
+    which copies on the device), then the CPU kernel, which only sets metadata, runs."""
+    size = list(size)
+    if not stride:
+        stride, n = [], 1
+        for s in reversed(size):
+            stride.insert(0, n)
+            n *= s
+    if all(s > 0 for s in size):
+        need = (storage_offset + sum((s - 1) * st for s, st in zip(size, stride)) + 1) * self.element_size()
+        if need > source.nbytes() and storage_offset >= 0 and all(st >= 0 for st in stride):
+            source.resize_(need)
+    return torch.ops.aten.set_.source_Storage_storage_offset.redispatch(_CPU, self, source, storage_offset, size,
+                                                                       stride)
+
+
 OTHER_KERNELS = {  # kernels that take and return torch tensors themselves
+    "set_.source_Storage_storage_offset": set_storage,
     "arange.start_out": arange_start_out,
     "_has_compatible_shallow_copy_type": _has_compatible_shallow_copy_type,
     "copy_": copy_,
@@ -783,6 +805,5 @@ OTHER_KERNELS = {  # kernels that take and return torch tensors themselves
 
 # view ops: they only make new sizes, strides and offset over the same storage, so PyTorch's CPU kernels (which
 # never read memory for them) are right for the device too
-VIEW_OPS = ["view", "as_strided", "_reshape_alias", "unfold", "set_.source_Storage_storage_offset",
-            "set_.source_Storage", "set_.source_Tensor", "alias", "view_as_real", "view_as_complex",
+VIEW_OPS = ["view", "as_strided", "_reshape_alias", "unfold", "set_.source_Storage", "set_.source_Tensor", "alias", "view_as_real", "view_as_complex",
             "_unsafe_view", "squeeze.dim", "unsqueeze"]

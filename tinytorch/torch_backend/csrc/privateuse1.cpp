@@ -28,6 +28,7 @@
 #include <limits>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace py = pybind11;
@@ -139,12 +140,28 @@ uintptr_t reserve(size_t nbytes) {
 
 // A kernel result's storage holds its tinytorch Storage (a Python object) as the DataPtr's context: the storage
 // owns it without a Python storage object, and the last reference to the StorageImpl drops it.
-void release_owner(void* owner) noexcept {
-  if (!Py_IsInitialized() || python_finalizing()) return;
+// Live owners by base address too (borrowed references, guarded by the GIL): PyTorch sometimes views a storage's
+// memory through a new storage of its own (at::from_blob in Storage._write_file, used by pickling), whose DataPtr
+// only has the address.
+std::unordered_map<uintptr_t, PyObject*> g_owners;
+
+struct Owner {
+  PyObject* object;
+  uintptr_t address;
+};
+
+void release_owner(void* ctx) noexcept {
+  auto* owner = static_cast<Owner*>(ctx);
+  if (!Py_IsInitialized() || python_finalizing()) {
+    delete owner;
+    return;
+  }
   PyGILState_STATE gil = PyGILState_Ensure();
   PyObject *type, *value, *traceback;
   PyErr_Fetch(&type, &value, &traceback);
-  Py_DECREF(static_cast<PyObject*>(owner));
+  g_owners.erase(owner->address);
+  Py_DECREF(owner->object);
+  delete owner;
   PyErr_Restore(type, value, traceback);
   PyGILState_Release(gil);
 }
@@ -521,12 +538,14 @@ py::object make_storage(uintptr_t address, size_t nbytes, int index) {
 py::object storage_owner(const c10::Storage& storage) {
   const c10::DataPtr& dp = storage.data_ptr();
   if (dp.get_deleter() == &release_owner) {
-    return py::reinterpret_borrow<py::object>(static_cast<PyObject*>(dp.get_context()));
+    return py::reinterpret_borrow<py::object>(static_cast<Owner*>(dp.get_context())->object);
   }
   py::object s = py::reinterpret_steal<py::object>(THPStorage_Wrap(storage));
   PyObject* attr = PyObject_GetAttrString(s.ptr(), "_tinytorch");
   if (attr != nullptr) return py::reinterpret_steal<py::object>(attr);
   PyErr_Clear();
+  auto it = g_owners.find(reinterpret_cast<uintptr_t>(dp.get()));
+  if (it != g_owners.end()) return py::reinterpret_borrow<py::object>(it->second);
   return s;
 }
 
@@ -555,9 +574,12 @@ py::object unpack(py::handle obj) {
 at::Tensor wrap(py::handle owner, size_t nbytes, int index, const std::vector<int64_t>& sizes,
                 const std::vector<int64_t>& strides, int64_t offset, at::ScalarType dtype) {
   check_index(static_cast<c10::DeviceIndex>(index));
-  void* p = reinterpret_cast<void*>(reserve(nbytes));
+  uintptr_t address = reserve(nbytes);
+  void* p = reinterpret_cast<void*>(address);
   Py_INCREF(owner.ptr());
-  c10::DataPtr dp(p, owner.ptr(), &release_owner, c10::Device(kDev, static_cast<c10::DeviceIndex>(index)));
+  g_owners[address] = owner.ptr();
+  c10::DataPtr dp(p, new Owner{owner.ptr(), address}, &release_owner,
+                  c10::Device(kDev, static_cast<c10::DeviceIndex>(index)));
   c10::Storage st(c10::make_intrusive<c10::StorageImpl>(c10::StorageImpl::use_byte_size_t(), nbytes, std::move(dp),
                                                          &g_device_allocator, true));
   return tensor_over(std::move(st), sizes, strides, offset, dtype);
