@@ -58,8 +58,6 @@ PROGRAMS = [
 
 @pytest.mark.parametrize("name,program", PROGRAMS, ids=[p[0] for p in PROGRAMS])
 def test_program_matches_cpu_with_no_fallback(name, program):
-    if name.startswith("hf_"):
-        pytest.importorskip("transformers")
     ref = program("cpu")
     before = dict(tb.FALLBACKS)
     with warnings.catch_warnings():
