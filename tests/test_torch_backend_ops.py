@@ -42,9 +42,14 @@ import tinytorch.torch_backend as tb  # noqa: E402
 from tinytorch.torch_backend import kernels as K  # noqa: E402
 from tinytorch.torch_backend import registration as R  # noqa: E402
 
+_flags_frozen = torch.backends.flags_frozen()
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from torch.testing._internal.common_methods_invocations import op_db  # noqa: E402
+if not _flags_frozen:
+    # importing PyTorch's test utilities freezes torch.backends' global flags for the whole process (its own suite
+    # sets them only through flags()); the rest of this suite sets torch.backends.cudnn.benchmark as users do
+    torch.backends.flags_frozen.__globals__["__allow_nonbracketed_mutation_flag"] = True
 
 DEV = "opencl"
 aten = torch.ops.aten
