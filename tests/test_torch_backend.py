@@ -109,6 +109,23 @@ def test_seeded_random_numbers_are_torch_cpu_numbers():
     assert torch.equal(torch.rand(4, device=DEV).cpu(), u1)
 
 
+def test_dropout_drops_what_torch_cpu_drops():
+    before = dict(tb.FALLBACKS)
+    out = {}
+    for dev in ("cpu", DEV):
+        x = torch.randn(6, 5, generator=torch.Generator().manual_seed(1)).to(dev).requires_grad_()
+        torch.manual_seed(3)  # seeds the CPU generator and the device's, each of which draws its own mask
+        y = torch.nn.functional.dropout(x, 0.3, training=True)
+        y.backward(torch.arange(30.0).reshape(6, 5).to(dev))
+        out[dev] = (y.detach().cpu(), x.grad.cpu())
+    _no_new_fallbacks(before)
+    for a, b in zip(out["cpu"], out[DEV]):
+        torch.testing.assert_close(b, a)
+    x = torch.randn(4, device=DEV)
+    assert torch.equal(torch.nn.functional.dropout(x, 1.0).cpu(), torch.zeros(4))
+    assert torch.equal(torch.nn.functional.dropout(x, 0.3, training=False).cpu(), x.cpu())
+
+
 def test_device_generator_draws_torch_cpu_numbers_and_replays_its_state():
     if State.native is None:  # the pure-Python registration has no generator hook: PyTorch's own error
         with pytest.raises(NotImplementedError, match="getNewGenerator"):

@@ -539,6 +539,18 @@ def upsample_nearest2d_backward(grad_output, output_size, input_size, scales_h=N
     return vjp(lambda x: upsample_nearest2d(x, output_size, scales_h, scales_w), [x], grad_output)[0]
 
 
+def native_dropout(input, p, train):
+    """(output, keep mask) of dropout. The noise is drawn as ATen's CPU dropout draws it (bernoulli(1 - p) of the
+    input's dtype, then divided by 1 - p), by tinytorch's generator, so after the same seed the device drops what
+    torch's CPU drops."""
+    if train is False or input.numel() == 0:
+        return input.clone(), tt.ones(input.shape, dtype=tt.bool, device=input.device)
+    if p == 1:
+        return input * 0, tt.zeros(input.shape, dtype=tt.bool, device=input.device)
+    noise = tt.empty(input.shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
+    return input * (noise / (1 - p)), noise != 0
+
+
 def _fused_sdp_choice(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None,
                       enable_gqa=False):
     return 0  # SDPBackend.MATH: scaled_dot_product_attention decomposes into matmul and softmax kernels
@@ -724,6 +736,8 @@ KERNELS = {
     "upsample_nearest2d": upsample_nearest2d, "upsample_nearest2d_backward": upsample_nearest2d_backward,
     "_fused_sdp_choice": _fused_sdp_choice,
     "_fused_adam_": _fused_adam(False), "_fused_adamw_": _fused_adam(True), "_fused_sgd_": _fused_sgd_,
+    "native_dropout": native_dropout,
+    "native_dropout_backward": lambda grad_output, mask, scale: grad_output * mask * scale,
     "mse_loss": lambda self, target, reduction=1: F.mse_loss(self, target, reduction=_REDUCTION[reduction]),
     "mse_loss_backward": lambda grad_output, self, target, reduction: vjp(
         lambda x: F.mse_loss(x, target, reduction=_REDUCTION[reduction]), [self], grad_output)[0],
