@@ -17,7 +17,9 @@ from .backends.meta import MetaBackend as _MetaBackend
 
 _BUILTIN_BACKENDS = [_register_builtin("cpu", _NumpyBackend()), _register_builtin("meta", _MetaBackend())]
 from .backends.opencl import OpenCLBackend as _OpenCLBackend  # noqa: E402
-# always registered; using it without a platform says why
+from .backends.cuda.backend import CUDABackend as _CUDABackend  # noqa: E402
+# always registered; using one without its driver says why (cuda first: it is the accelerator where both exist)
+_BUILTIN_BACKENDS.append(_register_builtin("cuda", _CUDABackend()))
 _BUILTIN_BACKENDS.append(_register_builtin("opencl", _OpenCLBackend()))
 
 from ._tensor import Size, Tensor  # noqa: E402

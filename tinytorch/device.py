@@ -132,9 +132,10 @@ class _NotCompiledWithCUDA(AssertionError, RuntimeError):
     unavailable-device errors, so either ``except`` catches it."""
 
 
-def no_cuda(what=""):
-    return _NotCompiledWithCUDA(f"Torch not compiled with CUDA enabled{what} (tinytorch has no CUDA backend; use "
-                                "device='opencl' for a GPU without CUDA, or 'cpu')")
+def no_cuda(reason):
+    """The error of using the ``cuda`` device where it is unavailable; ``reason`` says what is missing."""
+    return _NotCompiledWithCUDA(f"Torch not compiled with CUDA enabled: tinytorch's cuda device is unavailable here "
+                                f"({reason}); use device='opencl' for a GPU without CUDA, or 'cpu'")
 
 
 def get_backend(dev):
@@ -145,11 +146,13 @@ def get_backend(dev):
     d = dev if isinstance(dev, device) else device(dev)
     b = _BACKENDS.get(d.type)
     if b is None and d.type == "cuda":
-        raise no_cuda()
+        raise no_cuda("no backend is registered for it")
     if b is None:
         raise RuntimeError(f"device type '{d.type}' is not available in tinytorch: no backend is registered for it "
                            f"(registered: {', '.join(sorted(_BACKENDS))})")
     if not b.is_available():
+        if d.type == "cuda":
+            raise no_cuda(b.unavailable_reason())
         raise RuntimeError(f"{d.type} device is not available: {b.unavailable_reason()}")
     if d.index is not None and d.index >= b.device_count():
         raise RuntimeError(f"{d.type} device index {d.index} is out of range: {b.device_count()} {d.type} "

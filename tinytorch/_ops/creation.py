@@ -643,9 +643,10 @@ method("cpu")(lambda self, memory_format=None: to(self, "cpu"))
 
 
 @method("cuda")
-def cuda(self, device=None, non_blocking=False):
-    from ..device import no_cuda
-    raise no_cuda()
+def cuda(self, device=None, non_blocking=False, memory_format=None):
+    """This tensor on ``cuda:device`` (``cuda:0`` when None), as ``Tensor.cuda``; the ``no_cuda`` AssertionError
+    where the cuda device is unavailable."""
+    return to(self, "cuda" if device is None else f"cuda:{device}" if isinstance(device, int) else device)
 
 
 @method("clone")

@@ -10,12 +10,20 @@ from ... import _dtype as _dt
 from ..._strides import contiguous_strides
 from ..base import Backend
 from .codegen import _CTYPE, MAXD, _bshape, _collapse, _ew_spec, _isf, _meta
-from .runtime import (INPLACE_KERNELS, KERNELS, CLArray, CLBuffer, _devices, _is_arr, _launch_1d, _set_args, cl,
-                      unavailable_reason)
+from .runtime import INPLACE_KERNELS, KERNELS, CLArray, CLBuffer, _devices, _is_arr, unavailable_reason
 
 
 class OpenCLBackend(Backend):
-    """OpenCL devices through pyopencl: ``opencl:0`` .. ``opencl:N-1`` (GPUs first)."""
+    """OpenCL devices through pyopencl: ``opencl:0`` .. ``opencl:N-1`` (GPUs first).
+
+    The device runtime is a seam: ``_devices`` lists the devices and each one offers ``alloc``/``release``,
+    ``kernel``, ``launch``/``launch_1d``, ``write``/``read`` and ``finish`` (``runtime._Device``), so the ``cuda``
+    device (``backends/cuda``) runs these same kernels by subclassing with its own runtime."""
+
+    _devices = staticmethod(_devices)
+    _unavailable = staticmethod(unavailable_reason)
+    # dtypes OpenCL C has (bfloat16 has no OpenCL C type)
+    dtypes = frozenset(_CTYPE) - {"bfloat16"}
 
     def __init__(self):
         self.kernels = {n: functools.partial(k, self) for n, k in KERNELS.items()}
@@ -23,25 +31,25 @@ class OpenCLBackend(Backend):
 
     # ---- devices ----
     def is_available(self):
-        return bool(_devices())
+        return bool(self._devices())
 
     def unavailable_reason(self):
-        return unavailable_reason()
+        return self._unavailable()
 
     def device_count(self):
-        return len(_devices())
+        return len(self._devices())
 
     def _dev(self, index=None):
-        devs = _devices()
+        devs = self._devices()
         if not devs:
-            raise RuntimeError(f"opencl device is not available: {unavailable_reason()}")
+            raise RuntimeError(f"{self.name} device is not available: {self._unavailable()}")
         return devs[index or 0].get()
 
     def dev_for(self, index):
         return self._dev(index)
 
     def synchronize(self, index=None):
-        self._dev(index).queue.finish()
+        self._dev(index).finish()
 
     def memory_allocated(self, index=None):
         return self._dev(index).allocated
@@ -52,8 +60,8 @@ class OpenCLBackend(Backend):
             raise TypeError(f"opencl:{dev.index} ({dev.name}) does not support float64: the device lacks cl_khr_fp64")
         if dtype.name == "float16" and not dev.fp16:
             raise TypeError(f"opencl:{dev.index} ({dev.name}) does not support float16: the device lacks cl_khr_fp16")
-        if dtype.name not in _CTYPE:
-            raise TypeError(f"opencl: dtype {dtype} is not supported by the OpenCL backend")
+        if dtype.name not in self.dtypes:
+            raise TypeError(f"{self.name}: dtype {dtype} is not supported by the {self.name} backend")
 
     def _alloc(self, numel, dtype, dev):
         self._check_dtype(dtype, dev)
@@ -72,8 +80,7 @@ class OpenCLBackend(Backend):
         dtype = _dt.from_numpy_dtype(arr.dtype)
         buf = self._alloc(arr.size, dtype, dev)
         if arr.size:
-            cl.enqueue_copy(dev.queue, buf.mem, np.ascontiguousarray(arr), is_blocking=False)
-            dev.queue.finish()  # the host array may be freed or reused by the caller right after
+            dev.write(buf.mem, np.ascontiguousarray(arr))
         return buf
 
     def to_numpy(self, native):
@@ -83,7 +90,7 @@ class OpenCLBackend(Backend):
         if not a.is_contiguous():
             a = self._copy(a)
         out = np.empty(a.shape, a.dtype.np)
-        cl.enqueue_copy(a.buf.dev.queue, out, a.buf.mem, src_offset=a.offset * a.dtype.itemsize, is_blocking=True)
+        a.buf.dev.read(out, a.buf.mem, a.offset * a.dtype.itemsize)
         return out
 
     def reinterpret(self, buf, old_dtype, new_dtype):
@@ -158,8 +165,7 @@ class OpenCLBackend(Backend):
         args = [out.buf.mem] + [a.buf.mem for a in inputs] + [meta]
         for v, dt in scalars:
             args.append(np.array(v, dtype=dt.np)[()] if dt.name != "bool" else np.uint8(bool(v)))
-        _set_args(k, *args)
-        _launch_1d(dev, k, n)
+        dev.launch_1d(k, n, args)
         return out
 
     def _copy(self, a):

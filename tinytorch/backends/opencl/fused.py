@@ -6,7 +6,7 @@ import numpy as np
 
 from .codegen import _ct
 from .elementwise import _binary
-from .runtime import INPLACE_KERNELS, KERNELS, _is_arr, _launch_1d, _set_args
+from .runtime import INPLACE_KERNELS, KERNELS, _is_arr
 
 
 def _inplace_binary(name):
@@ -51,8 +51,7 @@ def _fused_update(name, body, arrays, scalars):
     for a in arrays:
         args += [a.buf.mem, np.int64(a.offset)]
     args += [dt.np.type(v) for v in scalars] + [np.int64(n)]
-    _set_args(k, *args)
-    _launch_1d(dev, k, n)
+    dev.launch_1d(k, n, args)
     return True
 
 

@@ -5,7 +5,7 @@ import numpy as np
 from ... import _dtype as _dt
 from ..._strides import contiguous_strides
 from .codegen import _ct
-from .runtime import KERNELS, CLArray, _is_arr, _launch_1d, _set_args, cl
+from .runtime import KERNELS, CLArray, _is_arr
 
 
 @KERNELS.register("cat")
@@ -87,7 +87,7 @@ def _upload(be, arr, dev):
     dtype = _dt.from_numpy_dtype(arr.dtype)
     buf = be._alloc(arr.size, dtype, dev)
     if arr.size:
-        cl.enqueue_copy(dev.queue, buf.mem, arr, is_blocking=True)
+        dev.write(buf.mem, arr)
     return CLArray(buf, dtype, arr.shape, contiguous_strides(arr.shape), 0)
 
 
@@ -133,9 +133,8 @@ def _segmented(be, out, targets, values, mode):
                 f" for (long j = seg[u]; j < seg[u + 1]; ++j) {{ T v = vals[voff + order[j]]; acc = {combine}; }}\n"
                 f" out[tgt[u]] = acc;\n}}\n")
     k = dev.kernel(key, source)
-    _set_args(k, out.buf.mem, vals.buf.mem, o_d.buf.mem, s_d.buf.mem, u_d.buf.mem, np.int64(vals.offset),
-               np.int64(uniq.size))
-    _launch_1d(dev, k, uniq.size)
+    dev.launch_1d(k, uniq.size, [out.buf.mem, vals.buf.mem, o_d.buf.mem, s_d.buf.mem, u_d.buf.mem,
+                                 np.int64(vals.offset), np.int64(uniq.size)])
     return out
 
 

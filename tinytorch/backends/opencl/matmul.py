@@ -8,7 +8,7 @@ from ..._strides import contiguous_strides
 from .codegen import _bshape, _collapse, _ct, _isf, _struct
 from .elementwise import _binary
 from .reduce import _red
-from .runtime import KERNELS, _set_args, cl
+from .runtime import KERNELS
 
 _VN = 16  # vector width of the register-blocked GEMM
 
@@ -84,10 +84,10 @@ def _matmul(be, a, b):
                 f" for (int w = 0; w < {WPT}; ++w) {{ long row = row0 + tr + w * {TS // WPT};\n"
                 f"  if (row < M && col < N) out[po * M * N + row * N + col] = acc[w]; }}\n}}\n")
     k = dev.kernel(key, source)
-    _set_args(k, out.buf.mem, a.buf.mem, b.buf.mem, meta, np.int64(ab.offset), np.int64(bb.offset))
+    args = [out.buf.mem, a.buf.mem, b.buf.mem, meta, np.int64(ab.offset), np.int64(bb.offset)]
     gx = (N + TS - 1) // TS * TS
     gy = (M + TS - 1) // TS * (TS // WPT)
-    cl.enqueue_nd_range_kernel(dev.queue, k, (gx, gy, nb), (TS, TS // WPT, 1))
+    dev.launch(k, (gx, gy, nb), (TS, TS // WPT, 1), args)
     return out
 
 
@@ -116,10 +116,10 @@ def _matmul_vec(out, a, b, ab, bb, meta, mb, bidx, nb, M, N):
                 f" for (long k = 0; k < K; ++k) {{ V bv = vload{VN}(0, B + pb + k * N + col0); {upd} }}\n"
                 f" {st}\n}}\n")
     k = dev.kernel(key, source)
-    _set_args(k, out.buf.mem, a.buf.mem, b.buf.mem, meta, np.int64(ab.offset), np.int64(bb.offset))
+    args = [out.buf.mem, a.buf.mem, b.buf.mem, meta, np.int64(ab.offset), np.int64(bb.offset)]
     gx = -(-(N // VN) // LX) * LX
     gy = -(-(-(-M // RM)) // LY) * LY
-    cl.enqueue_nd_range_kernel(dev.queue, k, (gx, gy, nb), (LX, LY, 1))
+    dev.launch(k, (gx, gy, nb), (LX, LY, 1), args)
     return out
 
 
@@ -191,11 +191,11 @@ def _matmul_nt(out, a, b, ab, bb, meta, mb, bidx, nb, M, N, bias=None):
                 f" for (; k + {VK} <= K; k += {VK}) {{ {vl} {upd} }}\n {hs}\n"
                 f" for (; k < K; ++k) {{ {tail} }}\n {st}\n}}\n")
     k = dev.kernel(key, source)
-    _set_args(k, out.buf.mem, a.buf.mem, b.buf.mem, meta, np.int64(ab.offset), np.int64(bb.offset),
-               *((bias.buf.mem, np.int64(bias.offset)) if bias is not None else ()))
+    args = [out.buf.mem, a.buf.mem, b.buf.mem, meta, np.int64(ab.offset), np.int64(bb.offset),
+            *((bias.buf.mem, np.int64(bias.offset)) if bias is not None else ())]
     gx = -(-(-(-N // RN)) // LX) * LX
     gy = -(-(-(-M // RM)) // LY) * LY
-    cl.enqueue_nd_range_kernel(dev.queue, k, (gx, gy, nb), (LX, LY, 1))
+    dev.launch(k, (gx, gy, nb), (LX, LY, 1), args)
     return out
 
 

@@ -7,7 +7,7 @@ import numpy as np
 from ... import _dtype as _dt
 from .codegen import MAXD, _collapse, _ct, _isf, _struct
 from .index import _segmented
-from .runtime import _LOCAL, KERNELS, _group_size, _launch_1d, _set_args, cl
+from .runtime import _LOCAL, KERNELS, _group_size
 
 
 def _softmax(be, a, dim, log):
@@ -49,8 +49,7 @@ def _softmax(be, a, dim, log):
                     f" s = sh[0];\n"
                     f" for (long j = lid; j < n; j += {L}) {{ T x = a[base + j * s1]; out[o * n + j] = {fin}; }}\n}}\n")
         k = dev.kernel(key, source)
-        _set_args(k, out.buf.mem, a.buf.mem, meta)
-        cl.enqueue_nd_range_kernel(dev.queue, k, (rows * L,), (L,))
+        dev.launch(k, (rows * L,), (L,), [out.buf.mem, a.buf.mem, meta])
     inv = [0] * a.ndim
     for i, p in enumerate(perm):
         inv[p] = i
@@ -93,8 +92,8 @@ def _softmax_backward(be, g, out, dim, log):
                     f" for (long j = lid; j < n; j += {L}) {{ T x = g[go + base + j], y = o[oo + base + j];"
                     f" res[base + j] = {fin}; }}\n}}\n")
         k = dev.kernel(key, source)
-        _set_args(k, res.buf.mem, gs.buf.mem, np.int64(gs.offset), os_.buf.mem, np.int64(os_.offset), np.int64(n))
-        cl.enqueue_nd_range_kernel(dev.queue, k, (rows * L,), (L,))
+        dev.launch(k, (rows * L,), (L,), [res.buf.mem, gs.buf.mem, np.int64(gs.offset), os_.buf.mem,
+                                           np.int64(os_.offset), np.int64(n)])
     inv = [0] * out.ndim
     for i, p in enumerate(perm):
         inv[p] = i
@@ -138,11 +137,11 @@ def _layer_norm(be, a, w, b, normalized_ndim, eps):
                     f" for (long j = lid; j < n; j += {L}) {{ T y = (x[j] - mean) * rstd;"
                     f" if (flags & 1) y *= w[wo + j]; if (flags & 2) y += b[bo + j]; out[o * n + j] = y; }}\n}}\n")
         k = dev.kernel(("layer_norm", a.dtype.name, L), source)
-        _set_args(k, out.buf.mem, mean.buf.mem, rstd.buf.mem, a.buf.mem, np.int64(a.offset),
-                   (w if w is not None else a).buf.mem, np.int64(w.offset if w is not None else 0),
-                   (b if b is not None else a).buf.mem, np.int64(b.offset if b is not None else 0),
-                   np.int64(n), a.dtype.np.type(eps), np.int32((w is not None) | ((b is not None) << 1)))
-        cl.enqueue_nd_range_kernel(dev.queue, k, (rows * L,), (L,))
+        dev.launch(k, (rows * L,), (L,), [
+            out.buf.mem, mean.buf.mem, rstd.buf.mem, a.buf.mem, np.int64(a.offset),
+            (w if w is not None else a).buf.mem, np.int64(w.offset if w is not None else 0),
+            (b if b is not None else a).buf.mem, np.int64(b.offset if b is not None else 0),
+            np.int64(n), a.dtype.np.type(eps), np.int32((w is not None) | ((b is not None) << 1))])
     return out, mean, rstd
 
 
@@ -191,11 +190,11 @@ def _nll_loss(be, x, t, w, ignore_index, reduction):
     w = w if w is None or w.is_contiguous() else be._copy(w)
     bad = be._empty((1,), _dt.int64, dev)
     k = dev.kernel(("nll_loss", x.dtype.name), lambda: _nll_source(x.dtype, False))
-    _set_args(k, out.buf.mem, bad.buf.mem, x.buf.mem, np.int64(x.offset), np.int64(x.strides[0]),
-               np.int64(x.strides[1]), t.buf.mem, np.int64(t.offset), np.int64(t.strides[0]),
-               (w if w is not None else x).buf.mem, np.int64(w.offset if w is not None else 0),
-               np.int32(w is not None), np.int64(n), np.int64(c), np.int64(ignore_index), np.int32(red))
-    cl.enqueue_nd_range_kernel(dev.queue, k, (_LOCAL,), (_LOCAL,))
+    dev.launch(k, (_LOCAL,), (_LOCAL,), [
+        out.buf.mem, bad.buf.mem, x.buf.mem, np.int64(x.offset), np.int64(x.strides[0]),
+        np.int64(x.strides[1]), t.buf.mem, np.int64(t.offset), np.int64(t.strides[0]),
+        (w if w is not None else x).buf.mem, np.int64(w.offset if w is not None else 0),
+        np.int32(w is not None), np.int64(n), np.int64(c), np.int64(ignore_index), np.int32(red)])
     b = int(be.to_numpy(bad)[0])  # the one host sync: out-of-range targets raise here, as on cpu
     if b != -1:
         raise IndexError(f"Target {b} is out of bounds.")
@@ -211,12 +210,12 @@ def _nll_loss_backward(be, g, t, w, num_classes, ignore_index, reduction):
         return out
     w = w if w is None or w.is_contiguous() else be._copy(w)
     k = dev.kernel(("nll_loss_backward", g.dtype.name), lambda: _nll_source(g.dtype, True))
-    _set_args(k, out.buf.mem, g.buf.mem, np.int64(g.offset), np.int64(g.strides[0] if g.ndim else 0),
-               t.buf.mem, np.int64(t.offset), np.int64(t.strides[0]),
-               (w if w is not None else g).buf.mem, np.int64(w.offset if w is not None else 0),
-               np.int32(w is not None), np.int64(n), np.int64(num_classes), np.int64(ignore_index),
-               np.int32({"none": 0, "mean": 1, "sum": 2}[reduction]))
-    cl.enqueue_nd_range_kernel(dev.queue, k, (_LOCAL,), (_LOCAL,))
+    dev.launch(k, (_LOCAL,), (_LOCAL,), [
+        out.buf.mem, g.buf.mem, np.int64(g.offset), np.int64(g.strides[0] if g.ndim else 0),
+        t.buf.mem, np.int64(t.offset), np.int64(t.strides[0]),
+        (w if w is not None else g).buf.mem, np.int64(w.offset if w is not None else 0),
+        np.int32(w is not None), np.int64(n), np.int64(num_classes), np.int64(ignore_index),
+        np.int32({"none": 0, "mean": 1, "sum": 2}[reduction])])
     return out
 
 
@@ -238,8 +237,7 @@ def _geom_kernel(name, dt, body, meta, extra="", ptr_types=("T", "T")):
 def _run_geom(dev, key, source, args, n):
     key = key + tuple(int(v) for v in args[2][4:12])
     k = dev.kernel(key, source)
-    _set_args(k, *args)
-    _launch_1d(dev, k, n)
+    dev.launch_1d(k, n, args)
 
 
 def _geom_meta(n, c, h, w, kernel_size, dilation, padding, stride, oh, ow, strides=(0, 0, 0, 0), offset=0):

@@ -5,7 +5,7 @@ import numpy as np
 
 from ... import _dtype as _dt
 from .codegen import MAXD, _collapse, _ct, _isf, _lim, _max_expr, _struct
-from .runtime import KERNELS, _group_size, _launch_1d, _set_args, cl
+from .runtime import KERNELS, _group_size
 
 
 def _reduce(be, a, dims, keepdim, init, combine, final, acc_ct, out_dtype, name, arg=False, val="x"):
@@ -67,8 +67,7 @@ def _reduce(be, a, dims, keepdim, init, combine, final, acc_ct, out_dtype, name,
                 f" {tree}\n if (lid == 0) {{ {store} }}\n}}\n")
     k = dev.kernel(key, source)
     args = [out.buf.mem, a.buf.mem, meta] + ([idx_out.buf.mem] if arg else [])
-    _set_args(k, *args)
-    cl.enqueue_nd_range_kernel(dev.queue, k, (nout * L,), (L,))
+    dev.launch(k, (nout * L,), (L,), args)
     return (out, idx_out) if arg else out
 
 
@@ -186,8 +185,7 @@ def _sort_impl(be, a, dim, descending):
                     f" for (long j = 0; j < n; ++j) {{ T x = p[j]; if ({lt} || ({eq} && j < i)) ++r; }}\n"
                     f" vals[row * n + r] = y; idx[row * n + r] = i;\n}}\n")
         k = dev.kernel(key, source)
-        _set_args(k, vals.buf.mem, idx.buf.mem, src.buf.mem, np.int64(n), np.int64(src.size))
-        _launch_1d(dev, k, src.size)
+        dev.launch_1d(k, src.size, [vals.buf.mem, idx.buf.mem, src.buf.mem, np.int64(n), np.int64(src.size)])
     inv = [0] * a.ndim
     for i, p in enumerate(perm):
         inv[p] = i

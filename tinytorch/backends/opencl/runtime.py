@@ -119,6 +119,31 @@ class _Device:
                 m.release()
         self.pool.clear()
 
+    # -- launches and host copies: every kernel module goes through these, so another runtime (the ``cuda``
+    # device) runs the same kernels by providing the same five methods --
+    def launch(self, k, global_size, local_size, args):
+        """Enqueue ``k(*args)`` over ``global_size`` work-items in work-groups of ``local_size`` (tuples, one
+        entry per dimension; the global size is a multiple of the local size)."""
+        _set_args(k, *args)
+        cl.enqueue_nd_range_kernel(self.queue, k, global_size, local_size)
+
+    def launch_1d(self, k, n, args):
+        """Enqueue ``k(*args)`` over ``n`` independent work-items (kernels check ``j < n`` themselves)."""
+        _set_args(k, *args)
+        loc = min(_EW_LOCAL, self.max_wg)
+        cl.enqueue_nd_range_kernel(self.queue, k, ((n + loc - 1) // loc * loc,), (loc,))
+
+    def write(self, mem, arr):
+        """Copy the C-contiguous host array ``arr`` to the start of ``mem``; returns when ``arr`` may be reused."""
+        cl.enqueue_copy(self.queue, mem, arr, is_blocking=True)
+
+    def read(self, out, mem, byte_offset):
+        """Copy ``out.nbytes`` bytes from ``mem`` at ``byte_offset`` into the host array ``out`` (waits)."""
+        cl.enqueue_copy(self.queue, out, mem, src_offset=byte_offset, is_blocking=True)
+
+    def finish(self):
+        self.queue.finish()
+
     # -- program cache --
     def _build(self, src, what):
         header = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if self.fp64 else ""
@@ -246,7 +271,7 @@ _EW_LOCAL = 256
 
 
 def _launch_1d(dev, k, n):
-    """Enqueue ``k`` over ``n`` independent work-items (kernels check ``j < n`` themselves)."""
+    """Enqueue ``k`` (its arguments already set) over ``n`` independent work-items."""
     loc = min(_EW_LOCAL, dev.max_wg)
     cl.enqueue_nd_range_kernel(dev.queue, k, ((n + loc - 1) // loc * loc,), (loc,))
 

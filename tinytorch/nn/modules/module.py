@@ -524,8 +524,9 @@ class Module:
         return self.to("cpu")
 
     def cuda(self, device=None):
-        from ...device import no_cuda
-        raise no_cuda()
+        """Move parameters and buffers to ``cuda:device`` (``cuda:0`` when None), as ``nn.Module.cuda``; the
+        ``no_cuda`` AssertionError where the cuda device is unavailable."""
+        return self.to(_cuda_device(device))
 
     def _cast(self, dtype):
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
@@ -777,3 +778,9 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+
+
+def _cuda_device(device):
+    if device is None:
+        return "cuda"
+    return f"cuda:{device}" if isinstance(device, int) else device
