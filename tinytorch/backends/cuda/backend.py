@@ -34,3 +34,13 @@ def _float_or(fast, general, be, *args, **kw):
     if first.dtype.name in blas.DTYPES and all(a is None or a.dtype is first.dtype for a in args):
         return fast(be, *args, **kw)
     return general(*args, **kw)
+
+
+# the opencl backend's float GEMM kernels, which cuBLAS replaces on this device
+_CUBLAS_KEYS = ("matmul", "matmul_vec", "matmul_nt")
+
+
+def runs_on_cuda(key):
+    """Whether the opencl kernel of cache key ``key`` (its name, then its dtype) is one the cuda device builds:
+    all but the float GEMMs, which are cuBLAS calls here."""
+    return not (key[0] in _CUBLAS_KEYS and len(key) > 1 and key[1] in blas.DTYPES)

@@ -20,6 +20,7 @@ later work on that stream only, so no event is needed before reuse. Host copies 
 """
 import hashlib
 import os
+import re
 import tempfile
 import threading
 
@@ -42,14 +43,10 @@ def _bindings():
     return cu is not None
 
 PRELUDE = r"""
-#include <cuda_fp16.h>
-#include <cuda_bf16.h>
 typedef unsigned char uchar;
 typedef unsigned short ushort;
 typedef unsigned int uint;
 typedef unsigned long ulong;
-typedef __half half;
-typedef __nv_bfloat16 bfloat16;
 #define __kernel extern "C" __global__
 #define __global
 #define __constant const
@@ -71,7 +68,15 @@ static __device__ __forceinline__ long get_local_size(int d) { return tt_dim3(bl
 static __device__ __forceinline__ long get_num_groups(int d) { return tt_dim3(gridDim, d); }
 static __device__ __forceinline__ long get_global_id(int d) { return get_group_id(d) * get_local_size(d) + get_local_id(d); }
 static __device__ __forceinline__ long get_global_size(int d) { return get_num_groups(d) * get_local_size(d); }
-// float16 / bfloat16 math: computed in float and rounded back, as the OpenCL kernels' half path does
+"""
+
+# float16 / bfloat16: the CUDA headers' types, math computed in float and rounded back (as the OpenCL kernels'
+# half path); included only by kernels that name them, since parsing the headers is most of a compile's time
+LOW_PRECISION = r"""
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+typedef __half half;
+typedef __nv_bfloat16 bfloat16;
 #define TT_LOWP_FN(f) \
   static __device__ __forceinline__ half f(half x) { return __float2half(f(__half2float(x))); } \
   static __device__ __forceinline__ bfloat16 f(bfloat16 x) { return __float2bfloat16(f(__bfloat162float(x))); }
@@ -84,6 +89,29 @@ TT_LOWP_FN(erf) TT_LOWP_FN(fabs) TT_LOWP_FN(floor) TT_LOWP_FN(ceil) TT_LOWP_FN(t
   static __device__ __forceinline__ bool f(bfloat16 x) { return f(__bfloat162float(x)); }
 TT_LOWP_PRED(isnan) TT_LOWP_PRED(isinf) TT_LOWP_PRED(isfinite)
 """
+_LOWP_NAMES = re.compile(r"\b(half|bfloat16)\b")
+
+
+def render(src):
+    """The CUDA C of OpenCL C kernel source ``src``: the prelude, the low-precision part where it is needed."""
+    return PRELUDE + (LOW_PRECISION if _LOWP_NAMES.search(src) else "") + src
+
+
+def _include_dirs():
+    """``-I`` options for the CUDA headers the low-precision part includes (the nvidia-cuda-runtime wheel or the
+    system's toolkit, found by cuda.pathfinder); none when they are not found (then such kernels fail to compile
+    with NVRTC's message)."""
+    if not _INCLUDES:
+        try:
+            from cuda.pathfinder import find_nvidia_header_directory
+            d = find_nvidia_header_directory("cudart")
+        except Exception:  # noqa: BLE001 - pathfinder missing or nothing found
+            d = None
+        _INCLUDES.append([f"--include-path={d}".encode()] if d else [])
+    return _INCLUDES[0]
+
+
+_INCLUDES = []
 
 # PyTorch's CUDACachingAllocator rounding: small requests to 512 bytes, large ones to 2 MiB
 _SMALL, _SMALL_ROUND, _LARGE_ROUND = 1 << 20, 512, 2 << 20
@@ -127,12 +155,12 @@ def compile_source(src, arch, name="kernel.cu"):
     ``arch`` is the compute capability as an int (90 for sm_90). RuntimeError with NVRTC's log when it fails. An
     architecture newer than NVRTC knows is compiled to PTX for the newest one it knows (the driver then JITs it)."""
     nvrtc_version()  # imports the bindings or says why not
-    text = (PRELUDE + src).encode()
+    text = render(src).encode()
     known = _nvrtc_archs()
     cubin = arch in known
     target = arch if cubin else max(a for a in known if a <= arch) if any(a <= arch for a in known) else min(known)
     opts = [f"--gpu-architecture={'sm' if cubin else 'compute'}_{target}".encode(), b"--fmad=false",
-            b"-default-device", b"--std=c++17", b"-w"]
+            b"-default-device", b"--std=c++17", b"-w"] + _include_dirs()
     prog = _check(nvrtc.nvrtcCreateProgram(text, name.encode(), 0, [], []), "nvrtcCreateProgram")
     try:
         res = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
@@ -163,7 +191,7 @@ def cache_dir():
 
 def cached_binary(src, arch):
     """The compiled image of ``src`` for ``arch`` from the disk cache, compiling (and storing) it on a miss."""
-    key = hashlib.sha256("\n".join([PRELUDE, src, str(nvrtc_version()), str(arch), "fmad=false"]).encode())
+    key = hashlib.sha256("\n".join([render(src), str(nvrtc_version()), str(arch), "fmad=false"]).encode())
     path = os.path.join(cache_dir(), key.hexdigest()[:32] + ".bin")
     try:
         with open(path, "rb") as f:

@@ -20,6 +20,9 @@ except Exception as e:  # pragma: no cover - depends on the environment
 # it first and OpenCLBackend binds them to its instance
 KERNELS = KernelTable("opencl")
 INPLACE_KERNELS = KernelTable("opencl")
+# {kernel key: source with the kernel named ``k``} of every kernel built while it is a dict (None: not kept). The
+# GPU check fills it on PoCL to compile each kernel for CUDA with NVRTC (``benchmarks/gpu_check.py``).
+RECORD = None
 
 
 class CLBuffer:
@@ -167,6 +170,8 @@ class _Device:
         if family is not None:
             specs = [(key, source_fn())] + [(kk, ss) for kk, ss in family() if kk != key and kk not in self.kernels]
             srcs = []
+            if RECORD is not None:
+                RECORD.update((kk, ss.replace("KNAME", "k")) for kk, ss in specs if kk not in RECORD)
             for i, (kk, ss) in enumerate(specs):
                 # helpers (names ending in '_') and the kernel get per-kernel names inside the shared program
                 ss = re.sub(r"\b([a-z]+_)\(", lambda mt: f"{mt.group(1)}{i}(", ss)
@@ -180,6 +185,8 @@ class _Device:
                     self.kernels[kk] = cl.Kernel(prg, f"k{i}")
                 return self.kernels[key]
         src = source_fn()
+        if RECORD is not None and key not in RECORD:
+            RECORD[key] = src.replace("KNAME", "k").replace(f"void {name}(", "void k(")
         prg = self.programs.get(src)
         if prg is None:
             prg = self.programs[src] = self._build(src.replace("KNAME", name), key[0])
