@@ -67,11 +67,30 @@ def assert_close(x, y, dtype="float32", rtol=None, atol=None, msg=""):
 
 def pytest_report_header(config):
     from tinytorch.backends import opencl
+    from tinytorch.backends.cuda import runtime as cuda_runtime
     reason = opencl.unavailable_reason()
+    lines = []
     if reason is None:
         import tinytorch
-        return f"opencl: {tinytorch.opencl.get_device_name()} (the op database also runs on opencl)"
-    return f"opencl: not available, OpenCL tests skipped: {reason}"
+        lines.append(f"opencl: {tinytorch.opencl.get_device_name()} (the op database also runs on opencl)")
+    else:
+        lines.append(f"opencl: not available, OpenCL tests skipped: {reason}")
+    why = cuda_runtime.unavailable_reason()
+    lines.append("cuda: " + (f"{tt.cuda.get_device_name()} (tests marked cuda run)" if why is None else
+                             f"not available, tests marked cuda skipped: {why}"))
+    return lines
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``cuda`` need tinytorch's cuda device: skipped, with the one reason, where it is unavailable."""
+    from tinytorch.backends.cuda import runtime as cuda_runtime
+    why = cuda_runtime.unavailable_reason()
+    if why is None:
+        return
+    skip = pytest.mark.skip(reason=f"tinytorch's cuda device is unavailable here: {why}")
+    for item in items:
+        if "cuda" in item.keywords:
+            item.add_marker(skip)
 
 
 def mlp_losses_cpu_and(device, steps=5, on_step=None):

@@ -8,6 +8,8 @@ from op_db import OPS
 
 # opencl joins when a platform exists (CI installs PoCL); tests/test_opencl.py reports when it does not
 DEVICES = ["cpu", "mydev"] + (["opencl"] if tt.opencl.is_available() else [])
+# cuda: collected everywhere, marked, and skipped with the reason where there is no NVIDIA GPU (tests/conftest.py)
+CUDA = pytest.param("cuda", marks=pytest.mark.cuda)
 
 
 def make_inputs(op, shapes, dtype, noncontig, requires_grad, seed=0):
@@ -73,7 +75,7 @@ def assert_within(got, expected, dtype, op, bound, msg):
     assert not bad.any(), f"{msg}: {int(bad.sum())} elements outside the bound, e.g. ours {g[bad][:3]} torch {e[bad][:3]}"
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", DEVICES + [CUDA])
 @pytest.mark.parametrize("op", OPS, ids=lambda o: o.name)
 def test_forward(op, device):
     for dtype in op.dtypes:
@@ -91,7 +93,7 @@ def test_forward(op, device):
                     assert_close(got.cpu(), expected, dtype, op.rtol, op.atol, msg=msg)
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", DEVICES + [CUDA])
 @pytest.mark.parametrize("op", [o for o in OPS if o.grad], ids=lambda o: o.name)
 def test_backward(op, device):
     for dtype in [d for d in op.dtypes if d in ("float32", "float64")]:
@@ -165,7 +167,8 @@ def test_double_backward(op):
 
 
 @pytest.mark.parametrize("device,dtype", [(d, t) for d in DEVICES for t in ("float32", "float64", "bfloat16")
-                                          if not (d == "opencl" and t == "bfloat16")])  # opencl has no bfloat16
+                                          if not (d == "opencl" and t == "bfloat16")] +  # opencl has no bfloat16
+                         [pytest.param("cuda", t, marks=pytest.mark.cuda) for t in ("float32", "float64", "bfloat16")])
 def test_relu_gradient_at_nan_and_zero_matches_torch(device, dtype):
     """relu's gradient is threshold_backward: 0 where the output is <= 0 (also for a NaN gradient there), the
     gradient where the input is NaN; and it has a derivative of its own (double backward)."""
@@ -201,7 +204,7 @@ def test_layer_norm_half_precision(device, dtype):
         assert_close(a.grad.cpu(), b.grad, dtype, rtol=3e-2, atol=3e-2)
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", DEVICES + [CUDA])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_softmax_special_rows_match_torch(device, dtype):
     """Rows of -inf, NaN, +inf and huge values among ordinary ones, in an input large enough (>= 4096 elements)

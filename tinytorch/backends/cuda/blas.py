@@ -61,28 +61,42 @@ def _as_matrix(x, rows, cols):
     """(op, leading dimension) under which cuBLAS reads the row-major (rows x cols) view ``x`` as the column-major
     (cols x rows) matrix ``x^T``, or None when neither its rows nor its columns are contiguous."""
     s_r, s_c = x.strides[-2], x.strides[-1]
-    if (s_c == 1 or cols == 1) and s_r >= max(1, cols) and (rows > 1 or True):
+    if (s_c == 1 or cols == 1) and (s_r >= max(1, cols) or rows == 1):
         return _OP_N, max(s_r, cols, 1)
-    if (s_r == 1 or rows == 1) and s_c >= max(1, rows):
+    if (s_r == 1 or rows == 1) and (s_c >= max(1, rows) or cols == 1):
         return _OP_T, max(s_c, rows, 1)
     return None
 
 
 def _batch_stride(x, batch):
     """The one stride that walks ``x``'s batch dims (expanded to ``batch``) in row-major order, or None."""
-    if not batch:
-        return 0
-    st = [s if n != 1 else None for s, n in zip(x.strides[:-2], batch)]
-    dims = [(n, s) for n, s in zip(batch, st) if n != 1]
+    dims = [(n, s) for n, s in zip(batch, x.strides[:-2]) if n != 1]
     if not dims:
         return 0
     stride = dims[-1][1]
     expect = stride * dims[-1][0]
     for n, s in reversed(dims[:-1]):
-        if s != expect and not (stride == 0 and s == 0):
+        if s != expect:
             return None
         expect = s * n
     return stride
+
+
+def plan(a, b, M, K, N):
+    """How cuBLAS computes ``a @ b`` (``a``, ``b`` expanded to the output's batch): (arguments of
+    ``cublasGemmStridedBatchedEx`` after the handle: transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc,
+    strideC; the operands passed as its A and B), or None for an operand that must be made contiguous first
+    (``copy_a`` / ``copy_b``). In column-major terms ``C^T (N x M) = op(B^T) (N x K) @ op(A^T) (K x M)``: B is
+    cuBLAS's A."""
+    fa, fb = _as_matrix(a, M, K), _as_matrix(b, K, N)
+    batch = a.shape[:-2]
+    sa, sb = _batch_stride(a, batch), _batch_stride(b, batch)
+    copy_a, copy_b = fa is None or sa is None, fb is None or sb is None
+    if copy_a:
+        fa, sa = (_OP_N, K), M * K
+    if copy_b:
+        fb, sb = (_OP_N, N), K * N
+    return (fb[0], fa[0], N, M, K, fb[1], sb, fa[1], sa, N, M * N), copy_a, copy_b
 
 
 def gemm(be, a, b, out, beta=0.0):
@@ -91,17 +105,14 @@ def gemm(be, a, b, out, beta=0.0):
     dt = out.dtype
     M, K, N = a.shape[-2], a.shape[-1], b.shape[-1]
     batch = tuple(out.shape[:-2])
-    nb = math.prod(batch)
     a = be._expand(a, batch + (M, K))
     b = be._expand(b, batch + (K, N))
-    fa, fb = _as_matrix(a, M, K), _as_matrix(b, K, N)
-    sa, sb = _batch_stride(a, batch), _batch_stride(b, batch)
-    if fa is None or sa is None:
+    args, copy_a, copy_b = plan(a, b, M, K, N)
+    if copy_a:
         a = be._copy(a)
-        fa, sa = (_OP_N, K), M * K
-    if fb is None or sb is None:
+    if copy_b:
         b = be._copy(b)
-        fb, sb = (_OP_N, N), K * N
+    ta, tb, m, n, k, lda, stride_a, ldb, stride_b, ldc, stride_c = args
     dev = out.buf.dev
     lib = _lib()
     h = _handle(dev)
@@ -113,14 +124,12 @@ def gemm(be, a, b, out, beta=0.0):
         compute, scal = (_COMPUTE_32F_FAST_TF32 if tf32 else _COMPUTE_32F), ctypes.c_float
     alpha, beta_ = scal(1.0), scal(beta)
     isz = dt.itemsize
-    pa = a.buf.mem + a.offset * isz
-    pb = b.buf.mem + b.offset * isz
-    pc = out.buf.mem + out.offset * isz
     t = _DATA_TYPE[dt.name]
     dev.activate()
-    # column-major: C^T (N x M) = op(B^T) (N x K) @ op(A^T) (K x M)
-    _ok(lib.cublasGemmStridedBatchedEx(h, fb[0], fa[0], N, M, K, ctypes.byref(alpha), pb, t, fb[1], sb, pa, t, fa[1],
-                                       sa, ctypes.byref(beta_), pc, t, N, M * N, nb, compute, _GEMM_DEFAULT),
+    _ok(lib.cublasGemmStridedBatchedEx(h, ta, tb, m, n, k, ctypes.byref(alpha), b.buf.mem + b.offset * isz, t, lda,
+                                       stride_a, a.buf.mem + a.offset * isz, t, ldb, stride_b, ctypes.byref(beta_),
+                                       out.buf.mem + out.offset * isz, t, ldc, stride_c, math.prod(batch), compute,
+                                       _GEMM_DEFAULT),
         "cublasGemmStridedBatchedEx")
     return out
 
