@@ -160,15 +160,21 @@ def test_caching_allocator_size_classes():
 
 
 def test_kernel_arguments_are_packed_as_the_kernel_reads_them():
-    """Device pointers as 8 bytes, NumPy scalars as their C type, parameter structs by value."""
-    params = np.arange(4, dtype=np.int64)
-    ptrs, keep = rt._pack([0x7F0000001000, np.float32(1.5), np.int64(-3), np.uint8(1), params])
-    vals = [ctypes.c_uint64.from_address(int(ptrs[0])).value, ctypes.c_float.from_address(int(ptrs[1])).value,
-            ctypes.c_int64.from_address(int(ptrs[2])).value, ctypes.c_uint8.from_address(int(ptrs[3])).value,
-            list((ctypes.c_int64 * 4).from_address(int(ptrs[4])))]
-    assert vals == [0x7F0000001000, 1.5, -3, 1, [0, 1, 2, 3]]
+    """Device pointers as 8 bytes, NumPy scalars as their C type, parameter structs by value; a second launch of
+    the kernel rewrites the same slots."""
+    k = rt.Kernel(None, "k")
+    for scale in (1, 2):
+        params = np.arange(4, dtype=np.int64) * scale
+        ptrs = k.pack([0x7F0000001000 * scale, np.float32(1.5 * scale), np.int64(-3 * scale), np.uint8(scale),
+                       params, np.float16(0.5 * scale)])
+        vals = [ctypes.c_uint64.from_address(int(ptrs[0])).value, ctypes.c_float.from_address(int(ptrs[1])).value,
+                ctypes.c_int64.from_address(int(ptrs[2])).value, ctypes.c_uint8.from_address(int(ptrs[3])).value,
+                list((ctypes.c_int64 * 4).from_address(int(ptrs[4]))),
+                float(np.frombuffer(ctypes.string_at(int(ptrs[5]), 2), np.float16)[0])]
+        assert vals == [0x7F0000001000 * scale, 1.5 * scale, -3 * scale, scale, [0, scale, 2 * scale, 3 * scale],
+                        0.5 * scale]
     with pytest.raises(TypeError, match="cannot be passed"):
-        rt._pack([1.5])
+        rt.Kernel(None, "k").pack([1.5])
 
 
 # ---- on a GPU ----

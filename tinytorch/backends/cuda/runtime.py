@@ -21,6 +21,7 @@ later work on that stream only, so no event is needed before reuse. Host copies 
 import hashlib
 import os
 import re
+import struct
 import tempfile
 import threading
 
@@ -210,21 +211,43 @@ def cached_binary(src, arch):
     return image
 
 
-def _pack(args):
-    """The ``void**`` block ``cuLaunchKernel`` reads the arguments from: a device pointer (a Python int) as 8
-    bytes, a NumPy scalar as its C type, a NumPy array (a parameter struct) by value. Returns (pointer array,
-    holders); the holders must live until the launch returns."""
-    vals = []
-    for a in args:
-        if type(a) is int:
-            vals.append(np.array(a, np.uint64))
-        elif isinstance(a, np.ndarray):
-            vals.append(np.ascontiguousarray(a))
-        elif isinstance(a, np.generic):
-            vals.append(np.array(a))
-        else:
-            raise TypeError(f"cuda: kernel argument of type {type(a).__name__} cannot be passed to a kernel")
-    return np.array([v.ctypes.data for v in vals], np.uint64), vals
+class Kernel:
+    """A loaded kernel and its argument block. A kernel's signature is fixed, so the first launch lays out one
+    slot per argument (8-byte aligned) in a buffer owned by the kernel, with the pointer array to the slots;
+    later launches only write the values (``struct.pack_into``): the driver copies the arguments when the
+    launch is enqueued, so the buffer is free again when ``cuLaunchKernel`` returns."""
+
+    __slots__ = ("fn", "name", "fmt", "buf", "ptrs")
+
+    def __init__(self, fn, name):
+        self.fn, self.name, self.fmt = fn, name, None
+
+    def _layout(self, args):
+        fmt, off, offsets = "=", 0, []
+        for a in args:
+            if type(a) is int:  # a device pointer
+                code, size = "Q", 8
+            elif isinstance(a, (np.ndarray, np.generic)):  # a parameter struct or a scalar: its bytes
+                code, size = f"{a.nbytes}s", a.nbytes
+            else:
+                raise TypeError(f"cuda: kernel argument of type {type(a).__name__} cannot be passed to a kernel")
+            pad = -off % 8
+            fmt += f"{pad}x" if pad else ""
+            off += pad
+            offsets.append(off)
+            fmt += code
+            off += size
+        self.buf = np.zeros(max(off, 8), np.uint8)
+        base = self.buf.ctypes.data
+        self.ptrs = np.array([base + o for o in offsets], np.uint64)
+        self.fmt = struct.Struct(fmt)
+
+    def pack(self, args):
+        """The pointer array for ``args`` (written into the kernel's argument buffer)."""
+        if self.fmt is None:
+            self._layout(args)
+        self.fmt.pack_into(self.buf, 0, *[a if type(a) is int else a.tobytes() for a in args])
+        return self.ptrs
 
 
 class _Device:
@@ -317,7 +340,8 @@ class _Device:
         mod = self.modules.get(src)
         if mod is None:
             mod = self.modules[src] = self._load(src, key[0])
-        k = self.kernels[key] = _check(cu.cuModuleGetFunction(mod, name.encode()), f"cuModuleGetFunction ({name})")
+        fn = _check(cu.cuModuleGetFunction(mod, name.encode()), f"cuModuleGetFunction ({name})")
+        k = self.kernels[key] = Kernel(fn, name)
         return k
 
     # -- launches and copies (the interface of backends/opencl/runtime._Device) --
@@ -326,11 +350,10 @@ class _Device:
         the grid is global / local per dimension)."""
         g = tuple(global_size) + (1,) * (3 - len(global_size))
         b = tuple(local_size) + (1,) * (3 - len(local_size))
-        ptrs, keep = _pack(args)
+        ptrs = k.pack(args)
         self.activate()
-        _check((cu.cuLaunchKernel(k, g[0] // b[0], g[1] // b[1], g[2] // b[2], b[0], b[1], b[2], 0, self.stream,
-                                  ptrs, 0)[0], None), "cuLaunchKernel")
-        del keep
+        _check((cu.cuLaunchKernel(k.fn, g[0] // b[0], g[1] // b[1], g[2] // b[2], b[0], b[1], b[2], 0, self.stream,
+                                  ptrs, 0)[0], None), f"cuLaunchKernel ({k.name})")
 
     def launch_1d(self, k, n, args):
         """Launch ``k(*args)`` over ``n`` independent threads (kernels check ``j < n`` themselves)."""
