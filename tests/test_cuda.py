@@ -250,3 +250,131 @@ def test_compiled_step_on_cuda_matches_eager():
         fn = tt.compile(step) if compiled else step
         return [float(fn()) for _ in range(4)]
     np.testing.assert_allclose(run(True), run(False), rtol=1e-5)
+
+
+class _FakeDriver:
+    """The driver calls the allocator and CUDA graphs make, answering as the driver does, and logging them."""
+
+    class CUstreamCaptureMode:
+        CU_STREAM_CAPTURE_MODE_RELAXED = 1
+
+    def __init__(self):
+        self.next, self.log = 0x10000, []
+
+    def cuMemAlloc(self, n):
+        self.next += 1 << 24
+        return (0, self.next)
+
+    def __getattr__(self, name):
+        def call(*args):
+            self.log.append(name)
+            return (0, f"{name}-result") if name in ("cuStreamEndCapture", "cuGraphInstantiate") else (0,)
+        return call
+
+
+@pytest.fixture
+def fake_device(monkeypatch):
+    """A ``runtime._Device`` over the fake driver (no GPU needed), used by ``graphs.CUDAGraph``."""
+    import threading
+    from tinytorch.backends.cuda import graphs
+    drv = _FakeDriver()
+    monkeypatch.setattr(rt, "cu", drv)
+    d = rt._Device.__new__(rt._Device)
+    d.index, d.name, d.stream, d.ctx = 0, "fake", "stream", "ctx"
+    d._local = threading.local()
+    d._local.on = True
+    d.pool, d.allocated, d.max_allocated, d.reserved = {}, 0, 0, 0
+    d.capturing, d.graph_blocks = None, {}
+    monkeypatch.setattr(graphs, "_device", lambda index: d)
+    return d, drv
+
+
+def test_cuda_graph_private_pool(fake_device):
+    """Blocks allocated while capturing belong to the graph: freed during the capture they are reused inside it,
+    freed after it they return to it, never to the device's pool, until the graph is reset."""
+    from tinytorch.backends.cuda.graphs import CUDAGraph, graph
+    d, drv = fake_device
+    before, _ = d.alloc(1000)
+    g = CUDAGraph()
+    with graph(g):
+        a, _ = d.alloc(1000)
+        assert a != before
+        d.release(a, 1024)
+        b, _ = d.alloc(1000)
+        c, _ = d.alloc(5 << 20)
+        with pytest.raises(rt.CaptureError, match="not permitted"):
+            d.read(np.empty(1), c, 0)
+        with pytest.raises(rt.CaptureError):
+            d.finish()
+    assert b == a and drv.log.count("cuStreamBeginCapture") == 1 and "cuGraphInstantiate" in drv.log
+    d.release(before, 1024)
+    d.release(b, 1024)
+    assert d.pool == {1024: [before]} and g._pool.free == {1024: [b]}
+    assert d.alloc(1000)[0] == before  # the device's allocations never get a graph's block
+    g.replay()
+    assert drv.log[-1] == "cuGraphLaunch"
+    g.reset()
+    assert d.pool[1024] == [b]  # the graph's free blocks are the device's again ...
+    d.release(c, 6 << 20)
+    assert d.pool[6 << 20] == [c] and not d.graph_blocks  # ... and so are live ones, once freed
+
+
+def test_cuda_graph_capture_failure_leaves_the_stream_usable(fake_device):
+    from tinytorch.backends.cuda.graphs import CUDAGraph, graph
+    d, drv = fake_device
+    g = CUDAGraph()
+    with pytest.raises(rt.CaptureError):
+        with graph(g):
+            d.write(np.zeros(2), 0x1000)
+    assert d.capturing is None and drv.log.count("cuStreamEndCapture") == 1
+    d.finish()
+    with pytest.raises(RuntimeError, match="nothing was captured"):
+        g.replay()
+
+
+def test_reduce_overhead_plan_through_a_cuda_graph(fake_device):
+    """``graphed``: the first call runs the plan, the second captures and launches it, later calls launch the graph;
+    an input at a new address is copied into the captured one before the launch and back after; a plan that reads
+    the host during capture runs as it is from then on."""
+    from tinytorch.backends.cuda import graphs
+    d, drv = fake_device
+    copies = []
+
+    class Arr:
+        def __init__(self, mem):
+            self.buf = type("B", (), {"mem": mem, "dev": d})()
+            self.offset, self.shape, self.strides, self.dtype = 0, (2,), (1,), tt.float32
+
+    class Backend:
+        def copy_(self, dst, src):
+            copies.append((dst.buf.mem, src.buf.mem))
+
+    class Ext:
+        def __init__(self, mem):
+            self.arr = Arr(mem)
+            self._storage = type("S", (), {"backend": Backend()})()
+
+        def _native(self):
+            return self.arr
+    calls = []
+
+    def run(ext, nodes=None, learn=None):
+        calls.append(d.capturing is not None)
+        return ["out"]
+    fn = graphs.graphed(run)
+    w, x = Ext(0x100), Ext(0x200)
+    assert fn([w, x]) == ["out"] and calls == [False]
+    assert fn([w, x]) == ["out"] and calls == [False, True] and drv.log.count("cuGraphLaunch") == 1
+    assert fn([w, x]) == ["out"] and len(calls) == 2 and drv.log.count("cuGraphLaunch") == 2 and not copies
+    assert fn([w, Ext(0x300)]) == ["out"] and copies == [(0x200, 0x300), (0x300, 0x200)]
+    assert len(calls) == 2 and drv.log.count("cuGraphLaunch") == 3
+
+    def host_reading(ext, nodes=None, learn=None):
+        calls.append("host")
+        if d.capturing is not None:
+            d.read(np.empty(1), 0x100, 0)
+        return ["out"]
+    fn = graphs.graphed(host_reading)
+    for _ in range(4):
+        assert fn([w]) == ["out"]
+    assert calls[2:] == ["host"] * 5 and d.capturing is None  # warm-up, failed capture + its rerun, two plain runs

@@ -16,6 +16,7 @@ that creates streams and waits on events runs, ordered, with no concurrency betw
 import contextlib
 
 from . import _ops
+from .backends.cuda.graphs import CUDAGraph, graph  # noqa: F401  (torch.cuda.CUDAGraph, torch.cuda.graph)
 from .device import get_backend as _get_backend
 
 

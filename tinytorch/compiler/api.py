@@ -11,7 +11,9 @@ Two modes (``mode=``):
   guards hold (``Replay.check``). What a replay cannot see: Python values read by the function that are not
   tensors, arguments or guarded state (a global scalar, an optimizer's learning rate changed by a scheduler, a
   list it appends to); a function that depends on those must use the default mode. Functions that draw random
-  numbers, or whose graph breaks, are never replayed (they run in the default mode).
+  numbers, or whose graph breaks, are never replayed (they run in the default mode). On the ``cuda`` device the
+  replay itself is a CUDA graph (``backends/cuda/graphs.py``): the plan is captured on its second replay and
+  launched as one graph after that.
 
 Guards of a replay: the arguments' shapes, strides, dtypes, devices and ``requires_grad``, non-tensor arguments
 by value, grad mode, autocast, ``training`` of every module the function reaches, the identities of their
@@ -262,6 +264,10 @@ class Replay:
         _T[:] = [Tensor, _new, Storage]
         # no reference back to the CompiledFunction: a cycle would keep device memory until a collection
         self.plan = cur[0]
+        # a device that can replay a whole plan as one launch (CUDA graphs) wraps its run
+        backends = {st.backend for st in self.plan.steps}
+        graphed = getattr(next(iter(backends)), "graphed", None) if len(backends) == 1 else None
+        self.run = graphed(self.plan.run) if graphed is not None else self.plan.run
         self.guard = cur[3]
         self.bind = bind
         # the leaves whose .grad the graph writes, and whether each had one when the captured call began
@@ -321,7 +327,7 @@ class Replay:
         if slots is None or any(x[0] != "slot" for x in slots):
             return None
         ns = {"MISS": _MISS, "T": T, "NEW": _new, "STORAGE": Storage, "STATE": _state, "AC": _ac, "LAZY": _lazy,
-              "RUN": self.plan.run, "NODES": self.nodes}
+              "RUN": self.run, "NODES": self.nodes}
         k = [0]
 
         def c(v):
@@ -408,7 +414,7 @@ class Replay:
         for st, snap in self.restore:  # a scratch buffer the call made: as it was before the graph wrote it
             b = st.backend
             b.copy_(b.view(st.buf, st.dtype, (st.size,), (1,), 0), snap)
-        bufs = self.plan.run(ext, self.nodes)
+        bufs = self.run(ext, self.nodes)
         for v in self.versions:
             v[0] += 1
         for s, wr in self.static:

@@ -4,7 +4,7 @@ NVIDIA's driver: the runtime is ``runtime.py`` (NVRTC, the caching allocator, on
 import functools
 
 from ..opencl.backend import OpenCLBackend
-from . import blas
+from . import blas, graphs
 from .runtime import _devices, unavailable_reason
 
 
@@ -27,6 +27,10 @@ class CUDABackend(OpenCLBackend):
 
     def memory_reserved(self, index=None):
         return self._dev(index).reserved
+
+    def graphed(self, run):
+        """A compiled plan's ``run`` replayed as one CUDA graph (``mode="reduce-overhead"``, as PyTorch's)."""
+        return graphs.graphed(run)
 
 
 def _float_or(fast, general, be, *args, **kw):

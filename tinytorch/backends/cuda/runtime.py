@@ -114,6 +114,10 @@ def _include_dirs():
 
 _INCLUDES = []
 
+class CaptureError(RuntimeError):
+    """A host copy or a synchronization while the device's stream is being captured into a CUDA graph."""
+
+
 # PyTorch's CUDACachingAllocator rounding: small requests to 512 bytes, large ones to 2 MiB
 _SMALL, _SMALL_ROUND, _LARGE_ROUND = 1 << 20, 512, 2 << 20
 _EW_LOCAL = 256
@@ -277,6 +281,8 @@ class _Device:
         self.kernels = {}
         self.modules = {}
         self.blas = None  # the cuBLAS handle, made on the first GEMM (backends/cuda/blas.py)
+        self.capturing = None  # the pool of the CUDA graph being captured (backends/cuda/graphs.py)
+        self.graph_blocks = {}  # device pointer -> the graph pool that owns it
 
     def activate(self):
         """Make the context current in the calling thread (the driver keeps one current context per thread)."""
@@ -287,7 +293,8 @@ class _Device:
     # -- caching allocator --
     def alloc(self, nbytes):
         nbytes = round_size(nbytes)
-        free = self.pool.get(nbytes)
+        graph = self.capturing  # while a CUDA graph is captured, blocks come from (and stay with) its pool
+        free = (graph.free if graph is not None else self.pool).get(nbytes)
         if free:
             ptr = free.pop()
         else:
@@ -301,6 +308,9 @@ class _Device:
                                        f"({self.name}); {self.allocated} bytes allocated, {self.reserved} reserved")
             ptr = int(res[1])
             self.reserved += nbytes
+            if graph is not None:
+                graph.owned.add(ptr)
+                self.graph_blocks[ptr] = graph
         self.allocated += nbytes
         if self.allocated > self.max_allocated:
             self.max_allocated = self.allocated
@@ -308,11 +318,22 @@ class _Device:
 
     def release(self, ptr, nbytes):
         self.allocated -= nbytes
+        graph = self.graph_blocks.get(ptr) if self.graph_blocks else None
+        if graph is not None:
+            if not graph.orphan:
+                graph.free.setdefault(nbytes, []).append(ptr)
+                return
+            del self.graph_blocks[ptr]
         self.pool.setdefault(nbytes, []).append(ptr)
+
+    def _no_capture(self, what):
+        if self.capturing is not None:
+            raise CaptureError(f"cuda: {what} is not permitted while the stream is being captured into a CUDA graph "
+                               "(operation not permitted when stream is capturing)")
 
     def empty_cache(self):
         """Give every cached free block back to the driver (waits for the stream first: a block may still be read
-        by queued work)."""
+        by queued work). Blocks of CUDA graphs' pools stay."""
         self.finish()
         for size, blocks in self.pool.items():
             for p in blocks:
@@ -362,6 +383,7 @@ class _Device:
 
     def write(self, ptr, arr):
         """Copy the C-contiguous host array ``arr`` to ``ptr``; returns when ``arr`` may be reused."""
+        self._no_capture("a host-to-device copy")
         self.activate()
         _check((cu.cuMemcpyHtoDAsync(ptr, arr.ctypes.data, arr.nbytes, self.stream)[0], None), "cuMemcpyHtoDAsync")
         self.finish()
@@ -369,6 +391,7 @@ class _Device:
     def read(self, out, ptr, byte_offset):
         """Copy ``out.nbytes`` bytes from ``ptr + byte_offset`` into the host array ``out`` (waits for the
         stream, so the bytes are those of every kernel queued before)."""
+        self._no_capture("a device-to-host copy")
         self.activate()
         _check((cu.cuMemcpyDtoHAsync(out.ctypes.data, ptr + byte_offset, out.nbytes, self.stream)[0], None),
                "cuMemcpyDtoHAsync")
@@ -379,6 +402,7 @@ class _Device:
         _check((cu.cuMemcpyDtoDAsync(dst, src, nbytes, self.stream)[0], None), "cuMemcpyDtoDAsync")
 
     def finish(self):
+        self._no_capture("synchronizing the stream")
         self.activate()
         _check((cu.cuStreamSynchronize(self.stream)[0], None), "cuStreamSynchronize")
 
