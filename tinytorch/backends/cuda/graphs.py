@@ -20,10 +20,11 @@ def _device(index):
 
 
 class _Pool:
-    """A graph's private pool: {block size: free blocks}, the blocks it owns, and whether its graph is gone."""
+    """A graph's private pool: {block size: free blocks}, and whether its graph is gone (the device's
+    ``graph_blocks`` maps each block the pool owns to it)."""
 
     def __init__(self):
-        self.free, self.owned, self.orphan = {}, set(), False
+        self.free, self.orphan = {}, False
 
 
 class CUDAGraph:
@@ -90,7 +91,6 @@ class CUDAGraph:
             d = self._dev
             for size, blocks in pool.free.items():
                 for p in blocks:
-                    pool.owned.discard(p)
                     d.graph_blocks.pop(p, None)
                     d.pool.setdefault(size, []).append(p)
             pool.free.clear()

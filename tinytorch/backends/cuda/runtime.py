@@ -309,7 +309,6 @@ class _Device:
             ptr = int(res[1])
             self.reserved += nbytes
             if graph is not None:
-                graph.owned.add(ptr)
                 self.graph_blocks[ptr] = graph
         self.allocated += nbytes
         if self.allocated > self.max_allocated:
