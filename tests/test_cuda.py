@@ -378,3 +378,27 @@ def test_reduce_overhead_plan_through_a_cuda_graph(fake_device):
     for _ in range(4):
         assert fn([w]) == ["out"]
     assert calls[2:] == ["host"] * 5 and d.capturing is None  # warm-up, failed capture + its rerun, two plain runs
+
+
+def test_every_driver_and_nvrtc_name_the_device_calls_exists():
+    """The runtime is only run on a GPU; at least every cuda-bindings function and enum member it names must exist
+    in the installed bindings (a misspelt one would fail on the first GPU)."""
+    import re
+    cu = pytest.importorskip("cuda.bindings.driver")
+    nvrtc = pytest.importorskip("cuda.bindings.nvrtc")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    missing = []
+    for f in ("tinytorch/backends/cuda/runtime.py", "tinytorch/backends/cuda/graphs.py", "tinytorch/cuda.py"):
+        with open(os.path.join(root, f)) as fh:
+            src = fh.read()
+        for mod, name in [(cu, m) for m in re.findall(r"\bcu\.([A-Za-z_][\w.]*)", src)] + \
+                         [(nvrtc, m) for m in re.findall(r"\bnvrtc\.([A-Za-z_]\w*)", src)]:
+            obj = mod
+            for part in name.split("."):
+                if part == "value":
+                    break
+                if not hasattr(obj, part):
+                    missing.append(f"{f}: {name}")
+                    break
+                obj = getattr(obj, part)
+    assert not missing and len(re.findall(r"\bcu\.", src)) > 5, missing
