@@ -3,8 +3,8 @@
 Everything else is declared in ``pyproject.toml``. The extension is optional at run time: if the compiler is
 missing or the build fails, ``pip install`` still succeeds and tinytorch runs on its NumPy kernels (it says why
 once, at import). The pointwise op codes and loops are generated from ``tinytorch/kernels/formulas.py`` before
-the compiler runs (``_generate``). Nothing here uses ``-march=native``: the vectorized loops are compiled once per instruction set
-(``csrc/cpu_*.cpp``) and chosen when the module loads, so a wheel built here runs on any x86-64 CPU.
+the compiler runs (``_generate``). Nothing here uses ``-march=native``: the vectorized loops are compiled once per
+instruction set (``csrc/cpu_*.cpp``) and chosen when the module loads, so a wheel built here runs on any x86-64 CPU.
 """
 import importlib.util
 import os

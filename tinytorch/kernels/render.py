@@ -74,6 +74,10 @@ class CStyleRenderer:
         """The formula's result ``e`` as written to its output."""
         return e
 
+    def flag(self, e):
+        """A flag attribute ``e`` as a condition."""
+        return e
+
     def declare(self, is_bool, name, e):
         return f"const {'bool' if is_bool else self.T} {name} = {e};"
 
@@ -100,7 +104,8 @@ class CStyleRenderer:
             elif n.op == "const":
                 e, b = self.const(n.args[0]), False
             elif n.op == "attr":
-                e, b = attrs[n.args[0]], n.args[1] == "bool"
+                b = n.args[1] == "bool"
+                e = self.flag(attrs[n.args[0]]) if b else attrs[n.args[0]]
             else:
                 if n.op not in self.code_for_op:
                     raise NotImplementedError(f"{type(self).__name__} has no rendering of {n.op}")
@@ -170,6 +175,10 @@ class OpenCLRenderer(CStyleRenderer):
     def cast_out(self, formula, e):
         return f"(OT){e}" if formula.out == "bool" else e
 
+    def flag(self, e):
+        # a kernel's scalars have the compute type, and a ternary's condition must not be floating
+        return f"({e} != 0)"
+
 
 class CUDARenderer(OpenCLRenderer):
     """CUDA C for NVRTC: the OpenCL spelling (C casts, overloaded math functions of the CUDA math API) with
@@ -178,30 +187,43 @@ class CUDARenderer(OpenCLRenderer):
     def function(self, name):
         return name
 
-    _STORAGE = {"float32": ("float", "float"), "float64": ("double", "double"),
-                "float16": ("__half", "float"), "bfloat16": ("__nv_bfloat16", "float")}
+    # (storage type, compute type, load, store): 16-bit floats are stored as raw bits and computed in float,
+    # converted by the PTX instructions, so a kernel needs no cuda_fp16.h / cuda_bf16.h on NVRTC's include path
+    _STORAGE = {"float32": ("float", "float", "", ""), "float64": ("double", "double", "", ""),
+                "float16": ("unsigned short", "float", "tt_h2f", "tt_f2h"),
+                "bfloat16": ("unsigned short", "float", "tt_b2f", "tt_f2b")}
+    _CONVERT = {
+        "float16": ["static __device__ __forceinline__ float tt_h2f(unsigned short h) {",
+                    '  float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }',
+                    "static __device__ __forceinline__ unsigned short tt_f2h(float f) {",
+                    '  unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }'],
+        "bfloat16": ["static __device__ __forceinline__ float tt_b2f(unsigned short h) {",
+                     "  return __uint_as_float((unsigned int)h << 16); }",
+                     "static __device__ __forceinline__ unsigned short tt_f2b(float f) {",
+                     '  unsigned short h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }'],
+    }
+
+    def prelude(self, dtype):
+        """The helper functions the kernels of ``dtype`` need, once per program."""
+        return "\n".join(self._CONVERT.get(dtype, [])) + "\n"
 
     def kernel(self, formula, dtype="float32", name=None):
         """The CUDA source of ``extern "C" __global__ void <name>(out, in0[, in1], attrs..., n)`` computing
-        ``formula`` over ``n`` contiguous elements of ``dtype`` (float16/bfloat16 computed in float)."""
-        st, ct = self._STORAGE[dtype]
+        ``formula`` over ``n`` contiguous elements of ``dtype`` (float16/bfloat16 computed in float; the program
+        needs ``prelude(dtype)`` before it)."""
+        st, ct, load, store = self._STORAGE[dtype]
         name = name or f"tt_{formula.name}"
         ot = "bool" if formula.out == "bool" else st
-        load = {"__half": "__half2float", "__nv_bfloat16": "__bfloat162float"}.get(st, "")
-        store = "" if formula.out == "bool" else {"__half": "__float2half", "__nv_bfloat16": "__float2bfloat16"}.get(
-            st, "")
+        if formula.out == "bool":
+            store = ""
         params = [f"{ot}* __restrict__ out"] + [f"const {st}* __restrict__ in{k}" for k in range(formula.arity)]
-        params += [f"{'bool' if kind == 'bool' else 'CT'} {a}" for a, kind in zip(formula.attrs, formula.attr_kinds)]
+        params += [f"{'bool' if kind == 'bool' else ct} {a}" for a, kind in zip(formula.attrs, formula.attr_kinds)]
         params.append("long long n")
-        lines = []
-        if st == "__half":
-            lines.append("#include <cuda_fp16.h>")
-        elif st == "__nv_bfloat16":
-            lines.append("#include <cuda_bf16.h>")
-        lines += [f"typedef {ct} CT;", f"typedef {ot} OT;",
-                  f'extern "C" __global__ void {name}({", ".join(params)}) {{',
-                  "  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;",
-                  "  if (i >= n) return;"]
+        # the types are local: the kernels of several formulas may share one program
+        lines = [f'extern "C" __global__ void {name}({", ".join(params)}) {{',
+                 f"  typedef {ct} CT;", f"  typedef {ot} OT;",
+                 "  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;",
+                 "  if (i >= n) return;"]
         ops = []
         for k in range(formula.arity):
             lines.append(f"  const CT x{k} = {load}(in{k}[i]);")
