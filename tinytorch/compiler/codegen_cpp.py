@@ -8,7 +8,8 @@ result is rounded as the native kernel rounds it, so a fused run gives the unfus
 Each member is its op's formula (``kernels/formulas.py``) rendered by ``kernels/render.py``'s ``CppRenderer``, the
 renderer that writes the native loops, so the two agree by construction. Only formulas marked ``fusible`` are fused
 (those without a contractible multiply-add of their own: add, sub, mul, div, neg, abs, relu, reciprocal, sqrt,
-rsqrt, square, maximum, minimum, threshold_backward, log): exp, tanh, sigmoid and GELU are polynomials the native
+rsqrt, square, maximum, minimum, threshold_backward: correctly rounded, so a fused run also equals the NumPy
+kernels bit for bit): exp, tanh, sigmoid and GELU are polynomials the native
 build contracts into FMAs.
 
 The disk cache: ``$TINYTORCH_CACHE_DIR`` (default ``~/.cache/tinytorch``) / ``kernels`` / ``<sha256>.so``, the hash
@@ -68,6 +69,18 @@ def expression(name):
     return EXPRESSIONS.get(name)
 
 
+def member(name, kw, target="cpp"):
+    """The Expr of a member of a fused run: the op's fusible formula, else (a kernel written by hand or a test)
+    the first formula of ``target`` that accepts ``kw``."""
+    e = EXPRESSIONS.get(name)
+    if e is not None and target in e.formula.targets:
+        return e
+    f = formulas.select(name, kw, target=target)
+    if f is None:
+        raise KeyError(f"no {target} formula for {name}({kw})")
+    return Expr(f)
+
+
 def available():
     """Whether generated kernels can run here: the native extension is loaded and a C++ compiler answers."""
     if "ok" not in _STATE:
@@ -119,7 +132,7 @@ def source(body, input_kinds, out_pos, dtype):
         lines.append(f"  const T c{c} = static_cast<T>(sc[{c}]);")
     lines.append("  for (int64_t i = begin; i < end; ++i) {")
     for pos, (name, refs, kw) in enumerate(body):
-        expr = EXPRESSIONS[name]
+        expr = member(name, kw)
         ops = []
         consts = []
         for r in refs[:expr.nargs]:

@@ -25,8 +25,7 @@ def available():
     return True
 
 
-def _member(name, ops, consts):
-    e = expression(name)
+def _member(e, ops, consts):
     return _OCL.expression(e.formula, ops, dict(zip(e.kw_consts, consts)))
 
 
@@ -43,10 +42,12 @@ def build(body, input_kinds, out_pos, dtype):
     for k, kind in enumerate(input_kinds):
         lines.append(f"  const CT a{k} = i{k}[f{k}{'' if kind == 'scalar' else ' + g'}];")
     for pos, (name, refs, kw) in enumerate(body):
-        nargs = expression(name).nargs
+        from .codegen_cpp import member
+        e = member(name, kw, "opencl")
+        nargs = e.nargs
         ops = [f"a{r[1]}" if r[0] == "in" else f"v{r[1]}" if r[0] == "v" else f"c{r[1]}" for r in refs[:nargs]]
         consts = [f"c{r[1]}" for r in refs[nargs:]]
-        lines.append(f"  const CT v{pos} = {_member(name, ops, consts)};")
+        lines.append(f"  const CT v{pos} = {_member(e, ops, consts)};")
     for k, pos in enumerate(out_pos):
         lines.append(f"  o{k}[g] = v{pos};")
     text = "\n".join(lines)
