@@ -5,8 +5,9 @@ import is still a dependency, only a later one), and each is checked against the
 import from its own layer and the layers under it, never from one above. The order is the one in
 ``docs/design.md``:
 
-  core      dtypes, strides, storage, devices, the thread-local mode flags, shape arithmetic, and the backends
-            (which receive native arrays, never Tensors or ops);
+  core      dtypes, strides, storage, devices, the thread-local mode flags, shape arithmetic, the elementwise
+            kernel formulas and their renderers (``kernels``, which import nothing else of tinytorch), and the
+            backends (which receive native arrays, never Tensors or ops);
   dispatch  the op record and the one op path, the autograd engine and grad mode, the Tensor data model;
   ops       the op declarations by topic (``tinytorch/_ops/``);
   tensor    the Tensor surface installed from the declarations, the ``torch.*`` sub-namespaces, printing,
@@ -27,7 +28,7 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # (layer, module prefixes); a module belongs to the layer of its longest matching prefix
 LAYERS = [
     ("core", ["_C", "_dtype", "_strides", "_storage", "device", "_modes", "_geometry", "backends.base", "backends.cpu",
-              "backends.opencl", "backends.meta"]),
+              "backends.opencl", "backends.meta", "kernels"]),
     ("dispatch", ["_dispatch", "_tensor", "autograd.engine", "autograd.grad_mode", "autograd.graph",
                   "autograd.anomaly_mode"]),
     ("ops", ["_ops"]),

@@ -35,6 +35,11 @@ Tensor = None  # set by _tensor.py (import cycle)
 _new = None  # _tensor._new, likewise
 
 
+def _fusible_ops():
+    from .kernels.formulas import fusible_ops
+    return fusible_ops()
+
+
 class Op:
     """The record of one op: everything the dispatcher needs to know about it, declared once where the op is
     written (PyTorch's ``native_functions.yaml`` entry plus its ``derivatives.yaml`` entry).
@@ -60,20 +65,27 @@ class Op:
       differentiable  False for an op PyTorch gives no gradient (its output never requires grad, even when its
                     decomposition is made of differentiable ops);
       refused       {dtype name: (exception type, message)}: dtypes PyTorch's kernel is not compiled for
-                    (``refuse(dtypes, exception, message)`` builds it).
+                    (``refuse(dtypes, exception, message)`` builds it);
+      elementwise   each output element depends only on the input elements at its position (PyTorch's
+                    ``tags: pointwise``): the compiler predicts its output's memory order from its inputs'
+                    (``compiler/lazy.py``);
+      fusible       it has a formula marked fusible in ``kernels/formulas.py`` (set from there unless given): the
+                    compiler may fuse it into a generated kernel (``compiler/fusion.py``);
+      reduction     it reduces dims of its input (sum, amax, argmax, all ...).
 
     An op without ``meta`` is a composite: the dispatcher applies its autocast policy and runs ``decomp``, whose
     ops then take the path one by one (``autocast_op`` declares these).
     """
 
     __slots__ = ("name", "meta", "backward", "decomp", "save_inputs", "save_output", "refused", "complex_grad",
-                 "view", "mutates", "autocast", "differentiable", "special")
+                 "view", "mutates", "autocast", "differentiable", "special", "elementwise", "fusible", "reduction")
 
     def __init__(self, name: str, meta: Optional[Callable[..., Any]], backward: Optional[Callable[..., Any]] = None,
                  decomp: Optional[Callable[..., Any]] = None, save_inputs: bool = True, save_output: bool = False,
                  *, complex_grad: bool = False, view: bool = False, mutates: Tuple[int, ...] = (),
                  autocast: Optional[str] = None, differentiable: bool = True,
-                 refused: Optional[Dict[str, Tuple[type, str]]] = None):
+                 refused: Optional[Dict[str, Tuple[type, str]]] = None, elementwise: bool = False,
+                 fusible: Optional[bool] = None, reduction: bool = False):
         self.name = name
         self.refused = refused
         self.meta = meta
@@ -86,6 +98,9 @@ class Op:
         self.mutates = tuple(mutates)
         self.autocast = autocast
         self.differentiable = differentiable
+        self.elementwise = elementwise
+        self.fusible = (name in _fusible_ops()) if fusible is None else fusible
+        self.reduction = reduction
         self.special = autocast is not None or meta is None or view or bool(mutates)  # steps before the common path
 
     def __repr__(self):

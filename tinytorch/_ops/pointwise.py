@@ -70,6 +70,7 @@ _same, _float, _bool, _int, _logical = (_meta(k) for k in ("same", "float", "boo
 
 
 def _unary(name, kind, backward=None, save_output=False, save_inputs=True, doc=None, meta=None, **flags):
+    flags.setdefault("elementwise", True)
     op = defop(name, meta or (_same if kind == "same" else _float if kind == "float" else _bool), backward,
                save_inputs=save_inputs, save_output=save_output, **flags)
 
@@ -89,6 +90,7 @@ def _binary(name, kind, backward=None, save_inputs=True, doc=None, tensor_only=F
     is its argument parser's TypeError); otherwise ``other`` may also be a Number."""
     meta = _meta("int", name) if kind == "int" else \
         {"same": _same, "float": _float, "bool": _bool, "logical": _logical}[kind]
+    flags.setdefault("elementwise", True)
     op = defop(name, meta, backward, save_inputs=save_inputs, **flags)
 
     def fn(input, other):
@@ -213,7 +215,7 @@ def _threshold_bw_bw(c, gg):
 
 
 _threshold_backward_op = defop("threshold_backward", _threshold_bw_meta, _threshold_bw_bw,
-                               decomp=_threshold_bw_decomp)
+                               decomp=_threshold_bw_decomp, elementwise=True)
 
 
 def _threshold_backward(grad_output, input, threshold):
@@ -233,7 +235,8 @@ isfinite = _unary("isfinite", "bool")
 logical_not = _unary("logical_not", "bool")
 
 _round_op = defop("round", _same, _zero_grad, save_inputs=False,
-    refused=refuse(("bool",) + COMPLEX_DTYPES, NotImplementedError, "\"round_vml_cpu\" not implemented for '{T}'"))
+    refused=refuse(("bool",) + COMPLEX_DTYPES, NotImplementedError, "\"round_vml_cpu\" not implemented for '{T}'"),
+    elementwise=True)
 
 
 @method("round")
@@ -261,7 +264,7 @@ def _bitwise_not_meta(a):
 
 
 bitwise_not = method("bitwise_not")(lambda input: dispatch(_bitwise_not_op, (input,)))
-_bitwise_not_op = defop("bitwise_not", _bitwise_not_meta)
+_bitwise_not_op = defop("bitwise_not", _bitwise_not_meta, elementwise=True)
 
 
 @method("frac")
@@ -283,8 +286,8 @@ def _add_bw(sign):
     return bw
 
 
-_add_op = defop("add", _same, _add_bw(1), save_inputs=False, complex_grad=True)
-_sub_op = defop("sub", _same, _add_bw(-1), save_inputs=False, complex_grad=True)
+_add_op = defop("add", _same, _add_bw(1), save_inputs=False, complex_grad=True, elementwise=True)
+_sub_op = defop("sub", _same, _add_bw(-1), save_inputs=False, complex_grad=True, elementwise=True)
 
 
 @method("add")
@@ -346,7 +349,7 @@ def _div_meta(a, b, rounding_mode=None):
     return _same(a, b)
 
 
-_div_op = defop("div", _div_meta, _div_bw, complex_grad=True)
+_div_op = defop("div", _div_meta, _div_bw, complex_grad=True, elementwise=True)
 
 
 @method("div")
@@ -401,7 +404,7 @@ def _pow_bw(c, g):
     return ga, gb
 
 
-_pow_op = defop("pow", _same, _pow_bw)
+_pow_op = defop("pow", _same, _pow_bw, elementwise=True)
 
 
 @method("pow")
@@ -523,7 +526,7 @@ def _where_bw(c, g):
     return None, where(cond, g, 0.0), where(cond, 0.0, g)
 
 
-_where_op = defop("where", _where_meta, _where_bw, complex_grad=True)
+_where_op = defop("where", _where_meta, _where_bw, complex_grad=True, elementwise=True)
 
 
 @method("where")
@@ -570,7 +573,7 @@ def _clamp_bw(c, g):
 
 
 _clamp_op = defop("clamp", _clamp_meta, _clamp_bw,
-    refused=refuse(COMPLEX_DTYPES, NotImplementedError, "clamp is not supported for complex types"))
+    refused=refuse(COMPLEX_DTYPES, NotImplementedError, "clamp is not supported for complex types"), elementwise=True)
 
 
 @method("clamp")
@@ -602,7 +605,7 @@ def _nan_to_num_meta(a, **kw):
     return [(a._shape, a.dtype)], [None]
 
 
-_nan_to_num_op = defop("nan_to_num", _nan_to_num_meta, lambda c, g: g * isfinite(c.inputs[0]))
+_nan_to_num_op = defop("nan_to_num", _nan_to_num_meta, lambda c, g: g * isfinite(c.inputs[0]), elementwise=True)
 
 
 @method("nan_to_num")

@@ -70,7 +70,7 @@ def _sum_bw(c, g):
     return _expand_back(g, c.shapes[0], c.kw["dims"], c.kw["keepdim"])
 
 
-_sum_op = defop("sum", _red_meta("sum", "sum"), _sum_bw, save_inputs=False, complex_grad=True)
+_sum_op = defop("sum", _red_meta("sum", "sum"), _sum_bw, save_inputs=False, complex_grad=True, reduction=True)
 
 
 def _dims_of(input, dim, op):
@@ -161,7 +161,7 @@ def _prod_grad_1d(x, g, d):
     return g * left * right
 
 
-_prod_op = defop("prod", _red_meta("prod", "sum"), _prod_bw)
+_prod_op = defop("prod", _red_meta("prod", "sum"), _prod_bw, reduction=True)
 
 
 class _AllElements:
@@ -196,9 +196,9 @@ def _amax_bw(c, g):
 
 
 _amax_op = defop("amax", _red_meta("amax", "minmax"), _amax_bw, save_output=True,
-    refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"max_values_cpu\" not implemented for '{T}'"))
+    refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"max_values_cpu\" not implemented for '{T}'"), reduction=True)
 _amin_op = defop("amin", _red_meta("amin", "minmax"), _amax_bw, save_output=True,
-    refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"min_values_cpu\" not implemented for '{T}'"))
+    refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"min_values_cpu\" not implemented for '{T}'"), reduction=True)
 
 
 @method("amax")
@@ -250,8 +250,8 @@ def _max_dim_bw(c, g):
     return scatter(zeros(c.shapes[0], dtype=g.dtype, device=g.device), d, idx, g)
 
 
-_max_dim_op = defop("max_dim", _index_red_meta("max"), _max_dim_bw, save_inputs=False, save_output=True)
-_min_dim_op = defop("min_dim", _index_red_meta("min"), _max_dim_bw, save_inputs=False, save_output=True)
+_max_dim_op = defop("max_dim", _index_red_meta("max"), _max_dim_bw, save_inputs=False, save_output=True, reduction=True)
+_min_dim_op = defop("min_dim", _index_red_meta("min"), _max_dim_bw, save_inputs=False, save_output=True, reduction=True)
 
 max_ret = collections.namedtuple("max", ["values", "indices"])
 min_ret = collections.namedtuple("min", ["values", "indices"])
@@ -306,10 +306,10 @@ def _arg_meta(name):
 
 _argmax_op = defop("argmax", _arg_meta("argmax"),
     refused={**refuse(("bool",), RuntimeError, "argmax(): does not support bool input"),
-             **refuse(COMPLEX_DTYPES, RuntimeError, "argmax(): does not support complex input")})
+             **refuse(COMPLEX_DTYPES, RuntimeError, "argmax(): does not support complex input")}, reduction=True)
 _argmin_op = defop("argmin", _arg_meta("argmin"),
     refused={**refuse(("bool",), RuntimeError, "argmin(): does not support bool input"),
-             **refuse(COMPLEX_DTYPES, RuntimeError, "argmin(): does not support complex input")})
+             **refuse(COMPLEX_DTYPES, RuntimeError, "argmin(): does not support complex input")}, reduction=True)
 
 
 @method("argmax")
@@ -332,8 +332,8 @@ def argmin(input, dim=None, keepdim=False):
     return dispatch(_argmin_op, (input,), {"dim": _strides.wrap_dim(dim, input.ndim), "keepdim": keepdim})
 
 
-_all_op = defop("all", _red_meta("all", "bool"))
-_any_op = defop("any", _red_meta("any", "bool"))
+_all_op = defop("all", _red_meta("all", "bool"), reduction=True)
+_any_op = defop("any", _red_meta("any", "bool"), reduction=True)
 
 
 @method("all")

@@ -5,9 +5,12 @@ The generated loop covers [begin, end) of the run's elements; ``_C.run_generated
 pool as the native kernels do (``parallel.h``, 32K-element grain). The source is compiled for the instruction set
 the native kernels chose at load time (``_C.cpu_capability()``), with floating-point contraction off: each op's
 result is rounded as the native kernel rounds it, so a fused run gives the unfused kernels' results bit for bit.
-That is also why only ops without a contractible multiply-add of their own are fused (add, sub, mul, div, neg,
-abs, relu, reciprocal, sqrt, rsqrt, square, maximum, minimum, threshold_backward): exp, tanh, sigmoid and GELU are
-polynomials the native build contracts into FMAs.
+Each member is its op's formula (``kernels/formulas.py``) rendered by ``kernels/render.py``'s ``CppRenderer``, the
+renderer that writes the native loops, so the two agree by construction. Only formulas marked ``fusible`` are fused
+(those without a contractible multiply-add of their own: add, sub, mul, div, neg, abs, relu, reciprocal, sqrt,
+rsqrt, square, maximum, minimum, threshold_backward: correctly rounded, so a fused run also equals the NumPy
+kernels bit for bit): exp, tanh, sigmoid and GELU are polynomials the native
+build contracts into FMAs.
 
 The disk cache: ``$TINYTORCH_CACHE_DIR`` (default ``~/.cache/tinytorch``) / ``kernels`` / ``<sha256>.so``, the hash
 over the source, the compiler's version line, the flags and the instruction set. A library is written to a
@@ -24,6 +27,9 @@ import sys
 import tempfile
 import time
 
+from ..kernels import formulas
+from ..kernels.render import CppRenderer
+
 _CSRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "csrc")
 FLAGS = ["-O3", "-std=c++17", "-shared", "-fPIC", "-fno-math-errno", "-fno-trapping-math", "-ffp-contract=off"]
 _TARGETS = {"avx512": "avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c", "avx2": "avx2,fma,f16c"}
@@ -32,52 +38,47 @@ _LOADED = {}  # source hash -> (library, address)
 _STATE = {}
 
 
-class Expr:
-    """How one op is written in C++: ``fmt`` with {0}, {1} ... for the operands and {c0} ... for constants taken
-    from the op's attributes (``kw_consts``); ``nargs`` tensor/number operands; ``kw_ok`` the attribute sets it
-    accepts (None: no attributes)."""
+_CPP = CppRenderer()
 
-    def __init__(self, fmt, nargs, kw_consts=(), kw_ok=None):
-        self.fmt = fmt
-        self.nargs = nargs
-        self.kw_consts = kw_consts
-        self.kw_ok = kw_ok
+
+class Expr:
+    """A fusible formula (``kernels/formulas.py``) as the fusion pass sees it: ``nargs`` tensor/number operands,
+    ``kw_consts`` the attributes it reads as constants, ``accepts`` whether a call's attributes are this formula's."""
+
+    def __init__(self, formula):
+        self.formula = formula
+        self.nargs = formula.arity
+        self.kw_consts = formula.attrs
 
     def accepts(self, kw, nargs):
-        if nargs != self.nargs:
+        if kw and type(kw) is not dict:
             return False
-        if not kw:
-            return not self.kw_consts
-        if type(kw) is not dict or set(kw) != set(self.kw_consts) | set(self.kw_ok or ()):
-            return False
-        return all(type(kw[k]) in (int, float) for k in self.kw_consts)
+        return self.formula.accepts(kw, nargs)
 
     def constants(self, kw):
         return [kw[k] for k in self.kw_consts]
 
 
-# the expressions of the native loops (csrc/kernels/pointwise.inc), operand by operand
-EXPRESSIONS = {
-    "add": Expr("{0} + {1}", 2),
-    "sub": Expr("{0} - {1}", 2),
-    "mul": Expr("{0} * {1}", 2),
-    "div": Expr("{0} / {1}", 2),
-    "maximum": Expr("tt_nan_max({0}, {1})", 2),
-    "minimum": Expr("tt_nan_min({0}, {1})", 2),
-    "neg": Expr("-{0}", 1),
-    "abs": Expr("({0} < T(0) ? -{0} : ({0} == T(0) ? T(0) : {0}))", 1),
-    "relu": Expr("({0} != {0} ? {0} : ({0} > T(0) ? {0} : T(0)))", 1),
-    "reciprocal": Expr("T(1) / {0}", 1),
-    "sqrt": Expr("std::sqrt({0})", 1),
-    "rsqrt": Expr("T(1) / std::sqrt({0})", 1),
-    "square": Expr("{0} * {0}", 1),
-    "threshold_backward": Expr("({1} <= {c0} ? T(0) : {0})", 2, kw_consts=("threshold",)),
-}
+# op name -> its fusible formula: rendered with the native loops' own expressions (CppRenderer), so a fused run
+# rounds as the unfused native kernels do
+EXPRESSIONS = {f.op: Expr(f) for f in formulas.for_target("cpp") if f.fusible}
 
 
 def expression(name):
     """The Expr of op ``name``, or None when it is not fused."""
     return EXPRESSIONS.get(name)
+
+
+def member(name, kw, target="cpp"):
+    """The Expr of a member of a fused run: the op's fusible formula, else (a kernel written by hand or a test)
+    the first formula of ``target`` that accepts ``kw``."""
+    e = EXPRESSIONS.get(name)
+    if e is not None and target in e.formula.targets:
+        return e
+    f = formulas.select(name, kw, target=target)
+    if f is None:
+        raise KeyError(f"no {target} formula for {name}({kw})")
+    return Expr(f)
 
 
 def available():
@@ -118,8 +119,6 @@ def source(body, input_kinds, out_pos, dtype):
     if target:
         lines.append(f'#pragma GCC target("{target}")')
     lines += ['#include "kernels/vec_math.h"', f"typedef {T} T;",
-              "static inline T tt_nan_max(T a, T b) { return a != a ? a : (b != b ? b : (a > b ? a : b)); }",
-              "static inline T tt_nan_min(T a, T b) { return a != a ? a : (b != b ? b : (a < b ? a : b)); }",
               'extern "C" void tt_fused(char* const* p, int64_t begin, int64_t end, const double* sc) {']
     n_out = len(out_pos)
     for k in range(n_out):
@@ -133,7 +132,7 @@ def source(body, input_kinds, out_pos, dtype):
         lines.append(f"  const T c{c} = static_cast<T>(sc[{c}]);")
     lines.append("  for (int64_t i = begin; i < end; ++i) {")
     for pos, (name, refs, kw) in enumerate(body):
-        expr = EXPRESSIONS[name]
+        expr = member(name, kw)
         ops = []
         consts = []
         for r in refs[:expr.nargs]:
@@ -150,7 +149,9 @@ def source(body, input_kinds, out_pos, dtype):
         for a, o in enumerate(ops):
             lines.append(f"    const T a{pos}_{a} = {o};")
             args.append(f"a{pos}_{a}")
-        lines.append(f"    const T v{pos} = {expr.fmt.format(*args, **{f'c{k}': c for k, c in enumerate(consts)})};")
+        stmts, e = _CPP.render(expr.formula, args, dict(zip(expr.kw_consts, consts)), local=f"t{pos}_")
+        lines += ["    " + st for st in stmts]
+        lines.append(f"    const T v{pos} = {e};")
     for k, pos in enumerate(out_pos):
         lines.append(f"    o{k}[i] = v{pos};")
     lines += ["  }", "}", ""]

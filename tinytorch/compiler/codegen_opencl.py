@@ -1,38 +1,32 @@
 """OpenCL C generation for the ``opencl`` backend: a fused elementwise run as one kernel.
 
-The run becomes one OpenCL C kernel, a work-item per element: each member a statement written with the expressions
-of the backend's own elementwise kernels (``backends/opencl/elementwise.py``), contraction off, so a fused run
-rounds as the unfused kernels do. It is built once per source into the device's program cache
+The run becomes one OpenCL C kernel, a work-item per element: each member a statement, its op's formula
+(``kernels/formulas.py``) rendered by ``kernels/render.py``'s ``OpenCLRenderer`` as the backend's own elementwise
+kernels (``backends/opencl/elementwise.py``) render it, contraction off, so a fused run rounds as the unfused kernels
+do. It is built once per source into the device's program cache
 (``runtime._Device.kernel``) and launched as the backend's elementwise kernels are (``runtime._launch_1d``). Operands
 are contiguous (or one element, broadcast), read at their buffer offsets.
 """
 import hashlib
-import re
 
-EXPRESSIONS = {"add", "sub", "mul", "div", "maximum", "minimum", "neg", "abs", "relu", "reciprocal", "sqrt",
-               "rsqrt", "threshold_backward"}
+from ..kernels.render import OpenCLRenderer
+
+_OCL = OpenCLRenderer()
 
 
 def expression(name):
-    """The codegen_cpp.Expr of ``name`` when OpenCL can fuse it (same arity and attributes), else None."""
+    """The codegen_cpp.Expr of op ``name`` when its fusible formula has an OpenCL rendering, else None."""
     from . import codegen_cpp
-    return codegen_cpp.EXPRESSIONS.get(name) if name in EXPRESSIONS else None
+    e = codegen_cpp.EXPRESSIONS.get(name)
+    return e if e is not None and "opencl" in e.formula.targets else None
 
 
 def available():
     return True
 
 
-def _member(name, dtype, ops, consts):
-    from ..backends.opencl import elementwise as ew
-    if name == "threshold_backward":
-        e = f"({ops[1]} <= {consts[0]} ? (CT)0 : {ops[0]})"
-        return e
-    if len(ops) == 1:
-        e = ew._unary_expr(name, dtype, {})
-    else:
-        e = ew._binary_expr(name, dtype, {})
-    return re.sub(r"\bx([01])\b", lambda m: ops[int(m.group(1))], e)
+def _member(e, ops, consts):
+    return _OCL.expression(e.formula, ops, dict(zip(e.kw_consts, consts)))
 
 
 def build(body, input_kinds, out_pos, dtype):
@@ -48,10 +42,12 @@ def build(body, input_kinds, out_pos, dtype):
     for k, kind in enumerate(input_kinds):
         lines.append(f"  const CT a{k} = i{k}[f{k}{'' if kind == 'scalar' else ' + g'}];")
     for pos, (name, refs, kw) in enumerate(body):
-        nargs = expression(name).nargs
+        from .codegen_cpp import member
+        e = member(name, kw, "opencl")
+        nargs = e.nargs
         ops = [f"a{r[1]}" if r[0] == "in" else f"v{r[1]}" if r[0] == "v" else f"c{r[1]}" for r in refs[:nargs]]
         consts = [f"c{r[1]}" for r in refs[nargs:]]
-        lines.append(f"  const CT v{pos} = {_member(name, dtype, ops, consts)};")
+        lines.append(f"  const CT v{pos} = {_member(e, ops, consts)};")
     for k, pos in enumerate(out_pos):
         lines.append(f"  o{k}[g] = v{pos};")
     text = "\n".join(lines)

@@ -1,11 +1,11 @@
 """Fusion: runs of elementwise kernels over the same elements become one generated kernel.
 
-A run is a sequence of consecutive kept nodes (so no write by another node falls between them) that are elementwise
-ops the code generator knows (``codegen_cpp.EXPRESSIONS``), on one backend with a code generator, in one floating
-dtype, whose tensor operands are either the run's whole element count, contiguous, or a single element (a
-broadcast scalar). Chains fuse vertically (an intermediate read only inside the run stays in a register, never in
-memory) and independent ops over the same elements horizontally (one pass instead of several). A run's outputs are
-the members' results that are still referenced or read after the run.
+A run is a sequence of consecutive kept nodes (so no write by another node falls between them) that are fusible
+ops (``Op.fusible``: a formula of ``kernels/formulas.py`` marked fusible, ``codegen_cpp.EXPRESSIONS``), on one
+backend with a code generator, in one floating dtype, whose tensor operands are either the run's whole element
+count, contiguous, or a single element (a broadcast scalar). Chains fuse vertically (an intermediate read only inside
+the run stays in a register, never in memory) and independent ops over the same elements horizontally (one pass
+instead of several). A run's outputs are the members' results that are still referenced or read after the run.
 
 Dropout's ``div`` + ``mul``, a residual ``add`` after a bias, ``relu`` and its ``threshold_backward``, the
 ``mul``/``add`` chains of a hand-written optimizer or normalization are the typical runs.
@@ -13,6 +13,7 @@ Dropout's ``div`` + ``mul``, a residual ``add`` after a bias, ``relu`` and its `
 from math import prod as _prod
 
 from .. import _strides
+from .._dispatch import OPS
 
 
 # runs over fewer elements stay unfused: a generated kernel costs a compiler run (~0.2 s, once per machine: the
@@ -110,6 +111,9 @@ def _eligible(rec, node):
     """(element count, dtype, backend) of a node a generated loop can compute, else None."""
     kind, name, _, spec, kw, outs, backend = node
     if kind != "kernel" or len(outs) != 1:
+        return None
+    op = OPS.get(name)
+    if op is None or not op.fusible:
         return None
     gen = codegen_for(backend)
     if gen is None:

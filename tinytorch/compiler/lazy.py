@@ -73,12 +73,11 @@ _ELEMENTWISE = []
 
 
 def _elementwise():
-    """The names of the elementwise ops (declared in ``_ops/pointwise.py``; ``clone`` aside: its memory format
-    decides its layout)."""
+    """The names of the elementwise ops (``Op.elementwise``; ``clone`` is not one: its memory format decides its
+    layout)."""
     if not _ELEMENTWISE:
         from .._dispatch import OPS
-        _ELEMENTWISE.append(frozenset(n for n, o in OPS.items() if o.meta is not None and n != "clone" and
-                                      getattr(o.meta, "__module__", "").endswith("_ops.pointwise")))
+        _ELEMENTWISE.append(frozenset(n for n, o in OPS.items() if o.elementwise and o.meta is not None))
     return _ELEMENTWISE[0]
 
 

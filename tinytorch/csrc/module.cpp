@@ -17,6 +17,7 @@ extern PyMethodDef blas_methods[];
 extern PyMethodDef conv_methods[];
 extern PyMethodDef generated_methods[];
 int add_native_kernel_type(PyObject* module);
+int add_pointwise_constants(PyObject* module);
 // one family a line
 #define TT_FAMILIES(X)      \
   X(pointwise_methods)      \
@@ -78,7 +79,7 @@ PyMODINIT_FUNC PyInit__C(void) {
   g_methods = tt::all_methods();
   g_module.m_methods = g_methods.data();
   PyObject* m = PyModule_Create(&g_module);
-  if (m && tt::add_native_kernel_type(m) < 0) {
+  if (m && (tt::add_native_kernel_type(m) < 0 || tt::add_pointwise_constants(m) < 0)) {
     Py_DECREF(m);
     return nullptr;
   }

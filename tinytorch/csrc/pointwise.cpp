@@ -130,6 +130,36 @@ static PyObject* py_where(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   return reinterpret_cast<PyObject*>(it.output());
 }
 
+static PyObject* names_to_codes(const char* const* names, int count) {
+  PyObject* d = PyDict_New();
+  if (!d) return nullptr;
+  for (int i = 0; i < count; ++i) {
+    PyObject* code = PyLong_FromLong(i);
+    if (!code || PyDict_SetItemString(d, names[i], code) < 0) {
+      Py_XDECREF(code);
+      Py_DECREF(d);
+      return nullptr;
+    }
+    Py_DECREF(code);
+  }
+  return d;
+}
+
+// _C.BINARY_OPS and _C.UNARY_OPS: {formula name: op code}, read by backends/cpu/native.py
+int add_pointwise_constants(PyObject* m) {
+  PyObject* b = names_to_codes(kBinaryOpNames, BIN_COUNT);
+  if (!b || PyModule_AddObject(m, "BINARY_OPS", b) < 0) {
+    Py_XDECREF(b);
+    return -1;
+  }
+  PyObject* u = names_to_codes(kUnaryOpNames, UN_COUNT);
+  if (!u || PyModule_AddObject(m, "UNARY_OPS", u) < 0) {
+    Py_XDECREF(u);
+    return -1;
+  }
+  return 0;
+}
+
 PyMethodDef pointwise_methods[] = {
     {"binary", (PyCFunction)(void (*)(void))py_binary, METH_FASTCALL, "binary(op, a, b, scalar=None)"},
     {"binary_", (PyCFunction)(void (*)(void))py_binary_inplace, METH_FASTCALL, "binary_(op, dst, other, alpha=None)"},

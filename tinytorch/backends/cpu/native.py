@@ -77,34 +77,27 @@ def _native(name, entry, *prefix):
     return NATIVE_KERNELS.add(name, _C.NativeKernel(entry, prefix, KERNELS[name], f"native_{name}"))
 
 
-# op codes: tinytorch/csrc/pointwise_ops.h
-_BINARY = {"add": 0, "sub": 2, "mul": 4, "maximum": 6, "minimum": 7, "eq": 8, "ne": 9, "lt": 10, "le": 11,
-           "gt": 12, "ge": 13}
-_BIN_DIV, _BIN_THRESHOLD_BACKWARD = 5, 14
-_BIN_GELU_BACKWARD, _BIN_GELU_TANH_BACKWARD = 17, 18
-_UNARY = {"neg": 0, "abs": 1, "exp": 2, "sqrt": 3, "rsqrt": 4, "reciprocal": 5, "tanh": 6, "sigmoid": 7,
-          "relu": 8}
-_UN_GELU, _UN_GELU_TANH, _UN_CLAMP = 10, 11, 13
-
-
 def _register_pointwise():
     import ml_dtypes
     import numpy as np
+    from ...kernels import formulas
     _C.set_bfloat16_type(np.dtype(ml_dtypes.bfloat16).num)
     binary, unary = _C.binary, _C.unary
-    # add/sub with alpha != 1 and div with a rounding mode come with keyword attributes: NumPy runs those
-    for name, code in _BINARY.items():
-        _native(name, binary, code)
-    _native("div", binary, _BIN_DIV)
-    for name, code in _UNARY.items():
-        _native(name, unary, code)
+    # op codes: generated with the loops from tinytorch/kernels/formulas.py ({formula name: code})
+    bin_code, un_code = _C.BINARY_OPS, _C.UNARY_OPS
+    # every formula with a native loop that computes an op with a NumPy kernel from its operands alone is that op's
+    # kernel; a call with keyword attributes (add's alpha, div's rounding_mode) goes to the NumPy kernel
+    for f in formulas.for_target("cpp"):
+        if f.op == f.name and not f.attrs and not f.when and f.op in KERNELS:
+            _native(f.op, binary if f.arity == 2 else unary, (bin_code if f.arity == 2 else un_code)[f.name])
     _native("where", _C.where)
     # in place (Tensor.add_ ...): the NumPy in-place kernel when the native one declines
     binary_ = _C.binary_
-    for name, code, alpha_code in (("add", 0, 1), ("sub", 2, 3), ("mul", 4, None), ("div", _BIN_DIV, None)):
+    for name, alpha_name in (("add", "add_alpha"), ("sub", "sub_alpha"), ("mul", None), ("div", None)):
         fallback = INPLACE_KERNELS[name]
 
-        def k(dst, other, alpha=1, rounding_mode=None, _c=code, _ca=alpha_code, _fb=fallback):
+        def k(dst, other, alpha=1, rounding_mode=None, _c=bin_code[name], _ca=bin_code.get(alpha_name),
+              _fb=fallback):
             if rounding_mode is None and (alpha == 1 or _ca is not None):
                 r = binary_(_c, dst, other) if alpha == 1 else binary_(_ca, dst, other, alpha)
                 if r is None:
@@ -112,17 +105,21 @@ def _register_pointwise():
             _fb(dst, other, alpha=alpha, rounding_mode=rounding_mode)
         k.__name__ = f"native_{name}_"
         NATIVE_INPLACE_KERNELS.add(name, k)
-    _with_fallback("clamp", lambda a, lo, hi: unary(_UN_CLAMP, a, 0.0 if lo is None else lo,
+    clamp = un_code["clamp"]
+    _with_fallback("clamp", lambda a, lo, hi: unary(clamp, a, 0.0 if lo is None else lo,
                                                     0.0 if hi is None else hi, lo is not None, hi is not None)
                    if type(lo) in (int, float, type(None)) and type(hi) in (int, float, type(None))
                    and a.dtype.kind == "f" else NotImplemented)
-    _with_fallback("threshold_backward", lambda g, x, threshold: binary(_BIN_THRESHOLD_BACKWARD, g, x, threshold))
-    _with_fallback("gelu", lambda x, approximate: unary(_UN_GELU_TANH if approximate == "tanh" else _UN_GELU, x))
+    threshold_bw = bin_code["threshold_backward"]
+    _with_fallback("threshold_backward", lambda g, x, threshold: binary(threshold_bw, g, x, threshold))
+    gelu, gelu_tanh = un_code["gelu"], un_code["gelu_tanh"]
+    _with_fallback("gelu", lambda x, approximate: unary(gelu_tanh if approximate == "tanh" else gelu, x))
+    gelu_bw, gelu_tanh_bw = bin_code["gelu_backward"], bin_code["gelu_tanh_backward"]
     _with_fallback("gelu_backward", lambda g, x, approximate: binary(
-        _BIN_GELU_TANH_BACKWARD if approximate == "tanh" else _BIN_GELU_BACKWARD, g, x))
+        gelu_tanh_bw if approximate == "tanh" else gelu_bw, g, x))
     # the NumPy kernel reuses the saved output to skip an erf pass; the native loop's erf is cheaper than the
     # extra memory traffic, so it recomputes Phi(x) as PyTorch's GeluBackward does
-    _with_fallback("gelu_backward_from_output", lambda g, x, out: binary(_BIN_GELU_BACKWARD, g, x))
+    _with_fallback("gelu_backward_from_output", lambda g, x, out: binary(gelu_bw, g, x))
 
 
 def _register_optim():

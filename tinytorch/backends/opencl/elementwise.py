@@ -1,24 +1,29 @@
 """Elementwise kernels: the unary and binary op families (each dtype's family compiled in one program),
-where, clamp, threshold_backward and casts."""
+where, clamp, threshold_backward and casts.
+
+A floating op with a formula (``kernels/formulas.py``) is that formula rendered by ``kernels/render.py``'s
+``OpenCLRenderer`` (as the fused kernels of ``compiler/codegen_opencl.py`` render it); the if-chains below cover the
+integer and bool dtypes and the ops without a formula (rounding modes, bitwise, logical ops)."""
 import re
 
 from ... import _dtype as _dt
+from ...kernels import formulas
+from ...kernels.render import OpenCLRenderer
 from .codegen import MAXD, _bshape, _ct, _isf, _max_expr
 from .reduce import _red
 from .runtime import KERNELS, _is_arr
 
-_UNARY_FLOAT = {
-    "exp": "exp(x0)", "exp2": "exp2(x0)", "expm1": "expm1(x0)", "log": "log(x0)", "log2": "log2(x0)",
-    "log10": "log10(x0)", "log1p": "log1p(x0)", "sqrt": "sqrt(x0)", "rsqrt": "rsqrt(x0)", "sin": "sin(x0)",
-    "cos": "cos(x0)", "tan": "tan(x0)", "asin": "asin(x0)", "acos": "acos(x0)", "atan": "atan(x0)",
-    "sinh": "sinh(x0)", "cosh": "cosh(x0)", "tanh": "tanh(x0)", "sigmoid": "(CT)1 / ((CT)1 + exp(-x0))",
-    "reciprocal": "(CT)1 / x0", "erf": "erf(x0)", "erfinv": "erfinv_(x0)",
-    # ATen's spherical_bessel_j0_forward (Math.h): its Taylor series below |x| = 0.5, 0 at +-inf
-    "special_spherical_bessel_j0": "(isinf(x0) ? (CT)0 : (fabs(x0) < (CT)0.5 ? (CT)1 + x0 * x0 * ((CT)-1 / (CT)6 + "
-                                   "x0 * x0 * ((CT)1 / (CT)120 + x0 * x0 * ((CT)-1 / (CT)5040 + x0 * x0 * ((CT)1 / "
-                                   "(CT)362880 + x0 * x0 * ((CT)-1 / (CT)39916800 + x0 * x0 * ((CT)1 / "
-                                   "(CT)6227020800.0f)))))) : sin(x0) / x0))",
-}
+_OCL = OpenCLRenderer()
+
+
+def _formula_expr(name, dt, kw, nargs, attrs=None):
+    """Op ``name`` on floating ``dt`` with attributes ``kw`` as the OpenCL rendering of its formula
+    (``kernels/formulas.py``) over operands x0, x1 (attributes named by ``attrs``), or None when it has none."""
+    if not _isf(dt):
+        return None
+    f = formulas.select(name, kw, nargs, target="opencl")
+    return None if f is None else _OCL.expression(f, ["x0", "x1"][:nargs], attrs)
+
 
 # erfinv: Giles' single-precision approximation, then two Newton steps on erf (exact to the last bits in double)
 _ERFINV = """
@@ -42,13 +47,14 @@ CT erfinv_(CT y) {
 
 
 def _unary_expr(name, dt, kw):
+    e = _formula_expr(name, dt, kw, 1)
+    if e is not None:
+        return e
     f = _isf(dt)
-    if name in _UNARY_FLOAT:
-        return _UNARY_FLOAT[name]
     if name == "neg":
         return "-x0"
     if name == "abs":
-        return "fabs(x0)" if f else ("x0" if dt.name in ("uint8", "bool") else "(x0 < 0 ? -x0 : x0)")
+        return "x0" if dt.name in ("uint8", "bool") else "(x0 < 0 ? -x0 : x0)"
     if name == "sign":
         return "(isnan(x0) ? x0 : (CT)((x0 > 0) - (x0 < 0)))" if f else "(CT)((x0 > 0) - (x0 < 0))"
     if name in ("floor", "ceil", "trunc"):
@@ -59,7 +65,7 @@ def _unary_expr(name, dt, kw):
             return "x0"
         return "rint(x0)" if d == 0 else f"(rint(x0 * (CT){10.0 ** d!r}) / (CT){10.0 ** d!r})"
     if name == "relu":
-        return "(x0 > 0 || isnan(x0) ? x0 : (CT)0)" if f else "(x0 > 0 ? x0 : (CT)0)"
+        return "(x0 > 0 ? x0 : (CT)0)"
     if name == "bitwise_not":
         return "(CT)(!x0)" if dt.name == "bool" else "~x0"
     if name == "logical_not":
@@ -78,6 +84,9 @@ def _unary_expr(name, dt, kw):
 
 
 def _binary_expr(name, dt, kw):
+    e = _formula_expr(name, dt, kw, 2, {"alpha": "s0"})
+    if e is not None:
+        return e
     f = _isf(dt)
     b = dt.name == "bool"
     if name in ("add", "sub"):
@@ -183,9 +192,12 @@ def _unary(name):
         def family():  # every unary op of this dtype, compiled in one program
             out = []
             for n2 in _UNARY_NAMES:
-                if n2 == "nan_to_num" or (n2 in _UNARY_FLOAT and not _isf(dt)) or (n2 == "bitwise_not" and _isf(dt)):
+                if n2 == "nan_to_num" or (n2 == "bitwise_not" and _isf(dt)):
                     continue
-                e2, o2, s2, h2 = _unary_spec(n2, dt, {})
+                try:
+                    e2, o2, s2, h2 = _unary_spec(n2, dt, {})
+                except KeyError:  # a floating-only op (exp, sin ...) on an integer dtype
+                    continue
                 out.append((n2, e2, o2.name, (dt.name,), s2, (), MAXD, (), None, h2))
             return out
         return be._ew(name, expr, [a], scalars, out_dt, a.shape, helpers=helpers,
@@ -263,8 +275,8 @@ def _where(be, c, a, b):
 @KERNELS.register("threshold_backward")
 def _threshold_backward(be, g, x, threshold):
     shape = _bshape([g.shape, x.shape])
-    return be._ew("threshold_backward", "(x1 <= s0 ? (OT)0 : x0)", [g, x], [(threshold, x.dtype)], g.dtype,
-                  shape)
+    expr = _OCL.expression(formulas.BY_NAME["threshold_backward"], ["x0", "x1"], {"threshold": "s0"})
+    return be._ew("threshold_backward", expr, [g, x], [(threshold, x.dtype)], g.dtype, shape)
 
 
 @KERNELS.register("clamp")
