@@ -199,32 +199,30 @@ def test_opencl_renderings_run_and_match_torch(dtype):
         _check(f, be.to_numpy(out), want, dtype)
 
 
-def _nvrtc():
-    nvrtc = pytest.importorskip("cuda.bindings.nvrtc")
-    return nvrtc
-
-
-def _nvrtc_compile(nvrtc, src, name):
-    err, prog = nvrtc.nvrtcCreateProgram(src.encode(), f"{name}.cu".encode(), 0, [], [])
-    assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS
-    try:
-        (res,) = nvrtc.nvrtcCompileProgram(prog, 2, [b"--gpu-architecture=compute_80", b"--std=c++17"])
-        err, n = nvrtc.nvrtcGetProgramLogSize(prog)
-        log = b" " * n
-        nvrtc.nvrtcGetProgramLog(prog, log)
-        return res == nvrtc.nvrtcResult.NVRTC_SUCCESS, log.decode(errors="replace")
-    finally:
-        nvrtc.nvrtcDestroyProgram(prog)
+def _cuda_source(dtype, fs):
+    """The OpenCL C the cuda device compiles for the elementwise kernel of each formula in ``fs`` on ``dtype``
+    (``codegen._ew_spec`` around the OpenCL rendering, as the opencl backend builds it), one program for all."""
+    from tinytorch.backends.opencl import elementwise
+    from tinytorch.backends.opencl.codegen import _ew_spec
+    r = OpenCLRenderer()
+    srcs = []
+    for f in fs:
+        e = r.expression(f, ["x0", "x1"][:f.arity], {a: f"s{i}" for i, a in enumerate(f.attrs)})
+        scalars = tuple("bool" if k == "bool" else dtype for k in f.attr_kinds)
+        _, src = _ew_spec(f.name, e, "bool" if f.out == "bool" else dtype, (dtype,) * f.arity, scalars,
+                          helpers=elementwise._ERFINV if "erfinv_" in e else "")
+        srcs.append(src.replace("KNAME", f"k_{f.name}"))
+    return "".join(srcs)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
 def test_cuda_renderings_compile_with_nvrtc(dtype):
-    nvrtc = _nvrtc()
-    r = CUDARenderer()
-    # one program of every formula: a syntax error anywhere fails it
-    src = r.prelude(dtype) + "\n".join(r.kernel(f, dtype) for f in formulas.for_target("cuda"))
-    ok, log = _nvrtc_compile(nvrtc, src, "formulas_" + dtype)
-    assert ok, log[-4000:] + "\n" + src[:2000]
+    """Every formula's kernel as the cuda device compiles it (``CUDARenderer`` over the OpenCL C), one NVRTC
+    program per dtype, to an sm_90 cubin."""
+    pytest.importorskip("cuda.bindings.nvrtc")
+    from tinytorch.backends.cuda import runtime
+    image, _ = runtime.compile_source(_cuda_source(dtype, formulas.for_target("cuda")), 90)
+    assert image[:4] == b"\x7fELF"
 
 
 # ---- the demonstration: `log` was added once, as one Formula line, and is now everywhere ----
@@ -241,7 +239,7 @@ def test_added_formula_reaches_every_target():
     assert not tt._dispatch.OPS["log"].fusible  # see its declaration: tinytorch.compile leaves it unfused
     _, ocl_src, *_ = codegen_opencl.build(body, ["full"], [1], _dt.float32)
     assert "log(" in ocl_src
-    assert "log(x0)" in CUDARenderer().kernel(f, "float32")
+    assert "log(x0)" in CUDARenderer().program(_cuda_source("float32", [f]))  # the cuda device's tinytorch.log
     # the native kernel: registered for tinytorch.log by the generic rule, values as torch's
     C = _C()
     assert C.UNARY_OPS["log"] >= 0

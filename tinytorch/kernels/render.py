@@ -181,54 +181,62 @@ class OpenCLRenderer(CStyleRenderer):
 
 
 class CUDARenderer(OpenCLRenderer):
-    """CUDA C for NVRTC: the OpenCL spelling (C casts, overloaded math functions of the CUDA math API) with
-    CUDA's own ``erfinv``. ``kernel`` writes a complete elementwise kernel."""
+    """CUDA C for NVRTC: the OpenCL C kernels (expressions rendered as ``OpenCLRenderer`` renders them, in the
+    kernel templates of ``backends/opencl``) under a prelude that maps OpenCL C's few differences onto CUDA C, as
+    tinygrad's C-style renderers share one language and differ in per-target prefixes: ``__kernel`` ->
+    ``extern "C" __global__``, ``__global`` -> nothing, ``__local`` -> ``__shared__``, ``barrier`` ->
+    ``__syncthreads``, ``get_global_id(d)`` -> ``blockIdx.d * blockDim.d + threadIdx.d`` (and the other work-item
+    functions), ``uchar``/``ulong``. A kernel naming ``half`` or ``bfloat16`` also gets ``LOW_PRECISION``: the CUDA
+    headers' ``__half`` and ``__nv_bfloat16`` (``cuda_fp16.h``, ``cuda_bf16.h``), math evaluated in float and
+    rounded back, as the OpenCL kernels' half path. ``program(src)`` is what the ``cuda`` device compiles."""
 
-    def function(self, name):
-        return name
+    PRELUDE = r"""
+    typedef unsigned char uchar;
+    typedef unsigned short ushort;
+    typedef unsigned int uint;
+    typedef unsigned long ulong;
+    #define __kernel extern "C" __global__
+    #define __global
+    #define __constant const
+    #define __local __shared__
+    #define CLK_LOCAL_MEM_FENCE 1
+    #define CLK_GLOBAL_MEM_FENCE 2
+    #define barrier(flags) __syncthreads()
+    #ifndef INFINITY
+    #define INFINITY __int_as_float(0x7f800000)
+    #endif
+    #ifndef NAN
+    #define NAN __int_as_float(0x7fffffff)
+    #endif
+    static __device__ __forceinline__ long tt_dim3(uint3 v, int d) { return d == 0 ? v.x : (d == 1 ? v.y : v.z); }
+    static __device__ __forceinline__ long tt_dim3(dim3 v, int d) { return d == 0 ? v.x : (d == 1 ? v.y : v.z); }
+    static __device__ __forceinline__ long get_local_id(int d) { return tt_dim3(threadIdx, d); }
+    static __device__ __forceinline__ long get_group_id(int d) { return tt_dim3(blockIdx, d); }
+    static __device__ __forceinline__ long get_local_size(int d) { return tt_dim3(blockDim, d); }
+    static __device__ __forceinline__ long get_num_groups(int d) { return tt_dim3(gridDim, d); }
+    static __device__ __forceinline__ long get_global_id(int d) { return get_group_id(d) * get_local_size(d) + get_local_id(d); }
+    static __device__ __forceinline__ long get_global_size(int d) { return get_num_groups(d) * get_local_size(d); }
+    """
 
-    # (storage type, compute type, load, store): 16-bit floats are stored as raw bits and computed in float,
-    # converted by the PTX instructions, so a kernel needs no cuda_fp16.h / cuda_bf16.h on NVRTC's include path
-    _STORAGE = {"float32": ("float", "float", "", ""), "float64": ("double", "double", "", ""),
-                "float16": ("unsigned short", "float", "tt_h2f", "tt_f2h"),
-                "bfloat16": ("unsigned short", "float", "tt_b2f", "tt_f2b")}
-    _CONVERT = {
-        "float16": ["static __device__ __forceinline__ float tt_h2f(unsigned short h) {",
-                    '  float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }',
-                    "static __device__ __forceinline__ unsigned short tt_f2h(float f) {",
-                    '  unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }'],
-        "bfloat16": ["static __device__ __forceinline__ float tt_b2f(unsigned short h) {",
-                     "  return __uint_as_float((unsigned int)h << 16); }",
-                     "static __device__ __forceinline__ unsigned short tt_f2b(float f) {",
-                     '  unsigned short h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }'],
-    }
+    LOW_PRECISION = r"""
+    #include <cuda_fp16.h>
+    #include <cuda_bf16.h>
+    typedef __half half;
+    typedef __nv_bfloat16 bfloat16;
+    #define TT_LOWP_FN(f) \
+      static __device__ __forceinline__ half f(half x) { return __float2half(f(__half2float(x))); } \
+      static __device__ __forceinline__ bfloat16 f(bfloat16 x) { return __float2bfloat16(f(__bfloat162float(x))); }
+    TT_LOWP_FN(exp) TT_LOWP_FN(exp2) TT_LOWP_FN(expm1) TT_LOWP_FN(log) TT_LOWP_FN(log2) TT_LOWP_FN(log10)
+    TT_LOWP_FN(log1p) TT_LOWP_FN(sqrt) TT_LOWP_FN(rsqrt) TT_LOWP_FN(sin) TT_LOWP_FN(cos) TT_LOWP_FN(tan)
+    TT_LOWP_FN(asin) TT_LOWP_FN(acos) TT_LOWP_FN(atan) TT_LOWP_FN(sinh) TT_LOWP_FN(cosh) TT_LOWP_FN(tanh)
+    TT_LOWP_FN(erf) TT_LOWP_FN(fabs) TT_LOWP_FN(floor) TT_LOWP_FN(ceil) TT_LOWP_FN(trunc) TT_LOWP_FN(rint)
+    #define TT_LOWP_PRED(f) \
+      static __device__ __forceinline__ bool f(half x) { return f(__half2float(x)); } \
+      static __device__ __forceinline__ bool f(bfloat16 x) { return f(__bfloat162float(x)); }
+    TT_LOWP_PRED(isnan) TT_LOWP_PRED(isinf) TT_LOWP_PRED(isfinite)
+    """
 
-    def prelude(self, dtype):
-        """The helper functions the kernels of ``dtype`` need, once per program."""
-        return "\n".join(self._CONVERT.get(dtype, [])) + "\n"
-
-    def kernel(self, formula, dtype="float32", name=None):
-        """The CUDA source of ``extern "C" __global__ void <name>(out, in0[, in1], attrs..., n)`` computing
-        ``formula`` over ``n`` contiguous elements of ``dtype`` (float16/bfloat16 computed in float; the program
-        needs ``prelude(dtype)`` before it)."""
-        st, ct, load, store = self._STORAGE[dtype]
-        name = name or f"tt_{formula.name}"
-        ot = "bool" if formula.out == "bool" else st
-        if formula.out == "bool":
-            store = ""
-        params = [f"{ot}* __restrict__ out"] + [f"const {st}* __restrict__ in{k}" for k in range(formula.arity)]
-        params += [f"{'bool' if kind == 'bool' else ct} {a}" for a, kind in zip(formula.attrs, formula.attr_kinds)]
-        params.append("long long n")
-        # the types are local: the kernels of several formulas may share one program
-        lines = [f'extern "C" __global__ void {name}({", ".join(params)}) {{',
-                 f"  typedef {ct} CT;", f"  typedef {ot} OT;",
-                 "  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;",
-                 "  if (i >= n) return;"]
-        ops = []
-        for k in range(formula.arity):
-            lines.append(f"  const CT x{k} = {load}(in{k}[i]);")
-            ops.append(f"x{k}")
-        stmts, e = self.render(formula, ops, cse=True)
-        lines += ["  " + s for s in stmts]
-        lines += [f"  out[i] = {store}({e});", "}", ""]
-        return "\n".join(lines)
+    def program(self, src):
+        """The CUDA C program of OpenCL C kernel source ``src``."""
+        low = "half" in src or "bfloat16" in src
+        return self.PRELUDE + (self.LOW_PRECISION if low else "") + src

@@ -2,9 +2,8 @@
 events, module load, launches), NVRTC compiling the kernels, and a caching allocator.
 
 The device runs the kernels of the ``opencl`` backend (``backends/opencl/*.py``): they are written in OpenCL C,
-and ``PRELUDE`` maps that dialect onto CUDA C (``__kernel`` -> ``extern "C" __global__``, ``get_global_id`` ->
-``blockIdx * blockDim + threadIdx``, ``__local`` -> ``__shared__``, ``barrier`` -> ``__syncthreads``, ``half`` ->
-``__half``), as tinygrad's C-style renderers share one kernel language and differ in a few prefixes. A ``_Device``
+and ``kernels/render.CUDARenderer`` makes CUDA C of them (a prelude mapping ``__kernel``, ``get_global_id``,
+``__local``, ``barrier``, ``half`` ... onto CUDA's spellings). A ``_Device``
 here offers the same methods as ``backends/opencl/runtime._Device`` (``alloc``/``release``, ``kernel``,
 ``launch``/``launch_1d``, ``write``/``read``, ``finish``), so every kernel module runs on it unchanged.
 
@@ -20,12 +19,13 @@ later work on that stream only, so no event is needed before reuse. Host copies 
 """
 import hashlib
 import os
-import re
 import struct
 import tempfile
 import threading
 
 import numpy as np
+
+from ...kernels.render import CUDARenderer
 
 cu = nvrtc = None  # cuda.bindings' driver and nvrtc modules, imported on first use (importing tinytorch stays fast)
 _IMPORT_ERROR = []
@@ -43,59 +43,13 @@ def _bindings():
             _IMPORT_ERROR.append(e)
     return cu is not None
 
-PRELUDE = r"""
-typedef unsigned char uchar;
-typedef unsigned short ushort;
-typedef unsigned int uint;
-typedef unsigned long ulong;
-#define __kernel extern "C" __global__
-#define __global
-#define __constant const
-#define __local __shared__
-#define CLK_LOCAL_MEM_FENCE 1
-#define CLK_GLOBAL_MEM_FENCE 2
-#define barrier(flags) __syncthreads()
-#ifndef INFINITY
-#define INFINITY __int_as_float(0x7f800000)
-#endif
-#ifndef NAN
-#define NAN __int_as_float(0x7fffffff)
-#endif
-static __device__ __forceinline__ long tt_dim3(uint3 v, int d) { return d == 0 ? v.x : (d == 1 ? v.y : v.z); }
-static __device__ __forceinline__ long tt_dim3(dim3 v, int d) { return d == 0 ? v.x : (d == 1 ? v.y : v.z); }
-static __device__ __forceinline__ long get_local_id(int d) { return tt_dim3(threadIdx, d); }
-static __device__ __forceinline__ long get_group_id(int d) { return tt_dim3(blockIdx, d); }
-static __device__ __forceinline__ long get_local_size(int d) { return tt_dim3(blockDim, d); }
-static __device__ __forceinline__ long get_num_groups(int d) { return tt_dim3(gridDim, d); }
-static __device__ __forceinline__ long get_global_id(int d) { return get_group_id(d) * get_local_size(d) + get_local_id(d); }
-static __device__ __forceinline__ long get_global_size(int d) { return get_num_groups(d) * get_local_size(d); }
-"""
 
-# float16 / bfloat16: the CUDA headers' types, math computed in float and rounded back (as the OpenCL kernels'
-# half path); included only by kernels that name them, since parsing the headers is most of a compile's time
-LOW_PRECISION = r"""
-#include <cuda_fp16.h>
-#include <cuda_bf16.h>
-typedef __half half;
-typedef __nv_bfloat16 bfloat16;
-#define TT_LOWP_FN(f) \
-  static __device__ __forceinline__ half f(half x) { return __float2half(f(__half2float(x))); } \
-  static __device__ __forceinline__ bfloat16 f(bfloat16 x) { return __float2bfloat16(f(__bfloat162float(x))); }
-TT_LOWP_FN(exp) TT_LOWP_FN(exp2) TT_LOWP_FN(expm1) TT_LOWP_FN(log) TT_LOWP_FN(log2) TT_LOWP_FN(log10)
-TT_LOWP_FN(log1p) TT_LOWP_FN(sqrt) TT_LOWP_FN(rsqrt) TT_LOWP_FN(sin) TT_LOWP_FN(cos) TT_LOWP_FN(tan)
-TT_LOWP_FN(asin) TT_LOWP_FN(acos) TT_LOWP_FN(atan) TT_LOWP_FN(sinh) TT_LOWP_FN(cosh) TT_LOWP_FN(tanh)
-TT_LOWP_FN(erf) TT_LOWP_FN(fabs) TT_LOWP_FN(floor) TT_LOWP_FN(ceil) TT_LOWP_FN(trunc) TT_LOWP_FN(rint)
-#define TT_LOWP_PRED(f) \
-  static __device__ __forceinline__ bool f(half x) { return f(__half2float(x)); } \
-  static __device__ __forceinline__ bool f(bfloat16 x) { return f(__bfloat162float(x)); }
-TT_LOWP_PRED(isnan) TT_LOWP_PRED(isinf) TT_LOWP_PRED(isfinite)
-"""
-_LOWP_NAMES = re.compile(r"\b(half|bfloat16)\b")
+_RENDERER = CUDARenderer()
 
 
 def render(src):
-    """The CUDA C of OpenCL C kernel source ``src``: the prelude, the low-precision part where it is needed."""
-    return PRELUDE + (LOW_PRECISION if _LOWP_NAMES.search(src) else "") + src
+    """The CUDA C program NVRTC compiles for OpenCL C kernel source ``src`` (``kernels/render.CUDARenderer``)."""
+    return _RENDERER.program(src)
 
 
 def _include_dirs():

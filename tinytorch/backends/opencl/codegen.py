@@ -8,7 +8,7 @@ import numpy as np
 MAXD = 6  # dims handled by the generic strided index code (more dims get a kernel of their own width)
 _CTYPE = {"bool": "uchar", "uint8": "uchar", "int8": "char", "int16": "short", "int32": "int", "int64": "long",
           "float16": "half", "float32": "float", "float64": "double",
-          "bfloat16": "bfloat16"}  # CUDA C only (backends/cuda/runtime.PRELUDE); OpenCL C has no bfloat16
+          "bfloat16": "bfloat16"}  # CUDA C only (kernels/render.CUDARenderer); OpenCL C has none
 
 
 def _ct(dtype):
