@@ -46,6 +46,9 @@ class Backend:
     name: Optional[str] = None
     kernels: Optional[Dict[str, Callable[..., Any]]] = None
     shape_only: bool = False  # True for the meta device: outputs come from the meta functions, no kernels run
+    # the language of the backend's generated kernels, which picks the compiler's code generator for fused kernels
+    # ('c++': compiler/codegen_cpp.py, 'opencl': compiler/codegen_opencl.py); None: no fused kernels
+    kernel_language: Optional[str] = None
     # optional: {op name: fn(dst, *args)} writing op(dst, *args) into dst, used by in-place ops outside autograd
     inplace_kernels: Dict[str, Callable[..., None]] = {}
 

@@ -1,11 +1,12 @@
-"""OpenCL C generation for the ``opencl`` backend: a fused elementwise run as one kernel.
+"""OpenCL C generation for the ``opencl`` and ``cuda`` backends: a fused elementwise run as one kernel.
 
 The run becomes one OpenCL C kernel, a work-item per element: each member a statement, its op's formula
 (``kernels/formulas.py``) rendered by ``kernels/render.py``'s ``OpenCLRenderer`` as the backend's own elementwise
 kernels (``backends/opencl/elementwise.py``) render it, contraction off, so a fused run rounds as the unfused kernels
-do. It is built once per source into the device's program cache
-(``runtime._Device.kernel``) and launched as the backend's elementwise kernels are (``runtime._launch_1d``). Operands
-are contiguous (or one element, broadcast), read at their buffer offsets.
+do. It is built once per source into the device's program cache (``_Device.kernel``) and launched as the
+backend's elementwise kernels are (``_Device.launch_1d``); on the cuda device the same source is compiled as CUDA C
+(``kernels/render.CUDARenderer``). Operands are contiguous (or one element, broadcast), read at their buffer
+offsets.
 """
 import hashlib
 
@@ -60,7 +61,6 @@ def build(body, input_kinds, out_pos, dtype):
 def launcher(kernel, n, dtype, out_shapes, backend):
     """``fn(consts, *inputs)``: allocate the outputs, launch the fused kernel, return them."""
     import numpy as np
-    from ..backends.opencl.runtime import _launch_1d, _set_args
     name, src, kinds, n_out, n_c = kernel
     npdt = dtype.np
 
@@ -70,7 +70,6 @@ def launcher(kernel, n, dtype, out_shapes, backend):
         outs = [backend._empty(shape, dtype, dev) for shape in out_shapes]
         args = [o.buf.mem for o in outs] + [a.buf.mem for a in inputs] + [np.int64(a.offset) for a in inputs]
         args += [npdt.type(c) for c in consts] + [np.int64(n)]
-        _set_args(k, *args)
-        _launch_1d(dev, k, n)
+        dev.launch_1d(k, n, args)
         return outs[0] if n_out == 1 else tuple(outs)
     return fused

@@ -134,10 +134,11 @@ def _eligible(rec, node):
 
 
 def codegen_for(backend):
-    """The code generator of ``backend`` (``codegen_cpp`` for cpu, ``codegen_opencl`` for opencl) when it can run
-    here, else None: that backend's plans run its own kernels one by one."""
+    """The code generator of ``backend``'s kernel language (``Backend.kernel_language``: ``codegen_cpp`` for C++,
+    the cpu; ``codegen_opencl`` for OpenCL C, the opencl and cuda devices) when it can run here, else None: that
+    backend's plans run its own kernels one by one."""
     from . import codegen_cpp, codegen_opencl
-    gen = {"cpu": codegen_cpp, "opencl": codegen_opencl}.get(getattr(backend, "name", None))
+    gen = {"c++": codegen_cpp, "opencl": codegen_opencl}.get(getattr(backend, "kernel_language", None))
     return gen if gen is not None and gen.available() else None
 
 

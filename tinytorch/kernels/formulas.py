@@ -16,7 +16,7 @@ from .expr import attr, call, eq, erf, exp, fabs, isinf, isnan, log, maximum, mi
 from .expr import const as c
 from .expr import where
 
-TARGETS = ("cpp", "opencl", "cuda")
+TARGETS = ("cpp", "opencl")  # the cuda device compiles the OpenCL rendering (render.CUDARenderer)
 
 _SQRT1_2 = 0.70710678118654752440   # 1 / sqrt(2)
 _INV_SQRT_2PI = 0.39894228040143267794  # 1 / sqrt(2 pi)
@@ -117,7 +117,7 @@ def _spherical_bessel_j0(x):
     return where(isinf(x), 0, where(fabs(x) < 0.5, series, call("sin", x) / x))
 
 
-_OPENCL_CUDA = ("opencl", "cuda")
+_OPENCL = ("opencl",)
 
 
 def _libm(name):
@@ -173,11 +173,11 @@ FORMULAS = [
     # (whose last bit differs), so a fused log would break compile's bit-for-bit agreement with eager
     Formula("log", log),
     # ---- the float unary ops the OpenCL backend computes with its device's math library (no native loop yet)
-    *(Formula(n, _libm(n), targets=_OPENCL_CUDA)
+    *(Formula(n, _libm(n), targets=_OPENCL)
       for n in ("exp2", "expm1", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
                 "cosh", "erfinv")),
-    Formula("erf", erf, targets=_OPENCL_CUDA),
-    Formula("special_spherical_bessel_j0", _spherical_bessel_j0, targets=_OPENCL_CUDA),
+    Formula("erf", erf, targets=_OPENCL),
+    Formula("special_spherical_bessel_j0", _spherical_bessel_j0, targets=_OPENCL),
 ]
 
 BY_NAME = {f.name: f for f in FORMULAS}
@@ -186,7 +186,7 @@ if len(BY_NAME) != len(FORMULAS):
 
 
 def for_target(target):
-    """The formulas rendered for ``target`` ('cpp', 'opencl', 'cuda'), in declaration order."""
+    """The formulas rendered for ``target`` ('cpp' or 'opencl'), in declaration order."""
     return [f for f in FORMULAS if target in f.targets]
 
 

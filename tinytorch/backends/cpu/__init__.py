@@ -37,6 +37,8 @@ def _dense(shape, strides, isz):
 class NumpyBackend(Backend):
     """NumPy on the host: the default ``cpu`` device."""
 
+    kernel_language = "c++"
+
     def __init__(self):
         self.kernels = dict(KERNELS)
         self.kernels.update(NATIVE_KERNELS)  # the C++ kernels, each falling back to its NumPy kernel
