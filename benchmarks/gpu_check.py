@@ -222,6 +222,8 @@ def run_tests():
 
 
 def table(results):
+    """The rows of every library side by side, and tinytorch / torch where both have a number (for a rate, > 1
+    means tinytorch is faster; for a time (us, ms), < 1 does)."""
     libs = [k for k in results if isinstance(results[k], dict)]
     rows = []
     for lib in libs:
@@ -229,12 +231,15 @@ def table(results):
             if r not in rows:
                 rows.append(r)
     w = max(len(r) for r in rows) + 2
-    lines = ["".join([f"{'row':<{w}}"] + [f"{lib:>22}" for lib in libs])]
+    lines = ["".join([f"{'row':<{w}}"] + [f"{lib:>18}" for lib in libs] + [f"{'tt cuda / torch':>18}"])]
     for r in rows:
         cells = []
         for lib in libs:
             v = results[lib].get(r, "")
-            cells.append(f"{v:>22.3f}" if isinstance(v, float) else f"{str(v)[:22]:>22}")
+            cells.append(f"{v:>18.3f}" if isinstance(v, float) else f"{str(v)[:18]:>18}")
+        a, b = results.get("tinytorch cuda", {}).get(r), results.get("torch cuda", {}).get(r)
+        ratio = a / b if isinstance(a, float) and isinstance(b, float) and b else None
+        cells.append(f"{ratio:>18.2f}" if ratio is not None else f"{'':>18}")
         lines.append(f"{r:<{w}}" + "".join(cells))
     return "\n".join(lines)
 

@@ -8,7 +8,7 @@ import tomllib
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # distribution name -> the module it installs, where the two differ
-MODULE_OF = {"pyyaml": "yaml", "pillow": "PIL"}
+MODULE_OF = {"pyyaml": "yaml", "pillow": "PIL", "cuda_bindings": "cuda"}
 # what ComfyUI's own environment provides to a node pack it loads (and to the test that starts ComfyUI)
 COMFYUI_HOST = {"comfy", "folder_paths", "torch", "PIL"}
 

@@ -125,6 +125,7 @@ def _libm(name):
         return call(name, a)
     return f
 
+
 FORMULAS = [
     # ---- binary: the native loops of csrc/kernels/pointwise.inc, the fused kernels, OpenCL
     Formula("add", lambda a, b: a + b, fusible=True, defaults={"alpha": 1}),
