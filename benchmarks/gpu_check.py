@@ -17,7 +17,8 @@ The full check (under 8 minutes on an H100/H200):
      synchronized): µs per small ``a + b`` (eager), GB/s of a 256 MiB add and a 1 GiB sum, TFLOP/s of a 4096^3
      float32 and an 8192^3 bfloat16 matmul, ms per train step of the benchmark workloads (MLP SGD, LeNet Adam, the
      GPT of ``examples/gpt.py``) eager and compiled (``tinytorch.compile``),
-  4. the same rows on ``opencl`` when pyopencl finds NVIDIA's OpenCL driver,
+  4. the same rows on ``opencl`` when pyopencl (carried as a wheel where it is not installed) finds NVIDIA's OpenCL
+     driver (``libnvidia-opencl.so.1``; an ICD file naming it is written when none does),
 and writes ``results.json`` (``--out``) and prints the table.
 """
 import argparse
@@ -38,28 +39,44 @@ ARCH = 90  # sm_90: the H100 / H200
 
 
 # ---- compile-only ----
-def record_kernels(pytest_args=()):
-    """Run the op database and the training steps on ``opencl`` and return {key: OpenCL C source} of every kernel
-    built. RuntimeError when no OpenCL platform is available."""
+def record_kernels(*workloads):
+    """{key: OpenCL C source} of every kernel built on ``opencl`` while each ``workload(tinytorch)`` runs.
+    RuntimeError when no OpenCL platform is available."""
     import tinytorch as tt
     from tinytorch.backends.opencl import runtime
     if not tt.opencl.is_available():
         raise RuntimeError(f"--compile-only records the kernels on the opencl device: {runtime.unavailable_reason()}")
     runtime.RECORD = {}
-    import pytest
-    rc = pytest.main([os.path.join(ROOT, "tests", "test_ops.py"), "-q", "-k", "opencl", "-p", "no:cacheprovider",
-                      "-p", "no:warnings", *pytest_args])
-    if rc not in (0, 5):
-        raise RuntimeError(f"the op database failed on opencl (pytest exit status {rc})")
-    for step in workloads(tt, "opencl"):
+    try:
+        for w in workloads:
+            w(tt)
+        return runtime.RECORD
+    finally:
+        runtime.RECORD = None
+
+
+def op_database(pytest_args=()):
+    """A workload: the op database (tests/test_ops.py) on opencl, run by pytest in this process."""
+    def run(tt):
+        import pytest
+        rc = pytest.main([os.path.join(ROOT, "tests", "test_ops.py"), "-q", "-k", "opencl", "-p", "no:cacheprovider",
+                          "-p", "no:warnings", *pytest_args])
+        if rc not in (0, 5):
+            raise RuntimeError(f"the op database failed on opencl (pytest exit status {rc})")
+    return run
+
+
+def training(tt, compiled=2):
+    """A workload: the train steps of the check on opencl, eager, and the first ``compiled`` of them compiled
+    (the compiler's fused kernels)."""
+    for _, make in workload_makers(tt, "opencl"):
+        step = make()
         for _ in range(2):
-            step[1]()
-    for name, make in workload_makers(tt, "opencl")[:2]:
-        fn = tt.compile(make())  # fused kernels of the compiler
+            step()
+    for _, make in workload_makers(tt, "opencl")[:compiled]:
+        fn = tt.compile(make())
         for _ in range(3):
             fn()
-    recorded, runtime.RECORD = runtime.RECORD, None
-    return recorded
 
 
 def compile_all(sources, arch=ARCH, jobs=None):
@@ -83,7 +100,7 @@ def compile_all(sources, arch=ARCH, jobs=None):
 
 def compile_only(args):
     t0 = time.perf_counter()
-    sources = record_kernels(["-x"] if args.quick else [])
+    sources = record_kernels(op_database(["-x"] if args.quick else []), training)
     t1 = time.perf_counter()
     n, failed = compile_all(sources)
     t2 = time.perf_counter()
@@ -244,8 +261,26 @@ def table(results):
     return "\n".join(lines)
 
 
+def nvidia_opencl_icd():
+    """Point the OpenCL ICD loader at NVIDIA's OpenCL driver (``libnvidia-opencl.so.1``, shipped with the display
+    driver) when no ICD file names it: a vendors directory of our own in ``OCL_ICD_VENDORS``, set before pyopencl
+    loads. Returns the library's path, or None when the driver has no OpenCL library."""
+    import glob
+    found = sorted(glob.glob("/usr/lib*/**/libnvidia-opencl.so.1", recursive=True) +
+                   glob.glob("/usr/local/nvidia/lib*/libnvidia-opencl.so.1"))
+    if not found:
+        return None
+    if not any("nvidia" in open(p).read() for p in glob.glob("/etc/OpenCL/vendors/*.icd")):
+        d = os.path.join(os.environ.get("TMPDIR", "/tmp"), "tinytorch-icd")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "nvidia.icd"), "w") as f:
+            f.write(found[0] + "\n")
+        os.environ["OCL_ICD_VENDORS"] = d
+    return found[0]
+
+
 def full(args):
-    results = {"native build": build_native()}
+    results = {"native build": build_native(), "NVIDIA OpenCL library": nvidia_opencl_icd()}
     import tinytorch as tt
     import torch
     results["devices"] = {"tinytorch cuda": tt.cuda.get_device_name() if tt.cuda.is_available() else

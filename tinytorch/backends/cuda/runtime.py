@@ -124,20 +124,22 @@ def compile_source(src, arch, name="kernel.cu"):
     try:
         res = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
         size = _check(nvrtc.nvrtcGetProgramLogSize(prog), "nvrtcGetProgramLogSize")
-        log = b" " * size
+        # NVRTC writes into the buffers it is given: bytearrays, never bytes (``b" " * 1`` is CPython's shared
+        # one-byte object, and an empty log would overwrite it for the whole process)
+        log = bytearray(size)
         nvrtc.nvrtcGetProgramLog(prog, log)
         log = log.decode(errors="replace").rstrip("\x00 ")
         if int(res[0]) != 0:
             raise RuntimeError(f"cuda: NVRTC could not compile '{name}':\n{log}\n--- source ---\n{src}")
         if cubin:
             size = _check(nvrtc.nvrtcGetCUBINSize(prog), "nvrtcGetCUBINSize")
-            out = b" " * size
+            out = bytearray(size)
             _check((nvrtc.nvrtcGetCUBIN(prog, out)[0], None), "nvrtcGetCUBIN")
         else:
             size = _check(nvrtc.nvrtcGetPTXSize(prog), "nvrtcGetPTXSize")
-            out = b" " * size
+            out = bytearray(size)
             _check((nvrtc.nvrtcGetPTX(prog, out)[0], None), "nvrtcGetPTX")
-        return out, log
+        return bytes(out), log
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
 

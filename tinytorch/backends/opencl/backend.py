@@ -62,7 +62,7 @@ class OpenCLBackend(Backend):
         if dtype.name == "float16" and not dev.fp16:
             raise TypeError(f"opencl:{dev.index} ({dev.name}) does not support float16: the device lacks cl_khr_fp16")
         if dtype.name not in self.dtypes:
-            raise TypeError(f"{self.name}: dtype {dtype} is not supported by the {self.name} backend")
+            raise TypeError(f"opencl: dtype {dtype} is not supported by the OpenCL backend")
 
     def _alloc(self, numel, dtype, dev):
         self._check_dtype(dtype, dev)
