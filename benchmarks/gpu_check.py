@@ -7,7 +7,8 @@
 ``cuda`` extra) and an OpenCL platform (PoCL): the cuda device runs the opencl backend's kernels, so the op database
 and the training steps run on ``opencl`` while every kernel source built is recorded
 (``backends/opencl/runtime.RECORD``), then each one the cuda device would build is compiled by NVRTC for
-``sm_90`` as the device compiles it (``backends/cuda/runtime.compile_source``). It ends with the line
+``sm_90`` as the device compiles it (``backends/cuda/runtime.compile_source``), with each float32 kernel also
+retyped to float16 and bfloat16 (PoCL has no float16 to record them from). It ends with the line
 ``compiled N kernels``, and exits 1 when any kernel fails (with NVRTC's log).
 
 The full check (under 8 minutes on an H100/H200):
@@ -98,9 +99,22 @@ def compile_all(sources, arch=ARCH, jobs=None):
     return len(todo), [(k, e) for k, e in results if e is not None]
 
 
+def low_precision_variants(sources):
+    """The float32 kernels retyped to float16 and bfloat16: PoCL has no float16 (and OpenCL no bfloat16), so these
+    stand for the cuda device's 16-bit kernels, which are the same templates with another element type."""
+    import re
+    out = {}
+    for k, src in sources.items():
+        if "float32" in k:
+            for t, name in (("half", "float16"), ("bfloat16", "bfloat16")):
+                out[k + ("as", name)] = re.sub(r"\bfloat\b", t, src)
+    return out
+
+
 def compile_only(args):
     t0 = time.perf_counter()
     sources = record_kernels(op_database(["-x"] if args.quick else []), training)
+    sources.update(low_precision_variants(sources))
     t1 = time.perf_counter()
     n, failed = compile_all(sources)
     t2 = time.perf_counter()

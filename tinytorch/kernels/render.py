@@ -230,6 +230,42 @@ class CUDARenderer(OpenCLRenderer):
     TT_LOWP_FN(log1p) TT_LOWP_FN(sqrt) TT_LOWP_FN(rsqrt) TT_LOWP_FN(sin) TT_LOWP_FN(cos) TT_LOWP_FN(tan)
     TT_LOWP_FN(asin) TT_LOWP_FN(acos) TT_LOWP_FN(atan) TT_LOWP_FN(sinh) TT_LOWP_FN(cosh) TT_LOWP_FN(tanh)
     TT_LOWP_FN(erf) TT_LOWP_FN(fabs) TT_LOWP_FN(floor) TT_LOWP_FN(ceil) TT_LOWP_FN(trunc) TT_LOWP_FN(rint)
+    #define TT_LOWP_FN2(f) \
+      static __device__ __forceinline__ half f(half x, half y) { \
+        return __float2half(f(__half2float(x), __half2float(y))); } \
+      static __device__ __forceinline__ bfloat16 f(bfloat16 x, bfloat16 y) { \
+        return __float2bfloat16(f(__bfloat162float(x), __bfloat162float(y))); }
+    TT_LOWP_FN2(pow) TT_LOWP_FN2(fmod) TT_LOWP_FN2(atan2) TT_LOWP_FN2(fmin) TT_LOWP_FN2(fmax)
+    TT_LOWP_FN2(copysign) TT_LOWP_FN2(hypot) TT_LOWP_FN2(remainder) TT_LOWP_FN2(nextafter)
+    // a 16-bit float against a plain number: exact overloads, where C++ would otherwise find two equally good
+    // ones (the number converted to the 16-bit type, or the 16-bit value to float); computed in float, as OpenCL
+    // C computes half op int
+    #define TT_LOWP_MIXED(T, TO, FROM, S) \
+      static __device__ __forceinline__ bool operator==(T a, S b) { return FROM(a) == (float)b; } \
+      static __device__ __forceinline__ bool operator!=(T a, S b) { return FROM(a) != (float)b; } \
+      static __device__ __forceinline__ bool operator<(T a, S b) { return FROM(a) < (float)b; } \
+      static __device__ __forceinline__ bool operator<=(T a, S b) { return FROM(a) <= (float)b; } \
+      static __device__ __forceinline__ bool operator>(T a, S b) { return FROM(a) > (float)b; } \
+      static __device__ __forceinline__ bool operator>=(T a, S b) { return FROM(a) >= (float)b; } \
+      static __device__ __forceinline__ bool operator==(S a, T b) { return (float)a == FROM(b); } \
+      static __device__ __forceinline__ bool operator!=(S a, T b) { return (float)a != FROM(b); } \
+      static __device__ __forceinline__ bool operator<(S a, T b) { return (float)a < FROM(b); } \
+      static __device__ __forceinline__ bool operator<=(S a, T b) { return (float)a <= FROM(b); } \
+      static __device__ __forceinline__ bool operator>(S a, T b) { return (float)a > FROM(b); } \
+      static __device__ __forceinline__ bool operator>=(S a, T b) { return (float)a >= FROM(b); } \
+      static __device__ __forceinline__ T operator+(T a, S b) { return TO(FROM(a) + (float)b); } \
+      static __device__ __forceinline__ T operator-(T a, S b) { return TO(FROM(a) - (float)b); } \
+      static __device__ __forceinline__ T operator*(T a, S b) { return TO(FROM(a) * (float)b); } \
+      static __device__ __forceinline__ T operator/(T a, S b) { return TO(FROM(a) / (float)b); } \
+      static __device__ __forceinline__ T operator+(S a, T b) { return TO((float)a + FROM(b)); } \
+      static __device__ __forceinline__ T operator-(S a, T b) { return TO((float)a - FROM(b)); } \
+      static __device__ __forceinline__ T operator*(S a, T b) { return TO((float)a * FROM(b)); } \
+      static __device__ __forceinline__ T operator/(S a, T b) { return TO((float)a / FROM(b)); }
+    #define TT_LOWP_MIXED_ALL(T, TO, FROM) \
+      TT_LOWP_MIXED(T, TO, FROM, int) TT_LOWP_MIXED(T, TO, FROM, long) TT_LOWP_MIXED(T, TO, FROM, long long) \
+      TT_LOWP_MIXED(T, TO, FROM, unsigned) TT_LOWP_MIXED(T, TO, FROM, float) TT_LOWP_MIXED(T, TO, FROM, double)
+    TT_LOWP_MIXED_ALL(half, __float2half, __half2float)
+    TT_LOWP_MIXED_ALL(bfloat16, __float2bfloat16, __bfloat162float)
     #define TT_LOWP_PRED(f) \
       static __device__ __forceinline__ bool f(half x) { return f(__half2float(x)); } \
       static __device__ __forceinline__ bool f(bfloat16 x) { return f(__bfloat162float(x)); }
