@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tinytorch as tt
+from tinytorch.backends.opencl import reduce as ocl_reduce
 from tinytorch.backends.opencl import runtime as ocl
 
 if not tt.opencl.is_available():
@@ -150,3 +151,22 @@ def test_matmul_against_numpy_for_tile_edges():
         b = rng.standard_normal((3, n, 9)).astype(np.float32).transpose(0, 2, 1)  # batched, broadcast, strided B
         got = (tt.tensor(a).to("opencl") @ tt.tensor(b.transpose(0, 2, 1)).to("opencl").transpose(-1, -2)).cpu()
         np.testing.assert_allclose(got.numpy(), a @ b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape,dim,keepdim", [((1 << 17,), None, False), ((3, 70000), 1, True),
+                                               ((70000, 3), 0, False), ((2, 300, 400), (1, 2), True)])
+def test_reductions_of_many_elements_into_few_outputs(shape, dim, keepdim):
+    """Few outputs over many elements are split over many work-groups and combined by a second pass
+    (``reduce.SPLIT_MIN``): sum, amax, amin, all, any and an integer sum against torch."""
+    reduced = [shape[d] for d in ((dim,) if isinstance(dim, int) else dim or range(len(shape)))]
+    assert np.prod(reduced) >= ocl_reduce.SPLIT_MIN  # the split path
+    a = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    x, t = tt.tensor(a, device="opencl"), torch.tensor(a)
+    kw = {} if dim is None else {"dim": dim, "keepdim": keepdim}
+    for fn in ("sum", "amax", "amin"):
+        assert_close(getattr(x, fn)(**kw).cpu(), getattr(t, fn)(**kw), "float32", 1e-4, 1e-3, msg=fn)
+    for fn in ("all", "any"):
+        assert_close(getattr(x > -3, fn)(**kw).cpu(), getattr(t > -3, fn)(**kw), "bool", msg=fn)
+    n = tt.arange(int(np.prod(shape)), device="opencl", dtype=tt.int32).reshape(shape)
+    m = torch.arange(int(np.prod(shape)), dtype=torch.int32).reshape(shape)
+    assert_close(n.sum(**kw).cpu(), m.sum(**kw), "int64")

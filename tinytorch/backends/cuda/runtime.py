@@ -231,6 +231,7 @@ class _Device:
             attr.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, self.cudev), "attr")
         self.fp64 = self.fp16 = True
         self.max_wg = 1024
+        self.reduce_groups = 1024  # work-groups per output of a split reduction (backends/opencl/reduce.py)
         self.stream = _check(cu.cuStreamCreate(cu.CUstream_flags.CU_STREAM_NON_BLOCKING.value), "cuStreamCreate")
         self.pool = {}
         self.allocated = self.max_allocated = self.reserved = 0

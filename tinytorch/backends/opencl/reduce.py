@@ -4,16 +4,46 @@ import math
 import numpy as np
 
 from ... import _dtype as _dt
+from ..._strides import contiguous_strides
 from .codegen import MAXD, _collapse, _ct, _isf, _lim, _max_expr, _struct
 from .runtime import KERNELS, _group_size
+
+
+# A reduction of few outputs over many elements (a whole-tensor sum) would give one work-group all the work: it is
+# split over the device's ``reduce_groups`` work-groups per output (SPLIT_GROUPS unless the device says more: a GPU
+# needs many groups in flight), whose partial results a second pass combines (PyTorch's CUDA reductions split the
+# same way). Below SPLIT_MIN elements per output one pass is as fast.
+SPLIT_MIN, SPLIT_GROUPS = 1 << 16, 256
 
 
 def _reduce(be, a, dims, keepdim, init, combine, final, acc_ct, out_dtype, name, arg=False, val="x"):
     dims = sorted({d % a.ndim for d in dims}) if a.ndim else []
     kept = [d for d in range(a.ndim) if d not in dims]
+    R = math.prod(a.shape[d] for d in dims)
+    nout = math.prod(a.shape[d] for d in kept)
+    groups = getattr(a.buf.dev, "reduce_groups", SPLIT_GROUPS)
+    if not arg and final == "acc" and R >= SPLIT_MIN and 0 < nout < groups:
+        # pass 1: (kept..., groups) partial results in the output dtype; pass 2 combines them
+        part = _reduce_pass(be, a, dims, False, init, combine, "acc", acc_ct, out_dtype, name, False, val, groups)
+        out = _reduce_pass(be, part, [part.ndim - 1], False, init, combine, "acc", acc_ct, out_dtype, name, False,
+                           "x", 1)
+        if keepdim:
+            shape = tuple(1 if d in dims else a.shape[d] for d in range(a.ndim))
+            out = out.view(shape, contiguous_strides(shape))
+        return out
+    return _reduce_pass(be, a, dims, keepdim, init, combine, final, acc_ct, out_dtype, name, arg, val, 1)
+
+
+def _reduce_pass(be, a, dims, keepdim, init, combine, final, acc_ct, out_dtype, name, arg, val, groups):
+    """One reduction kernel: ``groups`` work-groups per output each reduce every ``groups``-th chunk of the
+    reduced elements; with ``groups`` > 1 the output gets a last dim of that size (the partial results)."""
+    dims = sorted({d % a.ndim for d in dims}) if a.ndim else []
+    kept = [d for d in range(a.ndim) if d not in dims]
     dev = a.buf.dev
     oshape_k = [a.shape[d] for d in kept]
     oshape = tuple(1 if d in dims else a.shape[d] for d in range(a.ndim)) if keepdim else tuple(oshape_k)
+    if groups > 1:
+        oshape = oshape + (groups,)
     nout = math.prod(oshape_k)
     R = math.prod(a.shape[d] for d in dims)
     out = be._empty(oshape, out_dtype, dev)
@@ -30,8 +60,9 @@ def _reduce(be, a, dims, keepdim, init, combine, final, acc_ct, out_dtype, name,
     meta[4 + 2 * mk:4 + 2 * mk + len(rs)] = rs
     meta[4 + 2 * mk + mr:4 + 2 * mk + mr + len(rs)] = rst[0]
     # many outputs: one work-item each and no barriers (CPU drivers emulate work-group barriers slowly)
-    L = 1 if nout >= 64 and R <= 4096 else _group_size(R, dev)
-    key = ("reduce", name, a.dtype.name, out_dtype.name, acc_ct, mk, mr, L, arg, val, init, combine)
+    L = 1 if nout >= 64 and R <= 4096 and groups == 1 else _group_size(R, dev)
+    G = groups
+    key = ("reduce", name, a.dtype.name, out_dtype.name, acc_ct, mk, mr, L, arg, val, init, combine, G)
 
     def source():
         kk = "".join(f"if (P.v[0] > {d}) {{ long c = r % P.v[{4 + d}]; r /= P.v[{4 + d}]; base += c * P.v[{4 + mk + d}]; }}\n"
@@ -51,23 +82,23 @@ def _reduce(be, a, dims, keepdim, init, combine, final, acc_ct, out_dtype, name,
             upd = f"acc = {combine};"
             tree = (f"for (int s = {L} / 2; s > 0; s >>= 1) {{ if (lid < s) {{ ACC v = sh[lid + s]; acc = {combine}; "
                     f"sh[lid] = acc; }} barrier(CLK_LOCAL_MEM_FENCE); acc = sh[lid]; }}")
-            store = f"out[o] = (OT)({final});"
+            store = f"out[o * {G} + part] = (OT)({final});"
             extra = shi = shset = ""
         isnan_def = "#define isnan_(x) isnan(x)\n" if _isf(a.dtype) else "#define isnan_(x) 0\n"
         return (_struct(len(meta)) + f"typedef {_ct(a.dtype)} IT;\ntypedef {acc_ct} ACC;\ntypedef {_ct(out_dtype)} OT;\n"
                 + isnan_def +
                 f"__kernel void k(__global OT* out, __global const IT* a, Params P{extra}) {{\n"
-                f" long o = get_group_id(0); int lid = get_local_id(0);\n"
+                f" long o = get_group_id(0) / {G}, part = get_group_id(0) % {G}; int lid = get_local_id(0);\n"
                 f" long r = o, base = P.v[3];\n{kk}"
                 f" ACC acc = {init}; {shi}\n"
-                f" for (long j = lid; j < P.v[2]; j += {L}) {{ long q = j, off = 0;\n"
+                f" for (long j = part * {L} + lid; j < P.v[2]; j += {G * L}) {{ long q = j, off = 0;\n"
                 f"  if (P.v[1] == 1) off = j * P.v[{4 + 2 * mk + mr}]; else {{\n{rr} }}\n"
                 f"  IT x = a[base + off]; ACC v = (ACC)({val}); {upd} }}\n"
                 f" __local ACC sh[{L}]; sh[lid] = acc; {shset} barrier(CLK_LOCAL_MEM_FENCE);\n"
                 f" {tree}\n if (lid == 0) {{ {store} }}\n}}\n")
     k = dev.kernel(key, source)
     args = [out.buf.mem, a.buf.mem, meta] + ([idx_out.buf.mem] if arg else [])
-    dev.launch(k, (nout * L,), (L,), args)
+    dev.launch(k, (nout * G * L,), (L,), args)
     return (out, idx_out) if arg else out
 
 
