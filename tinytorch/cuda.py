@@ -55,6 +55,7 @@ def device_count():
 
 
 def is_initialized():
+    """Whether a device's context has been created (on first use, or by ``init``)."""
     return is_available() and any(d.dev is not None for d in _rt()._devices())
 
 
@@ -94,6 +95,7 @@ class device:
 
 
 def get_device_name(device=None):
+    """The GPU's name as the driver reports it, e.g. 'NVIDIA H100 80GB HBM3'."""
     return _dev(device).name
 
 
@@ -116,6 +118,7 @@ class _CudaDeviceProperties:
 
 
 def get_device_properties(device=None):
+    """name, major, minor, total_memory (bytes), multi_processor_count of the device."""
     return _CudaDeviceProperties(_dev(device))
 
 
@@ -145,10 +148,12 @@ def memory_reserved(device=None):
 
 
 def max_memory_reserved(device=None):
+    """The caching allocator never gives memory back on its own (only ``empty_cache`` does): the reserved bytes."""
     return memory_reserved(device)
 
 
 def reset_peak_memory_stats(device=None):
+    """Start ``max_memory_allocated`` again from the bytes allocated now."""
     if is_available():
         d = _dev(device)
         d.max_allocated = d.allocated
@@ -188,10 +193,12 @@ set_rng_state = _ops.generator.set_rng_state
 
 
 def get_rng_state_all():
+    """One RNG state per device: the host generator's (see the module docstring)."""
     return [get_rng_state() for _ in range(max(device_count(), 1))]
 
 
 def set_rng_state_all(states):
+    """Restore states from ``get_rng_state_all`` (all are the host generator's; the last one wins)."""
     for s in states:
         set_rng_state(s)
 
@@ -268,6 +275,7 @@ class Stream:
 
 
 def current_stream(device=None):
+    """The device's stream (``torch.cuda.current_stream``); ``default_stream`` is the same one."""
     return Stream(device)
 
 
