@@ -305,7 +305,7 @@ def fake_device(monkeypatch):
     d.index, d.name, d.stream, d.ctx = 0, "fake", "stream", "ctx"
     d._local = threading.local()
     d._local.on = True
-    d.pool, d.allocated, d.max_allocated, d.reserved = {}, 0, 0, 0
+    d.pool, d.allocated, d.max_allocated, d.reserved, d.max_reserved = {}, 0, 0, 0, 0
     d.capturing, d.graph_blocks = None, {}
     monkeypatch.setattr(graphs, "_device", lambda index: d)
     return d, drv

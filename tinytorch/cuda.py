@@ -148,15 +148,15 @@ def memory_reserved(device=None):
 
 
 def max_memory_reserved(device=None):
-    """The caching allocator never gives memory back on its own (only ``empty_cache`` does): the reserved bytes."""
-    return memory_reserved(device)
+    """Peak of ``memory_reserved`` since start or ``reset_peak_memory_stats``; 0 without CUDA."""
+    return _dev(device).max_reserved if is_available() else 0
 
 
 def reset_peak_memory_stats(device=None):
-    """Start ``max_memory_allocated`` again from the bytes allocated now."""
+    """Start ``max_memory_allocated`` and ``max_memory_reserved`` again from the bytes held now."""
     if is_available():
         d = _dev(device)
-        d.max_allocated = d.allocated
+        d.max_allocated, d.max_reserved = d.allocated, d.reserved
 
 
 def empty_cache():

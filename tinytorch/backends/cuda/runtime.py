@@ -234,7 +234,7 @@ class _Device:
         self.reduce_groups = 1024  # work-groups per output of a split reduction (backends/opencl/reduce.py)
         self.stream = _check(cu.cuStreamCreate(cu.CUstream_flags.CU_STREAM_NON_BLOCKING.value), "cuStreamCreate")
         self.pool = {}
-        self.allocated = self.max_allocated = self.reserved = 0
+        self.allocated = self.max_allocated = self.reserved = self.max_reserved = 0
         self.kernels = {}
         self.modules = {}
         self.blas = None  # the cuBLAS handle, made on the first GEMM (backends/cuda/blas.py)
@@ -265,6 +265,7 @@ class _Device:
                                        f"({self.name}); {self.allocated} bytes allocated, {self.reserved} reserved")
             ptr = int(res[1])
             self.reserved += nbytes
+            self.max_reserved = max(self.max_reserved, self.reserved)
             if graph is not None:
                 self.graph_blocks[ptr] = graph
         self.allocated += nbytes
