@@ -4,6 +4,7 @@ where, clamp, threshold_backward and casts.
 A floating op with a formula (``kernels/formulas.py``) is that formula rendered by ``kernels/render.py``'s
 ``OpenCLRenderer`` (as the fused kernels of ``compiler/codegen_opencl.py`` render it); the if-chains below cover the
 integer and bool dtypes and the ops without a formula (rounding modes, bitwise, logical ops)."""
+import functools
 import re
 
 from ... import _dtype as _dt
@@ -135,6 +136,20 @@ def _binary_expr(name, dt, kw):
     raise KeyError(name)
 
 
+def _cached(spec):
+    """``spec(name, dt, kw, *rest)`` memoized on its arguments (the kernels ask for the same few specs on every
+    call, and rendering a formula costs tens of microseconds); unhashable attributes bypass the cache."""
+    cache = functools.lru_cache(maxsize=4096)(lambda name, dt, items, *rest: spec(name, dt, dict(items), *rest))
+
+    def get(name, dt, kw, *rest):
+        try:
+            return cache(name, dt, tuple(sorted(kw.items())), *rest)
+        except TypeError:
+            return spec(name, dt, kw, *rest)
+    return get
+
+
+@_cached
 def _unary_spec(name, dt, kw):
     """(expr, out dtype, scalar dtype names, helpers) of a unary kernel."""
     out_dt = _dt.bool if name in ("isnan", "isinf", "isfinite", "logical_not") else dt
@@ -145,6 +160,7 @@ def _unary_spec(name, dt, kw):
 _CMP_OUT = ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor")
 
 
+@_cached
 def _binary_spec(name, dt, kw, pattern):
     """(expr, out dtype, input dtype names, scalar dtype names, helpers) of a binary kernel; ``pattern`` says
     which of (a, b) are tensors. Tensors become loads x{j}, Python scalars arguments s{j} (s0 is alpha)."""

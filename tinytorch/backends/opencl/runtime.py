@@ -277,12 +277,6 @@ _TYPED = set()
 _EW_LOCAL = 256
 
 
-def _launch_1d(dev, k, n):
-    """Enqueue ``k`` (its arguments already set) over ``n`` independent work-items."""
-    loc = min(_EW_LOCAL, dev.max_wg)
-    cl.enqueue_nd_range_kernel(dev.queue, k, ((n + loc - 1) // loc * loc,), (loc,))
-
-
 def _group_size(n, dev):
     """Work-items cooperating on one reduction row: one for short rows, else a fixed power of two."""
     return 1 if n <= 32 else min(_LOCAL, dev.max_wg)
