@@ -255,6 +255,24 @@ def test_memory_statistics_events_and_streams():
 
 
 @pytest.mark.cuda
+def test_autocast_and_grad_scaler_on_cuda():
+    """torch.autocast("cuda") runs matmuls in float16 (cuBLAS, float32 accumulation), GradScaler scales and steps."""
+    model = tt.nn.Linear(16, 4).cuda()
+    opt = tt.optim.SGD(model.parameters(), lr=0.1)
+    scaler = tt.amp.GradScaler("cuda")
+    x = tt.randn(8, 16).cuda()
+    with tt.autocast("cuda"):
+        out = model(x)
+        loss = out.float().pow(2).mean()
+    assert out.dtype is tt.float16 and scaler.is_enabled()
+    before = model.weight.detach().cpu().clone()
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+    assert not tt.equal(model.weight.detach().cpu(), before)
+
+
+@pytest.mark.cuda
 def test_compiled_step_on_cuda_matches_eager():
     """tinytorch.compile on the cuda device: fused kernels rendered as CUDA, the same losses as eager."""
     def run(compiled):

@@ -30,8 +30,8 @@ class _AutocastState(threading.local):
     thread-local dispatch key set, the dtypes, the cache flag and the nesting count are ``thread_local``), so
     autocast in one thread never casts another thread's ops and a new thread starts with autocast off.
 
-    ``entries``: device type -> [enabled, dtype] (the "cuda" entry exists because scripts query it; never
-    enabled here). ``active``: the number of device types with autocast on, the fast check in every wrapped
+    ``entries``: device type -> [enabled, dtype] (the "cuda" entry is queried by scripts on any machine, and
+    enabled only where the cuda device is available). ``active``: the number of device types with autocast on, the fast check in every wrapped
     function (a class-level 0 until the thread enables autocast)."""
     active = 0
     cache_enabled = True

@@ -31,10 +31,16 @@ def _entry(device_type):
     return e
 
 
+def _cuda_missing():
+    from ..backends.cuda import runtime
+    return runtime.unavailable_reason() is not None
+
+
 def is_autocast_available(device_type):
-    """Whether autocast can be enabled for ``device_type`` here: every registered device type but cuda."""
+    """Whether autocast can be enabled for ``device_type`` here: every registered device type that is available
+    (cuda where there is an NVIDIA GPU)."""
     from ..device import _BACKENDS
-    return device_type != "cuda" and device_type in _BACKENDS
+    return device_type in _BACKENDS and not (device_type == "cuda" and _cuda_missing())
 
 
 class autocast:
@@ -42,8 +48,8 @@ class autocast:
 
     device_type: 'cpu' (or another registered device type); dtype: torch.bfloat16 (cpu's default) or
     torch.float16; enabled=False turns autocast off inside the region. ValueError when ``device_type`` is not
-    a string; RuntimeError for an unknown device type. An unsupported dtype, or 'cuda' on this CUDA-less
-    framework, warns and leaves autocast off, as PyTorch does.
+    a string; RuntimeError for an unknown device type. An unsupported dtype, or 'cuda' where the cuda device is
+    unavailable, warns and leaves autocast off, as PyTorch does.
     """
 
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
@@ -60,7 +66,7 @@ class autocast:
         self._enabled = bool(enabled)
         if not self._enabled:
             return
-        if device_type == "cuda":
+        if device_type == "cuda" and _cuda_missing():
             warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.")
             self._enabled = False
         elif self.fast_dtype not in (_dtype.bfloat16, _dtype.float16):

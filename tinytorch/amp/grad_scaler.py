@@ -7,6 +7,8 @@ NaN; ``update`` halves the scale after such a step (``backoff_factor``) and doub
 """
 import warnings
 
+from .autocast_mode import _cuda_missing
+
 _READY, _UNSCALED, _STEPPED = 0, 1, 2
 
 
@@ -21,7 +23,7 @@ class GradScaler:
                  growth_interval=2000, enabled=True):
         self._device = device
         self._enabled = enabled
-        if device == "cuda" and enabled:
+        if device == "cuda" and enabled and _cuda_missing():
             warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
                           stacklevel=2)
             self._enabled = False
