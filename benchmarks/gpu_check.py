@@ -197,8 +197,10 @@ def median_time(fn, repeats=5, warmup=2, inner=1):
     return statistics.median(ts)
 
 
-def device_rows(lib, device, compiled=True):
-    """{row: value} of one library on one device (the rows of the module docstring)."""
+def device_rows(lib, device, compiled=True, scale=1, lowp=None):
+    """{row: value} of one library on one device (the rows of the module docstring); ``scale`` divides the
+    sizes of the bandwidth and GEMM rows (``--smoke``); ``lowp`` the second GEMM's dtype (bfloat16; OpenCL C has
+    none, so float16 there)."""
     sync = getattr(lib, device.split(":")[0]).synchronize
     out = {}
     a, b = lib.ones(8, device=device), lib.ones(8, device=device)
@@ -209,15 +211,16 @@ def device_rows(lib, device, compiled=True):
             a + b
         sync()
     out["a + b, 8 floats (us/op)"] = median_time(small) / calls * 1e6
-    n = (256 << 20) // 4
+    n = (256 << 20) // 4 // scale
     x, y = lib.ones(n, device=device), lib.ones(n, device=device)
-    out["add 256 MiB float32 (GB/s)"] = 3 * n * 4 / median_time(lambda: (x + y, sync())) / 1e9
+    out[f"add {256 // scale} MiB float32 (GB/s)"] = 3 * n * 4 / median_time(lambda: (x + y, sync())) / 1e9
     del x, y
-    z = lib.ones((1 << 30) // 4, device=device)
-    out["sum 1 GiB float32 (GB/s)"] = (1 << 30) / median_time(lambda: (z.sum(), sync())) / 1e9
+    z = lib.ones((1 << 30) // 4 // scale, device=device)
+    out[f"sum {1024 // scale} MiB float32 (GB/s)"] = (1 << 30) // scale / median_time(lambda: (z.sum(), sync())) / 1e9
     del z
-    for n, dt, name in ((4096, lib.float32, "matmul 4096^3 float32 (TFLOP/s)"),
-                        (8192, lib.bfloat16, "matmul 8192^3 bfloat16 (TFLOP/s)")):
+    lowp = lowp or (lib.float16 if device.startswith("opencl") else lib.bfloat16)
+    for n, dt in ((4096 // scale, lib.float32), (8192 // scale, lowp)):
+        name = f"matmul {n}^3 {str(dt).split('.')[-1]} (TFLOP/s)"
         p = lib.randn(n, n, device=device).to(dt)
         q = lib.randn(n, n, device=device).to(dt)
         out[name] = 2 * n ** 3 / median_time(lambda: (p @ q, sync())) / 1e12
@@ -261,6 +264,8 @@ def table(results):
         for r in results[lib]:
             if r not in rows:
                 rows.append(r)
+    if not rows:
+        return "(no device was timed)"
     w = max(len(r) for r in rows) + 2
     lines = ["".join([f"{'row':<{w}}"] + [f"{lib:>18}" for lib in libs] + [f"{'tt cuda / torch':>18}"])]
     for r in rows:
@@ -280,8 +285,10 @@ def nvidia_opencl_icd():
     driver) when no ICD file names it: a vendors directory of our own in ``OCL_ICD_VENDORS``, set before pyopencl
     loads. Returns the library's path, or None when the driver has no OpenCL library."""
     import glob
-    found = sorted(glob.glob("/usr/lib*/**/libnvidia-opencl.so.1", recursive=True) +
-                   glob.glob("/usr/local/nvidia/lib*/libnvidia-opencl.so.1"))
+    dirs = ["/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib",
+            *os.environ.get("LD_LIBRARY_PATH", "").split(":")]
+    found = [os.path.join(d, "libnvidia-opencl.so.1") for d in dirs
+             if d and os.path.exists(os.path.join(d, "libnvidia-opencl.so.1"))]
     if not found:
         return None
     if not any("nvidia" in open(p).read() for p in glob.glob("/etc/OpenCL/vendors/*.icd")):
@@ -291,6 +298,18 @@ def nvidia_opencl_icd():
             f.write(found[0] + "\n")
         os.environ["OCL_ICD_VENDORS"] = d
     return found[0]
+
+
+def smoke(args):
+    """The full check's code on this machine, small: tinytorch on opencl (PoCL) against torch on the cpu."""
+    import tinytorch as tt
+    import torch
+    torch.cuda.synchronize = lambda *a: None  # torch's cpu needs no synchronize; the rows call it
+    torch.cpu.synchronize = lambda *a: None
+    results = {"torch cpu": device_rows(torch, "cpu", compiled=False, scale=64),
+               "tinytorch opencl": device_rows(tt, "opencl", scale=64, lowp=tt.float32)}
+    print(table(results))
+    return 0
 
 
 def full(args):
@@ -317,7 +336,7 @@ def full(args):
         json.dump(results, f, indent=1, default=str)
     print(json.dumps({k: v for k, v in results.items() if not isinstance(v, dict)}, indent=1, default=str))
     print(table({k: v for k, v in results.items() if isinstance(v, dict) and k != "devices"}))
-    return 0
+    return 0 if "tinytorch cuda" in results else 1
 
 
 def main():
@@ -325,9 +344,10 @@ def main():
     p.add_argument("--compile-only", action="store_true", help="compile every CUDA kernel with NVRTC; no GPU needed")
     p.add_argument("--quick", action="store_true", help="--compile-only: stop the op database at its first failure")
     p.add_argument("--skip-tests", action="store_true", help="skip pytest -m cuda")
+    p.add_argument("--smoke", action="store_true", help="run the timing code small, on opencl and torch's cpu")
     p.add_argument("--out", default=os.path.join(os.environ.get("OUT", "."), "results.json"))
     args = p.parse_args()
-    return compile_only(args) if args.compile_only else full(args)
+    return compile_only(args) if args.compile_only else smoke(args) if args.smoke else full(args)
 
 
 if __name__ == "__main__":
