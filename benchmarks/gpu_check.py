@@ -67,6 +67,23 @@ def op_database(pytest_args=()):
     return run
 
 
+def fused(tt):
+    """A workload: runs of elementwise ops the compiler fuses into one generated kernel (float32 and float64,
+    full and broadcast-scalar operands, a gradient through relu)."""
+    for dt in (tt.float32, tt.float64):
+        x = tt.randn(64, 64, dtype=dt, device="opencl", requires_grad=True)
+        y = tt.randn(64, 64, dtype=dt, device="opencl")
+        s = tt.ones((), dtype=dt, device="opencl")
+
+        def f(x, y, s):
+            z = ((x * y + x).relu() - y / 2) * s
+            z.sum().backward()
+            return z
+        fn = tt.compile(f)
+        for _ in range(3):
+            fn(x, y, s)
+
+
 def training(tt, compiled=2):
     """A workload: the train steps of the check on opencl, eager, and the first ``compiled`` of them compiled
     (the compiler's fused kernels)."""
@@ -113,7 +130,7 @@ def low_precision_variants(sources):
 
 def compile_only(args):
     t0 = time.perf_counter()
-    sources = record_kernels(op_database(["-x"] if args.quick else []), training)
+    sources = record_kernels(op_database(["-x"] if args.quick else []), training, fused)
     sources.update(low_precision_variants(sources))
     t1 = time.perf_counter()
     n, failed = compile_all(sources)

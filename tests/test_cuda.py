@@ -83,8 +83,8 @@ def test_nvrtc_errors_name_the_kernel_and_the_line():
 
 
 def test_every_kernel_of_a_training_step_compiles_for_sm90():
-    """The kernels the check's training steps (MLP SGD, LeNet Adam, the GPT with AdamW; two of them compiled) and
-    a few ops in float64 and int64 build on opencl, each compiled by NVRTC as the cuda device compiles it. The
+    """The kernels the check's training steps (MLP SGD, LeNet Adam, the GPT with AdamW; two of them compiled),
+    the compiler's fused kernels and a few ops in float64 and int64 build on opencl, each compiled by NVRTC as the cuda device compiles it. The
     op database's kernels are compiled by ``benchmarks/gpu_check.py --compile-only`` in CI."""
     pytest.importorskip("cuda.bindings.nvrtc")
     if not tt.opencl.is_available():
@@ -97,9 +97,10 @@ def test_every_kernel_of_a_training_step_compiles_for_sm90():
             x = lib.arange(12, dtype=dt, device="opencl").reshape(3, 4)
             (x.cumsum(0) + x.sum(1, keepdim=True) * x.amax(0)).sort(1)
             x[x > 3], x.gather(1, lib.zeros(3, 1, dtype=lib.int64, device="opencl")), x.T @ x
-    sources = gpu_check.record_kernels(gpu_check.training, ops)
+    sources = gpu_check.record_kernels(gpu_check.training, gpu_check.fused, ops)
     n, failed = gpu_check.compile_all(sources)
     assert n >= 50 and not failed, failed[:3]
+    assert any(k[0] == "compiled" for k in sources)  # the compiler's fused kernels among them
     skipped = [k for k in sources if not tt.backends.cuda.backend.runs_on_cuda(k)]
     assert skipped and all(k[0].startswith("matmul") for k in skipped)  # the float GEMMs: cuBLAS calls there
 

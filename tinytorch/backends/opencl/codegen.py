@@ -125,6 +125,9 @@ def _lim(dt, hi):
 
 
 def _bshape(shapes):
+    """The broadcast shape of ``shapes`` (RuntimeError when they do not broadcast)."""
+    if len(shapes) == 1 or all(shp == shapes[0] for shp in shapes):
+        return tuple(shapes[0])
     out = []
     for shp in shapes:
         shp = list(shp)
