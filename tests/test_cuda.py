@@ -443,3 +443,18 @@ def test_every_driver_and_nvrtc_name_the_device_calls_exists():
                     break
                 obj = getattr(obj, part)
     assert not missing and len(re.findall(r"\bcu\.", src)) > 5, missing
+
+
+def test_cuda_graph_runs_host_checks_after_each_replay(fake_device):
+    """A kernel checked on the host (nll_loss's target bounds) registers its check while captured; each replay
+    runs it after the launch."""
+    from tinytorch.backends.cuda.graphs import CUDAGraph, graph
+    d, drv = fake_device
+    seen = []
+    g = CUDAGraph()
+    with graph(g):
+        d.capturing.checks.append(lambda: seen.append(drv.log[-1]))
+    assert seen == []
+    g.replay()
+    g.replay()
+    assert seen == ["cuGraphLaunch", "cuGraphLaunch"]

@@ -7,7 +7,9 @@ private pools: blocks allocated while capturing belong to the graph's pool (a bl
 reused inside it; after it, a tensor made during the capture keeps its block until it dies, when the block goes
 back to the graph's pool, never to the device's), so the addresses baked into the graph stay the graph's. A host
 read or write (``.item()``, ``.cpu()``, an upload) cannot be captured: it raises RuntimeError, as CUDA's
-"operation not permitted when stream is capturing" (``runtime.CaptureError``).
+"operation not permitted when stream is capturing" (``runtime.CaptureError``). A kernel whose result the host
+checks (``nll_loss``'s target bounds) registers the check with the capture instead; ``replay`` runs it after the
+launch, so a bad target raises PyTorch's error there.
 """
 import os
 
@@ -25,6 +27,8 @@ class _Pool:
 
     def __init__(self):
         self.free, self.orphan = {}, False
+        # host-side checks of kernels captured into the graph (nll_loss's target bounds), run after each replay
+        self.checks = []
 
 
 class CUDAGraph:
@@ -36,6 +40,7 @@ class CUDAGraph:
         self._dev = _device(0 if device is None else device)
         self._graph = self._exec = None
         self._pool = None
+        self._checks = []
 
     def capture_begin(self):
         d = self._dev
@@ -58,6 +63,7 @@ class CUDAGraph:
         d.capturing = None
         self._graph = _rt._check(cu.cuStreamEndCapture(d.stream), "cuStreamEndCapture")
         self._exec = _rt._check(cu.cuGraphInstantiate(self._graph, 0), "cuGraphInstantiate")
+        self._checks = list(self._pool.checks)
 
     def abort(self):
         """End a capture that failed: the stream leaves capture mode, the partial graph is dropped."""
@@ -70,10 +76,13 @@ class CUDAGraph:
         self._release_pool()
 
     def replay(self):
-        """Run the captured work once more, on the device's stream (asynchronously, as any launch)."""
+        """Run the captured work once more, on the device's stream (asynchronously, as any launch, unless a
+        captured kernel has a host-side check: those read its result after the launch and raise as eagerly)."""
         if self._exec is None:
             raise RuntimeError("CUDAGraph.replay: nothing was captured")
         _rt._check((_rt.cu.cuGraphLaunch(self._exec, self._dev.stream)[0], None), "cuGraphLaunch")
+        for check in self._checks:
+            check()
 
     def reset(self):
         """Destroy the graph; its pool's blocks go back to the device as the tensors using them die."""

@@ -195,10 +195,19 @@ def _nll_loss(be, x, t, w, ignore_index, reduction):
         np.int64(x.strides[1]), t.buf.mem, np.int64(t.offset), np.int64(t.strides[0]),
         (w if w is not None else x).buf.mem, np.int64(w.offset if w is not None else 0),
         np.int32(w is not None), np.int64(n), np.int64(c), np.int64(ignore_index), np.int32(red)])
+    graph = getattr(dev, "capturing", None)
+    if graph is not None:
+        # inside a CUDA graph capture the host cannot read: the graph runs the check after each replay
+        graph.checks.append(lambda: _check_targets(be, bad))
+    else:
+        _check_targets(be, bad)
+    return out
+
+
+def _check_targets(be, bad):
     b = int(be.to_numpy(bad)[0])  # the one host sync: out-of-range targets raise here, as on cpu
     if b != -1:
         raise IndexError(f"Target {b} is out of bounds.")
-    return out
 
 
 @KERNELS.register("nll_loss_backward")
