@@ -253,6 +253,10 @@ def test_memory_statistics_events_and_streams():
     assert 0 < free <= total == tt.cuda.get_device_properties().total_memory
     with tt.cuda.stream(tt.cuda.Stream()):
         assert float((tt.ones(3, device="cuda") + 1).sum()) == 6.0
+    last = tt.cuda.device_count() - 1
+    with tt.cuda.device(last):  # a bare "cuda" means the current device
+        assert tt.cuda.current_device() == last and tt.ones(1, device="cuda").device == tt.device("cuda", last)
+    assert tt.cuda.current_device() == 0
 
 
 @pytest.mark.cuda

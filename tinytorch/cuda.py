@@ -17,6 +17,7 @@ import contextlib
 
 from . import _ops
 from .backends.cuda.graphs import CUDAGraph, graph  # noqa: F401  (torch.cuda.CUDAGraph, torch.cuda.graph)
+from .device import current_index as _current  # the index a bare "cuda" means (set_device)
 from .device import get_backend as _get_backend
 
 
@@ -31,7 +32,7 @@ def _dev(device=None):
 
 def _index(device):
     if device is None:
-        return _current[0]
+        return _current.get("cuda", 0)
     if isinstance(device, int):
         return device
     from .device import as_device
@@ -39,9 +40,6 @@ def _index(device):
     if d.type != "cuda":
         raise ValueError(f"Expected a cuda device, but got: {d}")
     return d.index or 0
-
-
-_current = [0]
 
 
 def is_available():
@@ -67,14 +65,14 @@ def init():
 def current_device():
     """The index ``cuda`` means without one (``set_device`` changes it)."""
     _get_backend("cuda")
-    return _current[0]
+    return _current.get("cuda", 0)
 
 
 def set_device(device):
     """Make ``device`` the current one; IndexError-like RuntimeError when it does not exist."""
     i = _index(device)
     _get_backend(f"cuda:{i}")
-    _current[0] = i
+    _current["cuda"] = i
 
 
 class device:
@@ -85,12 +83,12 @@ class device:
         self.prev = None
 
     def __enter__(self):
-        self.prev = _current[0]
+        self.prev = _current.get("cuda", 0)
         if self.idx >= 0:
             set_device(self.idx)
 
     def __exit__(self, *exc):
-        _current[0] = self.prev
+        _current["cuda"] = self.prev
         return False
 
 

@@ -166,8 +166,9 @@ def is_registered(name):
 
 
 def as_device(d):
-    """``d`` as a device; an accelerator without an index means index 0 (``"opencl"`` -> ``opencl:0``), as in
-    PyTorch, so tensors created with and without the index are on the same device."""
+    """``d`` as a device; an accelerator without an index means its current device (``"opencl"`` -> ``opencl:0``;
+    ``cuda`` after ``torch.cuda.set_device(1)`` -> ``cuda:1``), as in PyTorch, so tensors created with and
+    without the index are on the same device."""
     if d is None:
         return d
     if not isinstance(d, device):
@@ -175,5 +176,9 @@ def as_device(d):
             raise RuntimeError("tinytorch has no default accelerator; pass a device string such as 'cpu'")
         d = device(d)
     if d.index is None and d.type not in ("cpu", "meta"):
-        d = device(d.type, 0)
+        d = device(d.type, current_index.get(d.type, 0))
     return d
+
+
+# device type -> the index its name alone means (``torch.cuda.set_device``); 0 when never set
+current_index = {}
