@@ -67,25 +67,31 @@ def train_step(lib, make, opt_name, shape, classes, seed=0, device=None):
         loss.backward()
         opt.step()
         if device is not None:
-            lib.opencl.synchronize()  # count the queued kernels' time, not just their launch
+            # count the queued kernels' time, not just their launch (lib.opencl / lib.cuda .synchronize)
+            getattr(lib, str(device).split(":")[0]).synchronize()
     return step
 
 
-def gpt_step(lib):
-    """One training step of examples/gpt.py's default model (4 layers, 4 heads, 128-dim, context 64), batch 32."""
+def gpt_step(lib, device=None):
+    """One training step of examples/gpt.py's default model (4 layers, 4 heads, 128-dim, context 64), batch 32;
+    on ``device`` (synchronized at the end of the step) when given."""
     from gpt import build
     lib.manual_seed(0)
     model = build(lib)(65, 64, 4, 4, 128, 0.0)
+    if device is not None:
+        model.to(device)
     opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
     rng = np.random.default_rng(0)
-    x = lib.tensor(rng.integers(0, 65, (32, 64)))
-    y = lib.tensor(rng.integers(0, 65, (32, 64)))
+    x = lib.tensor(rng.integers(0, 65, (32, 64)), device=device)
+    y = lib.tensor(rng.integers(0, 65, (32, 64)), device=device)
 
     def step():
         _, loss = model(x, y)
         opt.zero_grad()
         loss.backward()
         opt.step()
+        if device is not None:
+            getattr(lib, str(device).split(":")[0]).synchronize()
     return step
 
 

@@ -147,55 +147,12 @@ def compile_only(args):
 
 # ---- workloads ----
 def workload_makers(lib, device):
-    """(name, make) of the train-step workloads on ``device``; ``make()`` returns a step function that
-    synchronizes the device at its end."""
-    from bench import lenet, mlp
-    sync = getattr(lib, device.split(":")[0]).synchronize
-
-    def train(make, opt_name, shape):
-        def build():
-            lib.manual_seed(0)
-            model = make(lib.nn).to(device)
-            opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9) if opt_name == "sgd" else \
-                lib.optim.Adam(model.parameters(), lr=1e-3)
-            rng = np.random.default_rng(0)
-            x = lib.tensor(rng.standard_normal(shape).astype(np.float32)).to(device)
-            y = lib.tensor(rng.integers(0, 10, shape[0])).to(device)
-
-            def step():
-                loss = lib.nn.functional.cross_entropy(model(x), y)
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                return loss
-            return step
-        return build
-
-    def gpt():
-        from gpt import build
-        lib.manual_seed(0)
-        model = build(lib)(65, 64, 4, 4, 128, 0.0).to(device)
-        opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
-        rng = np.random.default_rng(0)
-        x = lib.tensor(rng.integers(0, 65, (32, 64))).to(device)
-        y = lib.tensor(rng.integers(0, 65, (32, 64))).to(device)
-
-        def step():
-            _, loss = model(x, y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            return loss
-        return step
-
-    def synced(make):
-        def build():
-            f = make()
-            return lambda: (f(), sync())
-        return build
-    return [("MLP 784-256-128-10 SGD, batch 128", synced(train(mlp, "sgd", (128, 784)))),
-            ("LeNet-5 Adam, batch 64", synced(train(lenet, "adam", (64, 1, 28, 28)))),
-            ("GPT 4x128 ctx 64 AdamW, batch 32", synced(gpt))]
+    """(name, make) of the train-step workloads on ``device`` (``benchmarks/bench.py``'s); ``make()`` returns a step
+    function that synchronizes the device at its end."""
+    from bench import gpt_step, lenet, mlp, train_step
+    return [("MLP 784-256-128-10 SGD, batch 128", lambda: train_step(lib, mlp, "sgd", (128, 784), 10, device=device)),
+            ("LeNet-5 Adam, batch 64", lambda: train_step(lib, lenet, "adam", (64, 1, 28, 28), 10, device=device)),
+            ("GPT 4x128 ctx 64 AdamW, batch 32", lambda: gpt_step(lib, device=device))]
 
 
 def workloads(lib, device):
