@@ -174,9 +174,18 @@ def median_time(fn, repeats=5, warmup=2, inner=1):
 def device_rows(lib, device, compiled=True, scale=1, lowp=None):
     """{row: value} of one library on one device (the rows of the module docstring); ``scale`` divides the
     sizes of the bandwidth and GEMM rows (``--smoke``); ``lowp`` the second GEMM's dtype (bfloat16; OpenCL C has
-    none, so float16 there)."""
+    none, so float16 there). A row that raises holds its error instead of a number: one failing kernel is a row
+    of the table, not the end of the check."""
     sync = getattr(lib, device.split(":")[0]).synchronize
     out = {}
+
+    def row(name, measure):
+        try:
+            out[name] = measure()
+        except Exception as e:  # noqa: BLE001 - see the docstring
+            out[name] = f"error: {type(e).__name__}: {str(e)[:200]}"
+            print(f"[{device}] {name}: {out[name]}", flush=True)
+
     a, b = lib.ones(8, device=device), lib.ones(8, device=device)
     calls = 2000
 
@@ -184,29 +193,29 @@ def device_rows(lib, device, compiled=True, scale=1, lowp=None):
         for _ in range(calls):
             a + b
         sync()
-    out["a + b, 8 floats (us/op)"] = median_time(small) / calls * 1e6
+    row("a + b, 8 floats (us/op)", lambda: median_time(small) / calls * 1e6)
     n = (256 << 20) // 4 // scale
-    x, y = lib.ones(n, device=device), lib.ones(n, device=device)
-    out[f"add {256 // scale} MiB float32 (GB/s)"] = 3 * n * 4 / median_time(lambda: (x + y, sync())) / 1e9
-    del x, y
-    z = lib.ones((1 << 30) // 4 // scale, device=device)
-    out[f"sum {1024 // scale} MiB float32 (GB/s)"] = (1 << 30) // scale / median_time(lambda: (z.sum(), sync())) / 1e9
-    del z
+
+    def add():
+        x, y = lib.ones(n, device=device), lib.ones(n, device=device)
+        return 3 * n * 4 / median_time(lambda: (x + y, sync())) / 1e9
+    row(f"add {256 // scale} MiB float32 (GB/s)", add)
+
+    def total():
+        z = lib.ones((1 << 30) // 4 // scale, device=device)
+        return (1 << 30) // scale / median_time(lambda: (z.sum(), sync())) / 1e9
+    row(f"sum {1024 // scale} MiB float32 (GB/s)", total)
     lowp = lowp or (lib.float16 if device.startswith("opencl") else lib.bfloat16)
     for n, dt in ((4096 // scale, lib.float32), (8192 // scale, lowp)):
-        name = f"matmul {n}^3 {str(dt).split('.')[-1]} (TFLOP/s)"
-        p = lib.randn(n, n, device=device).to(dt)
-        q = lib.randn(n, n, device=device).to(dt)
-        out[name] = 2 * n ** 3 / median_time(lambda: (p @ q, sync())) / 1e12
-        del p, q
+        def gemm(n=n, dt=dt):
+            p = lib.randn(n, n, device=device).to(dt)
+            q = lib.randn(n, n, device=device).to(dt)
+            return 2 * n ** 3 / median_time(lambda: (p @ q, sync())) / 1e12
+        row(f"matmul {n}^3 {str(dt).split('.')[-1]} (TFLOP/s)", gemm)
     for name, make in workload_makers(lib, device):
-        out[f"{name} eager (ms)"] = median_time(make(), repeats=5, warmup=3) * 1e3
+        row(f"{name} eager (ms)", lambda: median_time(make(), repeats=5, warmup=3) * 1e3)
         if compiled:
-            try:
-                fn = lib.compile(make())
-                out[f"{name} compiled (ms)"] = median_time(fn, repeats=5, warmup=3) * 1e3
-            except Exception as e:  # noqa: BLE001 - a compile failure is a row of the table, not the end of the check
-                out[f"{name} compiled (ms)"] = f"error: {type(e).__name__}: {str(e)[:120]}"
+            row(f"{name} compiled (ms)", lambda: median_time(lib.compile(make()), repeats=5, warmup=3) * 1e3)
     return out
 
 
@@ -296,18 +305,22 @@ def full(args):
     if not args.skip_tests:
         results.update(run_tests())
     t0 = time.perf_counter()
+    def save():
+        with open(args.out, "w") as f:
+            json.dump(results, f, indent=1, default=str)
     if torch.cuda.is_available():
         results["torch cuda"] = device_rows(torch, "cuda", compiled=False)
+        save()
     if tt.cuda.is_available():
         results["tinytorch cuda"] = device_rows(tt, "cuda")
+        save()
     if tt.opencl.is_available() and "NVIDIA" in tt.opencl.get_device_name().upper():
         results["tinytorch opencl"] = device_rows(tt, "opencl")
     else:
         results["opencl"] = "NVIDIA's OpenCL driver not found: " + str(tt.backends.opencl.unavailable_reason() or
                                                                       tt.opencl.get_device_name())
     results["timing seconds"] = time.perf_counter() - t0
-    with open(args.out, "w") as f:
-        json.dump(results, f, indent=1, default=str)
+    save()
     print(json.dumps({k: v for k, v in results.items() if not isinstance(v, dict)}, indent=1, default=str))
     print(table({k: v for k, v in results.items() if isinstance(v, dict) and k != "devices"}))
     return 0 if "tinytorch cuda" in results else 1

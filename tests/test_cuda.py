@@ -462,3 +462,11 @@ def test_cuda_graph_runs_host_checks_after_each_replay(fake_device):
     g.replay()
     g.replay()
     assert seen == ["cuGraphLaunch", "cuGraphLaunch"]
+
+
+@pytest.mark.parametrize("s1,s2,expected", [((0,), (), (0,)), ((), (0,), (0,)), ((1, 3), (5, 1), (5, 3)),
+                                            ((2, 1), (0,), (2, 0))])
+def test_cublas_batch_broadcast_keeps_empty_batches(s1, s2, expected):
+    """The batch shape of a cuBLAS matmul is broadcast as torch broadcasts: a size-1 dim takes the other's size,
+    0 included (an empty batch times a matrix is an empty batch; found on an H200: (0, 3, 5) @ (5, 2))."""
+    assert tuple(blas._broadcast(s1, s2)) == expected == tuple(torch.broadcast_shapes(s1, s2))

@@ -178,4 +178,4 @@ def _broadcast(s1, s2):
     n = max(len(s1), len(s2))
     s1 = (1,) * (n - len(s1)) + tuple(s1)
     s2 = (1,) * (n - len(s2)) + tuple(s2)
-    return [max(p, q) if 1 in (p, q) else p for p, q in zip(s1, s2)]
+    return [q if p == 1 else p for p, q in zip(s1, s2)]  # a size-1 dim takes the other's size, 0 included
