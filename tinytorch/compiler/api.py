@@ -19,12 +19,16 @@ Guards of a replay: the arguments' shapes, strides, dtypes, devices and ``requir
 by value, grad mode, autocast, ``training`` of every module the function reaches, the identities of their
 parameters, and which of those have a ``.grad``. A failed guard runs the function again in the default mode.
 """
+import logging
+import os
 import warnings
+import weakref
 
 from .._modes import _ac, _lazy, _state
 from . import graph as _graph
 from . import region
-from .lazy import Recording, LazyStorage, _bind_tensor
+from .guards import GuardSet, python_rng_state
+from .lazy import Recording, LazyStorage, Unsupported, _bind_tensor
 
 cache_size_limit = 8  # as torch._dynamo.config.cache_size_limit: distinct graphs per function before eager
 _MISS = object()
@@ -96,6 +100,11 @@ class CompiledFunction:
         self._prev = None  # the last call's capture, compared with the next one (reduce-overhead)
         self._owners = None
         self.module = None  # set for a compiled module: its backward is one node
+        self.unguardable = None  # why the function's Python state cannot be guarded (it is never replayed)
+        self.guard_failures = self.retraces = 0
+        self.armed = 0  # replays armed so far
+        self.last_miss = None
+        _COMPILED.add(self)
         try:
             self.__wrapped__ = fn
             self.__doc__ = fn.__doc__
@@ -112,24 +121,36 @@ class CompiledFunction:
             if out is not _MISS:
                 self.replays += 1
                 return out
+            self._missed(self._replay.why(args, kwargs))
             self._replay = None
-        replay = self.mode == "reduce-overhead"
-        if replay:
+        guards = None
+        if self.unguardable is None:
             if self._owners is None:
                 self._owners = _owners(self.fn)
-            before = (None, _guard_state(self._owners), _grad_bits(self._owners))
+            guards = GuardSet(self.fn, args, kwargs)
+            if guards.reason is not None:
+                self._cannot_guard(guards.reason)
+                guards = None
+            else:
+                before = (None, _guard_state(self._owners), _grad_bits(self._owners))
+                rng = python_rng_state()
         _bind_tensor()
         module = self.module if _state.enabled else None
         if module is not None:  # the forward of a compiled module: its backward becomes one node (region.py)
             args, kwargs, pairs = region.cut(args, kwargs)
             params = [p for p in module.parameters() if p.requires_grad]
         rec = Recording(self.fullgraph, self.name)
-        rec.snapshot = replay
+        rec.snapshot = guards is not None
         out = rec.run(self.fn, *args, **kwargs)
         self.breaks = rec.breaks
+        for reason, where in rec.breaks:
+            _log("graph_breaks", f"graph break in {self.name}: {reason}, at {where}")
         sig = tuple(id(p) for p in rec.plans)
         if sig not in self.graphs:
             self.graphs.add(sig)
+            if len(self.graphs) > 1:
+                _log("recompiles", f"recompiling {self.name}: graph {len(self.graphs)} (new shapes, dtypes, "
+                     f"strides or Python values: {self.last_miss or 'the graph changed'})")
             if len(self.graphs) > cache_size_limit:
                 warnings.warn(f"tinytorch.compile: {self.name} was recompiled {len(self.graphs)} times "
                               f"(cache_size_limit = {cache_size_limit}), the last time because its graph changed "
@@ -137,9 +158,45 @@ class CompiledFunction:
                 self.eager = True
         if module is not None:
             out = region.attach(out, pairs, params, self.name)
-        if replay:
-            self._capture(rec, args, kwargs, out, before)
+        if guards is not None:
+            failed = guards.check()
+            if failed is not None:  # the call changed Python state it reads: a replay could not do that
+                self.last_miss = f"the call itself changed {guards.describe(failed)}"
+                self._prev = None
+            elif python_rng_state() != rng:
+                self.last_miss = "the call drew from Python's or NumPy's random generator"
+                self._prev = None
+            else:
+                self._capture(rec, args, kwargs, out, before, guards)
         return out
+
+    def _missed(self, reason):
+        self.guard_failures += 1
+        self.last_miss = reason
+        _log("recompiles", f"{self.name}: guard failed, running its Python again: {reason}")
+
+    def _cannot_guard(self, reason):
+        """The function reads Python state a guard cannot see: it is never replayed (under ``fullgraph=True``, a
+        graph break that raises)."""
+        where = _where(self.fn)
+        if self.fullgraph:
+            raise Unsupported(f"tinytorch.compile(fullgraph=True): {self.name} cannot be guarded: {reason}, "
+                              f"in {where}. Pass the value as an argument, or compile without fullgraph=True")
+        self.unguardable = reason
+        self.breaks = [(f"cannot be guarded: {reason}", where)]
+        _log("graph_breaks", f"{self.name} runs its Python on every call: {reason}, in {where}")
+
+    def stats(self):
+        """What the compiler did with this function (``TORCH_LOGS="recompiles,graph_breaks"`` in PyTorch): calls,
+        replays, graphs (distinct graph sequences captured), recompiles (graphs after the first), retraces (calls
+        that ran the Python again after a replay was armed), guard failures with the last reason, the number of
+        guards of the armed replay, graph breaks of the last call, and why the function cannot be replayed."""
+        rp = self._replay
+        return {"calls": self.calls, "replays": self.replays, "graphs": len(self.graphs),
+                "recompiles": max(0, len(self.graphs) - 1), "retraces": self.retraces,
+                "guard_failures": self.guard_failures, "last_guard_failure": self.last_miss,
+                "guards": len(rp.pyguards) if rp is not None and rp.pyguards is not None else 0,
+                "graph_breaks": [f"{r} at {w}" for r, w in self.breaks], "unguardable": self.unguardable}
 
     def trace(self, args, kwargs=None):
         """Run once on ``args`` capturing the graph, and replay it from now on for arguments like these
@@ -167,7 +224,7 @@ class CompiledFunction:
         return out
 
     # ---- reduce-overhead ----------------------------------------------------------------------------------------
-    def _capture(self, rec, args, kwargs, out, before):
+    def _capture(self, rec, args, kwargs, out, before, guards=None):
         cur = None
         if len(rec.plans) == 1 and not rec.breaks and not rec.host_draws:
             cur = (rec.plans[0], rec.last_ext, rec.last_slots, _guard_state(self._owners), before[2], rec.last_snaps)
@@ -207,7 +264,46 @@ class CompiledFunction:
             bind.append(t)
         self._replay = Replay(self, rec, cur, flat, args, kwargs, out, bind)
         self._replay.restore = list(restore.values())
+        self._replay.pyguards = guards
         self._replay.fast = self._replay.fast_path(args, kwargs)
+        self.armed += 1
+        if self.armed > 1:
+            self.retraces += 1
+
+
+_COMPILED = weakref.WeakSet()
+_LOGGER = logging.getLogger("tinytorch.compiler")
+_LOGS = set()
+
+
+def set_logs(recompiles=None, graph_breaks=None):
+    """Log recompiles (with the guard that failed) and graph breaks (with the reason and line) to the
+    ``tinytorch.compiler`` logger, on stderr (``torch._logging.set_logs(recompiles=True, graph_breaks=True)``; the
+    environment variable ``TORCH_LOGS="recompiles,graph_breaks"`` does the same at import)."""
+    for name, on in (("recompiles", recompiles), ("graph_breaks", graph_breaks)):
+        if on is not None:
+            (_LOGS.add if on else _LOGS.discard)(name)
+    if _LOGS and not _LOGGER.handlers:
+        h = logging.StreamHandler()
+        h.setFormatter(logging.Formatter("[tinytorch.compiler] %(message)s"))
+        _LOGGER.addHandler(h)
+        _LOGGER.setLevel(logging.INFO)
+
+
+def _log(kind, msg):
+    if kind in _LOGS:
+        _LOGGER.info(msg)
+
+
+def stats():
+    """``{name: CompiledFunction.stats()}`` of every compiled function alive."""
+    return {c.name: c.stats() for c in list(_COMPILED)}
+
+
+def _where(fn):
+    f = getattr(fn, "__func__", fn)
+    code = getattr(f, "__code__", None) or getattr(getattr(type(fn), "forward", None), "__code__", None)
+    return f"{code.co_filename}:{code.co_firstlineno}" if code is not None else "<unknown>"
 
 
 def _tensor_type():
@@ -266,7 +362,8 @@ class Replay:
         self.plan = cur[0]
         # a device that can replay a whole plan as one launch (CUDA graphs) wraps its run
         backends = {st.backend for st in self.plan.steps}
-        graphed = getattr(next(iter(backends)), "graphed", None) if len(backends) == 1 else None
+        graphed = getattr(next(iter(backends)), "graphed", None) if len(backends) == 1 and \
+            owner.mode == "reduce-overhead" else None
         self.run = graphed(self.plan.run) if graphed is not None else self.plan.run
         self.guard = cur[3]
         self.bind = bind
@@ -305,6 +402,7 @@ class Replay:
         self.nodes, self.info = rec.last_nodes, rec.last_info
         self.restore = []
         self.fast = None
+        self.pyguards = None  # the GuardSet of the Python state the captured call read (None: jit.trace)
         self.grads = [(leaf, g) for leaf, g in rec.grads.items()]
         written = set()
         for node in rec.last_nodes:
@@ -327,7 +425,8 @@ class Replay:
         if slots is None or any(x[0] != "slot" for x in slots):
             return None
         ns = {"MISS": _MISS, "T": T, "NEW": _new, "STORAGE": Storage, "STATE": _state, "AC": _ac, "LAZY": _lazy,
-              "RUN": self.run, "NODES": self.nodes}
+              "RUN": self.run, "NODES": self.nodes,
+              "PYGUARD": self.pyguards.check if self.pyguards is not None else None}
         k = [0]
 
         def c(v):
@@ -347,6 +446,9 @@ class Replay:
         lines.append(f"    if STATE.enabled is not {self.guard[0]} or AC.active or LAZY.module_version != "
                      f"{self.guard[3]}:")
         lines.append("        return MISS")
+        if self.pyguards is not None:
+            lines.append("    if PYGUARD() is not None:")
+            lines.append("        return MISS")
         for f, shape, stride, dtype, rg in self.fixed:
             lines.append(f"    if {c(f)}._shape != {c(shape)} or {c(f)}._stride != {c(stride)} or "
                          f"{c(f)}.dtype is not {c(dtype)} or {c(f)}.requires_grad is not {rg}:")
@@ -392,6 +494,8 @@ class Replay:
                 return _MISS
         if _guard_state(None) != self.guard:
             return _MISS
+        if self.pyguards is not None and self.pyguards.check() is not None:
+            return _MISS
         for t, none in self.grad_leaves:
             if (t._grad is None) != none:
                 return _MISS
@@ -426,6 +530,28 @@ class Replay:
         for leaf, g in self.grads:
             leaf._grad = g
         return self._build(self.template, bufs, flat)
+
+    def why(self, args, kwargs):
+        """Why ``call`` missed (for the log and ``stats``): the first guard that fails."""
+        flat_all = _flatten((args, kwargs), [])
+        if len(flat_all) != len(self.sig):
+            return "the number of arguments changed"
+        for i, (a, s) in enumerate(zip(flat_all, self.sig)):
+            T = _T[0]
+            got = (a._shape, a._stride, a._offset, a.dtype, a._storage.device, a.requires_grad) \
+                if isinstance(a, T) else _arg_sig(a)
+            if got != s:
+                return f"argument {i} changed ({s[-1] if not isinstance(a, T) else 'shape, stride, dtype or device'})"
+        if _guard_state(None) != self.guard:
+            return "grad mode, autocast, or a module (its attributes, parameters, training) changed"
+        if self.pyguards is not None:
+            failed = self.pyguards.check()
+            if failed is not None:
+                return f"{self.pyguards.describe(failed)} no longer holds"
+        for t, none in self.grad_leaves:
+            if (t._grad is None) != none:
+                return "a parameter's .grad was set or cleared"
+        return "a tensor the graph reads changed shape, dtype or requires_grad"
 
     def _build(self, t, bufs, flat):
         k = t[0]
@@ -551,3 +677,7 @@ def disable(fn=None, recursive=True):
     run_eagerly.__wrapped__ = fn
     return run_eagerly
 
+
+
+set_logs(**{k: True for k in ("recompiles", "graph_breaks")
+            if k in os.environ.get("TORCH_LOGS", "").replace(" ", "").split(",")})
