@@ -1,23 +1,23 @@
 """``tinytorch.compile``: capture at the dispatcher, run graphs, replay them.
 
-Two modes (``mode=``):
-
-- default (``None``, ``"default"``, ``"max-autotune"``...): the Python function runs on every call with its ops
-  recorded lazily (``lazy.py``); the recorded graph runs at the end of the call, or at a graph break, through a
-  cached ``Plan`` (``graph.py``). Whatever Python decides between ops (a closure scalar, a step counter in an
-  ``if``, a list that grew) is seen on every call, so the results are always eager's.
-- ``"reduce-overhead"`` (PyTorch's name for its CUDA-graph mode): once two consecutive calls recorded the same
-  single graph over the same tensors, later calls skip the Python function and replay that graph, as long as the
-  guards hold (``Replay.check``). What a replay cannot see: Python values read by the function that are not
-  tensors, arguments or guarded state (a global scalar, an optimizer's learning rate changed by a scheduler, a
-  list it appends to); a function that depends on those must use the default mode. Functions that draw random
-  numbers, or whose graph breaks, are never replayed (they run in the default mode). On the ``cuda`` device the
-  replay itself is a CUDA graph (``backends/cuda/graphs.py``): the plan is captured on its second replay and
-  launched as one graph after that.
+A call of a compiled function runs its Python with the ops recorded lazily (``lazy.py``); the recorded graph runs
+at the end of the call, or at a graph break, through a cached ``Plan`` (``graph.py``). Once two consecutive calls
+recorded the same single graph over the same tensors, later calls skip the Python function and replay that graph,
+as long as the guards hold (``Replay.call``); a failed guard runs the Python again (a retrace: the same graph with
+the new values, or a recompile: a new graph) and the replay is armed again from that call. Every mode does this;
+``mode="reduce-overhead"`` (PyTorch's name for its CUDA-graph mode) adds, on the ``cuda`` device, the replay as one
+CUDA graph (``backends/cuda/graphs.py``).
 
 Guards of a replay: the arguments' shapes, strides, dtypes, devices and ``requires_grad``, non-tensor arguments
-by value, grad mode, autocast, ``training`` of every module the function reaches, the identities of their
-parameters, and which of those have a ``.grad``. A failed guard runs the function again in the default mode.
+by value, grad mode, autocast, one version counter for every module change (attributes, parameters, ``training``),
+which parameters have a ``.grad``, the tensors read besides the arguments, and the Python state the function can
+reach (``guards.py``: globals, closure cells, defaults, optimizers' ``param_groups``, the attributes of user objects,
+the items of lists and dicts). Never replayed: a call that changed the Python state it reads (a counter it
+increments), drew from Python's or NumPy's random generator, drew random numbers on the host, broke its graph, or
+returned a result carrying an autograd graph; a function whose state cannot be guarded (an iterator it advances)
+runs its Python on every call (``fullgraph=True`` raises instead). ``CompiledFunction.stats()`` and
+``tinytorch.compiler.stats()`` count calls, replays, graphs, recompiles, retraces and guard failures;
+``TORCH_LOGS="recompiles,graph_breaks"`` (or ``set_logs``) logs each with its reason.
 """
 import logging
 import os
@@ -616,10 +616,11 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     as one graph (or several, split at graph breaks), made once per structure: dead code dropped, elementwise
     chains fused into generated kernels, intermediates released after their last use.
 
-    mode: None / "default" (the function runs every call; always eager's results), "reduce-overhead" (replays
-    the captured graph without running the function once it is seen to be static; see ``compiler.api``),
-    "max-autotune" and "max-autotune-no-cudagraphs" (as default). fullgraph: a graph break raises
-    ``tinytorch.compiler.Unsupported`` naming the op and line. dynamic: accepted; shapes are always specialized (a
+    mode: None / "default" (replays the captured graph without running the function once it is seen to be static
+    and while the guards on its arguments and Python state hold; see ``compiler.api``), "reduce-overhead" (as
+    default, the replay a CUDA graph on ``cuda``), "max-autotune" and "max-autotune-no-cudagraphs" (as default).
+    fullgraph: a graph break, or Python state that cannot be guarded, raises ``tinytorch.compiler.Unsupported``
+    naming the op or value and the line. dynamic: accepted; shapes are always specialized (a
     new shape records a new graph; after ``cache_size_limit`` graphs the function runs eagerly, with a warning).
     backend: "eager" runs the function as it is; any other name uses tinytorch's compiler. disable: return
     ``model`` itself. RuntimeError for an unknown mode (PyTorch's message).
