@@ -226,7 +226,7 @@ def case_train_eval():
 
 
 def case_freeze():
-    model, opt, step = _plain()
+    model, _, step = _plain()
 
     def change(i):
         if i == 6:
@@ -236,7 +236,7 @@ def case_freeze():
 
 
 def case_replaced_buffer():
-    model, opt, step = _plain()
+    model, _, step = _plain()
 
     def change(i):
         if i == 5:
@@ -248,12 +248,12 @@ def case_replaced_buffer():
 
 
 def case_batch_size():
-    model, opt, step = _plain()
+    model, _, step = _plain()
     return model, step, lambda i: None, lambda i: _data(6 if i < 7 else 3)
 
 
 def case_load_state_dict():
-    model, opt, step = _plain()
+    model, _, step = _plain()
     saved = {}
 
     def change(i):
@@ -265,7 +265,7 @@ def case_load_state_dict():
 
 
 def case_dropout_p():
-    model, opt, step = _plain()
+    model, _, step = _plain()
 
     def change(i):
         if i == 6:
@@ -274,7 +274,7 @@ def case_dropout_p():
 
 
 def case_module_attribute():
-    model, opt, step = _plain()
+    model, _, step = _plain()
 
     def change(i):
         if i == 4:
@@ -360,7 +360,7 @@ def case_numpy_array():
 
 
 def case_global_function():
-    model, opt, step = _plain()
+    model, _, step = _plain()
 
     def change(i):
         global ACT
@@ -412,7 +412,7 @@ def test_lr_schedule_does_not_recompile():
     """A learning rate that changes every step is not part of the graph: one graph, no recompiles; the step
     runs its Python again after each change (a retrace), and replays while the rate holds."""
     _reset_globals()
-    model, opt, step = _plain("adam")
+    _, opt, step = _plain("adam")
     sched = tt.optim.lr_scheduler.StepLR(opt, step_size=3, gamma=0.7)
     fn = tt.compile(step)
     x, y = _data()

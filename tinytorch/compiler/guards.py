@@ -40,7 +40,7 @@ class Guard:
     """One check: ``kind`` is 'value' (``read(ref) == value`` with the same type), 'is' (the same object), 'len'
     (the same length) or 'keys' (a dict's keys, in order); ``read`` is a Python expression over ``R`` (the object
     holding the value: a dict, a list, a cell or an object) and ``source`` what the user would call it."""
-    __slots__ = ("kind", "ref", "read", "value", "source")
+    __slots__ = ("kind", "read", "ref", "source", "value")
 
     def __init__(self, kind, ref, read, value, source):
         self.kind, self.ref, self.read, self.value, self.source = kind, ref, read, value, source
@@ -175,7 +175,7 @@ class GuardSet:
         self._walk(v, source, None, None, None)
 
     def _walk(self, v, source, ref, read, _unused):
-        if isinstance(v, _SCALARS) or isinstance(v, self._Tensor) or id(v) in self._seen:
+        if isinstance(v, (*_SCALARS, self._Tensor)) or id(v) in self._seen:
             return
         self._seen.add(id(v))
         t = type(v)
@@ -217,7 +217,7 @@ class GuardSet:
         if isinstance(v, self._Module):
             d = v.__dict__  # scalar attributes: the module version guards them; containers are walked
             for k, x in d.items():
-                if k in ("_parameters", "_buffers") or k.endswith("_hooks") or k.endswith("_hooks_with_kwargs"):
+                if k in ("_parameters", "_buffers") or k.endswith(("_hooks", "_hooks_with_kwargs")):
                     continue
                 if k == "_modules":
                     for name, m in x.items():
