@@ -141,7 +141,13 @@ class CompiledFunction:
             params = [p for p in module.parameters() if p.requires_grad]
         rec = Recording(self.fullgraph, self.name)
         rec.snapshot = guards is not None
-        out = rec.run(self.fn, *args, **kwargs)
+        if guards is not None:
+            guards.begin()
+        try:
+            out = rec.run(self.fn, *args, **kwargs)
+        finally:
+            if guards is not None:
+                guards.end()
         self.breaks = rec.breaks
         for reason, where in rec.breaks:
             _log("graph_breaks", f"graph break in {self.name}: {reason}, at {where}")
@@ -158,10 +164,11 @@ class CompiledFunction:
                 self.eager = True
         if module is not None:
             out = region.attach(out, pairs, params, self.name)
-        if guards is not None:
-            failed = guards.check()
-            if failed is not None:  # the call changed Python state it reads: a replay could not do that
-                self.last_miss = f"the call itself changed {guards.describe(failed)}"
+        if guards is not None and guards.reason is not None:
+            self._cannot_guard(guards.reason)
+        elif guards is not None:
+            if guards.mutated is not None:  # the call changed Python state it reads: a replay could not do that
+                self.last_miss = f"the call itself changed {guards.mutated}"
                 self._prev = None
             elif python_rng_state() != rng:
                 self.last_miss = "the call drew from Python's or NumPy's random generator"
@@ -403,6 +410,11 @@ class Replay:
         self.restore = []
         self.fast = None
         self.pyguards = None  # the GuardSet of the Python state the captured call read (None: jit.trace)
+        # the optimizer hyperparameters bound as graph inputs: node -> [(keyword, group, key, index)]
+        subst = {}
+        for node, keyword, group, key, index in getattr(rec, "last_bindings", ()):
+            subst.setdefault(node, []).append((keyword, group, key, index))
+        self.subst = sorted(subst.items())
         self.grads = [(leaf, g) for leaf, g in rec.grads.items()]
         written = set()
         for node in rec.last_nodes:
@@ -411,6 +423,19 @@ class Replay:
                     for i in _ext_uses(spec):
                         written.add(id(rec.last_ext[i]._storage))
         self.versions = [t._storage._version for t in rec.last_ext if id(t._storage) in written]
+
+    def nodes_now(self):
+        """The captured nodes with the bound hyperparameters read from their groups now (a learning rate the
+        scheduler changed since the capture)."""
+        nodes = list(self.nodes)
+        for i, items in self.subst:
+            node = nodes[i]
+            kw = dict(node[4])
+            for keyword, group, key, index in items:
+                v = group[key]
+                kw[keyword] = v if index is None else v[index]
+            nodes[i] = node[:4] + (kw,) + node[5:]
+        return nodes
 
     def fast_path(self, args, kwargs):
         """The replay as one generated function (Dynamo's guard function, in Python) for the common shape of call:
@@ -425,7 +450,7 @@ class Replay:
         if slots is None or any(x[0] != "slot" for x in slots):
             return None
         ns = {"MISS": _MISS, "T": T, "NEW": _new, "STORAGE": Storage, "STATE": _state, "AC": _ac, "LAZY": _lazy,
-              "RUN": self.run, "NODES": self.nodes,
+              "RUN": self.run, "NODES": self.nodes, "NODES_NOW": self.nodes_now,
               "PYGUARD": self.pyguards.check if self.pyguards is not None else None}
         k = [0]
 
@@ -464,7 +489,7 @@ class Replay:
                     ext.append(f"NEW(a{j}._storage, {c(shape)}, {c(stride)}, a{j}._offset + {delta}, {c(dtype)})")
             else:
                 ext.append(c(b))
-        lines.append(f"    bufs = RUN([{', '.join(ext)}], NODES)")
+        lines.append(f"    bufs = RUN([{', '.join(ext)}], {'NODES_NOW()' if self.subst else 'NODES'})")
         outs = []
         for _, s_, shape, stride, off, dtype, dev, backend, size in slots:
             outs.append(f"NEW(STORAGE(bufs[{s_}], {c(dtype)}, {c(dev)}, {size}, {c(backend)}), {c(shape)}, "
@@ -518,7 +543,7 @@ class Replay:
         for st, snap in self.restore:  # a scratch buffer the call made: as it was before the graph wrote it
             b = st.backend
             b.copy_(b.view(st.buf, st.dtype, (st.size,), (1,), 0), snap)
-        bufs = self.run(ext, self.nodes)
+        bufs = self.run(ext, self.nodes_now() if self.subst else self.nodes)
         for v in self.versions:
             v[0] += 1
         for s, wr in self.static:

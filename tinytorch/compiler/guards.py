@@ -82,6 +82,9 @@ class GuardSet:
         self._Tensor, self._Module, self._Optimizer = Tensor, Module, Optimizer
         self.guards = []
         self.reason = None  # why the function cannot be guarded (Unguardable), or None
+        self.groups = []  # (optimizer, index, param group, source): guarded by what the call reads (``end``)
+        self.proxies = []
+        self.mutated = None  # what the captured call changed of the Python state it reads (``end``)
         self._seen = set()
         self._fns = set()
         try:
@@ -90,10 +93,58 @@ class GuardSet:
                 self._walk(a, f"args[{i}]", None, None, None)
             for k, v in kwargs.items():
                 self._walk(v, f"kwargs[{k!r}]", None, None, None)
+            exposed = [grp for grp in self.groups if id(grp[2]) in self._seen]
+            for _, _, g, source in exposed:  # reached from elsewhere too: all its values, read by anyone
+                self._seen.discard(id(g))
+                self._walk(g, source, None, None, None)
+            self.groups = [grp for grp in self.groups if grp not in exposed]
         except Unguardable as e:
             self.reason = str(e)
         self._seen = self._fns = None
-        self.check = self._generate() if self.reason is None else None
+        self.check = None
+
+    # ---- the parameter groups of optimizers --------------------------------------------------------------------
+    def begin(self):
+        """Before the captured call: each optimizer's groups are replaced by ``GroupProxy`` copies that note which
+        hyperparameters the call reads, and which of those go only into fused optimizer kernels (bound as graph
+        inputs, ``Recording.bind_group``)."""
+        for opt, i, g, _ in self.groups:
+            proxy = GroupProxy(g)
+            self.proxies.append((proxy, dict(g)))
+            opt.param_groups[i] = proxy
+
+    def end(self):
+        """After the captured call: the groups back in place, their guards made from what the call read (a value
+        read by Python: its value; a value only bound into a kernel: its type, the replay reads it; a value not
+        read: nothing), and ``check`` generated. ``mutated`` says what the call changed, if anything."""
+        for (opt, i, g, source), (proxy, before) in zip(self.groups, self.proxies):
+            if i < len(opt.param_groups) and opt.param_groups[i] is proxy:
+                opt.param_groups[i] = g
+            else:
+                self.mutated = self.mutated or f"{source} (replaced by the call)"
+            proxy.active = False
+            if dict(g) != before:
+                self.mutated = self.mutated or f"{source} (changed by the call)"
+            try:
+                self._add("keys", g, "tuple(R)", tuple(g), f"{source}.keys()")
+                self._seen, self._fns = set(), set()
+                for k in g:
+                    if k in proxy.reads or proxy.read_all:
+                        self._leaf_or_walk(g[k], g, f"R[{k!r}]", f"{source}[{k!r}]")
+                    elif k in proxy.bound:
+                        self._add("types", g, f"TYPES(R[{k!r}])", _types(g[k]), f"type of {source}[{k!r}]")
+                    if k in proxy.truths and k not in proxy.reads and not proxy.read_all:
+                        self._add("value", g, f"bool(R[{k!r}])", bool(g[k]), f"bool({source}[{k!r}])")
+            except Unguardable as e:
+                self.reason = str(e)
+            self._seen = self._fns = None
+        self.proxies = []
+        if self.reason is None:
+            self.check = self._generate()
+        if self.mutated is None and self.check is not None:
+            failed = self.check()
+            if failed is not None:
+                self.mutated = self.describe(failed)
 
     # ---- collecting -------------------------------------------------------------------------------------------
     def _add(self, kind, ref, read, value, source):
@@ -229,7 +280,12 @@ class GuardSet:
             self._methods(t, source)
             return
         if isinstance(v, self._Optimizer):
-            self._walk(v.param_groups, f"{source}.param_groups", None, None, None)
+            groups = v.param_groups
+            self._add("is", v.__dict__, "R['param_groups']", groups, f"{source}.param_groups")
+            self._add("len", groups, "len(R)", len(groups), f"len({source}.param_groups)")
+            for i, g in enumerate(groups):
+                self._add("is", groups, f"R[{i}]", g, f"{source}.param_groups[{i}]")
+                self.groups.append((v, i, g, f"{source}.param_groups[{i}]"))
             self._walk(v.defaults, f"{source}.defaults", None, None, None)
             return
         d = getattr(v, "__dict__", None)
@@ -258,7 +314,7 @@ class GuardSet:
     # ---- checking ---------------------------------------------------------------------------------------------
     def _generate(self):
         """``check()`` as one function: a line per guard, the objects bound as constants."""
-        ns = {"len": len, "tuple": tuple, "type": type}
+        ns = {"len": len, "tuple": tuple, "type": type, "bool": bool, "TYPES": _types}
         lines = ["def check():", "    try:"]
         for i, g in enumerate(self.guards):
             ns[f"R{i}"], ns[f"V{i}"] = g.ref, g.value
@@ -268,7 +324,7 @@ class GuardSet:
                 cond = f"(x := {read}) is not V{i} and (type(x) is not T{i} or x != V{i})"
             elif g.kind == "is":
                 cond = f"{read} is not V{i}"
-            else:  # 'len', 'keys'
+            else:  # 'len', 'keys', 'types'
                 cond = f"{read} != V{i}"
             lines.append(f"        if {cond}:")
             lines.append(f"            return {i}")
@@ -285,10 +341,76 @@ class GuardSet:
             return "a guarded container changed shape (a key or an item is gone)"
         g = self.guards[i]
         return {"value": f"{g.source} == {g.value!r}", "is": f"{g.source} is the same object",
-                "len": f"{g.source} == {g.value}", "keys": f"{g.source} == {g.value!r}"}[g.kind]
+                "len": f"{g.source} == {g.value}", "keys": f"{g.source} == {g.value!r}",
+                "types": f"{g.source} == {g.value!r}"}[g.kind]
 
     def __len__(self):
         return len(self.guards)
+
+
+def _types(v):
+    return tuple(type(x) for x in v) if type(v) is tuple else type(v)
+
+
+class GroupProxy(dict):
+    """An optimizer's parameter group while a compiled call is captured: a copy of the group (writes go to both)
+    that notes the keys Python reads (``reads``; ``read_all`` for a read of every value: ``items()``, a copy) and
+    the keys read only into fused optimizer kernels (``bound``, by ``optim.optimizer._fused``) or, besides that,
+    only for whether they are zero (``truths``, by ``optim.optimizer._nonzero``)."""
+
+    def __init__(self, group):
+        super().__init__(group)
+        self.orig = group
+        self.reads, self.bound, self.truths = set(), set(), set()
+        self.read_all = False
+        self.active = True
+
+    def __getitem__(self, k):
+        if self.active:
+            self.reads.add(k)
+        return dict.__getitem__(self, k)
+
+    def get(self, k, default=None):
+        if self.active:
+            self.reads.add(k)
+        return dict.get(self, k, default)
+
+    def __setitem__(self, k, v):
+        dict.__setitem__(self.orig, k, v)
+        dict.__setitem__(self, k, v)
+
+    def setdefault(self, k, default=None):
+        if k not in self:
+            self[k] = default
+        return self[k]
+
+    def _all(self):
+        if self.active:
+            self.read_all = True
+
+    def items(self):
+        self._all()
+        return dict.items(self)
+
+    def values(self):
+        self._all()
+        return dict.values(self)
+
+    def copy(self):
+        self._all()
+        return dict(dict.items(self))
+
+    def __reduce_ex__(self, protocol):
+        self._all()
+        return dict, (dict(dict.items(self)),)
+
+    def update(self, *a, **kw):
+        dict.update(self.orig, *a, **kw)
+        dict.update(self, *a, **kw)
+
+    def pop(self, k, *default):
+        dict.pop(self.orig, k, *default)
+        return dict.pop(self, k, *default)
 
 
 def python_rng_state():

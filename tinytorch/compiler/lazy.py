@@ -175,6 +175,7 @@ class Recording:
         self.dirty = set()  # ids of the existing storages the graph writes
         self.deferred_draws = 0  # random draws recorded as nodes (not yet drawn)
         self.snaps = {}  # with ``snapshot``: id(storage) -> a copy of its memory before the graph's first write
+        self.bindings = []  # (node, keyword, group, key, index): optimizer hyperparameters read as graph inputs
 
     # ---- recording ----------------------------------------------------------------------------------------
     def _settle(self, args, dev):
@@ -318,6 +319,25 @@ class Recording:
                 b = st.backend
                 self.snaps[id(st)] = b.from_numpy(b.to_numpy(b.view(st.buf, st.dtype, (st.size,), (1,), 0)))
 
+    def bind_group(self, name, values, group, hyper):
+        """The last recorded node is ``name``'s fused optimizer kernel, and its keyword arguments ``values`` are the
+        hyperparameters ``hyper`` of ``group`` (``optim.optimizer._fused``): a replay reads them from the group
+        again, so they are graph inputs. Under a guarded capture the group is a ``guards.GroupProxy``; the keys are
+        noted as bound only when the node is the one expected, and as read (guarded by value) otherwise."""
+        from .guards import GroupProxy
+        if type(group) is not GroupProxy:
+            return
+        node = self.nodes[-1] if self.nodes else None
+        kw = node[4] if node is not None and node[0] == "mutate" else None
+        keys = {src if type(src) is str else src[0] for src in hyper.values()}
+        if type(kw) is not dict or any(kw.get(k) is not v for k, v in values.items()):
+            group.reads.update(keys)
+            return
+        group.bound.update(keys)
+        for keyword, src in hyper.items():
+            key, index = (src, None) if type(src) is str else src
+            self.bindings.append((len(self.nodes) - 1, keyword, group.orig, key, index))
+
     def note_grad(self, leaf, before):
         """The autograd engine wrote ``leaf.grad`` (a replay must set it again)."""
         self.grads[leaf] = leaf._grad
@@ -378,6 +398,7 @@ class Recording:
         self.segments += 1
         self.last_ext, self.last_slots, self.last_nodes, self.last_info = self.ext, self.slots, self.nodes, self.slot_info
         self.last_snaps = self.snaps
+        self.last_bindings = self.bindings
         self._reset()
 
     def _learn(self, node, i, layout):

@@ -1,7 +1,9 @@
 """Adam and AdamW (``torch.optim.Adam`` / ``AdamW``), with amsgrad."""
 from ..autograd.grad_mode import no_grad
 from .._ops.optim import adam_step, fused_adam
-from .optimizer import Optimizer, _bump_step, _by_device_and_dtype, _init_step, _multi_tensor, _step_tensor
+from .optimizer import Optimizer, _bump_step, _by_device_and_dtype, _fused, _init_step, _multi_tensor, _step_tensor
+
+_ADAM_HYPER = {"lr": "lr", "beta1": ("betas", 0), "beta2": ("betas", 1), "eps": "eps", "weight_decay": "weight_decay"}
 
 
 class Adam(Optimizer):
@@ -51,7 +53,7 @@ class Adam(Optimizer):
 
     def _group_step(self, g):
         """The group's update as one ``fused_adam`` call per device and dtype."""
-        (b1, b2), amsgrad = g["betas"], g["amsgrad"]
+        amsgrad = g["amsgrad"]
         params, grads, exp_avgs, exp_avg_sqs, steps = [], [], [], [], []
         max_exp_avg_sqs = [] if amsgrad else None
         for p in g["params"]:
@@ -68,9 +70,8 @@ class Adam(Optimizer):
             steps.append(_step_tensor(st))
         for ps, gs, ms, vs, vmaxs, ts in _by_device_and_dtype(params, grads, exp_avgs, exp_avg_sqs,
                                                              max_exp_avg_sqs, steps):
-            fused_adam(ps, gs, ms, vs, vmaxs, ts, lr=g["lr"], beta1=b1, beta2=b2, eps=g["eps"],
-                       weight_decay=g["weight_decay"], decoupled=g.get("decoupled_weight_decay", self._decoupled),
-                       maximize=g.get("maximize", False))
+            _fused(fused_adam, g, _ADAM_HYPER, ps, gs, ms, vs, vmaxs, ts,
+                   decoupled=g.get("decoupled_weight_decay", self._decoupled), maximize=g.get("maximize", False))
 
     def _single_tensor_step(self, g):
         """The update one parameter at a time (``adam_step``), for the groups the multi-tensor op does not take."""

@@ -63,6 +63,32 @@ def _step_tensor(state):
     return step
 
 
+def _fused(op, group, hyper, *args, **kw):
+    """``op(*args, **kw)`` with the group's hyperparameters added as keyword arguments: ``hyper`` maps each keyword
+    to its key in ``group`` (or ``(key, index)`` for an entry of a tuple such as ``betas``). While a compiled call
+    is captured they become inputs of the graph (``Recording.bind_group``): a replay reads them from the group
+    again, so a learning rate a scheduler changes every step neither recompiles nor reruns the step's Python."""
+    values = {}
+    for name, src in hyper.items():
+        key, index = (src, None) if type(src) is str else src
+        v = dict.__getitem__(group, key)  # not a read the capture guards: bound below
+        values[name] = v if index is None else v[index]
+    op(*args, **values, **kw)
+    from .._modes import _lazy
+    if _lazy.active and _lazy.recording is not None:
+        _lazy.recording.bind_group(op.__name__, values, group, hyper)
+
+
+def _nonzero(group, key):
+    """Whether ``group[key]`` is nonzero (a momentum that switches the buffers on), noted under a guarded capture as
+    the only use Python makes of it: its value can then change between replays (a momentum schedule) as long as it
+    stays nonzero, the kernels reading it as a graph input (``_fused``)."""
+    from ..compiler.guards import GroupProxy
+    if type(group) is GroupProxy and group.active:
+        group.truths.add(key)
+    return bool(dict.__getitem__(group, key))
+
+
 def _multi_tensor(group):
     """Whether ``group``'s update runs as one multi-tensor op over all its params (the default,
     ``foreach=None``/``fused=None``, as torch's foreach/fused paths): not with ``differentiable=True``, nor

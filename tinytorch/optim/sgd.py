@@ -1,7 +1,9 @@
 """SGD with momentum, dampening, Nesterov and weight decay (``torch.optim.SGD``)."""
 from ..autograd.grad_mode import no_grad
 from .._ops.optim import fused_sgd, sgd_momentum_step
-from .optimizer import Optimizer, _by_device_and_dtype, _multi_tensor, required
+from .optimizer import Optimizer, _by_device_and_dtype, _fused, _multi_tensor, _nonzero, required
+
+_SGD_HYPER = {"lr": "lr", "momentum": "momentum", "weight_decay": "weight_decay"}
 
 
 class SGD(Optimizer):
@@ -34,7 +36,7 @@ class SGD(Optimizer):
         """The group's update as ``fused_sgd`` calls per device and dtype: one for the params whose momentum
         buffer exists, one (``is_first_step``) for those whose buffer is created now and set to the gradient."""
         from .._ops.creation import empty_like
-        mu = g["momentum"]
+        mu = _nonzero(g, "momentum")
         params, grads, bufs = [], [], []
         new_params, new_grads, new_bufs = [], [], []
         for p in g["params"]:
@@ -56,13 +58,12 @@ class SGD(Optimizer):
                 params.append(p)
                 grads.append(grad)
                 bufs.append(buf)
-        kw = dict(lr=g["lr"], momentum=mu, dampening=g["dampening"], nesterov=g["nesterov"],
-                  weight_decay=g["weight_decay"], maximize=g.get("maximize", False))
+        kw = dict(dampening=g["dampening"], nesterov=g["nesterov"], maximize=g.get("maximize", False))
         for first, ps_all, gs_all, bs_all in ((False, params, grads, bufs if mu else None),
                                               (True, new_params, new_grads, new_bufs)):
             if ps_all:
                 for ps, gs, bs in _by_device_and_dtype(ps_all, gs_all, bs_all):
-                    fused_sgd(ps, gs, bs, is_first_step=first, **kw)
+                    _fused(fused_sgd, g, _SGD_HYPER, ps, gs, bs, is_first_step=first, **kw)
 
     def _single_tensor_step(self, g):
         """The update one parameter at a time, for the groups the multi-tensor op does not take."""
