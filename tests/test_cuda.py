@@ -470,3 +470,38 @@ def test_cublas_batch_broadcast_keeps_empty_batches(s1, s2, expected):
     """The batch shape of a cuBLAS matmul is broadcast as torch broadcasts: a size-1 dim takes the other's size,
     0 included (an empty batch times a matrix is an empty batch; found on an H200: (0, 3, 5) @ (5, 2))."""
     assert tuple(blas._broadcast(s1, s2)) == expected == tuple(torch.broadcast_shapes(s1, s2))
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("mode", [None, "reduce-overhead"])
+def test_compiled_step_with_lr_schedule_on_cuda(mode):
+    """A compiled train step on cuda with a learning rate changed every step (OneCycleLR): replayed (in
+    reduce-overhead through CUDA graphs, captured again when the bound hyperparameters change), with eager's
+    losses and parameters."""
+    rng = np.random.default_rng(0)
+    x = tt.tensor(rng.standard_normal((32, 20)).astype(np.float32), device="cuda")
+    y = tt.tensor(rng.integers(0, 4, 32), device="cuda")
+    runs = []
+    for compiled in (False, True):
+        tt.manual_seed(0)
+        m = tt.nn.Sequential(tt.nn.Linear(20, 16), tt.nn.ReLU(), tt.nn.Linear(16, 4)).cuda()
+        opt = tt.optim.AdamW(m.parameters(), lr=0.01)
+        sched = tt.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.05, total_steps=20)
+
+        def step():
+            opt.zero_grad()
+            loss = tt.nn.functional.cross_entropy(m(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+        fn = tt.compile(step, mode=mode) if compiled else step
+        losses = []
+        for _ in range(12):
+            losses.append(fn().item())
+            sched.step()
+        runs.append((losses, [p.detach().cpu().numpy() for p in m.parameters()], fn))
+    np.testing.assert_allclose(runs[1][0], runs[0][0], rtol=1e-5)
+    for a, b in zip(runs[1][1], runs[0][1]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
+    st = runs[1][2].stats()
+    assert st["replays"] >= 8 and st["retraces"] == 0, st

@@ -372,6 +372,7 @@ class Replay:
         graphed = getattr(next(iter(backends)), "graphed", None) if len(backends) == 1 and \
             owner.mode == "reduce-overhead" else None
         self.run = graphed(self.plan.run) if graphed is not None else self.plan.run
+        self._graphed, self._bound = graphed, None
         self.guard = cur[3]
         self.bind = bind
         # the leaves whose .grad the graph writes, and whether each had one when the captured call began
@@ -428,14 +429,25 @@ class Replay:
         """The captured nodes with the bound hyperparameters read from their groups now (a learning rate the
         scheduler changed since the capture)."""
         nodes = list(self.nodes)
+        values = []
         for i, items in self.subst:
             node = nodes[i]
             kw = dict(node[4])
             for keyword, group, key, index in items:
                 v = group[key]
-                kw[keyword] = v if index is None else v[index]
+                kw[keyword] = v = v if index is None else v[index]
+                values.append(v)
             nodes[i] = node[:4] + (kw,) + node[5:]
+        if self._graphed is not None and values != self._bound:
+            # a CUDA graph holds the kernels' arguments as they were captured: new values, a new graph
+            self._bound = values
+            self.run = self._graphed(self.plan.run)
         return nodes
+
+    def run_bound(self, ext, nodes=None):
+        """``run`` with the bound hyperparameters read now (the fast path's call when there are any)."""
+        nodes = self.nodes_now()
+        return self.run(ext, nodes)
 
     def fast_path(self, args, kwargs):
         """The replay as one generated function (Dynamo's guard function, in Python) for the common shape of call:
@@ -450,7 +462,7 @@ class Replay:
         if slots is None or any(x[0] != "slot" for x in slots):
             return None
         ns = {"MISS": _MISS, "T": T, "NEW": _new, "STORAGE": Storage, "STATE": _state, "AC": _ac, "LAZY": _lazy,
-              "RUN": self.run, "NODES": self.nodes, "NODES_NOW": self.nodes_now,
+              "RUN": self.run_bound if self.subst else self.run, "NODES": self.nodes,
               "PYGUARD": self.pyguards.check if self.pyguards is not None else None}
         k = [0]
 
@@ -489,7 +501,7 @@ class Replay:
                     ext.append(f"NEW(a{j}._storage, {c(shape)}, {c(stride)}, a{j}._offset + {delta}, {c(dtype)})")
             else:
                 ext.append(c(b))
-        lines.append(f"    bufs = RUN([{', '.join(ext)}], {'NODES_NOW()' if self.subst else 'NODES'})")
+        lines.append(f"    bufs = RUN([{', '.join(ext)}], NODES)")
         outs = []
         for _, s_, shape, stride, off, dtype, dev, backend, size in slots:
             outs.append(f"NEW(STORAGE(bufs[{s_}], {c(dtype)}, {c(dev)}, {size}, {c(backend)}), {c(shape)}, "
