@@ -103,6 +103,7 @@ class CompiledFunction:
         self.unguardable = None  # why the function's Python state cannot be guarded (it is never replayed)
         self.guard_failures = self.retraces = 0
         self.armed = 0  # replays armed so far
+        self._fails, self._next_try = 0, 0  # calls in a row that could not arm a replay; when to guard again
         self.last_miss = None
         _COMPILED.add(self)
         try:
@@ -124,7 +125,7 @@ class CompiledFunction:
             self._missed(self._replay.why(args, kwargs))
             self._replay = None
         guards = None
-        if self.unguardable is None:
+        if self.unguardable is None and self.calls >= self._next_try:
             if self._owners is None:
                 self._owners = _owners(self.fn)
             guards = GuardSet(self.fn, args, kwargs)
@@ -168,14 +169,21 @@ class CompiledFunction:
             self._cannot_guard(guards.reason)
         elif guards is not None:
             if guards.mutated is not None:  # the call changed Python state it reads: a replay could not do that
-                self.last_miss = f"the call itself changed {guards.mutated}"
-                self._prev = None
+                self._not_replayable(f"the call itself changed {guards.mutated}")
             elif python_rng_state() != rng:
-                self.last_miss = "the call drew from Python's or NumPy's random generator"
-                self._prev = None
+                self._not_replayable("the call drew from Python's or NumPy's random generator")
             else:
+                self._fails = 0
                 self._capture(rec, args, kwargs, out, before, guards)
         return out
+
+    def _not_replayable(self, reason):
+        """This call cannot arm a replay; a function whose every call is like this (it counts its calls) is
+        guarded again only after 1, 2, 4 ... 64 calls, so it pays the guards' collection rarely."""
+        self.last_miss = reason
+        self._prev = None
+        self._fails += 1
+        self._next_try = self.calls + (1 << min(self._fails - 1, 6))
 
     def _missed(self, reason):
         self.guard_failures += 1
