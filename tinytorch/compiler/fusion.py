@@ -10,6 +10,7 @@ instead of several). A run's outputs are the members' results that are still ref
 Dropout's ``div`` + ``mul``, a residual ``add`` after a bias, ``relu`` and its ``threshold_backward``, the
 ``mul``/``add`` chains of a hand-written optimizer or normalization are the typical runs.
 """
+import importlib
 from math import prod as _prod
 
 from .. import _strides
@@ -131,12 +132,14 @@ def _eligible(graph, node):
 
 
 def codegen_for(backend):
-    """The code generator of ``backend``'s kernel language (``Backend.kernel_language``: ``codegen_cpp`` for C++,
-    the cpu; ``codegen_opencl`` for OpenCL C, the opencl and cuda devices) when it can run here, else None: that
-    backend's plans run its own kernels one by one."""
-    from . import codegen_cpp, codegen_opencl
-    gen = {"c++": codegen_cpp, "opencl": codegen_opencl}.get(getattr(backend, "kernel_language", None))
-    return gen if gen is not None and gen.available() else None
+    """The code generator ``backend`` names (``Backend.codegen``: ``codegen_cpp`` on the cpu, ``codegen_opencl``
+    on the opencl and cuda devices) when it can run here, else None: that backend's plans run its own kernels one
+    by one."""
+    name = getattr(backend, "codegen", None)
+    if name is None:
+        return None
+    gen = importlib.import_module(name)
+    return gen if gen.available() else None
 
 
 def _group(graph, run, readers):
