@@ -13,7 +13,7 @@ from collections import OrderedDict
 from math import prod as _prod
 
 from .. import _strides
-from .ir import Ext, Graph, KwSpec, Pending, TensorList
+from .ir import Const, Ext, Graph, KwSpec, Node, Pending, TensorList
 
 _CACHE = OrderedDict()
 CACHE_SIZE = 512
@@ -47,6 +47,11 @@ def reset():
     _CACHE.clear()
     from . import codegen_cpp
     codegen_cpp.reset()
+
+
+# the generated code reads a node's fields by position: a tuple index is quicker than a NamedTuple's attribute, and
+# these reads are in the replay's loop
+_ARGS, _KWARGS, _VALUE = Node._fields.index("args"), Node._fields.index("kwargs"), Const._fields.index("value")
 
 
 def has_float(v):
@@ -159,7 +164,7 @@ class Plan:
                 return f"[{items}]" if a.type is list else f"({items}{',' if len(a.items) == 1 else ''})"
             v = a.value
             if where is not None and has_float(v):
-                return f"nodes[{where[0]}].args[{where[1]}].value"
+                return f"nodes[{where[0]}][{_ARGS}][{where[1]}][{_VALUE}]"
             return repr(v) if type(v) in (int, bool, str) or v is None else const(v)
 
         ns["_cast"] = lambda t, dt: t._native() if t.dtype is dt else t._storage.backend.cast(t._native(), dt)
@@ -170,10 +175,10 @@ class Plan:
                 kw = ", ".join(f"{name}={arg(a)}" for name, a in st.kwspec.items())
             elif st.kind == "fused":
                 src = st.kw_live or ()
-                args.insert(0, "(" + "".join(f"float(nodes[{j}].args[{i}].value), " if w == "a" else
-                                             f"float(nodes[{j}].kwargs[{i!r}]), " for w, j, i in src) + ")")
+                args.insert(0, "(" + "".join(f"float(nodes[{j}][{_ARGS}][{i}][{_VALUE}]), " if w == "a" else
+                                             f"float(nodes[{j}][{_KWARGS}][{i!r}]), " for w, j, i in src) + ")")
             elif st.kw_live:
-                kw = f"**nodes[{st.node}].kwargs"
+                kw = f"**nodes[{st.node}][{_KWARGS}]"
             elif st.kw:
                 kw = f"**{const(st.kw)}"
             call = f"{const(st.fn)}({', '.join(args + ([kw] if kw else []))})" if st.kind != "copy" else \
