@@ -67,6 +67,9 @@ def has_float(v):
 
 
 class Step:
+    """One call of a Plan's code: a kept node (``node``: its index) or a fused group, its argument specs and the
+    slots released after it (``free``)."""
+
     __slots__ = ("kind", "name", "fn", "args", "kw", "kwspec", "outs", "backend", "free", "node", "kw_live")
 
 
@@ -115,8 +118,9 @@ class Plan:
         self.source = None
 
     def run(self, ext, nodes=None, learn=None):
-        """Run the steps on the recorded existing tensors ``ext`` (and the running call's ``nodes``, for the
-        float scalars); returns the buffer of every pending storage still referenced (None for the others)."""
+        """Run the steps on the recorded existing tensors ``ext`` (and ``nodes``, the running call's or a copy made
+        by ``ir.with_consts``, for the float values); returns the buffer of every pending storage still referenced
+        (None for the others)."""
         if self._run is None:
             self._run = self._generate()
             if debug_enabled():
