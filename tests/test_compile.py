@@ -429,6 +429,48 @@ def test_fused_elementwise_runs_match_eager_bit_for_bit(device, dtype):
     assert plan.fused >= 1 and plan.fused_nodes >= 8, plan.describe()
 
 
+# ---- the IR ---------------------------------------------------------------------------------------------------
+def _recorded(fn, *args):
+    """``fn(*args)`` run as one graph: (its result, the recording, the graph's Plan)."""
+    from tinytorch.compiler import lazy
+    lazy._bind_tensor()
+    rec = lazy.Recording()
+    out = rec.run(fn, *args)
+    return out, rec, rec.plans[-1]
+
+
+@pytest.mark.parametrize("n", [10, 1000])  # unfused kernels, a fused run (its generated kernel reads the floats)
+def test_a_plan_reads_float_consts_from_the_nodes_it_runs_on(n):
+    """A float is not part of a graph's cache key: the Plan reads it from the nodes given to ``Plan.run``, so
+    ``ir.with_consts`` runs a cached plan with other values, and leaves the recorded nodes as they were."""
+    from tinytorch.compiler import ir
+    x = tt.linspace(-1, 1, n)
+    out, rec, plan = _recorded(lambda x: (x * 0.5 + 2.0).relu(), x)
+    j = next(j for j, node in enumerate(rec.last_nodes) if node.name == "mul")
+    assert rec.last_nodes[j].args[1] == ir.Const(0.5)
+    nodes = ir.with_consts(rec.last_nodes, {(j, 1): -3.0})
+    bufs = plan.run(rec.last_ext, nodes)
+    got = out._storage.backend.to_numpy(bufs[out._storage.slot])
+    assert np.array_equal(got, (x * -3.0 + 2.0).relu().numpy())
+    assert rec.last_nodes[j].args[1].value == 0.5 and nodes[j].args[1].value == -3.0
+
+
+def test_with_consts_replaces_a_float_attribute():
+    """A float attribute of a node (the learning rate of a fused optimizer update) is read from the nodes too."""
+    from tinytorch.compiler import ir
+    w, twin = nn.Parameter(tt.ones(4)), nn.Parameter(tt.ones(4))
+    w.grad, twin.grad = tt.full((4,), 2.0), tt.full((4,), 2.0)
+    opt, eager = tt.optim.SGD([w], lr=0.1), tt.optim.SGD([twin], lr=0.1)
+    _, rec, plan = _recorded(opt.step)
+    j = next(j for j, node in enumerate(rec.last_nodes) if node.kind == "mutate")
+    plan.run(rec.last_ext, ir.with_consts(rec.last_nodes, {(j, "lr"): 0.25}))
+    eager.step()
+    eager.param_groups[0]["lr"] = 0.25
+    eager.step()
+    assert np.array_equal(w.detach().numpy(), twin.detach().numpy())
+    assert rec.last_nodes[j].kwargs["lr"] == 0.1
+
+
 # ---- torch.jit ------------------------------------------------------------------------------------------------
 def test_jit_trace_graph_and_values():
     tt.manual_seed(0)

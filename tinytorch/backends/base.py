@@ -46,9 +46,12 @@ class Backend:
     name: Optional[str] = None
     kernels: Optional[Dict[str, Callable[..., Any]]] = None
     shape_only: bool = False  # True for the meta device: outputs come from the meta functions, no kernels run
-    # the language of the backend's generated kernels, which picks the compiler's code generator for fused kernels
-    # ('c++': compiler/codegen_cpp.py, 'opencl': compiler/codegen_opencl.py); None: no fused kernels
+    # the language of the backend's generated kernels ('c++', 'opencl'); None: the compiler fuses nothing on it
     kernel_language: Optional[str] = None
+    # the module of the compiler's code generator for this backend's fused kernels (its ``LANGUAGE`` is
+    # ``kernel_language``), imported by ``compiler.fusion.codegen_for``; a name, not an import: the backends sit
+    # below the compiler (tests/test_layers.py)
+    codegen: Optional[str] = None
     # optional: {op name: fn(dst, *args)} writing op(dst, *args) into dst, used by in-place ops outside autograd
     inplace_kernels: Dict[str, Callable[..., None]] = {}
 

@@ -1,10 +1,12 @@
 """The compiler: ``tinytorch.compile`` / ``torch.compiler`` (capture at the dispatcher, graphs, generated kernels).
 
 Where things are: ``lazy.py`` records the ops a compiled function sends through the dispatcher (lazy tensors,
-graph breaks); ``graph.py`` turns a recording into a cached ``Plan`` (dead-code elimination, memory planning, the
-interpreter that runs it); ``fusion.py`` groups elementwise kernels; ``codegen_cpp.py`` generates, compiles and
-caches their C++ on ``cpu``; ``guards.py`` guards the Python state a replay depends on; ``api.py`` is ``compile``, the modes, replays and their
-tensor guards, and the statistics and logs of recompiles and graph breaks.
+graph breaks) as a graph of the records of ``ir.py``; ``passes.py`` lists the passes (dead-code elimination,
+fusion, memory planning); ``fusion.py`` groups elementwise kernels; ``graph.py`` turns a recording into a cached
+``Plan`` and writes the function that runs it; ``codegen_cpp.py`` generates, compiles and caches the fused kernels'
+C++ on ``cpu``, ``codegen_opencl.py`` their OpenCL C on ``opencl`` and ``cuda``; ``guards.py`` guards the Python
+state a replay depends on; ``api.py`` is ``compile``, the modes, replays and their tensor guards, and the
+statistics and logs of recompiles and graph breaks.
 """
 from .api import compile, disable, is_compiling, reset, set_logs, stats, CompiledFunction, OptimizedModule
 from .lazy import Unsupported

@@ -427,8 +427,8 @@ class Replay:
         self.grads = [(leaf, g) for leaf, g in rec.grads.items()]
         written = set()
         for node in rec.last_nodes:
-            if node[0] != "kernel":
-                for spec in node[3][:1] if node[0] == "copy" else node[3]:
+            if node.kind != "kernel":
+                for spec in node.args[:1] if node.kind == "copy" else node.args:
                     for i in _ext_uses(spec):
                         written.add(id(rec.last_ext[i]._storage))
         self.versions = [t._storage._version for t in rec.last_ext if id(t._storage) in written]
@@ -440,12 +440,12 @@ class Replay:
         values = []
         for i, items in self.subst:
             node = nodes[i]
-            kw = dict(node[4])
+            kw = dict(node.kwargs)
             for keyword, group, key, index in items:
                 v = group[key]
                 kw[keyword] = v = v if index is None else v[index]
                 values.append(v)
-            nodes[i] = node[:4] + (kw,) + node[5:]
+            nodes[i] = node._replace(kwargs=kw)  # ir.with_consts, without its dict of positions
         if self._graphed is not None and values != self._bound:
             # a CUDA graph holds the kernels' arguments as they were captured: new values, a new graph
             self._bound = values
@@ -611,10 +611,11 @@ class Replay:
 
 
 def _ext_uses(spec):
-    if spec[0] == "x":
-        return (spec[1],)
-    if spec[0] == "l":
-        return [i for x in spec[2] for i in _ext_uses(x)]
+    from .ir import Ext, TensorList
+    if type(spec) is Ext:
+        return (spec.index,)
+    if type(spec) is TensorList:
+        return [i for x in spec.items for i in _ext_uses(x)]
     return ()
 
 

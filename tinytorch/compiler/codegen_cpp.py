@@ -39,6 +39,7 @@ _STATE = {}
 
 
 _CPP = CppRenderer()
+LANGUAGE = "c++"  # the Backend.kernel_language of the backends that name this module their codegen
 
 
 class Expr:

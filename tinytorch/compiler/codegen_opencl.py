@@ -13,6 +13,7 @@ import hashlib
 from ..kernels.render import OpenCLRenderer
 
 _OCL = OpenCLRenderer()
+LANGUAGE = "opencl"  # the Backend.kernel_language of the backends that name this module their codegen
 
 
 def expression(name):

@@ -10,10 +10,12 @@ instead of several). A run's outputs are the members' results that are still ref
 Dropout's ``div`` + ``mul``, a residual ``add`` after a bias, ``relu`` and its ``threshold_backward``, the
 ``mul``/``add`` chains of a hand-written optimizer or normalization are the typical runs.
 """
+import importlib
 from math import prod as _prod
 
 from .. import _strides
 from .._dispatch import OPS
+from .ir import Const, Ext, Pending, node_slots
 
 
 # runs over fewer elements stay unfused: a generated kernel costs a compiler run (~0.2 s, once per machine: the
@@ -22,8 +24,10 @@ MIN_ELEMENTS = 256
 
 
 class FusedGroup:
-    """One generated kernel standing for ``members`` (node indices). ``inputs``: argument specs (as a
-    recording's) of the values it reads; ``outs``: the slots it writes; ``fn(*natives)`` runs it."""
+    """One generated kernel standing for ``members`` (node indices). ``inputs``: argument specs (``ir.Pending``,
+    ``ir.Ext``) of the values it reads; ``outs``: the slots it writes; ``fn(consts, *natives)`` runs it;
+    ``const_src``: where each constant is read from the running call's nodes, ('a', node, position) or ('k',
+    node, attribute name)."""
 
     def __init__(self, members, inputs, outs, backend, fn, name):
         self.members = members
@@ -34,29 +38,28 @@ class FusedGroup:
         self.name = name
 
 
-def _operand(rec, s, n, dtype):
+def _operand(graph, s, n, dtype):
     """Whether argument spec ``s`` can be read by a generated loop over ``n`` elements of ``dtype``: 'full',
     'scalar' (one element, broadcast), 'const' (a Python number) or None."""
-    k = s[0]
-    if k == "s":
-        v = s[1]
-        return "const" if type(v) in (int, float) else None
-    if k == "p":
-        _, slot, shape, stride, offset, dt, cast = s
+    k = type(s)
+    if k is Const:
+        return "const" if type(s.value) in (int, float) else None
+    if k is Pending:
+        shape, stride, offset, dt, cast = s.shape, s.stride, s.offset, s.dtype, s.cast
         if dt is not dtype or (cast is not None and cast is not dt):
             return None
         size = _prod(shape)
-        info = rec.slot_info[slot]
+        info = graph.slot_info[s.slot]
         if size == 1 and offset == 0:
             return "scalar"
         if size == n and offset == 0 and info[4] == 0 and stride == _strides.contiguous_strides(shape) \
                 and info[3] == stride:
             return "full"
         return None
-    if k == "x":
-        _, i, cast, item = s
-        t = rec.ext[i]
-        if item or t.dtype is not dtype or (cast is not None and cast is not dtype):
+    if k is Ext:
+        cast = s.cast
+        t = graph.ext[s.index]
+        if s.item or t.dtype is not dtype or (cast is not None and cast is not dtype):
             return None
         size = _prod(t._shape)
         if size == 1:
@@ -66,19 +69,19 @@ def _operand(rec, s, n, dtype):
     return None
 
 
-def fuse(rec, kept, live):
-    """The steps of a plan in order: node indices, and FusedGroups in place of the runs they fuse."""
-    nodes = rec.nodes
+def fuse(graph):
+    """The fusion pass: ``graph.steps`` (node indices) with a FusedGroup in place of each run it fuses."""
+    nodes, kept = graph.nodes, graph.steps
     # who reads each slot: a run's member result read after the run (or held) must be written out
     readers = {}
     for j in kept:
-        for s in _slots(nodes[j]):
+        for s in node_slots(nodes[j]):
             readers.setdefault(s, []).append(j)
     steps, run = [], []
 
     def close():
         if len(run) >= 2:
-            g = _group(rec, run, readers, live)
+            g = _group(graph, run, readers)
             if g is not None:
                 steps.append(g)
                 run.clear()
@@ -88,7 +91,7 @@ def fuse(rec, kept, live):
 
     key = None
     for j in kept:
-        k = _eligible(rec, nodes[j])
+        k = _eligible(graph, nodes[j])
         if k is None:
             close()
             key = None
@@ -99,18 +102,13 @@ def fuse(rec, kept, live):
             key = k
         run.append(j)
     close()
-    return steps
+    return graph._replace(steps=steps)
 
 
-def _slots(node):
-    from .graph import _spec_slots
-    return _spec_slots(node)
-
-
-def _eligible(rec, node):
+def _eligible(graph, node):
     """(element count, dtype, backend) of a node a generated loop can compute, else None."""
-    kind, name, _, spec, kw, outs, backend = node
-    if kind != "kernel" or len(outs) != 1:
+    name, spec, kw, outs, backend = node.name, node.args, node.kwargs, node.outs, node.backend
+    if node.kind != "kernel" or len(outs) != 1:
         return None
     op = OPS.get(name)
     if op is None or not op.fusible:
@@ -121,53 +119,56 @@ def _eligible(rec, node):
     expr = gen.expression(name)
     if expr is None or not expr.accepts(kw, len(spec)):
         return None
-    shape, dtype, _, stride, offset, size = rec.slot_info[outs[0]]
+    shape, dtype, _, stride, offset, size = graph.slot_info[outs[0]]
     if dtype.name not in ("float32", "float64") or offset != 0 or stride != _strides.contiguous_strides(shape):
         return None
     n = _prod(shape)
     if n < MIN_ELEMENTS or size != n:
         return None
     for s in spec:
-        if _operand(rec, s, n, dtype) is None:
+        if _operand(graph, s, n, dtype) is None:
             return None
     return (n, dtype, backend)
 
 
 def codegen_for(backend):
-    """The code generator of ``backend``'s kernel language (``Backend.kernel_language``: ``codegen_cpp`` for C++,
-    the cpu; ``codegen_opencl`` for OpenCL C, the opencl and cuda devices) when it can run here, else None: that
-    backend's plans run its own kernels one by one."""
-    from . import codegen_cpp, codegen_opencl
-    gen = {"c++": codegen_cpp, "opencl": codegen_opencl}.get(getattr(backend, "kernel_language", None))
-    return gen if gen is not None and gen.available() else None
+    """The code generator ``backend`` names (``Backend.codegen``: ``codegen_cpp`` on the cpu, ``codegen_opencl``
+    on the opencl and cuda devices) when it can run here, else None: that backend's plans run its own kernels one
+    by one."""
+    name = getattr(backend, "codegen", None)
+    if name is None:
+        return None
+    gen = importlib.import_module(name)
+    return gen if gen.available() else None
 
 
-def _group(rec, run, readers, live):
-    nodes = rec.nodes
+def _group(graph, run, readers):
+    nodes, live = graph.nodes, graph.live
     members = set(run)
     inputs, in_index = [], {}
     body = []  # (op name, operand refs, kw) per member; a ref: ('in', k) / ('v', member position) / ('c', k)
     consts = []
     produced = {}
-    n, dtype, backend = _eligible(rec, nodes[run[0]])
+    n, dtype, backend = _eligible(graph, nodes[run[0]])
     gen = codegen_for(backend)
     for pos, j in enumerate(run):
-        _, name, _, spec, kw, outs, _ = nodes[j]
+        node = nodes[j]
+        name, spec, kw, outs = node.name, node.args, node.kwargs, node.outs
         refs = []
         for s in spec:
-            kind = _operand(rec, s, n, dtype)
+            kind = _operand(graph, s, n, dtype)
             if kind == "const":
                 refs.append(("c", len(consts)))
                 consts.append(("a", j, _pos(spec, s)))
                 continue
-            if s[0] == "p" and s[1] in produced:  # a member's result: a register, all members have n elements
-                refs.append(("v", produced[s[1]]))
+            if type(s) is Pending and s.slot in produced:  # a member's result: a register, all members have n elements
+                refs.append(("v", produced[s.slot]))
                 continue
-            if s[0] == "p":
+            if type(s) is Pending:
                 key = s
             else:  # one operand per memory and geometry: x * y + x reads x once
-                t = rec.ext[s[1]]
-                key = ("x", rec.ext_storage[id(t._storage)], t._shape, t._stride, t._offset)
+                t = graph.ext[s.index]
+                key = ("x", graph.ext_storage[id(t._storage)], t._shape, t._stride, t._offset)
             k = in_index.get(key)
             if k is None:
                 k = in_index[key] = len(inputs)
@@ -180,7 +181,7 @@ def _group(rec, run, readers, live):
         produced[outs[0]] = pos
     out_slots, out_pos = [], []
     for pos, j in enumerate(run):
-        s = nodes[j][5][0]
+        s = nodes[j].outs[0]
         if live[s] or any(r not in members for r in readers.get(s, ())):
             out_slots.append(s)
             out_pos.append(pos)
@@ -189,8 +190,8 @@ def _group(rec, run, readers, live):
     kernel = gen.build(body, [k for _, k in inputs], out_pos, dtype)
     if kernel is None:
         return None
-    shape = rec.slot_info[out_slots[0]][0]
-    fn = gen.launcher(kernel, n, dtype, [rec.slot_info[s][0] for s in out_slots], backend)
+    shape = graph.slot_info[out_slots[0]][0]
+    fn = gen.launcher(kernel, n, dtype, [graph.slot_info[s][0] for s in out_slots], backend)
     g = FusedGroup(list(run), [s for s, _ in inputs], out_slots, backend, fn,
                    "fused_" + "_".join(b[0] for b in body) + f"{list(shape)}")
     g.const_src = tuple(consts)  # (where, node, position or attribute name): read from the running call

@@ -1,16 +1,11 @@
-"""A recorded graph made runnable: the passes and the interpreter of a ``Plan``.
+"""A recorded graph made runnable: a ``Plan`` runs the passes and writes the result out as one Python function.
 
 ``plan_for(recording, live)`` returns the Plan of a recording's graph, made once per structure (the op names, the
 shapes, strides and dtypes of the tensors, the Python scalars and attributes, which recorded tensors are still
-referenced) and kept in a bounded cache. Making a Plan runs the passes:
+referenced) and kept in a bounded cache. Making a Plan runs the passes of ``passes.py`` on the graph (``ir.py``):
+dead-code elimination, fusion (``fusion.py``), memory planning.
 
-- dead-code elimination: a kernel whose outputs nobody holds and no kept kernel reads is dropped;
-- fusion (``fusion.py``): chains of elementwise kernels become one generated kernel on backends with a code
-  generator (``codegen_cpp.py`` on ``cpu``);
-- memory planning: each intermediate is released right after its last reader, so the allocator reuses its memory
-  for the next one; the peak of the graph's intermediates is reported (``Plan.peak_bytes``).
-
-``Plan.run`` is the replay: one Python loop over prepared steps, one call per kernel, no meta work, no autograd.
+``Plan.run`` is the replay: one straight-line Python function, one call per kernel, no meta work, no autograd.
 """
 import os
 import sys
@@ -18,6 +13,7 @@ from collections import OrderedDict
 from math import prod as _prod
 
 from .. import _strides
+from .ir import Const, Ext, Graph, KwSpec, Node, Pending, TensorList
 
 _CACHE = OrderedDict()
 CACHE_SIZE = 512
@@ -53,7 +49,9 @@ def reset():
     codegen_cpp.reset()
 
 
-_X, _P, _V, _L, _S, _I, _F = range(7)
+# the generated code reads a node's fields by position: a tuple index is quicker than a NamedTuple's attribute, and
+# these reads are in the replay's loop
+_ARGS, _KWARGS, _VALUE = Node._fields.index("args"), Node._fields.index("kwargs"), Const._fields.index("value")
 
 
 def has_float(v):
@@ -68,52 +66,10 @@ def has_float(v):
     return False
 
 
-def _prep(s, slot_info, where=None):
-    """An argument spec made quick to resolve: (code, ...) with the cast dtype or None."""
-    k = s[0]
-    if k == "x":
-        _, i, cast, item = s
-        return (_I, i, None) if item else (_X, i, cast)
-    if k == "p":
-        _, slot, shape, stride, offset, dtype, cast = s
-        if cast is dtype:
-            cast = None
-        oshape, odtype, backend, ostride, ooffset, _ = slot_info[slot]
-        if shape == oshape and offset == ooffset and dtype is odtype and stride == ostride:
-            return (_P, slot, cast, backend)
-        return (_V, slot, cast, backend, dtype, shape, stride, offset)
-    if k == "l":
-        return (_L, s[1], [_prep(x, slot_info) for x in s[2]])
-    if where is not None and has_float(s[1]):
-        return (_F, where[0], where[1])  # node, position: the running call's value
-    return (_S, s[1])
-
-
-def _slots_of(s, acc):
-    k = s[0]
-    if k == "p":
-        acc.append(s[1])
-    elif k == "l":
-        for x in s[2]:
-            _slots_of(x, acc)
-    return acc
-
-
-def _spec_slots(node):
-    acc = []
-    for s in node[3]:
-        _slots_of(s, acc)
-    if type(node[4]) is KwSpec:
-        for s in node[4].values():
-            _slots_of(s, acc)
-    return acc
-
-
-class KwSpec(dict):
-    """The keyword attributes of a recorded call when some are tensors: name -> argument spec."""
-
-
 class Step:
+    """One call of a Plan's code: a kept node (``node``: its index) or a fused group, its argument specs and the
+    slots released after it (``free``)."""
+
     __slots__ = ("kind", "name", "fn", "args", "kw", "kwspec", "outs", "backend", "free", "node", "kw_live")
 
 
@@ -121,83 +77,50 @@ class Plan:
     """A graph's prepared steps (after the passes) and what running it needs."""
 
     def __init__(self, rec, live):
-        nodes = rec.nodes
+        from .passes import run_passes
         info = list(rec.slot_info)
+        nodes = rec.nodes
         self.n_slots = len(info)
         self.n_nodes = len(nodes)
         self.live = live
-        # dead-code elimination, backwards from what is still referenced and from the side effects
-        needed = set(i for i, l in enumerate(live) if l)
-        keep = [False] * len(nodes)
-        for j in range(len(nodes) - 1, -1, -1):
-            node = nodes[j]
-            if node[0] != "kernel" or any(s in needed for s in node[5]):
-                keep[j] = True
-                needed.update(_spec_slots(node))
-        kept = [j for j in range(len(nodes)) if keep[j]]
-        self.dead = len(nodes) - len(kept)
-        from . import fusion
-        groups = fusion.fuse(rec, kept, live)
+        # the graph holds the recording's tensors (ext): it is not kept, only what the steps need
+        graph = run_passes(Graph(nodes, info, rec.ext, rec.ext_storage, live))
+        self.dead = graph.dead
         steps = []
-        for g in groups:
+        for g, free in zip(graph.steps, graph.free):
             st = Step()
             if isinstance(g, int):
                 node = nodes[g]
-                st.kind, st.name, st.fn, spec, kw, st.outs, st.backend = node
-                st.args = [_prep(s, info, (g, i)) for i, s in enumerate(spec)]
+                st.kind, st.name, st.fn, st.outs, st.backend = node.kind, node.name, node.kernel, node.outs, \
+                    node.backend
+                st.args = list(node.args)
+                kw = node.kwargs
                 st.kw_live = False
                 if type(kw) is KwSpec:
-                    st.kw, st.kwspec = None, {k: _prep(v, info) for k, v in kw.items()}
+                    st.kw, st.kwspec = None, dict(kw)
                 else:
                     st.kw, st.kwspec = kw, None
                     st.kw_live = kw is not None and has_float(kw)
                 st.node = g
-            else:  # a fused group: (kernel callable, input specs, out slots)
+            else:  # a fused group
                 st.kind, st.name, st.fn = "fused", g.name, g.fn
-                st.args = [_prep(s, info) for s in g.inputs]
+                st.args = list(g.inputs)
                 st.kw, st.kwspec, st.outs, st.backend, st.node = None, None, g.outs, g.backend, None
                 st.kw_live = g.const_src
+            st.free = free
             steps.append(st)
         self.fused = sum(1 for s in steps if s.kind == "fused")
-        self.fused_nodes = sum(len(g.members) for g in groups if not isinstance(g, int))
-        # memory planning: release each intermediate after its last reader
-        last = {}
-        for i, st in enumerate(steps):
-            for a in st.args:
-                for s in _arg_slots(a):
-                    last[s] = i
-            if st.kwspec:
-                for a in st.kwspec.values():
-                    for s in _arg_slots(a):
-                        last[s] = i
-        frees = [[] for _ in steps]
-        for s, i in last.items():
-            if not live[s]:
-                frees[i].append(s)
-        for i, st in enumerate(steps):
-            for s in st.outs:  # an output nobody reads (a dropped group member's) goes at once
-                if s not in last and not live[s]:
-                    frees[i].append(s)
-            st.free = tuple(frees[i])
+        self.fused_nodes = sum(len(g.members) for g in graph.steps if not isinstance(g, int))
         self.steps = steps
-        # the peak of the intermediates' bytes, as the steps allocate and release them
-        cur = peak = 0
-        for st in steps:
-            for s in st.outs:
-                shape, dtype = info[s][:2]
-                cur += _prod(shape) * dtype.itemsize
-            peak = max(peak, cur)
-            for s in st.free:
-                shape, dtype = info[s][:2]
-                cur -= _prod(shape) * dtype.itemsize
-        self.peak_bytes = peak
+        self.peak_bytes = graph.peak_bytes
         self.info = info
         self._run = None
         self.source = None
 
     def run(self, ext, nodes=None, learn=None):
-        """Run the steps on the recorded existing tensors ``ext`` (and the running call's ``nodes``, for the
-        float scalars); returns the buffer of every pending storage still referenced (None for the others)."""
+        """Run the steps on the recorded existing tensors ``ext`` (and ``nodes``, the running call's or a copy made
+        by ``ir.with_consts``, for the float values); returns the buffer of every pending storage still referenced
+        (None for the others)."""
         if self._run is None:
             self._run = self._generate()
             if debug_enabled():
@@ -220,41 +143,46 @@ class Plan:
         lines = ["def run(ext, nodes, learn):"]
         produced = set()
 
-        def arg(a):
-            c = a[0]
-            if c == _P:
-                e = f"v{a[1]}"
-                return e if a[2] is None else f"{const(a[3].cast)}({e}, {const(a[2])})"
-            if c == _X:
-                e = f"ext[{a[1]}]._native()"
-                if a[2] is None:
-                    return e
-                return f"_cast(ext[{a[1]}], {const(a[2])})"
-            if c == _S:
-                v = a[1]
-                return repr(v) if type(v) in (int, bool, str) or v is None else const(v)
-            if c == _V:
-                e = f"{const(a[3].view)}(b{a[1]}, {const(a[4])}, {const(a[5])}, {const(a[6])}, {a[7]})"
-                return e if a[2] is None else f"{const(a[3].cast)}({e}, {const(a[2])})"
-            if c == _L:
-                items = ", ".join(arg(x) for x in a[2])
-                return f"[{items}]" if a[1] is list else f"({items}{',' if len(a[2]) == 1 else ''})"
-            if c == _F:
-                return f"nodes[{a[1]}][3][{a[2]}][1]"
-            return f"ext[{a[1]}].item()"  # _I
+        def arg(a, where=None):
+            """The expression of argument spec ``a``; ``where``: (node, position) of a positional argument, whose
+            float value is read from the running call's nodes."""
+            c = type(a)
+            if c is Pending:
+                s = a.slot
+                cast = None if a.cast is a.dtype else a.cast
+                shape, dtype, backend, stride, offset, _ = info[s]
+                if a.shape == shape and a.offset == offset and a.dtype is dtype and a.stride == stride:
+                    e = f"v{s}"  # the slot's whole tensor
+                else:
+                    e = f"{const(backend.view)}(b{s}, {const(a.dtype)}, {const(a.shape)}, {const(a.stride)}, " \
+                        f"{a.offset})"
+                return e if cast is None else f"{const(backend.cast)}({e}, {const(cast)})"
+            if c is Ext:
+                if a.item:
+                    return f"ext[{a.index}].item()"
+                if a.cast is None:
+                    return f"ext[{a.index}]._native()"
+                return f"_cast(ext[{a.index}], {const(a.cast)})"
+            if c is TensorList:
+                items = ", ".join(arg(x) for x in a.items)
+                return f"[{items}]" if a.type is list else f"({items}{',' if len(a.items) == 1 else ''})"
+            v = a.value
+            if where is not None and has_float(v):
+                return f"nodes[{where[0]}][{_ARGS}][{where[1]}][{_VALUE}]"
+            return repr(v) if type(v) in (int, bool, str) or v is None else const(v)
 
         ns["_cast"] = lambda t, dt: t._native() if t.dtype is dt else t._storage.backend.cast(t._native(), dt)
         for k, st in enumerate(self.steps):
-            args = [arg(a) for a in st.args]
+            args = [arg(a, (st.node, i) if st.node is not None else None) for i, a in enumerate(st.args)]
             kw = ""
             if st.kwspec is not None:
                 kw = ", ".join(f"{name}={arg(a)}" for name, a in st.kwspec.items())
             elif st.kind == "fused":
                 src = st.kw_live or ()
-                args.insert(0, "(" + "".join(f"float(nodes[{j}][3][{i}][1]), " if w == "a" else
-                                             f"float(nodes[{j}][4][{i!r}]), " for w, j, i in src) + ")")
+                args.insert(0, "(" + "".join(f"float(nodes[{j}][{_ARGS}][{i}][{_VALUE}]), " if w == "a" else
+                                             f"float(nodes[{j}][{_KWARGS}][{i!r}]), " for w, j, i in src) + ")")
             elif st.kw_live:
-                kw = f"**nodes[{st.node}][4]"
+                kw = f"**nodes[{st.node}][{_KWARGS}]"
             elif st.kw:
                 kw = f"**{const(st.kw)}"
             call = f"{const(st.fn)}({', '.join(args + ([kw] if kw else []))})" if st.kind != "copy" else \
@@ -302,15 +230,6 @@ class Plan:
         return "\n".join(lines)
 
 
-def _arg_slots(a):
-    c = a[0]
-    if c == _P or c == _V:
-        return (a[1],)
-    if c == _L:
-        return [s for x in a[2] for s in _arg_slots(x)]
-    return ()
-
-
 def _contiguous(backend, nat, shape, dtype, stride, offset, size):
     """``nat`` copied into a new buffer of ``size`` elements, as a view of ``stride`` and ``offset``."""
     buf = backend.alloc(size, dtype)
@@ -320,16 +239,16 @@ def _contiguous(backend, nat, shape, dtype, stride, offset, size):
 
 
 def _fmt_spec(s, names):
-    k = s[0]
-    if k == "x":
-        return f"%in{s[1]}"
-    if k == "p":
-        return names.get(s[1], f"%{s[1]}") + ("" if s[4] == 0 and s[3] == _strides.contiguous_strides(s[2])
-                                               else f".view({list(s[2])})")
-    if k == "l":
-        return "[" + ", ".join(_fmt_spec(x, names) for x in s[2]) + "]"
-    v = s[1]
-    return repr(v)
+    k = type(s)
+    if k is Ext:
+        return f"%in{s.index}"
+    if k is Pending:
+        return names.get(s.slot, f"%{s.slot}") + ("" if s.offset == 0 and
+                                                  s.stride == _strides.contiguous_strides(s.shape)
+                                                  else f".view({list(s.shape)})")
+    if k is TensorList:
+        return "[" + ", ".join(_fmt_spec(x, names) for x in s.items) + "]"
+    return repr(s.value)
 
 
 _DT = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
@@ -342,7 +261,7 @@ def format_graph(nodes, slot_info):
     names = {}
     lines = ["graph("]
     for node in nodes:
-        kind, name, _, spec, kw, outs, _ = node
+        name, spec, kw, outs = node.name, node.args, node.kwargs, node.outs
         args = ", ".join(_fmt_spec(s, names) for s in spec)
         if kw:
             args += ", " + ", ".join(f"{k}={_fmt_spec(v, names) if type(kw) is KwSpec else repr(v)}"

@@ -25,6 +25,7 @@ from math import prod as _prod
 from .._modes import _lazy, _state
 from .._storage import Storage
 from .. import _strides
+from .ir import Const, Ext, KwSpec, Node, Pending, TensorList
 
 LAYOUTS = {}  # a recorded call's key -> (stride, offset, storage size) of each output, as its kernel made them
 _BUF = Storage.buf  # the base class's slot: where a LazyStorage keeps its buffer once it has one
@@ -145,11 +146,9 @@ def user_frame():
 class Recording:
     """The ops a compiled function sent through the dispatcher since its graph last ran.
 
-    ``nodes``: one tuple per kernel call, ``(kind, name, kernel, argspec, kwspec, out_slots, backend)`` with kind
-    'kernel' (returns new tensors), 'mutate' (writes its arguments in place) or 'copy' (the write step).
-    An argument spec is ('x', i, cast, item) for an existing tensor (``ext[i]``), ('p', slot, shape, stride,
-    offset, dtype, cast) for a view of a pending storage, ('l', type, specs) for a list of tensors, ('s', value)
-    for anything else. ``keys`` hold the hashable structure of each node (the cache key of the graph)."""
+    ``nodes``: the graph, one ``ir.Node`` per kernel call, its arguments ``ir.Ext`` (an existing tensor,
+    ``ext[index]``), ``ir.Pending`` (a view of a pending storage), ``ir.TensorList`` or ``ir.Const``. ``keys``
+    hold the hashable structure of each node (the cache key of the graph)."""
 
     def __init__(self, fullgraph=False, name="<fn>", debug=False):
         self.fullgraph = fullgraph
@@ -198,7 +197,7 @@ class Recording:
                     if dev is not None and st.device is not dev:  # a 0-dim cpu value joining another device
                         st.buf  # noqa: B018 - needs the value now: runs the graph
                     else:
-                        s = ("p", st.slot, a._shape, a._stride, a._offset, a.dtype, cast)
+                        s = Pending(st.slot, a._shape, a._stride, a._offset, a.dtype, cast)
                         key.append(s)
                         return s
                 elif st.recording is not None:
@@ -211,19 +210,18 @@ class Recording:
                 self._keep.append(st)
             item = dev is not None and st.device is not dev
             key.append(("x", si, a._shape, a._stride, a._offset, a.dtype, st.device, cast, item, a.requires_grad))
-            return ("x", i, cast, item)
+            return Ext(i, cast, item)
         if type(a) in (list, tuple) and any(isinstance(x, Tensor) for x in a):
             key.append(("l", len(a)))
-            return ("l", type(a), [self._spec(x, None, dev, key) for x in a])
+            return TensorList(type(a), [self._spec(x, None, dev, key) for x in a])
         key.append(_freeze(a))
-        return ("s", a)
+        return Const(a)
 
     def _kw(self, kw, dev, key):
         if not kw:
             return None
         for v in kw.values():
             if isinstance(v, Tensor) or type(v) in (list, tuple) and any(isinstance(x, Tensor) for x in v):
-                from .graph import KwSpec
                 return KwSpec((k, self._spec(v, None, dev, key)) for k, v in kw.items())
         key.append(_freeze(kw))
         return kw
@@ -262,7 +260,7 @@ class Recording:
             self.slot_info.append((shape, dtype, backend, stride, offset, size))
             results.append(_new(st, shape, stride, offset, dtype))
             out_slots.append(slot)
-        self.nodes.append(("kernel", op.name, kern, spec, kwspec, out_slots, backend))
+        self.nodes.append(Node("kernel", op.name, kern, spec, kwspec, out_slots, backend))
         self.keys.append(key)
         return results[0] if len(results) == 1 else tuple(results)
 
@@ -292,7 +290,7 @@ class Recording:
         kwspec = self._kw(kw, None, key)
         self._dirty(n_ext)
         self.lkeys.append(None)
-        self.nodes.append(("mutate", name, kern, spec, kwspec, (), None))
+        self.nodes.append(Node("mutate", name, kern, spec, kwspec, (), None))
         self.keys.append(tuple(key))
 
     def record_copy(self, dst, src):
@@ -304,7 +302,7 @@ class Recording:
         self._dirty(n_ext)
         spec.append(self._spec(src, None, None, key))
         self.lkeys.append(None)
-        self.nodes.append(("copy", "copy_", None, spec, None, (), dst._storage.backend))
+        self.nodes.append(Node("copy", "copy_", None, spec, None, (), dst._storage.backend))
         self.keys.append(tuple(key))
 
     def _dirty(self, start):
@@ -328,7 +326,7 @@ class Recording:
         if type(group) is not GroupProxy:
             return
         node = self.nodes[-1] if self.nodes else None
-        kw = node[4] if node is not None and node[0] == "mutate" else None
+        kw = node.kwargs if node is not None and node.kind == "mutate" else None
         keys = {src if type(src) is str else src[0] for src in hyper.values()}
         if type(kw) is not dict or any(kw.get(k) is not v for k, v in values.items()):
             group.reads.update(keys)
@@ -404,7 +402,7 @@ class Recording:
     def _learn(self, node, i, layout):
         """Plan.run found output ``i`` of ``node`` in another layout than recorded: the next recording uses it."""
         key = self.lkeys[node]
-        n = len(self.nodes[node][5])
+        n = len(self.nodes[node].outs)
         cur = LAYOUTS.get(key) or [None] * n
         cur = list(cur)
         cur[i] = layout

@@ -38,6 +38,7 @@ class NumpyBackend(Backend):
     """NumPy on the host: the default ``cpu`` device."""
 
     kernel_language = "c++"
+    codegen = "tinytorch.compiler.codegen_cpp"
 
     def __init__(self):
         self.kernels = dict(KERNELS)

@@ -26,7 +26,9 @@ class OpenCLBackend(Backend):
 
     _devices = staticmethod(_devices)
     _unavailable = staticmethod(unavailable_reason)
-    kernel_language = "opencl"  # the cuda device's too: kernels/render.CUDARenderer compiles the same source
+    # the cuda device's too: kernels/render.CUDARenderer compiles the same source
+    kernel_language = "opencl"
+    codegen = "tinytorch.compiler.codegen_opencl"
     # dtypes OpenCL C has (bfloat16 has no OpenCL C type)
     dtypes = frozenset(_CTYPE) - {"bfloat16"}
 
