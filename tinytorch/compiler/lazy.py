@@ -222,7 +222,14 @@ class Recording:
             return None
         for v in kw.values():
             if isinstance(v, Tensor) or type(v) in (list, tuple) and any(isinstance(x, Tensor) for x in v):
-                return KwSpec((k, self._spec(v, None, dev, key)) for k, v in kw.items())
+                spec = KwSpec()
+                for k, x in kw.items():
+                    if type(x) is float:  # written into the plan's code among tensor specs: part of the key
+                        key.append((float, x))
+                        spec[k] = Const(x)
+                    else:
+                        spec[k] = self._spec(x, None, dev, key)
+                return spec
         key.append(_freeze(kw))
         return kw
 
