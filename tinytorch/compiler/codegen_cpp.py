@@ -117,7 +117,9 @@ def source(body, input_kinds, out_pos, dtype):
     target = _TARGETS.get(_STATE.get("capability"))
     lines = ["#include <cmath>", "#include <cstdint>", "#include <cstring>"]
     if target:
-        lines.append(f'#pragma GCC target("{target}")')
+        # as csrc/cpu_avx2.cpp and cpu_avx512.cpp: vec_math.h's exp then floors in one instruction (the SSE2 path's
+        # branches would also keep GCC from vectorizing the loop)
+        lines += [f'#pragma GCC target("{target}")', "#define TT_HAS_ROUND 1"]
     lines += ['#include "kernels/vec_math.h"', f"typedef {T} T;",
               'extern "C" void tt_fused(char* const* p, int64_t begin, int64_t end, const double* sc) {']
     n_out = len(out_pos)
