@@ -429,6 +429,24 @@ def test_fused_elementwise_runs_match_eager_bit_for_bit(device, dtype):
     assert plan.fused >= 1 and plan.fused_nodes >= 8, plan.describe()
 
 
+def test_no_generated_kernels_without_the_native_kernels():
+    """With TINYTORCH_NATIVE=0 eager runs NumPy's kernels, whose exp and tanh round as NumPy does, not as the
+    native loops the fused kernels copy: tinytorch.compile then runs the recorded kernels one by one."""
+    code = ("import warnings; warnings.simplefilter('ignore')\n"
+            "import numpy as np, tinytorch as tt\n"
+            "import tinytorch.compiler.graph as G\n"
+            "from tinytorch.compiler import codegen_cpp\n"
+            "f = lambda x: tt.tanh(tt.sigmoid(x) * x).exp() + 1\n"
+            "x = tt.randn(64, 64)\n"
+            "cf = tt.compile(f)\n"
+            "same = all(np.array_equal(cf(x).numpy(), f(x).numpy()) for _ in range(2))\n"
+            "print(codegen_cpp.available(), same, sum(p.fused for p in G._CACHE.values()))\n")
+    r = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, TINYTORCH_NATIVE="0"),
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["False", "True", "0"], r.stdout
+
+
 # ---- torch.jit ------------------------------------------------------------------------------------------------
 def test_jit_trace_graph_and_values():
     tt.manual_seed(0)
