@@ -8,7 +8,8 @@ result is rounded as the native kernel rounds it, so a fused run gives the unfus
 Each member is its op's formula (``kernels/formulas.py``) rendered by ``kernels/render.py``'s ``CppRenderer``, the
 renderer that writes the native loops, so the two agree by construction: the native loops are compiled without
 contraction too (``csrc/kernels/pointwise.inc``), exp, tanh, sigmoid and erf are ``vec_math.h``'s polynomials
-(float) or libm (double) in both, and the source defines ``TT_HAS_ROUND`` as the capability's native file does.
+(float) or libm (double) in both, and the source defines ``TT_HAS_ROUND`` and ``TT_HAS_FMA`` as the capability's
+native file does.
 Only formulas marked ``fusible`` are fused. The generated kernels run only with the native kernels on: with
 ``TINYTORCH_NATIVE=0`` the unfused kernels are NumPy's, whose exp, tanh, log... round differently.
 
@@ -125,9 +126,9 @@ def source(body, input_kinds, out_pos, dtype):
     target = _TARGETS.get(_STATE.get("capability"))
     lines = ["#include <cmath>", "#include <cstdint>", "#include <cstring>"]
     if target:
-        # as csrc/cpu_avx2.cpp and cpu_avx512.cpp: vec_math.h's exp then floors in one instruction (the SSE2 path's
-        # branches would also keep GCC from vectorizing the loop)
-        lines += [f'#pragma GCC target("{target}")', "#define TT_HAS_ROUND 1"]
+        # as csrc/cpu_avx2.cpp and cpu_avx512.cpp: vec_math.h then floors in one instruction (the SSE2 path's
+        # branches would also keep GCC from vectorizing the loop) and rounds its multiply-adds once, as FMAs
+        lines += [f'#pragma GCC target("{target}")', "#define TT_HAS_ROUND 1", "#define TT_HAS_FMA 1"]
     lines += ['#include "kernels/vec_math.h"', f"typedef {T} T;",
               'extern "C" void tt_fused(char* const* p, int64_t begin, int64_t end, const double* sc) {']
     n_out = len(out_pos)
