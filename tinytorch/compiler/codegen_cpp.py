@@ -9,9 +9,8 @@ Each member is its op's formula (``kernels/formulas.py``) rendered by ``kernels/
 renderer that writes the native loops, so the two agree by construction: the native loops are compiled without
 contraction too (``csrc/kernels/pointwise.inc``), exp, tanh, sigmoid and erf are ``vec_math.h``'s polynomials
 (float) or libm (double) in both, and the source defines ``TT_HAS_ROUND`` and ``TT_HAS_FMA`` as the capability's
-native file does.
-Only formulas marked ``fusible`` are fused. The generated kernels run only with the native kernels on: with
-``TINYTORCH_NATIVE=0`` the unfused kernels are NumPy's, whose exp, tanh, log... round differently.
+native file does. Only formulas marked ``fusible`` are fused. The generated kernels run only with the native
+kernels on: with ``TINYTORCH_NATIVE=0`` the unfused kernels are NumPy's, whose exp, tanh, log... round differently.
 
 The disk cache: ``$TINYTORCH_CACHE_DIR`` (default ``~/.cache/tinytorch``) / ``kernels`` / ``<sha256>.so``, the hash
 over the source, the compiler's version line, the flags and the instruction set. A library is written to a
