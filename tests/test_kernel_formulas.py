@@ -236,7 +236,7 @@ def test_added_formula_reaches_every_target():
     body = [("mul", [("in", 0), ("in", 0)], {}), ("log", [("v", 0)], {})]
     src = codegen_cpp.source(body, ["full"], [1], _dt.float32)
     assert "std::log(" in src
-    assert not tt._dispatch.OPS["log"].fusible  # see its declaration: tinytorch.compile leaves it unfused
+    assert tt._dispatch.OPS["log"].fusible  # the native loop and a fused kernel call the same libm log
     _, ocl_src, *_ = codegen_opencl.build(body, ["full"], [1], _dt.float32)
     assert "log(" in ocl_src
     assert "log(x0)" in CUDARenderer().program(_cuda_source("float32", [f]))  # the cuda device's tinytorch.log
@@ -253,8 +253,8 @@ def test_added_formula_reaches_every_target():
 
 
 def test_fused_renderings_compile_and_run():
-    # a fused C++ kernel containing the added formula (the fusion pass would not choose it, being not fusible):
-    # compiled by the system compiler, run on the pool, equal to the native loops bit for bit
+    # a fused C++ kernel containing the added formula: compiled by the system compiler, run on the pool, equal to
+    # the native loops bit for bit
     _cxx()
     C = _C()
     from tinytorch import _dtype as _dt
@@ -268,14 +268,48 @@ def test_fused_renderings_compile_and_run():
     np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fusible_formulas_fused_alone_equal_the_native_loops_bit_for_bit(dtype):
+    """Each fusible formula as a one-member fused kernel against its native loop, to the last bit,
+    over the range where exp's and tanh's branches switch, both overflows and the special values: both are compiled
+    without multiply-add contraction from the same rendering."""
+    _cxx()
+    C = _C()
+    from tinytorch import _dtype as _dt
+    from tinytorch.compiler import codegen_cpp
+    tdt = _dt.float32 if dtype == np.float32 else _dt.float64
+    rng = np.random.default_rng(3)
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e-40, -1e-40, 0.625, -0.625, 88.72, 89.5, -103.97,
+               -104.5, 709.8, -745.2, 1e300, -1e300]
+    fs = [f for f in formulas.for_target("cpp") if f.fusible]
+    assert {"exp", "tanh", "sigmoid", "silu", "gelu", "gelu_tanh", "gelu_backward", "log"} <= {f.name for f in fs}
+    for f in fs:
+        with np.errstate(over="ignore"):  # the float64 specials are infinities in float32
+            xs = [np.concatenate([rng.standard_normal(3000) * 3, rng.standard_normal(3000) * 60,
+                                  special]).astype(dtype) for _ in range(f.arity)]
+        if f.name in _POSITIVE:
+            xs = [np.abs(x) for x in xs]
+        attrs = REFERENCE[f.name][1]
+        sc = [attrs[a] for a in f.attrs]
+        want = C.binary(C.BINARY_OPS[f.name], *xs, *sc) if f.arity == 2 else C.unary(C.UNARY_OPS[f.name], *xs, *sc)
+        refs = [("in", k) for k in range(f.arity)] + [("c", k) for k in range(len(sc))]
+        addr = codegen_cpp.build([(f.op, refs, {**f.when, **attrs})], ["full"] * f.arity, [0], tdt)
+        got = codegen_cpp.launcher(addr, xs[0].size, tdt, [xs[0].shape])(tuple(sc), *xs)
+        # to the last bit and the sign of zero (a NaN's sign is the operand order the compiler chose)
+        nan = np.isnan(want)
+        np.testing.assert_array_equal(np.isnan(got), nan, err_msg=f.name)
+        bits = np.uint32 if dtype == np.float32 else np.uint64
+        np.testing.assert_array_equal(got[~nan].view(bits), want[~nan].view(bits), err_msg=f.name)
+
+
 def test_op_flags():
     OPS = tt._dispatch.OPS
     assert OPS["add"].elementwise and OPS["add"].fusible and not OPS["add"].reduction
-    assert OPS["exp"].elementwise and not OPS["exp"].fusible
+    assert OPS["exp"].elementwise and OPS["exp"].fusible
     assert OPS["sum"].reduction and not OPS["sum"].elementwise
     assert not OPS["clone"].elementwise
     assert {n for n, o in OPS.items() if o.fusible} == formulas.fusible_ops() & set(OPS)
-    assert not OPS["log"].fusible
+    assert OPS["log"].fusible and OPS["gelu"].fusible and not OPS["clamp"].fusible
 
 
 def test_fused_runs_of_fusible_ops_match_eager_bit_for_bit():

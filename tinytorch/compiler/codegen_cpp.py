@@ -6,11 +6,11 @@ pool as the native kernels do (``parallel.h``, 32K-element grain). The source is
 the native kernels chose at load time (``_C.cpu_capability()``), with floating-point contraction off: each op's
 result is rounded as the native kernel rounds it, so a fused run gives the unfused kernels' results bit for bit.
 Each member is its op's formula (``kernels/formulas.py``) rendered by ``kernels/render.py``'s ``CppRenderer``, the
-renderer that writes the native loops, so the two agree by construction. Only formulas marked ``fusible`` are fused
-(those without a contractible multiply-add of their own: add, sub, mul, div, neg, abs, relu, reciprocal, sqrt,
-rsqrt, square, maximum, minimum, threshold_backward: correctly rounded, so a fused run also equals the NumPy
-kernels bit for bit): exp, tanh, sigmoid and GELU are polynomials the native
-build contracts into FMAs.
+renderer that writes the native loops, so the two agree by construction: the native loops are compiled without
+contraction too (``csrc/kernels/pointwise.inc``), exp, tanh, sigmoid and erf are ``vec_math.h``'s polynomials
+(float) or libm (double) in both, and the source defines ``TT_HAS_ROUND`` and ``TT_HAS_FMA`` as the capability's
+native file does. Only formulas marked ``fusible`` are fused. The generated kernels run only with the native
+kernels on: with ``TINYTORCH_NATIVE=0`` the unfused kernels are NumPy's, whose exp, tanh, log... round differently.
 
 The disk cache: ``$TINYTORCH_CACHE_DIR`` (default ``~/.cache/tinytorch``) / ``kernels`` / ``<sha256>.so``, the hash
 over the source, the compiler's version line, the flags and the instruction set. A library is written to a
@@ -44,17 +44,19 @@ LANGUAGE = "c++"  # the Backend.kernel_language of the backends that name this m
 
 class Expr:
     """A fusible formula (``kernels/formulas.py``) as the fusion pass sees it: ``nargs`` tensor/number operands,
-    ``kw_consts`` the attributes it reads as constants, ``accepts`` whether a call's attributes are this formula's."""
+    ``kw_consts`` the attributes it reads as constants, ``accepts`` whether a call's attributes are this formula's
+    or (``alternatives``, gelu's approximate='tanh') another fusible formula's of the same op."""
 
     def __init__(self, formula):
         self.formula = formula
         self.nargs = formula.arity
         self.kw_consts = formula.attrs
+        self.alternatives = (formula,)
 
     def accepts(self, kw, nargs):
         if kw and type(kw) is not dict:
             return False
-        return self.formula.accepts(kw, nargs)
+        return any(f.accepts(kw, nargs) for f in self.alternatives)
 
     def constants(self, kw):
         return [kw[k] for k in self.kw_consts]
@@ -62,7 +64,13 @@ class Expr:
 
 # op name -> its fusible formula: rendered with the native loops' own expressions (CppRenderer), so a fused run
 # rounds as the unfused native kernels do
-EXPRESSIONS = {f.op: Expr(f) for f in formulas.for_target("cpp") if f.fusible}
+EXPRESSIONS = {}
+for _f in formulas.for_target("cpp"):
+    if _f.fusible:
+        if _f.op not in EXPRESSIONS:
+            EXPRESSIONS[_f.op] = Expr(_f)
+        elif _f.attrs == EXPRESSIONS[_f.op].kw_consts:  # the fusion pass reads one list of constants per op
+            EXPRESSIONS[_f.op].alternatives += (_f,)
 
 
 def expression(name):
@@ -71,12 +79,10 @@ def expression(name):
 
 
 def member(name, kw, target="cpp"):
-    """The Expr of a member of a fused run: the op's fusible formula, else (a kernel written by hand or a test)
-    the first formula of ``target`` that accepts ``kw``."""
-    e = EXPRESSIONS.get(name)
-    if e is not None and target in e.formula.targets:
-        return e
-    f = formulas.select(name, kw, target=target)
+    """The Expr of a member of a fused run: the op's fusible formula that accepts ``kw``, else (a kernel written by
+    hand or a test) the first formula of ``target`` that accepts ``kw``."""
+    f = formulas.select(name, kw, target=target, fusible=True) if name in EXPRESSIONS else None
+    f = f or formulas.select(name, kw, target=target)
     if f is None:
         raise KeyError(f"no {target} formula for {name}({kw})")
     return Expr(f)
@@ -88,7 +94,9 @@ def available():
         ok = False
         if os.environ.get("TINYTORCH_COMPILE_CODEGEN", "1") != "0":
             try:
-                from .. import _C  # noqa: F401
+                from ..backends.cpu.native import _C
+                if _C is None:  # TINYTORCH_NATIVE=0 or no extension: eager runs NumPy's kernels (see above)
+                    raise ImportError("native kernels off")
                 cxx = os.environ.get("CXX", "g++")
                 out = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=30)
                 ok = out.returncode == 0 and hasattr(_C, "run_generated")
@@ -118,7 +126,9 @@ def source(body, input_kinds, out_pos, dtype):
     target = _TARGETS.get(_STATE.get("capability"))
     lines = ["#include <cmath>", "#include <cstdint>", "#include <cstring>"]
     if target:
-        lines.append(f'#pragma GCC target("{target}")')
+        # as csrc/cpu_avx2.cpp and cpu_avx512.cpp: vec_math.h then floors in one instruction (the SSE2 path's
+        # branches would also keep GCC from vectorizing the loop) and rounds its multiply-adds once, as FMAs
+        lines += [f'#pragma GCC target("{target}")', "#define TT_HAS_ROUND 1", "#define TT_HAS_FMA 1"]
     lines += ['#include "kernels/vec_math.h"', f"typedef {T} T;",
               'extern "C" void tt_fused(char* const* p, int64_t begin, int64_t end, const double* sc) {']
     n_out = len(out_pos)

@@ -13,5 +13,6 @@
 #define TT_CAPABILITY cpu_avx512
 #define TT_CAPABILITY_INDEX tt::CAP_AVX512
 #define TT_HAS_ROUND 1  // SSE4.1 roundps: floorf is one instruction
+#define TT_HAS_FMA 1  // vec_math.h's multiply-adds as FMA instructions
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")
 #include "kernels/all.inc"

@@ -32,8 +32,12 @@ class Formula:
     attrs     attribute names read as run-time constants, in the order the native kernel takes its scalars;
               ``name:bool`` for a flag;
     out       'same' (the operands' dtype) or 'bool';
-    fusible   a fused C++ kernel rounds it exactly as the unfused native loop does (no polynomial the native build
-              may contract into multiply-adds), so ``tinytorch.compile`` may fuse it;
+    fusible   ``tinytorch.compile`` may fuse it: a fused kernel rounds it exactly as the unfused kernel does. Both
+              renderings come from this one source and are compiled without multiply-add contraction (the native
+              loops of ``csrc/kernels/pointwise.inc``, the fused C++ of ``compiler/codegen_cpp.py``; the OpenCL
+              elementwise and fused kernels), with the same ``vec_math.h`` polynomials or libm calls. The C++
+              fused kernels run only beside the native loops (not with ``TINYTORCH_NATIVE=0``, whose NumPy
+              kernels round exp, tanh, log... their own way);
     when      {attribute: value} the op's call must have for this formula to apply (``approximate='tanh'``);
     defaults  {attribute: value} a call may pass that changes nothing (``alpha=1``);
     targets   the renderers it is written for (``TARGETS``): a formula without ``cpp`` has no native loop yet.
@@ -146,33 +150,34 @@ FORMULAS = [
     Formula("threshold_backward", lambda g, x: where(x <= attr("threshold"), 0, g), attrs=("threshold",),
             fusible=True),
     # sigmoid's and tanh's gradients from the saved output
-    Formula("sigmoid_backward", lambda g, y: g * (1 - y) * y),
-    Formula("tanh_backward", lambda g, y: g * (1 - y * y)),
-    Formula("gelu_backward", _gelu_backward, when={"approximate": "none"}, defaults={"approximate": "none"}),
-    Formula("gelu_tanh_backward", _gelu_tanh_backward, op="gelu_backward", when={"approximate": "tanh"}),
-    Formula("silu_backward", _silu_backward),
+    Formula("sigmoid_backward", lambda g, y: g * (1 - y) * y, fusible=True),
+    Formula("tanh_backward", lambda g, y: g * (1 - y * y), fusible=True),
+    Formula("gelu_backward", _gelu_backward, when={"approximate": "none"}, defaults={"approximate": "none"},
+            fusible=True),
+    Formula("gelu_tanh_backward", _gelu_tanh_backward, op="gelu_backward", when={"approximate": "tanh"},
+            fusible=True),
+    Formula("silu_backward", _silu_backward, fusible=True),
     # ---- unary
     Formula("neg", lambda a: -a, fusible=True),
     # -0 gives +0, NaN stays NaN
     Formula("abs", lambda a: where(a < 0, -a, where(eq(a, 0), 0, a)), fusible=True),
-    Formula("exp", exp),
+    Formula("exp", exp, fusible=True),
     Formula("sqrt", sqrt, fusible=True),
     Formula("rsqrt", rsqrt, fusible=True),
     Formula("reciprocal", lambda a: 1 / a, fusible=True),
-    Formula("tanh", tanh),
-    Formula("sigmoid", sigmoid),
+    Formula("tanh", tanh, fusible=True),
+    Formula("sigmoid", sigmoid, fusible=True),
     Formula("relu", lambda a: where(isnan(a), a, where(a > 0, a, 0)), fusible=True),
-    Formula("silu", lambda a: a * sigmoid(a)),
+    Formula("silu", lambda a: a * sigmoid(a), fusible=True),
     Formula("gelu", lambda a: a * c(0.5) * (1 + erf(a * _SQRT1_2)), when={"approximate": "none"},
-            defaults={"approximate": "none"}),
+            defaults={"approximate": "none"}, fusible=True),
     Formula("gelu_tanh", lambda a: c(0.5) * a * (1 + tanh(_SQRT_2_PI * (a + c(0.044715) * a * a * a))),
-            op="gelu", when={"approximate": "tanh"}),
+            op="gelu", when={"approximate": "tanh"}, fusible=True),
     Formula("square", lambda a: a * a, fusible=True),
     # NaN stays NaN; a bound is applied only when given (has_min / has_max)
     Formula("clamp", _clamp, attrs=("min", "max", "has_min:bool", "has_max:bool")),
-    # not fusible: libm's log is not correctly rounded, and with TINYTORCH_NATIVE=0 the unfused kernel is NumPy's
-    # (whose last bit differs), so a fused log would break compile's bit-for-bit agreement with eager
-    Formula("log", log),
+    # libm's log, not correctly rounded: fusible because the native loop and a fused kernel call the same one
+    Formula("log", log, fusible=True),
     # ---- the float unary ops the OpenCL backend computes with its device's math library (no native loop yet)
     *(Formula(n, _libm(n), targets=_OPENCL)
       for n in ("exp2", "expm1", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",

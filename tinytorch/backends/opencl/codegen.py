@@ -79,6 +79,12 @@ def _struct(n):
     return f"typedef struct {{ long v[{n}]; }} Params;\n"
 
 
+# the first line of an elementwise kernel's body (scoped to it, as the pragma is inside the compound statement):
+# a formula's multiply-adds are not contracted, as in the fused kernels of compiler/codegen_opencl.py, so a fused
+# run rounds as these kernels do (the cuda device compiles with --fmad=false and ignores the pragma)
+_NO_CONTRACT = "#pragma OPENCL FP_CONTRACT OFF\n"
+
+
 @functools.lru_cache(maxsize=4096)  # a training step asks for the same few kernels over and over
 def _ew_spec(name, expr, out_t, in_types, sc_types, ptr=(), m=MAXD, coords=(), ct=None, helpers=""):
     """(cache key, OpenCL source) of an elementwise kernel; the kernel function is named ``KNAME`` and its
@@ -98,7 +104,7 @@ def _ew_spec(name, expr, out_t, in_types, sc_types, ptr=(), m=MAXD, coords=(), c
     params += [f"{_CTYPE[t]} s{j}" for j, t in enumerate(sc_types)]
     src = (f"#ifndef PARAMS{nparams}\n#define PARAMS{nparams}\ntypedef struct {{ long v[{nparams}]; }} Params{nparams};\n#endif\n"
            f"#define CT {ct}\n#define OT {_CTYPE[out_t]}\n" + helpers +
-           f"__kernel void KNAME({', '.join(params)}) {{\n long gid = get_global_id(0);\n if (gid >= P.v[1]) return;\n"
+           f"__kernel void KNAME({', '.join(params)}) {{\n" + _NO_CONTRACT + " long gid = get_global_id(0);\n if (gid >= P.v[1]) return;\n"
            + idx + "\n" + "\n".join(body) + f"\n out[p0] = (OT)({expr});\n}}\n#undef CT\n#undef OT\n")
     return key, src
 

@@ -6,29 +6,38 @@
 #pragma once
 #define TT_INLINE __attribute__((always_inline))
 
+// a * b + c, rounded once (an FMA instruction) where the capability has one (TT_HAS_FMA: the AVX2 and AVX-512
+// files, and the fused kernels compiled for them), else twice. Written out because both the native loops and the
+// fused kernels of tinytorch.compile are compiled without contraction, so that they round alike: GCC fuses nothing
+// by itself, and the polynomials keep their FMAs' speed.
+#if defined(TT_HAS_FMA)
+#define TT_MADD(a, b, c) __builtin_fmaf((a), (b), (c))
+#else
+#define TT_MADD(a, b, c) ((a) * (b) + (c))
+#endif
+
 static inline TT_INLINE float tt_bits_to_float(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
 
 static inline TT_INLINE float tt_exp(float x) {
   float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
-  float fx = xc * 1.44269504088896341f;
+  float v = TT_MADD(xc, 1.44269504088896341f, 0.5f);
 #if defined(TT_HAS_ROUND)  // set by the AVX2 and AVX-512 capability files (#pragma GCC target defines no ISA macros)
-  float n = __builtin_floorf(fx + 0.5f);  // one rounding instruction
+  float n = __builtin_floorf(v);  // one rounding instruction
 #else
   // SSE2 has no rounding instruction: floor through a truncating conversion instead of a libm call
-  float v = fx + 0.5f;
   float t = (float)(int32_t)v;
   float n = t - (t > v ? 1.0f : 0.0f);
 #endif
-  float r = xc - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
+  float r = TT_MADD(n, -0.693359375f, xc);  // n * ln2_hi is exact
+  r = TT_MADD(n, 2.12194440e-4f, r);
   float z = r * r;
   float y = 1.9875691500E-4f;
-  y = y * r + 1.3981999507E-3f;
-  y = y * r + 8.3334519073E-3f;
-  y = y * r + 4.1665795894E-2f;
-  y = y * r + 1.6666665459E-1f;
-  y = y * r + 5.0000001201E-1f;
-  y = y * z + r + 1.0f;
+  y = TT_MADD(y, r, 1.3981999507E-3f);
+  y = TT_MADD(y, r, 8.3334519073E-3f);
+  y = TT_MADD(y, r, 4.1665795894E-2f);
+  y = TT_MADD(y, r, 1.6666665459E-1f);
+  y = TT_MADD(y, r, 5.0000001201E-1f);
+  y = TT_MADD(y, z, r) + 1.0f;
   // 2^n as two factors, so results in the subnormal range are exact too
   int32_t ni = (int32_t)n;
   int32_t n1 = ni >> 1, n2 = ni - n1;
@@ -44,11 +53,11 @@ static inline TT_INLINE float tt_tanh(float x) {
   float ax = __builtin_fabsf(x);
   float z = x * x;
   float p = -5.70498872745E-3f;
-  p = p * z + 2.06390887954E-2f;
-  p = p * z - 5.37397155531E-2f;
-  p = p * z + 1.33314422036E-1f;
-  p = p * z - 3.33332819422E-1f;
-  float small = p * z * x + x;
+  p = TT_MADD(p, z, 2.06390887954E-2f);
+  p = TT_MADD(p, z, -5.37397155531E-2f);
+  p = TT_MADD(p, z, 1.33314422036E-1f);
+  p = TT_MADD(p, z, -3.33332819422E-1f);
+  float small = TT_MADD(p * z, x, x);
   float e = tt_exp(2.0f * ax);
   float big = 1.0f - 2.0f / (e + 1.0f);
   big = __builtin_copysignf(big, x);
@@ -63,13 +72,13 @@ static inline TT_INLINE double tt_sigmoid(double x) { return 1.0 / (1.0 + __buil
 
 static inline TT_INLINE float tt_erf(float x) {
   float ax = __builtin_fabsf(x);
-  float t = 1.0f / (0.3275911f * ax + 1.0f);
+  float t = 1.0f / TT_MADD(0.3275911f, ax, 1.0f);
   float r = 1.061405429f;
-  r = r * t - 1.453152027f;
-  r = r * t + 1.421413741f;
-  r = r * t - 0.284496736f;
-  r = r * t + 0.254829592f;
-  float y = 1.0f - r * t * tt_exp(-x * x);
+  r = TT_MADD(r, t, -1.453152027f);
+  r = TT_MADD(r, t, 1.421413741f);
+  r = TT_MADD(r, t, -0.284496736f);
+  r = TT_MADD(r, t, 0.254829592f);
+  float y = TT_MADD(-(r * t), tt_exp(-x * x), 1.0f);
   return __builtin_copysignf(y, x);
 }
 
