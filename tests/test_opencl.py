@@ -170,3 +170,38 @@ def test_reductions_of_many_elements_into_few_outputs(shape, dim, keepdim):
     n = tt.arange(int(np.prod(shape)), device="opencl", dtype=tt.int32).reshape(shape)
     m = torch.arange(int(np.prod(shape)), dtype=torch.int32).reshape(shape)
     assert_close(n.sum(**kw).cpu(), m.sum(**kw), "int64")
+
+
+@pytest.mark.parametrize("opt_name,kw", [("Adam", {}), ("AdamW", {"weight_decay": 0.1}),
+                                         ("Adam", {"amsgrad": True, "maximize": True, "weight_decay": 0.01})])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_adam_on_opencl_is_one_kernel_per_parameter_and_compiles_to_one_graph(opt_name, kw, dtype):
+    """Adam on opencl is the backend's fused kernel (the step counts stay on the cpu, bumped on the host), with
+    the cpu's values; a compiled step is then one graph with no break, replayed."""
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((16, 6)), rng.integers(0, 3, 16)
+    dt = getattr(tt, dtype)
+    runs = {}
+    for dev, compiled in (("cpu", False), ("opencl", False), ("opencl", True)):
+        tt.manual_seed(0)
+        m = tt.nn.Sequential(tt.nn.Linear(6, 8), tt.nn.Tanh(), tt.nn.Linear(8, 3)).to(dt).to(dev)
+        opt = getattr(tt.optim, opt_name)(m.parameters(), lr=0.05, **kw)
+        xs, ys = tt.tensor(x, dtype=dt, device=dev), tt.tensor(y, device=dev)
+
+        def step():
+            opt.zero_grad()
+            loss = tt.nn.functional.cross_entropy(m(xs), ys)
+            loss.backward()
+            opt.step()
+            return loss
+        fn = tt.compile(step) if compiled else step
+        losses = [fn().item() for _ in range(8)]
+        runs[dev, compiled] = losses, [p.detach().cpu().numpy() for p in m.parameters()], fn
+        assert all(st["step"].device.type == "cpu" and st["step"].item() == 8 for st in opt.state.values())
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    for key in (("opencl", False), ("opencl", True)):
+        np.testing.assert_allclose(runs[key][0], runs["cpu", False][0], rtol=tol)
+        for a, b in zip(runs[key][1], runs["cpu", False][1]):
+            np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+    st = runs["opencl", True][2].stats()
+    assert not st["graph_breaks"] and st["replays"] >= 5, st

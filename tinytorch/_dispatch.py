@@ -610,10 +610,14 @@ def _mutate(op, args, kw):
 
 def _writable_natives(tensors, dev):
     """Whether a mutating op's kernel may run: every tensor argument on ``dev`` in the first one's dtype, but for
-    0-dim float32 tensors (an optimizer's step counts, float32 whatever the parameters' dtype, as PyTorch's)."""
+    0-dim float32 tensors (an optimizer's step counts, float32 whatever the parameters' dtype, as PyTorch's), which
+    may also be on the cpu when ``dev`` is another device (PyTorch keeps them there: the kernel reads them on the
+    host)."""
     dt = tensors[0].dtype
     for a in tensors:
-        if a._storage.device is not dev or a.dtype is not dt and (a._shape or a.dtype is not _float32):
+        step = not a._shape and a.dtype is _float32
+        if a._storage.device is not dev and not (step and a._storage.device.type == "cpu") or \
+                a.dtype is not dt and not step:
             return False
     return True
 

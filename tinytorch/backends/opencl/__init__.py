@@ -17,7 +17,7 @@ kind of kernel (``elementwise``, ``reduce``, ``matmul``, ``index``, ``nn``, ``fu
 kernels next to their code.
 """
 # imported for their registrations: each fills runtime.KERNELS / INPLACE_KERNELS, which OpenCLBackend binds
-from . import elementwise, fused, index, matmul, nn, reduce  # noqa: F401
+from . import elementwise, fused, index, matmul, nn, optim, reduce  # noqa: F401
 from .backend import OpenCLBackend
 from .runtime import unavailable_reason
 

@@ -166,6 +166,8 @@ class _Device:
         happens on its first launch, and only for kernels that run)."""
         k = self.kernels.get(key)
         if k is not None:
+            if RECORD is not None and key not in RECORD:  # built before the recording began: recorded all the same
+                RECORD[key] = source_fn().replace("KNAME", "k").replace(f"void {name}(", "void k(")
             return k
         if family is not None:
             specs = [(key, source_fn())] + [(kk, ss) for kk, ss in family() if kk != key and kk not in self.kernels]
