@@ -566,12 +566,19 @@ class Replay:
         bufs = self.run(ext, self.nodes_now() if self.subst else self.nodes)
         for v in self.versions:
             v[0] += 1
+        graphed = self._graphed is not None
         for s, wr in self.static:
             st = wr()
-            if st is not None:  # a tensor Python still holds (a parameter's .grad): written in place
+            if st is None:
+                continue
+            if graphed:  # a CUDA graph's outputs are its pool's memory, reused by the next launch: copied out
                 b = st.backend
                 geo = (st.size,), (1,), 0
                 b.copy_(b.view(st.buf, st.dtype, *geo), b.view(bufs[s], st.dtype, *geo))
+            else:
+                # a tensor Python still holds (a parameter's .grad) takes the new buffer, as eager makes a new
+                # tensor each call (the same object here, its memory new): no copy
+                st.buf = bufs[s]
         for leaf, g in self.grads:
             leaf._grad = g
         return self._build(self.template, bufs, flat)
