@@ -198,23 +198,24 @@ def test_reduce_overhead_replays_a_static_step():
     assert step(x, y).item() == eager(x, y).item()
 
 
-def test_replay_restores_scratch_buffers_and_reads_views_of_parameters():
+@pytest.mark.parametrize("device", ["cpu"] + (["opencl"] if HAS_OPENCL else []))
+def test_replay_restores_scratch_buffers_and_reads_views_of_parameters(device):
     """A buffer the function makes and fills in place (zeros, then an accumulating write) starts from its made
     value on every replay; a view of a parameter made each call reads the parameter's current memory."""
-    w = nn.Parameter(tt.randn(4, 3), requires_grad=False)
+    w = nn.Parameter(tt.randn(4, 3, device=device), requires_grad=False)
 
     def f(x, idx):
-        buf = tt.zeros(5, 3)
+        buf = tt.zeros(5, 3, device=device)
         buf.index_add_(0, idx, x)  # reads what the buffer held
         buf.index_add_(0, idx, x)
         return (buf[:4] * w.t().t()).sum(1)
     cf = tt.compile(f, mode="reduce-overhead")
-    idx = tt.tensor([0, 2, 2, 4])
+    idx = tt.tensor([0, 2, 2, 4], device=device)
     for i in range(6):
-        x = tt.full((4, 3), float(i))
+        x = tt.full((4, 3), float(i), device=device)
         with tt.no_grad():
             w.mul_(1.5)
-        assert np.array_equal(cf(x, idx).detach().numpy(), f(x, idx).detach().numpy()), i
+        assert np.array_equal(cf(x, idx).detach().cpu().numpy(), f(x, idx).detach().cpu().numpy()), i
     assert cf.replays >= 2
 
 

@@ -271,7 +271,9 @@ class CompiledFunction:
                     import numpy as np
                     b = st.backend
                     if t._shape != old._shape or t.dtype is not old.dtype or \
-                            not np.array_equal(b.to_numpy(snap), ost.backend.to_numpy(osnap)):
+                            not np.array_equal(b.to_numpy(b.view(snap, st.dtype, (st.size,), (1,), 0)),
+                                               ost.backend.to_numpy(ost.backend.view(osnap, ost.dtype,
+                                                                                     (ost.size,), (1,), 0))):
                         return
                     restore[id(st)] = (st, snap)
                 elif not _equal_constants(t, old):
@@ -562,7 +564,8 @@ class Replay:
                 ext.append(b)
         for st, snap in self.restore:  # a scratch buffer the call made: as it was before the graph wrote it
             b = st.backend
-            b.copy_(b.view(st.buf, st.dtype, (st.size,), (1,), 0), snap)
+            geo = (st.size,), (1,), 0
+            b.copy_(b.view(st.buf, st.dtype, *geo), b.view(snap, st.dtype, *geo))
         bufs = self.run(ext, self.nodes_now() if self.subst else self.nodes)
         for v in self.versions:
             v[0] += 1

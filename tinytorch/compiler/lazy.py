@@ -322,7 +322,7 @@ class Recording:
                 # its memory before the graph writes it: a scratch buffer made by the call (zeros filled by
                 # slices) is restored to this before each replay (api.Replay)
                 b = st.backend
-                self.snaps[id(st)] = b.from_numpy(b.to_numpy(b.view(st.buf, st.dtype, (st.size,), (1,), 0)))
+                self.snaps[id(st)] = b.from_numpy(b.to_numpy(b.view(st.buf, st.dtype, (st.size,), (1,), 0)), st.device)
 
     def bind_group(self, name, values, group, hyper):
         """The last recorded node is ``name``'s fused optimizer kernel, and its keyword arguments ``values`` are the
