@@ -50,8 +50,14 @@ def _fused_adam(be, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state
         (8 if max_exp_avg_sqs is not None else 0)
     for i, p in enumerate(params):
         step = state_steps[i]
-        np.add(step, 1, out=step)  # float32, as the cpu kernels count
-        t = float(step)
+        if isinstance(step, np.ndarray):
+            np.add(step, 1, out=step)  # float32, as the cpu kernels count
+            t = float(step)
+        else:  # a count on the device (PyTorch's fused Adam through the PrivateUse1 device): a host round trip
+            count = be.to_numpy(step) + np.float32(1)
+            # from_numpy reads the device's index only: the runtime's device object has one
+            be.copy_(step, be.view(be.from_numpy(count, step.buf.dev), step.dtype, (), (), 0))
+            t = float(count)
         bc1, bc2 = 1 - beta1 ** t, 1 - beta2 ** t
         group = [p, grads[i], exp_avgs[i], exp_avg_sqs[i]] + ([max_exp_avg_sqs[i]] if flags & 8 else [])
         work = [a if a.is_contiguous() else be._copy(a) for a in group]
