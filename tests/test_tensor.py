@@ -790,3 +790,44 @@ def test_arange_dtype_with_bool_bounds_matches_torch(args):
     """Python bools are integers to arange's dtype inference, as in torch."""
     assert _outcome(lambda: tt.arange(*args)) == _outcome(lambda: torch.arange(*args))
     assert _outcome(lambda: tt.arange(*args, dtype=float)) == _outcome(lambda: torch.arange(*args, dtype=float))
+
+
+class _ReluBlock(tt.nn.Module):
+    """A module holding a functional activation as an attribute."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = tt.nn.Linear(3, 3)
+        self.activation = tt.nn.functional.relu
+
+    def forward(self, x):
+        return self.activation(self.lin(x))
+
+
+def test_every_public_function_pickles_by_reference():
+    """pickle stores a function by its module and name: each public function of tinytorch's namespaces comes back
+    as the very same object, and a module holding ``F.relu`` (pytorch/examples' word_language_model Transformer)
+    pickles, as with torch's functions."""
+    import pickle
+    import types
+    bad = []
+    for ns in (tt, tt.nn.functional, tt.linalg, tt.special, tt.fft, tt.nn.init, tt.func, tt.autograd, tt.nn.utils):
+        for name in dir(ns):
+            fn = getattr(ns, name)
+            if name.startswith("_") or not isinstance(fn, types.FunctionType):
+                continue
+            try:
+                if pickle.loads(pickle.dumps(fn)) is not fn:
+                    bad.append(f"{ns.__name__}.{name}: another object")
+            except Exception as e:  # noqa: BLE001 - every failure is listed
+                bad.append(f"{ns.__name__}.{name}: {type(e).__name__}")
+    assert not bad, bad[:20]
+
+    import io
+    blk = _ReluBlock()
+    buf = io.BytesIO()
+    tt.save(blk, buf)
+    buf.seek(0)
+    again = tt.load(buf, weights_only=False)
+    x = tt.randn(2, 3)
+    assert again.activation is tt.nn.functional.relu and tt.equal(again(x), blk(x))

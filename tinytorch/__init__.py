@@ -152,3 +152,4 @@ import sys as _sys  # noqa: E402
 
 # PyTorch's exception types where a public function's Python code trips over a bad argument (one pass)
 _surface.translate_namespace_errors(_sys.modules[__name__], linalg, special, fft, nn.functional)
+_surface.pickle_by_public_name(_sys.modules[__name__], linalg, special, fft, nn.functional, nn.init)

@@ -162,3 +162,26 @@ def translate_namespace_errors(*namespaces):
                 # stays that very object; transforms also run user code, whose own errors are not translated
                 continue
             setattr(ns, name, translated_errors(fn, name))
+
+
+def pickle_by_public_name(*namespaces):
+    """Give each public function of ``namespaces`` (modules) that pickle cannot find by its ``__module__`` and
+    ``__qualname__`` (a wrapper from this module keeps the wrapped function's, which names the unwrapped function
+    in ``tinytorch/_ops``) the namespace and the public name instead: pickle stores a function by reference, so a
+    module holding ``F.relu`` pickles, as with torch's functions. The first namespace that exposes a function
+    names it. Run last, once every wrapper is in place."""
+    import importlib
+    import types
+    for ns in namespaces:
+        for name, fn in list(vars(ns).items()):
+            if name.startswith("_") or not isinstance(fn, types.FunctionType):
+                continue
+            mod, qual = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
+            try:
+                found = importlib.import_module(mod)
+                for part in qual.split("."):
+                    found = getattr(found, part)
+            except (ImportError, AttributeError, TypeError, ValueError):
+                found = None
+            if found is not fn and (mod or "").startswith("tinytorch"):
+                fn.__module__, fn.__qualname__ = ns.__name__, name
