@@ -90,13 +90,13 @@ class GuardSet:
         try:
             self._function(fn, "fn")
             for i, a in enumerate(args):
-                self._walk(a, f"args[{i}]", None, None, None)
+                self._walk(a, f"args[{i}]")
             for k, v in kwargs.items():
-                self._walk(v, f"kwargs[{k!r}]", None, None, None)
+                self._walk(v, f"kwargs[{k!r}]")
             exposed = [grp for grp in self.groups if id(grp[2]) in self._seen]
             for _, _, g, source in exposed:  # reached from elsewhere too: all its values, read by anyone
                 self._seen.discard(id(g))
-                self._walk(g, source, None, None, None)
+                self._walk(g, source)
             self.groups = [grp for grp in self.groups if grp not in exposed]
         except Unguardable as e:
             self.reason = str(e)
@@ -157,15 +157,15 @@ class GuardSet:
         """The state a function's code can name: its closure cells, defaults, the globals its code names, and
         for a bound method or a module its ``self``."""
         if isinstance(f, self._Module):
-            self._walk(f, source, None, None, None)
+            self._walk(f, source)
             f = type(f).forward
         elif isinstance(f, types.MethodType):
-            self._walk(f.__self__, f"{source}.__self__", None, None, None)
+            self._walk(f.__self__, f"{source}.__self__")
             f = f.__func__
         elif not isinstance(f, types.FunctionType):
             call = getattr(type(f), "__call__", None)
             if isinstance(call, types.FunctionType) and hasattr(f, "__dict__"):
-                self._walk(f, source, None, None, None)
+                self._walk(f, source)
                 f = call
             else:
                 return
@@ -183,10 +183,10 @@ class GuardSet:
             self._leaf_or_walk(v, cell, "R.cell_contents", f"{name}.<closure {var}>")
         if f.__defaults__:
             for i, v in enumerate(f.__defaults__):
-                self._walk(v, f"{name}.__defaults__[{i}]", None, None, None)
+                self._walk(v, f"{name}.__defaults__[{i}]")
         if f.__kwdefaults__:
             for k, v in f.__kwdefaults__.items():
-                self._walk(v, f"{name}.__kwdefaults__[{k!r}]", None, None, None)
+                self._walk(v, f"{name}.__kwdefaults__[{k!r}]")
         g = f.__globals__
         names = _names(code)
         for n in sorted(names):
@@ -223,9 +223,9 @@ class GuardSet:
                 v, (types.FunctionType, types.MethodType, self._Module)) and not hasattr(v, "__dict__"):
             return  # a class, a module or a builtin function: what it does is not Python state of the call
         self._add("is", ref, read, v, source)
-        self._walk(v, source, None, None, None)
+        self._walk(v, source)
 
-    def _walk(self, v, source, ref, read, _unused):
+    def _walk(self, v, source):
         if isinstance(v, (*_SCALARS, self._Tensor)) or id(v) in self._seen:
             return
         self._seen.add(id(v))
@@ -243,7 +243,7 @@ class GuardSet:
                 if t is list:
                     self._leaf_or_walk(x, v, f"R[{i}]", f"{source}[{i}]")
                 else:
-                    self._walk(x, f"{source}[{i}]", None, None, None)
+                    self._walk(x, f"{source}[{i}]")
             return
         if t is dict:
             if len(v) > MAX_ITEMS:
@@ -257,7 +257,7 @@ class GuardSet:
                 if isinstance(k, _SCALARS):
                     self._leaf_or_walk(x, v, f"R[{k!r}]", f"{source}[{k!r}]")
                 else:  # a dict keyed by objects (an optimizer's state, keyed by parameters): its values
-                    self._walk(x, f"{source}[...]", None, None, None)
+                    self._walk(x, f"{source}[...]")
             return
         if isinstance(v, (types.GeneratorType, types.CoroutineType)) or hasattr(t, "__next__") or \
                 hasattr(v, "readinto"):
@@ -273,10 +273,10 @@ class GuardSet:
                 if k == "_modules":
                     for name, m in x.items():
                         if m is not None:
-                            self._walk(m, f"{source}.{name}", None, None, None)
+                            self._walk(m, f"{source}.{name}")
                     continue
                 if not isinstance(x, _SCALARS) and not isinstance(x, self._Tensor):
-                    self._walk(x, f"{source}.{k}", None, None, None)
+                    self._walk(x, f"{source}.{k}")
             self._methods(t, source)
             return
         if isinstance(v, self._Optimizer):
@@ -286,7 +286,7 @@ class GuardSet:
             for i, g in enumerate(groups):
                 self._add("is", groups, f"R[{i}]", g, f"{source}.param_groups[{i}]")
                 self.groups.append((v, i, g, f"{source}.param_groups[{i}]"))
-            self._walk(v.defaults, f"{source}.defaults", None, None, None)
+            self._walk(v.defaults, f"{source}.defaults")
             return
         d = getattr(v, "__dict__", None)
         if type(d) is dict and t.__module__ != "builtins":
