@@ -56,7 +56,7 @@ from torch.utils.data import DataLoader, TensorDataset
 import torch.optim as optim
 from torch.optim.lr_scheduler import StepLR
 import tinytorch
-assert torch is tinytorch and nn is tinytorch.nn and F is tinytorch.nn.functional
+assert torch.Tensor is tinytorch.Tensor and nn is tinytorch.nn and F is tinytorch.nn.functional
 assert DataLoader is tinytorch.utils.data.DataLoader and optim is tinytorch.optim
 assert torch.cuda.is_available() is False
 try:
@@ -289,3 +289,52 @@ print(x == "a", x != "a", x == None, "a" in [x])
     ours = _run(["-m", "tinytorch.run", str(script)])
     theirs = _run([str(script)])
     assert ours == theirs
+
+
+def test_version_policy_under_the_swap():
+    """``torch.__version__`` and the ``torch`` distribution's metadata name the PyTorch API version tinytorch follows
+    (so "PyTorch >= 2.6" checks pass); ``tinytorch.__version__`` stays tinytorch's own; names set on either module
+    reach the other."""
+    code = r'''
+import importlib.metadata as md
+import tinytorch, tinytorch.compat
+tinytorch.compat.install()
+import torch, torch.version
+from torch.torch_version import TorchVersion
+import packaging.version
+api = "2.13.0+tinytorch." + tinytorch.__version__
+assert tinytorch.__version__ == "0.1.0" and torch.__version__ == api and torch.version.__version__ == api
+assert isinstance(torch.__version__, TorchVersion) and isinstance(torch.__version__, str)
+assert torch.__version__ >= (2, 6) and torch.__version__ < (2, 14) and torch.__version__ >= "2.6.0"
+assert torch.__version__ > packaging.version.Version("2.12") and not torch.__version__ < "2.6"
+assert md.version("torch") == api and md.distribution("torch").metadata["Name"] == "torch"
+assert torch.version.cuda is None and torch.version.hip is None
+torch.some_global_flag = 3
+assert tinytorch.some_global_flag == 3
+tinytorch.other_flag = 4
+assert torch.other_flag == 4
+del torch.other_flag
+assert not hasattr(tinytorch, "other_flag")
+tinytorch.compat.uninstall()
+import sys
+assert "torch" not in sys.modules or sys.modules["torch"].__name__ == "torch" and hasattr(sys.modules["torch"], "_C")
+print("OK")
+'''
+    assert _run(["-c", code]).strip().endswith("OK")
+
+
+def test_torch_version_compares_as_pytorch_s():
+    from conftest import torch
+    import tinytorch.torch_version as ours
+    for v in ("2.13.0+cpu", "2.6.0a0", "parrot"):
+        for other in ("2.6", "2.13.0", (2, 6), (2, 13, 0), "zebra"):
+            for op in ("__lt__", "__le__", "__eq__", "__ge__", "__gt__"):
+                try:
+                    want = getattr(torch.torch_version.TorchVersion(v), op)(other)
+                except Exception as e:  # noqa: BLE001
+                    want = type(e)
+                try:
+                    got = getattr(ours.TorchVersion(v), op)(other)
+                except Exception as e:  # noqa: BLE001
+                    got = type(e)
+                assert got == want, (v, op, other)

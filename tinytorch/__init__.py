@@ -85,7 +85,8 @@ from . import accelerator, distributed, random, testing  # noqa: E402
 from . import onnx  # noqa: E402  (torch imports it eagerly too: torch.onnx.is_in_onnx_export() in forward)
 from ._dtype import result_type_of as _result_type_of  # noqa: E402
 
-__version__ = "0.1.0"
+from .version import TINYTORCH_VERSION as __version__  # noqa: E402 (torch.__version__ under the swap: version.py)
+from . import version, torch_version  # noqa: E402
 strided = "torch.strided"
 contiguous_format = preserve_format = channels_last = None
 pi = 3.141592653589793

@@ -26,7 +26,7 @@ Source: PyTorch's "Facilitating New Backend Integration by PrivateUse1" tutorial
 import os
 import sys
 
-if "torch" in sys.modules and getattr(sys.modules["torch"], "__name__", "") == "tinytorch":
+if "torch" in sys.modules and getattr(sys.modules["torch"], "Tensor", None) is getattr(sys.modules.get("tinytorch"), "Tensor", 0):
     raise ImportError("tinytorch.torch_backend registers tinytorch's devices with real PyTorch; under the import "
                       "swap (python -m tinytorch.run) `torch` is tinytorch itself and has its devices already")
 
