@@ -24,6 +24,8 @@ _BUILTIN_BACKENDS.append(_register_builtin("opencl", _OpenCLBackend()))
 
 from ._tensor import Size, Tensor  # noqa: E402
 from ._storage import Storage  # noqa: E402
+from . import storage  # noqa: E402
+from .storage import TypedStorage, UntypedStorage  # noqa: E402,F401
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,  # noqa
                                  no_grad, set_grad_enabled)
 from ._ops.pointwise import *  # noqa: E402,F401,F403

@@ -124,7 +124,17 @@ class Tensor:
         return self._offset
 
     def untyped_storage(self):
-        return self._storage
+        """The bytes of the memory this tensor views (``torch.UntypedStorage``); ``data_ptr()`` and ``nbytes()``
+        are those of the whole storage, shared by every view of it."""
+        from .storage import UntypedStorage
+        return UntypedStorage._wrap(self._storage)
+
+    def storage(self):
+        """The memory this tensor views as elements of its dtype (``torch.TypedStorage``, deprecated in PyTorch,
+        which warns as this does)."""
+        from .storage import TypedStorage, UntypedStorage, _warn_typed_storage_removal
+        _warn_typed_storage_removal()
+        return TypedStorage._wrap(UntypedStorage._wrap(self._storage), self.dtype)
 
     @property
     def device(self):
@@ -205,9 +215,8 @@ class Tensor:
 
     def data_ptr(self):
         """Address of the first element (host backends), as in PyTorch."""
-        buf = self._storage.buf
-        base = buf.__array_interface__["data"][0] if hasattr(buf, "__array_interface__") else id(buf)
-        return base + self._offset * self.dtype.itemsize
+        from .storage import _host_address
+        return _host_address(self._storage.buf) + self._offset * self.dtype.itemsize
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         """No argument: the legacy type name ('torch.FloatTensor'). Otherwise the tensor converted to

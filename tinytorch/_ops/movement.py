@@ -174,9 +174,14 @@ def _shape_arg(shape, op="view", arg="size"):
 
 
 @method("view")
-def view(input, *shape):
-    """A view with a new shape (one dim may be -1), or ``view(dtype)``: the same memory read as ``dtype``.
-    RuntimeError when the strides don't allow it (use ``reshape``). Mirrors ``Tensor.view``."""
+def view(input, *shape, **kwargs):
+    """A view with a new shape (one dim may be -1), or ``view(dtype)`` / ``view(dtype=dtype)``: the same memory read
+    as ``dtype``. RuntimeError when the strides don't allow it (use ``reshape``). Mirrors ``Tensor.view``."""
+    if kwargs:
+        if shape or set(kwargs) - {"dtype", "size"} or len(kwargs) > 1:
+            raise TypeError(f"view() received an invalid combination of arguments - got ({len(shape)} positional, "
+                            f"keywords {sorted(kwargs)})")
+        shape = (kwargs.get("dtype", kwargs.get("size")),)
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)) and hasattr(shape[0], "itemsize"):
         return _view_dtype(input, shape[0])
     if len(shape) == 1 and isinstance(shape[0], type) and shape[0] in (float, builtins.int, bool, complex):
