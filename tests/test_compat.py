@@ -79,8 +79,8 @@ print("OK")
 
 def test_run_passes_argv_and_reports_a_missing_script(tmp_path):
     script = tmp_path / "args.py"
-    script.write_text("import sys, torch\nprint(sys.argv[1:], torch.__name__)\n")
-    assert _run(["-m", "tinytorch.run", str(script), "--x", "1"]).strip() == "['--x', '1'] tinytorch"
+    script.write_text("import sys, torch\nprint(sys.argv[1:], torch.Tensor.__module__)\n")
+    assert _run(["-m", "tinytorch.run", str(script), "--x", "1"]).strip() == "['--x', '1'] tinytorch._tensor"
     r = subprocess.run([sys.executable, "-m", "tinytorch.run", str(tmp_path / "nope.py")], capture_output=True,
                        text=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT))
     assert r.returncode == 2 and "can't open file" in r.stderr

@@ -55,6 +55,9 @@ from . import _variants  # noqa: E402
 _variants._declare()
 from . import _surface  # noqa: E402
 _surface.install(__import__(__name__))
+from . import overrides  # noqa: E402
+from . import _c_api  # noqa: E402
+_C = _c_api.install()
 from ._ops import optim as _optim_ops  # noqa: E402,F401 (the fused optimizer updates are ops too)
 from ._dispatch import OPS as _OPS, register_backend  # noqa: E402,F401
 # registered before the ops existed: their kernel names are checked now (without probing an OpenCL platform)
@@ -83,7 +86,7 @@ from .func import vmap  # noqa: E402,F401
 import importlib as _importlib  # noqa: E402
 cuda = _importlib.import_module(".cuda", __name__)  # the module, not Tensor.cuda's function of the same name
 cpu = _importlib.import_module(".cpu", __name__)  # likewise for Tensor.cpu
-from . import accelerator, distributed, random, testing  # noqa: E402
+from . import accelerator, distributed, multiprocessing, random, testing  # noqa: E402
 from . import onnx  # noqa: E402  (torch imports it eagerly too: torch.onnx.is_in_onnx_export() in forward)
 from ._dtype import result_type_of as _result_type_of  # noqa: E402
 

@@ -45,7 +45,33 @@ def _reduce_ex(self, proto):
     return (_rebuild, (self.detach().numpy(force=True).copy(), self.dtype.name, self.requires_grad))
 
 
-_UPPER = {"__new__": staticmethod(_tensor_new), "backward": _backward, "__repr__": _repr, "__reduce_ex__": _reduce_ex}
+def _as_subclass(self, cls):
+    """``self``'s memory as an instance of ``cls`` (a Tensor subclass), still attached to the autograd graph
+    (``Tensor.as_subclass``). TypeError, as PyTorch's, for a class that does not inherit from Tensor."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. "
+                        "Make sure your class inherits from Tensor.")
+    from .overrides import DisableTorchFunctionSubclass
+    with DisableTorchFunctionSubclass():
+        out = Tensor.view_as(self, self) if self.requires_grad else \
+            _new(self._storage, self._shape, self._stride, self._offset, self.dtype, self._nat)
+    out.__class__ = cls
+    return out
+
+
+def _init_subclass(cls, **kwargs):
+    from .overrides import _subclass_defined
+    _subclass_defined(cls)
+
+
+def _install_torch_function():
+    from .overrides import tensor_torch_function
+    Tensor.__torch_function__ = classmethod(tensor_torch_function)
+    Tensor.__init_subclass__ = classmethod(_init_subclass)
+
+
+_UPPER = {"__new__": staticmethod(_tensor_new), "backward": _backward, "__repr__": _repr, "__reduce_ex__": _reduce_ex,
+          "as_subclass": _as_subclass}
 
 
 def install(torch_namespace):
@@ -59,6 +85,7 @@ def install(torch_namespace):
         setattr(Tensor, name, fn)
     for name, fn in _UPPER.items():
         setattr(Tensor, name, fn)
+    _install_torch_function()
     _alias_numpy_kwargs(torch_namespace)
 
 
@@ -117,6 +144,12 @@ def _alias_numpy_kwargs(torch_namespace):
 
 
 # ---- PyTorch's exception types for the public functions ---------------------------------------------------------
+# ``tinytorch.overrides`` sets this to its handler ``f(public_function, args, kwargs)`` once a Tensor subclass or a
+# mode uses the ``__torch_function__`` protocol (it returns NotImplemented when the call is not routed); None until
+# then, so the normal path pays one global read.
+_torch_function_hook = None
+
+
 def translated_errors(fn, name=None):
     """``fn`` raising PyTorch's exceptions where its Python code trips over a bad argument before any op's
     check runs: an AttributeError on a non-tensor argument (``mm(x, 1.5)`` reads ``1.5.ndim``) becomes
@@ -128,9 +161,19 @@ def translated_errors(fn, name=None):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        if _torch_function_hook is not None:
+            r = _torch_function_hook(wrapper, args, kwargs)
+            if r is not NotImplemented:
+                return r
         try:
             return fn(*args, **kwargs)
-        except AttributeError as e:
+        except (AttributeError, TypeError) as e:
+            from .overrides import _after_failure
+            r = _after_failure(wrapper, args, kwargs)  # a tensor-like argument with __torch_function__
+            if r is not NotImplemented:
+                return r
+            if not isinstance(e, AttributeError):
+                raise
             from ._dispatch import argument_type_error
             err = argument_type_error(name, args, kwargs, getattr(e, "obj", e))
             if err is not None:

@@ -29,7 +29,7 @@ __all__ = ["is_available", "is_initialized", "init_process_group", "destroy_proc
            "get_global_rank", "get_group_rank", "get_process_group_ranks", "group", "default_pg_timeout"]
 
 _NOT_INIT = "Default process group has not been initialized, please make sure to call init_process_group."
-default_pg_timeout = datetime.timedelta(minutes=30)
+from .constants import default_pg_timeout  # noqa: E402
 
 
 class DistBackendError(RuntimeError):
@@ -37,18 +37,32 @@ class DistBackendError(RuntimeError):
     error."""
 
 
-class ReduceOp(enum.Enum):
-    """Reduction operations (``torch.distributed.ReduceOp``). ``AVG`` is SUM followed by a division by the group
-    size (floating and complex tensors only); ``PREMUL_SUM`` is not supported."""
-    SUM = "sum"
-    AVG = "avg"
-    PRODUCT = "product"
-    MIN = "min"
-    MAX = "max"
-    BAND = "band"
-    BOR = "bor"
-    BXOR = "bxor"
-    PREMUL_SUM = "premul_sum"
+class _ReduceOpMeta(type):
+    def __instancecheck__(cls, obj):  # ReduceOp.SUM is a RedOpType, and an instance of ReduceOp as in PyTorch
+        return isinstance(obj, ReduceOp.RedOpType) or type.__instancecheck__(cls, obj)
+
+
+class ReduceOp(metaclass=_ReduceOpMeta):
+    """Reduction operations (``torch.distributed.ReduceOp``): ``ReduceOp.SUM`` ... are members of the enum
+    ``ReduceOp.RedOpType``, and ``ReduceOp(op)`` gives the member for a member or its value. ``AVG`` is SUM followed
+    by a division by the group size (floating and complex tensors only); ``PREMUL_SUM`` is not supported."""
+
+    class RedOpType(enum.Enum):
+        SUM = "sum"
+        AVG = "avg"
+        PRODUCT = "product"
+        MIN = "min"
+        MAX = "max"
+        BAND = "band"
+        BOR = "bor"
+        BXOR = "bxor"
+        PREMUL_SUM = "premul_sum"
+
+    SUM, AVG, PRODUCT, MIN, MAX = RedOpType.SUM, RedOpType.AVG, RedOpType.PRODUCT, RedOpType.MIN, RedOpType.MAX
+    BAND, BOR, BXOR, PREMUL_SUM = RedOpType.BAND, RedOpType.BOR, RedOpType.BXOR, RedOpType.PREMUL_SUM
+
+    def __new__(cls, op):
+        return ReduceOp.RedOpType(op)
 
 
 class Backend(str):

@@ -1,9 +1,12 @@
 """``nn.Parameter``: a Tensor that a Module registers as a learnable parameter."""
 from .._tensor import Tensor, _new
+from ..overrides import _disabled_torch_function_impl
 
 
 class Parameter(Tensor):
     """A leaf Tensor (sharing ``data``'s storage) with ``requires_grad=True`` by default."""
+
+    __torch_function__ = _disabled_torch_function_impl  # its ops give plain tensors, as PyTorch's
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
@@ -28,6 +31,8 @@ class Parameter(Tensor):
 
 
 class Buffer(Tensor):
+    __torch_function__ = _disabled_torch_function_impl
+
     def __new__(cls, data=None, *, persistent=True):
         t = _new(data._storage, data._shape, data._stride, data._offset, data.dtype, data._nat, Tensor)
         t.persistent = persistent
@@ -66,6 +71,8 @@ class UninitializedParameter(_Uninitialized, Parameter):
 
 class UninitializedBuffer(_Uninitialized, Tensor):
     """A buffer whose shape is not known yet (lazy modules); becomes an ordinary Tensor when materialized."""
+
+    __torch_function__ = _disabled_torch_function_impl
 
     cls_to_become = Tensor
 
