@@ -203,16 +203,22 @@ class _Collector:
 class _FlopsCollector(_Collector):
     """A collector that also gives each op event its FLOP count (``with_flops``)."""
 
+    _in_formula = 0  # how many ops with a FLOP formula are running: ops inside them are their work, not counted
+
     def op_enter(self, op, args, kw):
+        from ..utils.flop_counter import _FORMULAS
         ev = super().op_enter(op, args, kw)
-        ev._call = (op, args, kw)
+        counted = op.name in _FORMULAS
+        ev._call = (op, args, kw, self._in_formula > 0, counted)
+        self._in_formula += counted
         return ev
 
     def op_exit(self, ev, result):
         from ..utils.flop_counter import _count_flops
-        op, args, kw = ev._call
+        op, args, kw, nested, counted = ev._call
         del ev._call
-        ev.flops = _count_flops(op, args, kw, result)
+        self._in_formula -= counted
+        ev.flops = _count_flops(op, args, kw, result, nested)
         _link_node(ev, result)
         if self.profile_memory:
             ev.cpu_memory_usage = _fresh_bytes(args, result)
