@@ -33,7 +33,8 @@ def _write(L, writer_cls, d):
         w.add_image("hw", L.tensor(gray), 0, dataformats="HW")
         w.add_image("nchw", L.tensor(np.stack([chw, chw])), 0, dataformats="NCHW")
         w.add_text("note", "hello *world*", 3)
-        w.add_hparams({"lr": 0.01, "opt": "sgd", "flag": True}, {"hp/acc": 0.75}, run_name="run")
+        w.add_hparams({"lr": 0.01, "opt": "sgd", "flag": True}, {"hp/acc": 0.75}, run_name="run",
+                      hparam_domain_discrete={"opt": ["sgd", "adam"], "lr": [0.01, 0.1]})
     return d
 
 

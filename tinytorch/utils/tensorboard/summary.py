@@ -158,7 +158,6 @@ def hparams(hparam_dict=None, metric_dict=None, hparam_domain_discrete=None):
     discrete domains), the session start (the values) and the session end (success). TypeError when a dict
     argument is not a dict or a domain does not fit its hyperparameter; ValueError for a value of another type
     than int, float, str, bool or a tensor (a None value is skipped)."""
-    from google.protobuf import struct_pb2
     from tensorboard.plugins.hparams.api_pb2 import DataType, Experiment, HParamInfo, MetricInfo, MetricName, Status
     from tensorboard.plugins.hparams.metadata import (EXPERIMENT_TAG, PLUGIN_DATA_VERSION, PLUGIN_NAME,
                                                       SESSION_END_INFO_TAG, SESSION_START_INFO_TAG)
@@ -194,9 +193,10 @@ def hparams(hparam_dict=None, metric_dict=None, hparam_domain_discrete=None):
             continue
         else:
             raise ValueError("value should be one of int, float, str, bool, or torch.Tensor")
-        domain = (struct_pb2.ListValue(values=[struct_pb2.Value(**{field: d}) for d in domains[k]])
-                  if k in domains else None)
-        infos.append(HParamInfo(name=k, type=DataType.Value(kind), domain_discrete=domain))
+        info = HParamInfo(name=k, type=DataType.Value(kind))
+        if k in domains:  # a protobuf ListValue: appending Python values fills number/string/bool fields by type
+            info.domain_discrete.extend([float(d) if field == "number_value" else d for d in domains[k]])
+        infos.append(info)
 
     def wrap(tag, content):
         meta = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name=PLUGIN_NAME,
