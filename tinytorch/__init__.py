@@ -82,6 +82,7 @@ from .serialization import load, save  # noqa: E402
 from ._print import set_printoptions  # noqa: E402
 from . import nn, optim, utils, datasets, opencl, distributions  # noqa: E402
 from . import func  # noqa: E402
+from . import profiler  # noqa: E402
 from .func import vmap  # noqa: E402,F401
 import importlib as _importlib  # noqa: E402
 cuda = _importlib.import_module(".cuda", __name__)  # the module, not Tensor.cuda's function of the same name

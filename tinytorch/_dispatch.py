@@ -33,6 +33,7 @@ OPS = {}
 _EMPTY = {}
 Tensor = None  # set by _tensor.py (import cycle)
 _new = None  # _tensor._new, likewise
+_observer = None  # while a profiler or FLOP counter listens: autograd/profiler.py's _observe, which wraps each call
 
 
 def _fusible_ops():
@@ -323,14 +324,17 @@ def device_of(args, op_name):
     return dev
 
 
-def dispatch(op, args, kw=None, out=None):
+def dispatch(op, args, kw=None, out=None, _observed=False):
     """Run ``op`` on positional ``args`` (tensors and scalars) and keyword attributes ``kw``.
 
     The steps (module docstring) depend on the op's flags: a view op only gets new geometry over its input's
     storage; a composite runs its decomposition; with ``out`` (a Tensor) the result is written into it, through
     the backend's in-place kernel when ``out`` is the first argument (``Tensor.add_``), else by the op ``copy_``
     (the write step, ``write``); an op that ``mutates`` its arguments (a fused optimizer update) returns None.
+    ``_observed`` is set by the profiler's wrapper (``_observer``) when it runs the call it has recorded.
     """
+    if _observer is not None and not _observed:  # the one test profiling costs when off
+        return _observer(op, args, kw, out)
     if kw is None:
         kw = _EMPTY
     if op.special:  # one test on the common path: a view, an autocast policy, a composite or a mutating op
@@ -350,7 +354,7 @@ def dispatch(op, args, kw=None, out=None):
         if op.autocast is not None and _ac.active:
             if op.autocast == "off":
                 with _suspended():
-                    return dispatch(op, args, kw, out)
+                    return dispatch(op, args, kw, out, True)
             args, kw = _autocast(op, args, kw)
         if op.meta is None:  # a composite: its decomposition's ops take the path one by one
             return op.decomp(*args, **kw)

@@ -13,6 +13,8 @@ from .._modes import _ac as _autocast, _lazy, _suspended
 from .grad_mode import _state
 from .anomaly_mode import _anomaly
 
+_node_observer = None  # while a profiler listens: autograd/profiler.py's _observe_node, which records each node run
+
 
 class Node:
     """A backward function in the graph. ``next_functions`` mirrors PyTorch's attribute."""
@@ -170,12 +172,15 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
                         slot.append(grads[nr])
             if type(node) is AccumulateGrad:
                 if accumulate and grads[0] is not None:
-                    node.accumulate(grads[0], create_graph)
+                    if _node_observer is None:
+                        node.accumulate(grads[0], create_graph)
+                    else:
+                        _node_observer(node, node.accumulate, grads[0], create_graph)
                 continue
             if all(g is None for g in grads):
                 in_grads = (None,) * len(node.next_edges)
             else:
-                in_grads = node.apply(grads)
+                in_grads = node.apply(grads) if _node_observer is None else _node_observer(node, node.apply, grads)
                 if _anomaly["enabled"] and _anomaly["check_nan"]:
                     _check_nan(node, in_grads)
             if not retain_graph:
