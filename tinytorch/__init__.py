@@ -7,7 +7,8 @@ import builtins as _builtins
 
 from . import _dtype as _dtype_mod
 from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype, finfo, float, float16, float32, float64, get_default_dtype, half,
-                    iinfo, int, int8, int16, int32, int64, long, promote_types, set_default_dtype, short, uint8)
+                    iinfo, int, int8, int16, int32, int64, long, promote_types, set_default_dtype, short, uint8,
+                    uint16, uint32, uint64, float8_e4m3fn, float8_e5m2)
 from .device import device, is_registered as device_module_registered  # noqa: F401
 from .device import register_backend as _register_builtin  # noqa: F401
 from .device import get_default_device, set_default_device  # noqa: F401
@@ -78,7 +79,7 @@ from ._legacy import *  # noqa: E402,F401,F403
 from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled, is_anomaly_enabled,  # noqa: E402,F401
                                     set_anomaly_enabled)
 from . import autograd  # noqa: E402
-from .serialization import load, save  # noqa: E402
+from .serialization import PyTorchFileReader, load, save  # noqa: E402,F401
 from ._print import set_printoptions  # noqa: E402
 from . import nn, optim, utils, datasets, opencl, distributions  # noqa: E402
 from . import func  # noqa: E402
@@ -154,6 +155,7 @@ def set_num_threads(n):
 from .compiler import compile  # noqa: E402
 from . import compiler  # noqa: E402
 from . import jit  # noqa: E402
+from .jit import ScriptModule, ScriptFunction  # noqa: E402,F401
 
 import sys as _sys  # noqa: E402
 

@@ -144,6 +144,8 @@ def install():
         "_TensorMeta": type(Tensor),  # Tensor's metaclass: ``type`` in tinytorch
         "_TensorBase": Tensor,
     }
+    from .serialization import PyTorchFileReader
+    names["PyTorchFileReader"] = PyTorchFileReader
     for name, value in names.items():
         setattr(c, name, value)
     sys.modules["tinytorch._C._nn"] = nn

@@ -63,14 +63,25 @@ float64 = dtype("float64", np.float64, _FLOAT, True)
 complex64 = dtype("complex64", np.complex64, _COMPLEX, True)
 complex128 = dtype("complex128", np.complex128, _COMPLEX, True)
 _REAL = {"complex64": float32, "complex128": float64}
+# The "barebones" dtypes PyTorch 2.13 has for storage and conversion (its kernels refuse most arithmetic on them and
+# it refuses to promote them with other dtypes): unsigned 16/32/64-bit integers and the float8 formats of
+# "FP8 Formats for Deep Learning" (Micikevicius et al., 2022), whose NumPy types come from ml_dtypes.
+uint16 = dtype("uint16", np.uint16, _INT, False)
+uint32 = dtype("uint32", np.uint32, _INT, False)
+uint64 = dtype("uint64", np.uint64, _INT, False)
+float8_e4m3fn = dtype("float8_e4m3fn", ml_dtypes.float8_e4m3fn, _FLOAT, True)
+float8_e5m2 = dtype("float8_e5m2", ml_dtypes.float8_e5m2, _FLOAT, True)
+_BAREBONES = (uint16, uint32, uint64, float8_e4m3fn, float8_e5m2)
+_UNSIGNED_WIDE = (uint16, uint32, uint64)
+_FLOAT8 = (float8_e4m3fn, float8_e5m2)
 
 # PyTorch's aliases
 short, int, long, half, float, double, uint8_ = int16, int32, int64, float16, float32, float64, uint8
 cfloat, cdouble = complex64, complex128
 
 all_dtypes = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)
-_BY_NAME = {d.name: d for d in all_dtypes}
-_BY_NP = {d.np: d for d in all_dtypes}
+_BY_NAME = {d.name: d for d in all_dtypes + _BAREBONES}
+_BY_NP = {d.np: d for d in all_dtypes + _BAREBONES}
 
 
 def _by_name(name):
@@ -83,7 +94,8 @@ def from_numpy_dtype(npd):
     if d is None:
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np.dtype(npd).name}. The only supported types are: "
-            "complex128, complex64, float64, float32, float16, bfloat16, int64, int32, int16, int8, uint8, and bool.")
+            "complex128, complex64, float64, float32, float16, bfloat16, int64, int32, int16, int8, uint64, uint32, "
+            "uint16, uint8, and bool.")
     return d
 
 
@@ -123,6 +135,11 @@ def promote_types(a, b):
         return a
     if a.__class__ is not dtype or b.__class__ is not dtype:  # Python types: promote_types(float, int)
         a, b = as_dtype(a, "promote_types"), as_dtype(b, "promote_types")
+    if a in _BAREBONES or b in _BAREBONES:
+        other = b if a in _UNSIGNED_WIDE else a if b in _UNSIGNED_WIDE else None
+        if other is not None and other.is_floating_point and other not in _FLOAT8:
+            return other  # a wide unsigned integer promotes to a float dtype, and to nothing else
+        _refuse_barebones_promotion(a, b)
     if a.category != b.category:
         hi, lo = (a, b) if a.category > b.category else (b, a)
         if hi.is_complex and lo is float64 and hi is complex64:
@@ -137,6 +154,13 @@ def promote_types(a, b):
     if a.category == _BOOL:
         return bool
     return _BY_NP[np.promote_types(a.np, b.np)]
+
+
+def _refuse_barebones_promotion(a, b):
+    from ._ops.movement import _SCALAR_TYPE
+    what = "Float8 Types" if a in _FLOAT8 or b in _FLOAT8 else "uint16, uint32, uint64 types"
+    raise RuntimeError(f"Promotion for {what} is not supported, attempted to promote {_SCALAR_TYPE[a.name]} and "
+                       f"{_SCALAR_TYPE[b.name]}")
 
 
 def scalar_dtype(x):
@@ -179,7 +203,7 @@ def result_type_of(tensors, scalars=()):
 
 
 def finfo_np(d):
-    return np.finfo(d.np) if d is not bfloat16 else ml_dtypes.finfo(ml_dtypes.bfloat16)
+    return np.finfo(d.np) if d.np.type.__module__ == "numpy" else ml_dtypes.finfo(d.np)
 
 
 class finfo:

@@ -132,8 +132,12 @@ class Tensor:
     def storage(self):
         """The memory this tensor views as elements of its dtype (``torch.TypedStorage``, deprecated in PyTorch,
         which warns as this does)."""
-        from .storage import TypedStorage, UntypedStorage, _warn_typed_storage_removal
+        from .storage import _warn_typed_storage_removal
         _warn_typed_storage_removal()
+        return self._typed_storage()
+
+    def _typed_storage(self):
+        from .storage import TypedStorage, UntypedStorage
         return TypedStorage._wrap(UntypedStorage._wrap(self._storage), self.dtype)
 
     @property
@@ -142,7 +146,31 @@ class Tensor:
 
     @property
     def is_cuda(self):
+        return self._storage.device.type == "cuda"
+
+    @property
+    def is_mps(self):
+        return self._storage.device.type == "mps"
+
+    @property
+    def is_xpu(self):
+        return self._storage.device.type == "xpu"
+
+    @property
+    def is_quantized(self):
+        return False  # tinytorch has no quantized dtypes
+
+    def is_pinned(self, device=None):
+        """Whether this host tensor is in page-locked memory: tinytorch allocates none, so False."""
         return False
+
+    def pin_memory(self, device=None):
+        """A copy in page-locked host memory, for fast copies to an accelerator. tinytorch's cuda device copies from
+        ordinary host memory, so with an accelerator this is a copy; without one, RuntimeError as PyTorch's."""
+        from . import accelerator
+        if not accelerator.is_available():
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        return self.clone()
 
     @property
     def is_meta(self):

@@ -69,6 +69,9 @@ def _check_view(storage, storage_offset, size, stride):
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
                        metadata=None):
+    from .storage import TypedStorage
+    if isinstance(storage, TypedStorage):  # a program rebuilding from a storage it holds (Lightning's lazy loader)
+        storage = _LoadedStorage(storage._tensor())
     _check_view(storage, storage_offset, size, stride)
     if not isinstance(requires_grad, bool):
         raise RuntimeError(f"tinytorch.load: requires_grad must be a bool, got {type(requires_grad).__name__}")

@@ -54,10 +54,10 @@ class device:
         return (device, (str(self),))
 
     def __eq__(self, other):
+        """Equal to a device of the same type and index; anything else (a string such as "cpu" included) is not
+        equal, as in PyTorch: compare ``d.type == "cpu"`` or ``d == torch.device("cpu")``."""
         if other is self:
             return True
-        if isinstance(other, str):
-            other = device(other)
         return isinstance(other, device) and self.type == other.type and self.index == other.index
 
     def __hash__(self):

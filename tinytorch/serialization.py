@@ -358,6 +358,45 @@ class _Archive:
         return _CorruptAsRuntimeError(name)
 
 
+class PyTorchFileReader:
+    """Reads the records of a checkpoint archive written by ``save`` (or by PyTorch): ``torch.PyTorchFileReader``.
+
+    ``name_or_buffer``: a path or a binary file object. Record names are relative to the archive's top folder
+    (``"data.pkl"``, ``"data/0"``); a missing record raises RuntimeError, a corrupted one likewise.
+    """
+
+    def __init__(self, name_or_buffer):
+        self._zip = zipfile.ZipFile(name_or_buffer if not isinstance(name_or_buffer, os.PathLike)
+                                    else os.fspath(name_or_buffer))
+        names = self._zip.namelist()
+        self._prefix = names[0].split("/", 1)[0] + "/" if names and "/" in names[0] else ""
+        size = self._zip.fp.seek(0, 2) if self._zip.fp is not None else 0
+        self._archive = _Archive(self._zip, size)
+
+    def get_all_records(self):
+        return [n[len(self._prefix):] for n in self._archive.names if n.startswith(self._prefix)]
+
+    def has_record(self, name):
+        return self._prefix + name in self._archive.names
+
+    def get_record(self, name):
+        """The record's bytes."""
+        return self._archive.read(self._prefix + name).tobytes()
+
+    def get_record_offset(self, name):
+        """Where the record's data starts in the file (bytes)."""
+        info = self._archive.info(self._prefix + name)
+        return info.header_offset + len(info.FileHeader())
+
+    def get_storage_from_record(self, name, numel, dtype):
+        """A uint8 tensor of the record's ``numel`` bytes (``dtype`` is the storage class asked for)."""
+        from ._ops.creation import from_numpy
+        return from_numpy(self._archive.read(self._prefix + name, nbytes=numel))
+
+    def serialization_id(self):
+        return self.get_record(".data/serialization_id").decode() if self.has_record(".data/serialization_id") else ""
+
+
 class _CorruptAsRuntimeError:
     """zipfile/zlib errors while reading a record become RuntimeError naming it, as torch reports them."""
 

@@ -285,8 +285,9 @@ class TypedStorage:
     __slots__ = ("_untyped_storage", "dtype")
     is_sparse = False
 
-    def __init__(self, *args, dtype=None, device=None, wrap_storage=None):
-        _warn_typed_storage_removal()
+    def __init__(self, *args, dtype=None, device=None, wrap_storage=None, _internal=False):
+        if not _internal:
+            _warn_typed_storage_removal()
         dtype = _dt.get_default_dtype() if dtype is None else dtype
         if wrap_storage is not None:
             if args:

@@ -41,8 +41,17 @@ class _Mode(_ContextDecorator):
         return False
 
 
-class no_grad(_Mode):
-    """Context manager / decorator that disables graph recording."""
+class _NoParamDecorator:
+    """``@no_grad`` without parentheses decorates too (PyTorch's ``_NoParamDecoratorContextManager``)."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None or not callable(orig_func):
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecorator, _Mode):
+    """Context manager / decorator (with or without parentheses) that disables graph recording."""
     _value = False
     _args = ()
 
@@ -50,8 +59,9 @@ class no_grad(_Mode):
         pass
 
 
-class enable_grad(_Mode):
-    """Context manager / decorator that enables graph recording (inside ``no_grad``)."""
+class enable_grad(_NoParamDecorator, _Mode):
+    """Context manager / decorator (with or without parentheses) that enables graph recording (inside
+    ``no_grad``)."""
     _value = True
     _args = ()
 
@@ -76,6 +86,11 @@ class inference_mode(_Mode):
     """Like ``no_grad``: no graph is recorded, and tensors allocated inside are inference tensors
     (``Tensor.is_inference()``): outside the mode they may not be written in place, require grad, or be saved
     for backward (RuntimeError, as ``torch.inference_mode``). ``inference_mode(False)`` switches back."""
+
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):  # bare ``@inference_mode``
+            return cls()(mode)
+        return super().__new__(cls)
 
     def __init__(self, mode=True):
         self._value = not mode

@@ -2,10 +2,14 @@
 ChainDataset, random_split."""
 import bisect
 import math
+from typing import Generic, TypeVar
+
+_T_co = TypeVar("_T_co", covariant=True)
 
 
-class Dataset:
-    """Map-style dataset: implement ``__getitem__`` (and ``__len__``)."""
+class Dataset(Generic[_T_co]):
+    """Map-style dataset: implement ``__getitem__`` (and ``__len__``). Generic in its sample type, as PyTorch's
+    (``class Images(Dataset[Tensor])``)."""
 
     def __getitem__(self, index):
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
@@ -14,7 +18,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[_T_co]):
     def __iter__(self):
         raise NotImplementedError
 
