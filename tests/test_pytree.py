@@ -642,3 +642,65 @@ print(back["h"].tag, back["w"].shape)
     ours = run(["-m", "tinytorch.run", str(script)])
     assert ours == run([str(script)])
     assert "ValueError True" in ours
+
+
+def test_deregistering_types_without_serialized_names():
+    """Types registered without a serialized name share a placeholder name; taking out one keeps the others
+    registered and the second removal works (PyTorch's raises KeyError there)."""
+    class A:
+        pass
+
+    class B:
+        pass
+
+    for cls in (A, B):
+        tp.register_pytree_node(cls, lambda x: ([], None), lambda vs, c: cls())
+    tp._deregister_pytree_node(A)
+    assert B in tp.SUPPORTED_NODES and A not in tp.SUPPORTED_NODES
+    tp._deregister_pytree_node(B)
+    assert B not in tp.SUPPORTED_NODES and B not in tp.SUPPORTED_SERIALIZED_TYPES
+    with pytest.raises(KeyError):
+        tp._deregister_pytree_node(B)
+
+
+def test_transformers_model_output_under_the_swap(tmp_path):
+    """transformers registers every ModelOutput subclass with torch.utils._pytree (serialized_type_name=,
+    flatten_with_keys_fn=_dict_flatten_with_keys): under tinytorch.run its outputs flatten, map, unflatten and
+    serialize exactly as under PyTorch."""
+    script = tmp_path / "model_output.py"
+    script.write_text(r'''
+from dataclasses import dataclass
+from typing import Optional
+
+import torch
+import torch.utils._pytree as pytree
+from transformers.utils import ModelOutput
+
+
+@dataclass
+class Out(ModelOutput):
+    logits: Optional[torch.Tensor] = None
+    loss: Optional[torch.Tensor] = None
+    hidden: Optional[tuple] = None
+
+
+o = Out(logits=torch.ones(2), hidden=(torch.zeros(1), torch.full((2,), 2.0)))
+leaves, spec = pytree.tree_flatten({"out": o, "n": 3})
+print(len(leaves), spec.num_leaves, spec)
+print([pytree.keystr(k) for k, _ in pytree.tree_leaves_with_path(o)])
+r = pytree.tree_unflatten([x * 3 for x in leaves], spec)
+print(type(r["out"]).__name__, r["out"].logits.tolist(), [h.tolist() for h in r["out"].hidden], r["n"])
+print(pytree.treespec_dumps(spec))
+print(pytree.treespec_loads(pytree.treespec_dumps(spec)) == spec)
+print(pytree.tree_map_only(torch.Tensor, lambda t: t.shape[0], o).to_tuple())
+''')
+    env = dict(os.environ, PYTHONPATH=ROOT, OMP_NUM_THREADS="1")
+
+    def run(args):
+        r = subprocess.run([sys.executable] + args, capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+        assert r.returncode == 0, r.stderr[-3000:]
+        return r.stdout
+
+    ours = run(["-m", "tinytorch.run", str(script)])
+    assert ours == run([str(script)])
+    assert "TreeSpec(Out, ['logits', 'hidden']" in ours
