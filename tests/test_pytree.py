@@ -704,3 +704,17 @@ print(pytree.tree_map_only(torch.Tensor, lambda t: t.shape[0], o).to_tuple())
     ours = run(["-m", "tinytorch.run", str(script)])
     assert ours == run([str(script)])
     assert "TreeSpec(Out, ['logits', 'hidden']" in ours
+
+
+def test_size_is_a_node_as_in_torch():
+    """``import torch`` registers torch.Size (it flattens to its ints and unflattens to a plain tuple)."""
+    tree, t_tree = [tinytorch.Size([2, 3]), {"s": tinytorch.Size([])}], [torch.Size([2, 3]), {"s": torch.Size([])}]
+    leaves, spec = tp.tree_flatten(tree)
+    t_leaves, t_spec = rp.tree_flatten(t_tree)
+    assert leaves == t_leaves == [2, 3] and repr(spec) == repr(t_spec)
+    assert tp.treespec_dumps(spec) == rp.treespec_dumps(t_spec)
+    assert [tp.keystr(p) for p, _ in tp.tree_leaves_with_path(tree)] == \
+        [rp.keystr(p) for p, _ in rp.tree_leaves_with_path(t_tree)]
+    mapped, t_mapped = tp.tree_map(lambda x: x * 2, tree), rp.tree_map(lambda x: x * 2, t_tree)
+    assert mapped == t_mapped and type(mapped[0]) is type(t_mapped[0]) is tuple
+    assert tp.tree_leaves(tinytorch.ones(2, 3).shape) == [2, 3]

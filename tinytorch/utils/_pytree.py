@@ -1204,3 +1204,25 @@ def str_to_pytree(json):
     """Deprecated alias of :func:`treespec_loads` (warns FutureWarning)."""
     _warn_deprecated("`str_to_pytree` is deprecated. Please use `treespec_loads` instead.")
     return treespec_loads(json)
+
+
+# ---- torch.Size ----------------------------------------------------------------------------------------------------
+# PyTorch registers torch.Size when `import torch` loads torch.fx.experimental.proxy_tensor, so every program sees
+# a shape as a node of ints; it unflattens to a plain tuple (its maps may produce values Size would refuse).
+from .._tensor import Size as _Size  # noqa: E402  (tinytorch.utils is imported after _tensor)
+
+
+def _size_flatten(size):
+    return list(size), None
+
+
+def _size_flatten_with_keys(size):
+    return [(SequenceKey(i), v) for i, v in enumerate(size)], None
+
+
+def _size_unflatten(values, context):
+    return tuple(values)
+
+
+_private_register_pytree_node(_Size, _size_flatten, _size_unflatten, serialized_type_name="torch.Size",
+                              flatten_with_keys_fn=_size_flatten_with_keys)
