@@ -654,7 +654,7 @@ def test_deregistering_types_without_serialized_names():
         pass
 
     for cls in (A, B):
-        tp.register_pytree_node(cls, lambda x: ([], None), lambda vs, c: cls())
+        tp.register_pytree_node(cls, lambda x: ([], None), lambda vs, c, cls=cls: cls())
     tp._deregister_pytree_node(A)
     assert B in tp.SUPPORTED_NODES and A not in tp.SUPPORTED_NODES
     tp._deregister_pytree_node(B)

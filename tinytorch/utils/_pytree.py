@@ -1209,7 +1209,7 @@ def str_to_pytree(json):
 # ---- torch.Size ----------------------------------------------------------------------------------------------------
 # PyTorch registers torch.Size when `import torch` loads torch.fx.experimental.proxy_tensor, so every program sees
 # a shape as a node of ints; it unflattens to a plain tuple (its maps may produce values Size would refuse).
-from .._tensor import Size as _Size  # noqa: E402  (tinytorch.utils is imported after _tensor)
+from .._tensor import Size as _Size  # tinytorch.utils is imported after _tensor
 
 
 def _size_flatten(size):
