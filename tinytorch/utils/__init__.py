@@ -1,2 +1,3 @@
-"""``tinytorch.utils``: data loading and activation checkpointing."""
-from . import checkpoint, data
+"""``tinytorch.utils``: data loading, activation checkpointing and pytrees (``_pytree``, which PyTorch also has
+loaded once ``import torch`` returns, so ``torch.utils._pytree.tree_map`` works without a separate import)."""
+from . import _pytree, checkpoint, data
