@@ -148,6 +148,7 @@ from .compiler import compile  # noqa: E402
 from . import compiler  # noqa: E402
 from . import jit  # noqa: E402
 from . import library  # noqa: E402
+from . import hub  # noqa: E402
 from ._ops_namespace import ops  # noqa: E402,F401
 
 import sys as _sys  # noqa: E402

@@ -1,2 +1,2 @@
-"""``tinytorch.utils``: data loading and activation checkpointing."""
-from . import checkpoint, data
+"""``tinytorch.utils``: data loading, activation checkpointing, hook handles and ``model_zoo.load_url``."""
+from . import checkpoint, data, hooks, model_zoo
