@@ -55,8 +55,10 @@ class OpRecord:
         self.op = _dispatch.Op(self.qualname, None, decomp=self.run)
         self._fn_class = None
 
-    def __repr__(self):
+    def __str__(self):
         return f"{self.ns}.{self.name}.{self.overload}"
+
+    __repr__ = __str__
 
     # ---- the kernel the dispatcher runs ---------------------------------------------------------------------
     def run(self, *args, **kwargs):
@@ -88,10 +90,23 @@ class OpRecord:
             return self._function_class().apply(*args, _Keywords(kernel, kw))
         return self.call_kernel(kernel, args, kw)
 
+    def _stripped(self, args, kw):
+        """The arguments a Python kernel receives, as PyTorch passes them: trailing positional arguments and
+        keyword-only ones that equal their defaults are left out (the kernel's own defaults stand for them)."""
+        params = [a for a in self.schema.arguments if not a.kwarg_only]
+        n = len(args)
+        while n and params[n - 1].has_default_value() and _is_default(args[n - 1], params[n - 1].default_value):
+            n -= 1
+        defaults = {a.name: a for a in self.schema.arguments if a.kwarg_only}
+        kw = {k: v for k, v in kw.items()
+              if not (defaults[k].has_default_value() and _is_default(v, defaults[k].default_value))}
+        return args[:n], kw
+
     def call_kernel(self, kernel, args, kw):
         from .autograd.grad_mode import no_grad
+        pargs, pkw = self._stripped(args, kw)
         with no_grad():
-            out = kernel(*args, **kw)
+            out = kernel(*pargs, **pkw)
         self._check_result(kernel, args, kw, out)
         for i in self.mutated:
             a = args[i] if i < len(args) else kw.get(self.schema.arguments[i].name)
@@ -178,6 +193,16 @@ class OpRecord:
         return self._fn_class
 
 
+def _is_default(v, default):
+    from ._tensor import Tensor
+    if isinstance(v, Tensor) or isinstance(default, Tensor):
+        return False
+    try:
+        return bool(v == default) and type(v) is not bool or v is default
+    except Exception:  # values without a plain equality
+        return False
+
+
 class _Keywords:
     """The keyword-only arguments and the chosen kernel, passed to the generated Function as its last (non-tensor)
     argument, as PyTorch passes its ``Metadata``."""
@@ -261,6 +286,9 @@ class OpOverload:
         return self._fn(*args, **kwargs)
 
     def __repr__(self):
+        return f"<OpOverload(op='{self.namespace}.{self._opname}', overload='{self._overloadname}')>"
+
+    def __str__(self):
         return f"{self.namespace}.{self._opname}.{self._overloadname}"
 
     def __hash__(self):
@@ -335,6 +363,9 @@ class OpOverloadPacket:
                            "\n\n".join(errors))
 
     def __repr__(self):
+        return f"<OpOverloadPacket(op='{self._namespace}.{self._opname}')>"
+
+    def __str__(self):
         return f"{self._namespace}.{self._opname}"
 
     def __hash__(self):

@@ -275,6 +275,14 @@ def _parse_default(lx, typ):
     lx.error(f"expected a default value but found '{tok[0]}'", tok)
 
 
+def _default_text(v):
+    """A default as PyTorch's schema printer writes it: floats with 17 significant digits and a point."""
+    if isinstance(v, float):
+        t = f"{v:.17g}"
+        return t if any(c in t for c in ".en") else t + "."
+    return str(v)
+
+
 def _parse_type(lx):
     """``Tensor(a!)?[]`` -> (type text without the alias annotation, AliasInfo or None, N or None)."""
     tok = lx.peek()
@@ -330,10 +338,16 @@ def _parse_args(lx):
                 has = True
                 if N is not None and isinstance(default, (int, float)) and not isinstance(default, bool):
                     default = [default] * N  # int[2] k=1 means [1, 1]
+                if N is not None and isinstance(default, list) and default and \
+                        all(v == default[0] for v in default):
+                    text = _default_text(default[0])  # PyTorch prints a uniform fixed-size list as its element
+                elif isinstance(default, float):
+                    text = _default_text(default)
             args.append(Argument(name, typ, default, has, kwarg_only, alias, N, text))
         if lx.nextif(")"):
             return args
-        lx.expect(",")
+        if not lx.nextif(","):
+            lx.error(f"expected ) but found '{lx.peek()[0]}'")
 
 
 def _parse_returns(lx):
@@ -356,7 +370,8 @@ def _parse_returns(lx):
                 return rets, len(rets) != 1 or bool(rets[0].name)
             lx.expect(",")
     typ, alias, N = _parse_type(lx)
-    return [Argument("", typ, alias_info=alias, N=N)], False
+    name = lx.next()[1] if lx.peek()[0] == "ident" else ""  # a named single return: -> Tensor out
+    return [Argument(name, typ, alias_info=alias, N=N)], False
 
 
 def parse_schema(text, *, allow_no_name=False):
@@ -378,11 +393,6 @@ def parse_schema(text, *, allow_no_name=False):
     lx.expect("arrow")
     rets, is_tuple = _parse_returns(lx)
     lx.expect("eof")
-    seen = set()
-    for a in args:
-        if a.name in seen:
-            raise RuntimeError(f"argument '{a.name}' appears more than once in the schema {text}")
-        seen.add(a.name)
     return FunctionSchema(name, overload, args, rets, is_tuple)
 
 

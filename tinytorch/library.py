@@ -409,8 +409,8 @@ def opcheck(op, args, kwargs=None, *, test_utils=("test_schema", "test_autograd_
     (``torch.library.opcheck``); returns ``{test: "SUCCESS" or the exception}``, or raises the first failure when
     ``raise_exception``. Tests: ``test_schema`` (the arguments the schema does not mark as written keep their
     values and versions; outputs do not alias inputs), ``test_autograd_registration`` (with an input requiring
-    grad, a device kernel without ``register_autograd`` is an error), ``test_faketensor`` (the fake kernel, on
-    ``meta`` copies of the arguments, gives the real outputs' shapes and dtypes). PyTorch's
+    grad, a device kernel without ``register_autograd`` is an error), ``test_faketensor`` (there is a fake kernel, and
+    on ``meta`` copies of the arguments it gives the real outputs' shapes and dtypes). PyTorch's
     ``test_aot_dispatch_dynamic`` needs its AOTAutograd and is refused (ValueError), as an unknown name is."""
     import tinytorch
     from ._tensor import Tensor
@@ -447,13 +447,17 @@ def opcheck(op, args, kwargs=None, *, test_utils=("test_schema", "test_autograd_
         ins = flat(list(args) + list(kwargs.values()))
         if not any(t.requires_grad for t in ins) or rec.composite is not None or rec.autograd_kernel is not None:
             return
-        if rec.backward is None and any(k is not None for k in rec.kernels) and not rec.schema.is_mutable:
+        if rec.backward is None and rec.kernels and not rec.schema.is_mutable:
             raise AssertionError(f"{rec}: the op has device kernels but no autograd formula (register_autograd), "
                                  "and an input requires grad: backward through it raises")
 
     def fake_test():
         if rec.fake is None:
-            return
+            if rec.composite is not None:
+                return  # a decomposition runs on meta tensors itself
+            raise RuntimeError(f"There was no fake impl registered for {rec.custom or rec}. This is necessary for "
+                               "torch.compile/export/fx tracing to work. Please use `register_fake` to add an fake "
+                               "impl.")
         with tinytorch.no_grad():
             real = call(*args, **kwargs)
 

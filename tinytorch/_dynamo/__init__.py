@@ -32,23 +32,17 @@ def mark_static_address(t, guard=False):
 
 def mark_dynamic(t, index, *, min=None, max=None, specialize_on=None):
     """Record that dim ``index`` (an int or a list of them) of ``t`` varies between calls, as
-    ``torch._dynamo.mark_dynamic`` does (``t._dynamo_dynamic_indices``, and the range in ``t._dynamo_dynamic_range``).
-    tinytorch's compiler specializes every shape (a new size records a new graph, up to ``config.recompile_limit``),
-    so the mark documents intent without changing what is recorded. TypeError for a non-tensor; IndexError for a
-    dim out of range."""
+    ``torch._dynamo.mark_dynamic`` does: the dims go into ``t._dynamo_dynamic_indices`` and ``(dim, min, max)`` into
+    ``t._dynamo_dynamic_range``. tinytorch's compiler specializes every shape (a new size records a new graph, up
+    to ``config.recompile_limit``), so the mark documents intent without changing what is recorded. TypeError for
+    a non-tensor."""
     _check_tensor(t, "mark_dynamic")
     dims = [index] if isinstance(index, int) else list(index)
-    n = t.dim()
-    for d in dims:
-        if not -n <= d < n:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
-    dims = [d % n for d in dims]
     if not hasattr(t, "_dynamo_dynamic_indices"):
         t._dynamo_dynamic_indices = set()
         t._dynamo_dynamic_range = set()
     t._dynamo_dynamic_indices.update(dims)
-    if min is not None or max is not None:
-        t._dynamo_dynamic_range.update((d, min, max) for d in dims)
+    t._dynamo_dynamic_range.update((d, min, max) for d in dims)
 
 
 def optimize(backend="inductor", *, nopython=False, dynamic=None, disable=False, **kwargs):

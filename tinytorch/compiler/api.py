@@ -746,11 +746,11 @@ def disable(fn=None, recursive=True, *, reason=None):
 def allow_in_graph(fn):
     """``torch.compiler.allow_in_graph``: ``fn`` (or each of a list of functions) unchanged. PyTorch's Dynamo would
     otherwise trace into ``fn``'s Python; tinytorch records at the dispatcher, so the ops of every function a
-    compiled function calls are in its graph already. TypeError when ``fn`` is not callable."""
+    compiled function calls are in its graph already. AssertionError (PyTorch's) when ``fn`` is not callable."""
     if isinstance(fn, (list, tuple)):
         return [allow_in_graph(f) for f in fn]
     if not callable(fn):
-        raise TypeError("allow_in_graph expects a callable")
+        raise AssertionError("allow_in_graph expects a callable")
     return fn
 
 
