@@ -146,6 +146,7 @@ def set_num_threads(n):
 
 from .compiler import compile  # noqa: E402
 from . import compiler  # noqa: E402
+from . import _dynamo  # noqa: E402  (torch loads it on first use of torch._dynamo: libraries use it unimported)
 from . import jit  # noqa: E402
 from . import library  # noqa: E402
 from . import hub  # noqa: E402

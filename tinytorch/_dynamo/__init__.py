@@ -7,9 +7,9 @@ tinytorch has no bytecode tracer: ``tinytorch.compile`` records the ops a functi
 module; ``exc.Unsupported`` the graph-break error of ``fullgraph=True``; ``mark_static_address`` and
 ``mark_dynamic`` record on the tensor what PyTorch's do (see each).
 """
-from ..compiler import allow_in_graph, config, disable, is_compiling, reset  # noqa: F401
+from ..compiler import allow_in_graph, disable, is_compiling, reset  # noqa: F401
 from ..compiler.api import OptimizedModule  # noqa: F401
-from . import eval_frame, exc, utils  # noqa: F401
+from . import config, eval_frame, exc, utils  # noqa: F401
 
 __all__ = ["OptimizedModule", "allow_in_graph", "config", "disable", "is_compiling", "mark_dynamic",
            "mark_static_address", "reset", "optimize"]
