@@ -520,3 +520,37 @@ def test_torch_ops_module_names():
     assert ops_mod.OpOverload is type(tt.ops.aten.add.Tensor)
     assert ops_mod.OpOverloadPacket is type(tt.ops.aten.add)
     assert ops_mod.ops is tt.ops
+
+
+def test_explicit_schema_and_registration_by_name_as_torch():
+    """The pattern of transformers' MoE fallback: custom_op with a schema string, then register_fake and
+    register_autograd by qualified name; a backward that calls another custom op returning two tensors."""
+    ns = _ns()
+
+    def run(lib):
+        def fwd(a, b):
+            return a * b
+
+        def bwd_op(a, b, g):
+            return g * b, g * a
+        lib.library.custom_op(f"{ns}::mul2", fwd, mutates_args=(), schema="(Tensor a, Tensor b) -> Tensor")
+        lib.library.custom_op(f"{ns}::mul2_bwd", bwd_op, mutates_args=(),
+                              schema="(Tensor a, Tensor b, Tensor g) -> (Tensor, Tensor)")
+        lib.library.register_fake(f"{ns}::mul2", lambda a, b: lib.empty_like(a))
+        lib.library.register_fake(f"{ns}::mul2_bwd", lambda a, b, g: (lib.empty_like(a), lib.empty_like(b)))
+
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(*inputs)
+
+        def backward(ctx, g):
+            a, b = ctx.saved_tensors
+            return getattr(lib.ops, ns).mul2_bwd(a, b, g)
+        lib.library.register_autograd(f"{ns}::mul2", backward, setup_context=setup_context)
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = lib.tensor([3.0, 5.0], requires_grad=True)
+        out = getattr(lib.ops, ns).mul2(a, b)
+        out.sum().backward()
+        meta = getattr(lib.ops, ns).mul2_bwd(*(lib.ones(3, device="meta") for _ in range(3)))
+        return out.tolist(), a.grad.tolist(), b.grad.tolist(), [tuple(m.shape) for m in meta]
+    ours, theirs = _both(run)
+    assert ours == theirs == ([3.0, 10.0], [3.0, 5.0], [1.0, 2.0], [(3,), (3,)])
