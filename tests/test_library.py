@@ -554,3 +554,20 @@ def test_explicit_schema_and_registration_by_name_as_torch():
         return out.tolist(), a.grad.tolist(), b.grad.tolist(), [tuple(m.shape) for m in meta]
     ours, theirs = _both(run)
     assert ours == theirs == ([3.0, 10.0], [3.0, 5.0], [1.0, 2.0], [(3,), (3,)])
+
+
+def test_packet_call_picks_the_overload_the_arguments_match_as_torch():
+    ns = _ns()
+    keep = []
+
+    def run(lib):
+        L = lib.library.Library(ns, "FRAGMENT")
+        keep.append(L)
+        L.define("f(Tensor x) -> Tensor")
+        L.define("f.scaled(Tensor x, float s) -> Tensor")
+        L.impl("f", lambda x: x + 1, "CompositeExplicitAutograd")
+        L.impl("f.scaled", lambda x, s: x * s, "CompositeExplicitAutograd")
+        p = getattr(lib.ops, ns).f
+        return p(lib.ones(2)).tolist(), p(lib.ones(2), 3.0).tolist(), sorted(p.overloads())
+    ours, theirs = _both(run)
+    assert ours == theirs == ([2.0, 2.0], [3.0, 3.0], ["default", "scaled"])

@@ -359,7 +359,7 @@ class OpOverloadPacket:
                 errors.append(str(e))
                 continue
             return _dispatch.dispatch(rec.op, args, kwargs)
-        raise RuntimeError(f"Overloaded torch operator invoked from Python failed to match any schema:\n" +
+        raise RuntimeError("Overloaded torch operator invoked from Python failed to match any schema:\n" +
                            "\n\n".join(errors))
 
     def __repr__(self):
