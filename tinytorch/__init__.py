@@ -154,8 +154,12 @@ def set_num_threads(n):
 
 from .compiler import compile  # noqa: E402
 from . import compiler  # noqa: E402
+from . import _dynamo  # noqa: E402  (torch loads it on first use of torch._dynamo: libraries use it unimported)
 from . import jit  # noqa: E402
 from .jit import ScriptModule, ScriptFunction  # noqa: E402,F401
+from . import library  # noqa: E402
+from . import hub  # noqa: E402
+from ._ops_namespace import ops  # noqa: E402,F401
 
 import sys as _sys  # noqa: E402
 

@@ -6,13 +6,16 @@ fusion, memory planning); ``fusion.py`` groups elementwise kernels; ``graph.py``
 ``Plan`` and writes the function that runs it; ``codegen_cpp.py`` generates, compiles and caches the fused kernels'
 C++ on ``cpu``, ``codegen_opencl.py`` their OpenCL C on ``opencl`` and ``cuda``; ``guards.py`` guards the Python
 state a replay depends on; ``api.py`` is ``compile``, the modes, replays and their tensor guards, and the
-statistics and logs of recompiles and graph breaks.
+statistics and logs of recompiles and graph breaks; ``config.py`` holds the settings ``torch._dynamo.config`` names.
 """
-from .api import compile, disable, is_compiling, reset, set_logs, stats, CompiledFunction, OptimizedModule
+from .api import (compile, disable, is_compiling, reset, set_logs, stats, CompiledFunction, OptimizedModule,
+                  allow_in_graph, cudagraph_mark_step_begin, is_exporting)
 from .lazy import Unsupported
+from . import config
 
 __all__ = ["compile", "disable", "is_compiling", "reset", "set_logs", "stats", "Unsupported", "CompiledFunction",
-           "OptimizedModule"]
+           "OptimizedModule", "allow_in_graph", "cudagraph_mark_step_begin", "is_exporting", "is_dynamo_compiling",
+           "config"]
 
 
 def is_dynamo_compiling():

@@ -26,11 +26,10 @@ import weakref
 
 from .._modes import _ac, _lazy, _state
 from . import graph as _graph
-from . import region
+from . import config, region
 from .guards import GuardSet, python_rng_state
 from .lazy import Recording, LazyStorage, Unsupported, _bind_tensor
 
-cache_size_limit = 8  # as torch._dynamo.config.cache_size_limit: distinct graphs per function before eager
 _MISS = object()
 _T = [None, None, None]  # Tensor, _tensor._new, Storage (bound when the first Replay is made: import cycle)
 MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
@@ -158,9 +157,9 @@ class CompiledFunction:
             if len(self.graphs) > 1:
                 _log("recompiles", f"recompiling {self.name}: graph {len(self.graphs)} (new shapes, dtypes, "
                      f"strides or Python values: {self.last_miss or 'the graph changed'})")
-            if len(self.graphs) > cache_size_limit:
+            if len(self.graphs) > config.recompile_limit:
                 warnings.warn(f"tinytorch.compile: {self.name} was recompiled {len(self.graphs)} times "
-                              f"(cache_size_limit = {cache_size_limit}), the last time because its graph changed "
+                              f"(cache_size_limit = {config.recompile_limit}), the last time because its graph changed "
                               "(new shapes, dtypes or Python values); it runs eagerly from now on")
                 self.eager = True
         if module is not None:
@@ -677,7 +676,8 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     default, the replay a CUDA graph on ``cuda``), "max-autotune" and "max-autotune-no-cudagraphs" (as default).
     fullgraph: a graph break, or Python state that cannot be guarded, raises ``tinytorch.compiler.Unsupported``
     naming the op or value and the line. dynamic: accepted; shapes are always specialized (a
-    new shape records a new graph; after ``cache_size_limit`` graphs the function runs eagerly, with a warning).
+    new shape records a new graph; after ``config.recompile_limit`` graphs (``torch._dynamo.config.cache_size_limit``)
+    the function runs eagerly, with a warning).
     backend: "eager" runs the function as it is; any other name uses tinytorch's compiler. disable: return
     ``model`` itself. RuntimeError for an unknown mode (PyTorch's message).
 
@@ -715,25 +715,57 @@ def reset():
     _graph.reset()
 
 
-def disable(fn=None, recursive=True):
-    """``torch.compiler.disable``: ``fn`` always runs eagerly, even when called from a compiled function (its ops
-    run at once: the graph recorded so far runs first)."""
+def disable(fn=None, recursive=True, *, reason=None):
+    """``torch.compiler.disable``: ``fn`` always runs eagerly, even when called from a compiled function: a graph
+    break (the graph recorded so far runs first, the break is logged and counted in ``stats()``; under
+    ``fullgraph=True``, ``Unsupported``), then ``fn`` runs with its ops executed at once, and recording resumes
+    after it. ``reason`` is named in the break. Used as ``@disable`` or ``@disable(recursive=...)``; ``recursive``
+    is accepted for PyTorch's signature (tinytorch captures at the dispatcher, so the functions ``fn`` calls run
+    eagerly too)."""
     if fn is None:
-        return lambda f: disable(f, recursive)
+        return lambda f: disable(f, recursive, reason=reason)
+    import functools
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    why = f"{name} is decorated with torch.compiler.disable" + (f" ({reason})" if reason else "")
 
+    @functools.wraps(fn)
     def run_eagerly(*args, **kwargs):
         rec = _lazy.recording if _lazy.active else None
         if rec is None:
             return fn(*args, **kwargs)
-        rec.flush()
+        rec.sync(why)
         _lazy.active, _lazy.recording = False, None
         try:
             return fn(*args, **kwargs)
         finally:
             _lazy.active, _lazy.recording = True, rec
-    run_eagerly.__wrapped__ = fn
+    run_eagerly._torchdynamo_disable = True
     return run_eagerly
 
+
+def allow_in_graph(fn):
+    """``torch.compiler.allow_in_graph``: ``fn`` (or each of a list of functions) unchanged. PyTorch's Dynamo would
+    otherwise trace into ``fn``'s Python; tinytorch records at the dispatcher, so the ops of every function a
+    compiled function calls are in its graph already. AssertionError (PyTorch's) when ``fn`` is not callable."""
+    if isinstance(fn, (list, tuple)):
+        return [allow_in_graph(f) for f in fn]
+    if not callable(fn):
+        raise AssertionError("allow_in_graph expects a callable")
+    return fn
+
+
+def is_exporting():
+    """``torch.compiler.is_exporting``: whether ``torch.export`` is tracing the caller; tinytorch has no
+    ``torch.export``, so never."""
+    return False
+
+
+def cudagraph_mark_step_begin():
+    """``torch.compiler.cudagraph_mark_step_begin``: marks a new training or inference step, after which PyTorch's
+    CUDA-graph trees may overwrite the previous step's outputs. tinytorch's ``reduce-overhead`` replays copy their
+    outputs out of the graph's memory (``Replay.call``), so no output is ever overwritten by a later step and there
+    is no step boundary to record."""
+    return None
 
 
 set_logs(**{k: True for k in ("recompiles", "graph_breaks")

@@ -1,9 +1,10 @@
 """``optim.Optimizer``: param_groups, per-parameter state, state_dict, zero_grad, add_param_group."""
 import copy
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
+from ..utils.hooks import RemovableHandle
 
 
 class _Required:
@@ -155,14 +156,6 @@ def _with_step_hooks(step):
     return wrapper
 
 
-class _HookHandle:
-    def __init__(self, table, key):
-        self._table, self._key = table, key
-
-    def remove(self):
-        self._table.pop(self._key, None)
-
-
 class Optimizer:
     """Base class: ``params`` is an iterable of tensors or of dicts (parameter groups with their own options)."""
 
@@ -174,21 +167,21 @@ class Optimizer:
             cls.step = _with_step_hooks(step)
 
     def _hook_table(self, kind):
-        hooks = self.__dict__.setdefault("_step_hooks", {"pre": {}, "post": {}, "n": 0})
-        hooks["n"] += 1
-        return hooks[kind], hooks["n"]
+        hooks = self.__dict__.setdefault("_step_hooks", {"pre": OrderedDict(), "post": OrderedDict()})
+        handle = RemovableHandle(hooks[kind])
+        return hooks[kind], handle
 
     def register_step_pre_hook(self, hook):
         """``hook(optimizer, args, kwargs)`` before each ``step``; it may return (new_args, new_kwargs)."""
-        table, key = self._hook_table("pre")
-        table[key] = hook
-        return _HookHandle(table, key)
+        table, handle = self._hook_table("pre")
+        table[handle.id] = hook
+        return handle
 
     def register_step_post_hook(self, hook):
         """``hook(optimizer, args, kwargs)`` after each ``step``."""
-        table, key = self._hook_table("post")
-        table[key] = hook
-        return _HookHandle(table, key)
+        table, handle = self._hook_table("post")
+        table[handle.id] = hook
+        return handle
 
     def __init__(self, params, defaults):
         self.defaults = defaults

@@ -6,6 +6,7 @@ from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..._modes import bump_module_version
 from ..parameter import Parameter
+from ...utils.hooks import RemovableHandle
 
 
 def _grad_enabled():
@@ -126,20 +127,6 @@ def _run_always_called_hooks(module, flags, args, kwargs):
                           f"error was raised in forward: {e}")
 
 
-class _RemovableHandle:
-    def __init__(self, d, key):
-        self._d, self._key = d, key
-
-    def remove(self):
-        self._d.pop(self._key, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *a):
-        self.remove()
-
-
 class _IncompatibleKeys(tuple):
     def __new__(cls, missing_keys, unexpected_keys):
         t = tuple.__new__(cls, (missing_keys, unexpected_keys))
@@ -150,9 +137,6 @@ class _IncompatibleKeys(tuple):
         if not self.missing_keys and not self.unexpected_keys:
             return "<All keys matched successfully>"
         return f"_IncompatibleKeys(missing_keys={self.missing_keys}, unexpected_keys={self.unexpected_keys})"
-
-
-_hook_id = [0]
 
 
 class Module:
@@ -606,7 +590,7 @@ class Module:
         if hooked:
             state_dict = dict(state_dict)  # hooks may rename keys; the caller's dict is left alone
             for name, m in hooked:
-                for hook in m.__dict__["_load_state_dict_pre_hooks"]:
+                for hook in list(m.__dict__["_load_state_dict_pre_hooks"].values()):
                     hook(state_dict, name + "." if name else "", {}, strict, missing, unexpected, errors)
         own = {}
         for name, m in self.named_modules():
@@ -668,42 +652,38 @@ class Module:
         ``with_module``, the module first) runs before ``load_state_dict`` reads this module's keys, and may
         rename or convert entries of ``state_dict``."""
         fn = (lambda *a: hook(self, *a)) if with_module else hook
-        self.__dict__.setdefault("_load_state_dict_pre_hooks", []).append(fn)
-        lst = self.__dict__["_load_state_dict_pre_hooks"]
-
-        class _Handle:
-            def remove(self_h):
-                if fn in lst:
-                    lst.remove(fn)
-        return _Handle()
+        table = self.__dict__.setdefault("_load_state_dict_pre_hooks", OrderedDict())
+        handle = RemovableHandle(table)
+        table[handle.id] = fn
+        return handle
 
     def _state_dict_hook_table(self, kind):
         table = self.__dict__.setdefault("_state_dict_hooks", {"pre": OrderedDict(), "post": OrderedDict(),
                                                                "load_post": OrderedDict()})[kind]
-        _hook_id[0] += 1
-        return table, _hook_id[0]
+        handle = RemovableHandle(table)
+        return table, handle
 
     def register_state_dict_pre_hook(self, hook):
         """``hook(module, prefix, keep_vars)`` before ``state_dict`` collects this module's entries."""
-        table, key = self._state_dict_hook_table("pre")
-        table[key] = hook
-        return _RemovableHandle(table, key)
+        table, handle = self._state_dict_hook_table("pre")
+        table[handle.id] = hook
+        return handle
 
     def register_state_dict_post_hook(self, hook):
         """``hook(module, state_dict, prefix, local_metadata)`` after this module's entries (and its children's)
         are in ``state_dict``; it may edit it in place."""
-        table, key = self._state_dict_hook_table("post")
-        table[key] = hook
-        return _RemovableHandle(table, key)
+        table, handle = self._state_dict_hook_table("post")
+        table[handle.id] = hook
+        return handle
 
     _register_state_dict_hook = register_state_dict_post_hook  # the older name (it may also return a new dict)
 
     def register_load_state_dict_post_hook(self, hook):
         """``hook(module, incompatible_keys)`` after ``load_state_dict``; it may edit
         ``incompatible_keys.missing_keys`` / ``unexpected_keys`` in place before the strict check."""
-        table, key = self._state_dict_hook_table("load_post")
-        table[key] = hook
-        return _RemovableHandle(table, key)
+        table, handle = self._state_dict_hook_table("load_post")
+        table[handle.id] = hook
+        return handle
 
     def register_load_state_dict_pre_hook(self, hook):
         """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
@@ -714,40 +694,41 @@ class Module:
         """``hook(module, args, output)`` (or ``hook(module, args, kwargs, output)`` with ``with_kwargs``) after
         every forward; a non-None return replaces the output. ``always_call`` also runs it, with output None,
         when forward raises. ``prepend`` puts it before the hooks already registered."""
-        _hook_id[0] += 1
-        self._forward_hooks[_hook_id[0]] = hook
+        flags = self.__dict__.setdefault("_forward_hook_flags", OrderedDict())
+        handle = RemovableHandle(self._forward_hooks, extra_dict=flags)
+        self._forward_hooks[handle.id] = hook
         if with_kwargs or always_call:
-            self.__dict__.setdefault("_forward_hook_flags", {})[_hook_id[0]] = (with_kwargs, always_call)
+            flags[handle.id] = (with_kwargs, always_call)
         if prepend:
-            self._forward_hooks.move_to_end(_hook_id[0], last=False)
-        return _RemovableHandle(self._forward_hooks, _hook_id[0])
+            self._forward_hooks.move_to_end(handle.id, last=False)
+        return handle
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """``hook(module, args) -> None or new args`` before every forward; with ``with_kwargs``,
         ``hook(module, args, kwargs) -> None or (new_args, new_kwargs)`` (RuntimeError for anything else)."""
-        _hook_id[0] += 1
-        self._forward_pre_hooks[_hook_id[0]] = hook
+        handle = RemovableHandle(self._forward_pre_hooks)
+        self._forward_pre_hooks[handle.id] = hook
         if with_kwargs:
-            self.__dict__.setdefault("_forward_pre_hooks_with_kwargs", set()).add(_hook_id[0])
+            self.__dict__.setdefault("_forward_pre_hooks_with_kwargs", set()).add(handle.id)
         if prepend:
-            self._forward_pre_hooks.move_to_end(_hook_id[0], last=False)
-        return _RemovableHandle(self._forward_pre_hooks, _hook_id[0])
+            self._forward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
 
     def register_full_backward_hook(self, hook, prepend=False):
         """``hook(module, grad_input, grad_output) -> None or new grad_input``, called when the gradients of the
         module's inputs are computed: grad_input has one entry per positional argument (None for arguments
         that are not tensors requiring grad), grad_output one per tensor output."""
-        _hook_id[0] += 1
-        self._backward_hooks[_hook_id[0]] = hook
-        return _RemovableHandle(self._backward_hooks, _hook_id[0])
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """``hook(module, grad_output) -> None or new grad_output``, called when the gradients of the module's
         outputs are known, before those of its inputs are computed."""
-        _hook_id[0] += 1
         table = self.__dict__.setdefault("_backward_pre_hooks", OrderedDict())
-        table[_hook_id[0]] = hook
-        return _RemovableHandle(table, _hook_id[0])
+        handle = RemovableHandle(table)
+        table[handle.id] = hook
+        return handle
 
     # ---- repr ----
     def extra_repr(self):
