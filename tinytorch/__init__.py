@@ -158,6 +158,7 @@ from . import _dynamo  # noqa: E402  (torch loads it on first use of torch._dyna
 from . import jit  # noqa: E402
 from .jit import ScriptModule, ScriptFunction  # noqa: E402,F401
 from . import library  # noqa: E402
+from . import _custom_ops  # noqa: E402
 from . import hub  # noqa: E402
 from ._ops_namespace import ops  # noqa: E402,F401
 

@@ -226,7 +226,16 @@ def define(schema_text, lib=None):
             "tinytorch.library. Original registration: tinytorch.library")
     overloads[rec.overload] = rec
     _dispatch.OPS[rec.qualname] = rec.op
+    rec.fake = PENDING_FAKES.pop(f"{schema.name}.{rec.overload}", rec.fake)
     return rec
+
+
+# Fake kernels registered for ops no library has defined: tinytorch cannot load a PyTorch C++ extension (its ops
+# register with libtorch's dispatcher), and a package such as torchvision registers Python fake kernels for the
+# ops its extension would have defined while it imports. PyTorch raises there ("operator ... does not exist"); the
+# kernel is kept here instead, for the op if it is defined later, so that the package's pure-Python parts import and
+# its compiled ops fail when called, with the package's own message.
+PENDING_FAKES = {}
 
 
 def undefine(rec):

@@ -281,7 +281,12 @@ def register_fake(op, func=None, /, *, lib=None, _stacklevel=1, allow_override=F
     qual = _qualname_of(op, "register_fake")
 
     def register(fn):
-        rec = _ns.lookup(qual)
+        try:
+            rec = _ns.lookup(qual)
+        except RuntimeError:  # defined by a C++ extension tinytorch cannot load: see _ops_namespace.PENDING_FAKES
+            ns, name, overload = parse_op_name(qual)
+            _ns.PENDING_FAKES[f"{ns}::{name}.{overload or 'default'}"] = fn
+            return fn
         if rec.fake is not None and not allow_override and rec.custom is None:
             raise RuntimeError(f"register_fake(...): the operator {qual} already has an fake impl registered")
         rec.fake = fn

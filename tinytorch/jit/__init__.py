@@ -11,7 +11,7 @@ from ..compiler.api import _MISS, CompiledFunction, compile as _compile
 from ..compiler.graph import format_graph
 from ..nn.modules.module import Module
 
-__all__ = ["trace", "script", "save", "load", "ignore", "unused", "export", "is_scripting", "is_tracing",
+__all__ = ["trace", "script", "script_if_tracing", "save", "load", "ignore", "unused", "export", "is_scripting", "is_tracing",
            "ScriptModule", "ScriptFunction", "TracedModule", "Final", "annotate", "fork", "wait"]
 
 
@@ -176,6 +176,28 @@ def is_tracing():
     """Whether a trace is capturing (``torch.jit.is_tracing``)."""
     from ..compiler.api import is_compiling
     return is_compiling()
+
+
+def script_if_tracing(fn):
+    """``torch.jit.script_if_tracing``: ``fn`` scripted when called during a trace, so its control flow is kept.
+    A tinytorch trace records every op ``fn`` sends through the dispatcher and ``script`` runs the Python, so ``fn``
+    is called as it is, inside a trace or not."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    wrapper.__original_fn = fn
+    return wrapper
+
+
+_script_if_tracing = script_if_tracing  # the private name packages call
+
+
+def _overload_method(func):
+    """``torch.jit._overload_method``: declares a typed overload of a method for TorchScript's compiler. tinytorch
+    runs the Python method, which handles every overload, so the declaration is not kept."""
+    return func
 
 
 def annotate(the_type, the_value):

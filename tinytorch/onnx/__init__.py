@@ -13,7 +13,7 @@ import abc
 import contextlib
 import enum
 
-from . import errors
+from . import errors, symbolic_helper, symbolic_opset11  # noqa: F401
 from .errors import OnnxExporterError
 from .. import nn as _nn
 
@@ -96,14 +96,28 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     raise _unsupported("torch.onnx.export")
 
 
+# (name, opset) -> symbolic function: what an exporter would consult; tinytorch has none, so registering is all
+# that happens (packages such as torchvision register theirs at import)
+_custom_symbolics = {}
+
+
 def register_custom_op_symbolic(symbolic_name, symbolic_fn, opset_version):
-    """NotImplementedError: symbolic functions only serve the ONNX exporter, which tinytorch lacks."""
-    raise _unsupported("torch.onnx.register_custom_op_symbolic")
+    """Register ``symbolic_fn`` as the ONNX translation of op ``symbolic_name`` (``ns::name``) from
+    ``opset_version`` on (``torch.onnx.register_custom_op_symbolic``). tinytorch has no exporter that would call
+    it. ValueError, as PyTorch's, for a name without a namespace or with a digit leading the op name."""
+    import re
+    if symbolic_name.startswith("::"):
+        raise ValueError(f"Failed to register operator {symbolic_name}. The domain {symbolic_name} is already a "
+                         "used domain.")
+    if not re.match(r"^[a-zA-Z0-9-_]+::[a-zA-Z-_]+[a-zA-Z0-9-_]*$", symbolic_name):
+        raise ValueError(f"Failed to register operator {symbolic_name}. The symbolic name must match the format "
+                         f"domain::name, and should start with a letter and contain only alphanumerical characters")
+    _custom_symbolics[(symbolic_name, opset_version)] = symbolic_fn
 
 
 def unregister_custom_op_symbolic(symbolic_name, opset_version):
-    """NotImplementedError: symbolic functions only serve the ONNX exporter, which tinytorch lacks."""
-    raise _unsupported("torch.onnx.unregister_custom_op_symbolic")
+    """Remove a registration of ``register_custom_op_symbolic`` (nothing when there is none)."""
+    _custom_symbolics.pop((symbolic_name, opset_version), None)
 
 
 @contextlib.contextmanager
