@@ -154,6 +154,7 @@ def set_num_threads(n):
 from .compiler import compile  # noqa: E402
 from . import compiler  # noqa: E402
 from . import jit  # noqa: E402
+from . import fx  # noqa: E402  (torch.fx is an attribute of torch: libraries use @torch.fx.wrap at import)
 
 import sys as _sys  # noqa: E402
 

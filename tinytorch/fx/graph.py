@@ -15,7 +15,7 @@ import operator
 import re
 from contextlib import contextmanager
 
-from .node import Node, _format_arg, _get_qualified_name, _type_repr, map_arg
+from .node import Node, _fn_name, _get_qualified_name, _type_repr, map_arg
 
 __all__ = ["Graph", "PythonCode", "CodeGen"]
 
@@ -70,7 +70,7 @@ def _is_magic(x):
 def _is_from_torch(obj):
     module = getattr(obj, "__module__", None)
     if module is not None:
-        return module == "tinytorch" or (module.startswith("tinytorch.") and not module.startswith("tinytorch.fx"))
+        return module == "tinytorch" or module.startswith("tinytorch.")
     return False
 
 
@@ -321,7 +321,7 @@ class Graph:
 
     def _target_to_str(self, target):
         if callable(target):
-            op = target.__name__
+            op = _fn_name(target)
         else:
             op = target
             if _is_magic(op):
@@ -396,8 +396,9 @@ class Graph:
         try:
             from tabulate import tabulate
         except ImportError:
-            raise ImportError("`print_tabular` relies on the library `tabulate`, which could not be found on this "
-                              "machine. Run `pip install tabulate` to install the library.") from None
+            print("`print_tabular` relies on the library `tabulate`, which could not be found on this machine. Run "
+                  "`pip install tabulate` to install the library.")
+            raise
         rows = [[n.op, n.name, n.target, n.args, n.kwargs] for n in self.nodes]
         print(tabulate(rows, headers=["opcode", "name", "target", "args", "kwargs"]))
 

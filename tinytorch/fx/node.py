@@ -54,6 +54,16 @@ def _public_module_name(module):
     return module
 
 
+def _fn_name(func):
+    """The name a function is known by: for tinytorch's public functions the public name ``pickle_by_public_name``
+    gave them (an alias such as ``torch.arctan`` wraps the function named ``atan``), else ``__name__``."""
+    if (getattr(func, "__module__", None) or "").startswith("tinytorch"):
+        q = getattr(func, "__qualname__", "")
+        if q and q.isidentifier():
+            return q
+    return func.__name__
+
+
 def _get_qualified_name(func):
     """The dotted name ``func`` is reached by in generated code: ``getattr`` for builtins,
     ``torch.Tensor.add`` for Tensor methods, ``torch.relu``, ``operator.add``, ``mymodule.fn``."""
@@ -63,7 +73,7 @@ def _get_qualified_name(func):
     if getattr(Tensor, func.__name__, None) is func and isinstance(func, types.FunctionType) \
             and func.__module__.startswith("tinytorch"):
         return f"torch.Tensor.{func.__name__}"
-    name = func.__name__
+    name = _fn_name(func)
     if name == "<lambda>":
         import inspect
         try:
