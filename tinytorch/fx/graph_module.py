@@ -310,7 +310,8 @@ class GraphModule(Module):
         body.pop("_graph", None)
         reserved = _custom_builtins()
         globals_ = {k: v for k, v in python_code.globals.items() if k not in reserved}
-        return (_deserialize_graph_module, (body, python_code.src, globals_, type(self).__name__))
+        # as torch's: the rebuilt module's class is named GraphModule, whatever the traced one was called
+        return (_deserialize_graph_module, (body, python_code.src, globals_, "GraphModule"))
 
     def __reduce_ex__(self, proto):
         return self.__reduce__()

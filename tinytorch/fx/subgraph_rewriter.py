@@ -17,8 +17,8 @@ __all__ = ["Match", "ReplacedPatterns", "replace_pattern"]
 
 
 class Match(NamedTuple):
-    """One replaced occurrence: ``anchor`` the graph node matched to the pattern's output value, ``nodes_map``
-    pattern node -> graph node."""
+    """One replaced occurrence: ``anchor`` the pattern node the match was grown from (the pattern's returned
+    value), ``nodes_map`` pattern node -> graph node."""
     anchor: Node
     nodes_map: Dict[Node, Node]
 
@@ -191,7 +191,7 @@ def _replace_pattern(gm, pattern, replacement):
         for node in reversed(pattern_graph.nodes):
             if node.op not in ("placeholder", "output"):
                 original_graph.erase_node(match.nodes_map[node])
-        out.append(ReplacedPatterns(anchor=match.nodes_map[match.anchors[0]],
+        out.append(ReplacedPatterns(anchor=match.anchors[0],
                                     nodes_map=match.nodes_map, replacements=replacements))
     gm.recompile()
     from ..nn import Module
