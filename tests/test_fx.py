@@ -523,3 +523,16 @@ def test_torchvision_feature_extractor_as_torch():
     assert m1c.training == m2c.training
     np.testing.assert_allclose(_np(m1c(tt.tensor(a))["feat"]), _np(m2c(torch.tensor(a))["feat"]), rtol=1e-4,
                                atol=1e-5)
+
+
+def test_constants_in_code_as_torch():
+    def build(lib):
+        def f(x):
+            y = x.to(device=lib.device("cpu"), dtype=lib.float64) + float("inf")
+            return y[:, 1:], lib.sum(x, dim=(0, 1)), x.new_zeros((2,), dtype=lib.int64)
+        return f
+
+    g1, g2 = tt.fx.symbolic_trace(build(tt)), torch.fx.symbolic_trace(build(torch))
+    assert g1.code == g2.code
+    r1 = g1(tt.ones(2, 3))
+    assert str(r1[0].dtype) == "torch.float64" and r1[0].shape == (2, 2) and r1[1].item() == 6.0

@@ -418,8 +418,10 @@ class Graph:
         wrapped_fns = {}
         nodes = list(self.nodes)
 
+        device_cls = _custom_builtins()["device"]
+
         def add_global(name_hint, obj):
-            if _is_from_torch(obj):
+            if _is_from_torch(obj) and obj is not device_cls:  # ``device(...)`` is spelt through its global
                 return _get_qualified_name(obj)
             name = namespace.create_name(name_hint, obj)
             if name in globals_ and globals_[name] is not obj:
@@ -458,9 +460,6 @@ class Graph:
                 return f"slice({get_repr(arg.start)}, {get_repr(arg.stop)}, {get_repr(arg.step)})"
             if isinstance(arg, dict):
                 return "{" + ", ".join(f"{get_repr(k)}: {get_repr(v)}" for k, v in arg.items()) + "}"
-            from ..device import device as _device
-            if isinstance(arg, _device):
-                return f"device({repr(str(arg))})" if arg.index is None else f"device(type='{arg.type}', index={arg.index})"
             from .._dtype import dtype as _dtype
             if isinstance(arg, _dtype):
                 return str(arg)
