@@ -536,3 +536,22 @@ def test_constants_in_code_as_torch():
     assert g1.code == g2.code
     r1 = g1(tt.ones(2, 3))
     assert str(r1[0].dtype) == "torch.float64" and r1[0].shape == (2, 2) and r1[1].item() == 6.0
+
+
+def test_operators_unpacking_and_indexing_as_torch():
+    def build(lib):
+        def f(x, w):
+            b, c, h = x.shape
+            y = (x @ w).permute(0, 2, 1).reshape(b, -1)
+            z = -y ** 2 + (2 - y) / 3 // 1 % 5
+            return z[..., None, 1:], x[:, 0].abs(), abs(x).sum(-1) > 0, lib.stack([y, y], 0)[0]
+        return f
+
+    g1, g2 = tt.fx.symbolic_trace(build(tt)), torch.fx.symbolic_trace(build(torch))
+    assert g1.code == g2.code
+    assert str(g1.graph) == str(g2.graph)
+    a = np.random.default_rng(7).standard_normal((2, 3, 4)).astype(np.float32)
+    w = np.random.default_rng(8).standard_normal((4, 4)).astype(np.float32)
+    for x1, x2 in zip(g1(tt.tensor(a), tt.tensor(w)), g2(torch.tensor(a), torch.tensor(w))):
+        np.testing.assert_allclose(np.asarray(x1.numpy(), dtype=np.float64), np.asarray(x2.numpy(), dtype=np.float64),
+                                   rtol=1e-5, atol=1e-5)

@@ -49,8 +49,6 @@ def _public_module_name(module):
     # code and printouts name tinytorch's namespaces as PyTorch's, the names the programs we run spell them by
     if module == "tinytorch" or module.startswith("tinytorch."):
         return "torch" + module[len("tinytorch"):]
-    if module == "_operator":
-        return "operator"
     return module
 
 
