@@ -162,15 +162,19 @@ def test_varargs_and_keyword_only_inputs_become_placeholders():
 
 
 def test_function_tracing_and_concrete_args():
-    def f(x, flag):
+    def f(x, flag, n=None):
         return x + 1 if flag else x - 1
 
-    g1 = tt.fx.symbolic_trace(f, concrete_args={"flag": True})
-    g2 = torch.fx.symbolic_trace(f, concrete_args={"flag": True})
-    assert [n.op for n in g1.graph.nodes if n.op != "call_function"] == \
-        [n.op for n in g2.graph.nodes if n.op != "call_function"]
-    assert any(n.target is operator.add for n in g1.graph.nodes)
+    g1 = tt.fx.symbolic_trace(f, concrete_args={"flag": True, "n": None})
+    g2 = torch.fx.symbolic_trace(f, concrete_args={"flag": True, "n": None})
+    assert g1.code == g2.code
+    assert "torch._assert(eq, 'flag has been specialized" in g1.code
+    assert not g1.graph.eliminate_dead_code()  # the checks are side effects
     assert g1(tt.zeros(2), True).tolist() == [1.0, 1.0]
+    with pytest.raises(AssertionError, match="flag has been specialized to have value True"):
+        g1(tt.zeros(2), False)
+    with pytest.raises(AssertionError, match="n has been specialized to have value None"):
+        g1(tt.zeros(2), True, 3)
     assert type(g1).__name__ == "f"
 
 

@@ -154,6 +154,19 @@ def set_num_threads(n):
 from .compiler import compile  # noqa: E402
 from . import compiler  # noqa: E402
 from . import jit  # noqa: E402
+
+
+def _assert(condition, message):
+    """``assert condition, message`` as a function (``torch._assert``): torch.fx records a call with a traced
+    ``condition`` (it specialises ``concrete_args`` with it) instead of evaluating it. AssertionError when
+    ``condition`` is false."""
+    if _surface._trace_hook is not None:
+        r = _surface._trace_hook(_assert, (condition, message), {})
+        if r is not NotImplemented:
+            return r
+    assert condition, message
+
+
 from . import fx  # noqa: E402  (torch.fx is an attribute of torch: libraries use @torch.fx.wrap at import)
 
 import sys as _sys  # noqa: E402

@@ -17,6 +17,9 @@ from .proxy import Proxy
 from ._symbolic_trace import PH, ProxyableClassMeta, Tracer, symbolic_trace, wrap
 from .subgraph_rewriter import replace_pattern
 from . import passes  # noqa: F401
+from .node import _register_side_effects
+
+_register_side_effects()
 
 __all__ = ["symbolic_trace", "Tracer", "wrap", "Graph", "GraphModule", "Interpreter", "Transformer", "Node", "Proxy",
            "replace_pattern", "has_side_effect", "map_arg", "PH", "ProxyableClassMeta", "CodeGen"]

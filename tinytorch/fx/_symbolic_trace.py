@@ -13,13 +13,14 @@ import functools
 import inspect
 import math
 import types
+import warnings
 
 from .. import _surface
 from ..nn import Module, Parameter, Sequential
 from .._tensor import Tensor
 from .graph import Graph
 from .node import Node
-from .proxy import ParameterProxy, Proxy, TracerBase, _find_proxy
+from .proxy import ParameterProxy, Proxy, TracerBase, _base_types, _find_proxy
 
 __all__ = ["Tracer", "symbolic_trace", "wrap", "PH", "ProxyableClassMeta"]
 
@@ -27,6 +28,11 @@ HAS_VARSTUFF = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 
 # (id(globals dict), function name) -> globals dict, filled by ``wrap`` at module import time
 _wrapped_fns_to_patch = {}
+
+
+def _assert_is_none(value, msg):
+    """The check a ``concrete_args`` entry of None leaves in the graph. AssertionError when ``value`` is not None."""
+    assert value is None, msg
 
 
 class _PH:
@@ -317,14 +323,24 @@ class Tracer(TracerBase):
     def _proxy_placeholder(self, name, concrete_args, sig, fn):
         if concrete_args is not None and name in concrete_args:
             value = concrete_args[name]
-            if value is PH:
-                param = sig.parameters[name]
-                default = () if param.default is inspect.Parameter.empty else (param.default,)
-                return self.create_proxy("placeholder", f"{name}_1", default, {})
-            # a specialised input: still an input of the graph (so the signature is kept), its value fixed
             param = sig.parameters[name]
             default = () if param.default is inspect.Parameter.empty else (param.default,)
-            self.create_proxy("placeholder", f"{name}_1", default, {})
+            out = self.create_proxy("placeholder", f"{name}_1", default, {})
+            if value is PH:
+                return out
+            # a specialised input stays an input of the graph (the signature is kept), checked against the value
+            # the code was specialised for
+            import tinytorch
+            if type(value) is bool or (type(value) in _base_types() and not isinstance(value, Tensor)):
+                tinytorch._assert(out == value,
+                                  f"{name} has been specialized to have value {value} but got another value")
+            elif value is None:
+                self.create_proxy("call_function", _assert_is_none,
+                                  (out, f"{name} has been specialized to have value None but got another value"), {})
+            else:
+                warnings.warn(f"Was not able to add assertion to guarantee correct input {name} to specialized "
+                              "function. It is up to the user to make sure that your inputs match the inputs you "
+                              "specialized the function with.")
             return value
         if name[0] == "*":
             default = ()

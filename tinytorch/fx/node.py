@@ -361,5 +361,11 @@ def map_aggregate(a, fn):
     return fn(a)
 
 
-# ``x[i] = v`` on a traced value writes into ``x``: the node must survive dead-code elimination
+# ``x[i] = v`` on a traced value writes into ``x``, and an assertion checks: both survive dead-code elimination
 _side_effectful_functions.add(operator.setitem)
+
+
+def _register_side_effects():
+    import tinytorch
+    from ._symbolic_trace import _assert_is_none
+    _side_effectful_functions.update((tinytorch._assert, _assert_is_none))
