@@ -19,8 +19,7 @@ from .. import _surface
 from ..nn import Module, Parameter, Sequential
 from .._tensor import Tensor
 from .graph import Graph
-from .node import Node
-from .proxy import ParameterProxy, Proxy, TracerBase, _base_types, _find_proxy
+from .proxy import ParameterProxy, TracerBase, _base_types, _find_proxy
 
 __all__ = ["Tracer", "symbolic_trace", "wrap", "PH", "ProxyableClassMeta"]
 

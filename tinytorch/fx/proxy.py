@@ -3,14 +3,13 @@
 While a module is traced its inputs are Proxies; every operation on one (an operator, a method call, an attribute
 read, a ``torch.*`` function with a Proxy argument) records a Node in the tracer's graph and returns a Proxy for
 that Node's value. ``torch.*`` functions see Proxies through one hook in tinytorch's public-function wrapper
-(``tinytorch/_surface.py``'s ``translated_errors``), switched on only while a tracer runs (``_tracing``), so calls
-outside tracing pay one global lookup. Written after PyTorch's ``torch/fx/proxy.py``.
+(``tinytorch/_surface.py``'s ``translated_errors``), switched on only while a trace runs or a Proxy is alive, so
+other calls pay one global read. Written after PyTorch's ``torch/fx/proxy.py``.
 """
 import dis
 import enum
 import inspect
 import operator
-import sys
 
 from .. import _surface
 from .graph import Graph, magic_methods, reflectable_magic_methods
