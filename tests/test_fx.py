@@ -222,7 +222,7 @@ def test_untraceable_code_raises_as_torch(body):
     del e1, e2  # the tracebacks hold the proxies
     import gc
     gc.collect()
-    assert tt._surface._trace_hook is None  # a failed trace leaves the normal path untouched
+    assert tt._surface._torch_function_hook is None  # a failed trace leaves the normal path untouched
 
 
 def test_erase_node_with_users_raises_as_torch():
@@ -306,7 +306,7 @@ def test_hook_is_off_outside_tracing():
     tt.fx.symbolic_trace(TT.M())
     import gc
     gc.collect()
-    assert tt._surface._trace_hook is None
+    assert tt._surface._torch_function_hook is None
 
 
 # ---- Interpreter, Transformer, replace_pattern ---------------------------------------------------------------
@@ -559,3 +559,72 @@ def test_operators_unpacking_and_indexing_as_torch():
     for x1, x2 in zip(g1(tt.tensor(a), tt.tensor(w)), g2(torch.tensor(a), torch.tensor(w))):
         np.testing.assert_allclose(np.asarray(x1.numpy(), dtype=np.float64), np.asarray(x2.numpy(), dtype=np.float64),
                                    rtol=1e-5, atol=1e-5)
+
+
+_SWAP_SCRIPT = r'''
+import operator
+import torch
+import torch.fx
+from torch.fx.passes.shape_prop import ShapeProp
+
+
+def scaled(x, k):
+    return x * k
+
+
+torch.fx.wrap("scaled")
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.fc = torch.nn.Linear(3, 3)
+
+    def forward(self, x):
+        y = torch.add(self.fc(x), 1)
+        return scaled(torch.relu(y), 2) + x
+
+
+class AddToMul(torch.fx.Transformer):
+    def call_function(self, target, args, kwargs):
+        return super().call_function(torch.mul if target is torch.add else target, args, kwargs)
+
+
+class Leaves(torch.fx.Tracer):
+    def is_leaf_module(self, m, qualname):
+        return True
+
+
+gm = torch.fx.symbolic_trace(Net())
+print(gm.code)
+x = torch.arange(6, dtype=torch.float32).reshape(2, 3) / 6
+print([round(v, 4) for v in gm(x).flatten().tolist()])
+t = AddToMul(gm).transform()
+print(t.code)
+print([round(v, 4) for v in t(x).flatten().tolist()])
+torch.fx.replace_pattern(gm, lambda a: torch.relu(a), lambda a: torch.sigmoid(a))
+print(gm.code)
+ShapeProp(gm).propagate(x)
+print([(n.name, tuple(n.meta["tensor_meta"].shape)) for n in gm.graph.nodes if "tensor_meta" in n.meta])
+print(torch.fx.GraphModule(gm, Leaves().trace(Net())).code)
+'''
+
+
+def test_pytorch_fx_program_runs_unmodified_under_the_swap(tmp_path):
+    """The same program, run by real PyTorch and by ``python -m tinytorch.run``, prints the same code and values."""
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "fx_program.py"
+    script.write_text(_SWAP_SCRIPT)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root, OMP_NUM_THREADS="1")
+
+    def run(args):
+        r = subprocess.run([sys.executable] + args, capture_output=True, text=True, cwd=str(tmp_path), env=env,
+                           timeout=600)
+        assert r.returncode == 0, r.stderr[-3000:]
+        return r.stdout
+
+    assert run(["-m", "tinytorch.run", str(script)]) == run([str(script)])

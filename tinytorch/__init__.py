@@ -160,10 +160,8 @@ def _assert(condition, message):
     """``assert condition, message`` as a function (``torch._assert``): torch.fx records a call with a traced
     ``condition`` (it specialises ``concrete_args`` with it) instead of evaluating it. AssertionError when
     ``condition`` is false."""
-    if _surface._trace_hook is not None:
-        r = _surface._trace_hook(_assert, (condition, message), {})
-        if r is not NotImplemented:
-            return r
+    if type(condition) is not Tensor and overrides.has_torch_function((condition,)):
+        return overrides.handle_torch_function(_assert, (condition,), condition, message)
     assert condition, message
 
 

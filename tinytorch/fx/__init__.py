@@ -5,8 +5,8 @@
 (leaf modules, proxies), ``Interpreter``/``Transformer`` run or rewrite a graph node by node,
 ``subgraph_rewriter.replace_pattern`` replaces matches of one traced function with another, and
 ``passes.shape_prop.ShapeProp`` records each node's tensor shapes. The API and printed forms are PyTorch's
-(``torch/fx``); tinytorch's functions see Proxy arguments through one hook in their shared wrapper
-(``tinytorch/_surface.py``).
+(``torch/fx``); tinytorch's functions see Proxy arguments through ``Proxy.__torch_function__``
+(``tinytorch/overrides.py``).
 """
 from . import immutable_collections  # noqa: F401
 from .graph import Graph, CodeGen  # noqa: F401

@@ -15,11 +15,10 @@ import math
 import types
 import warnings
 
-from .. import _surface
 from ..nn import Module, Parameter, Sequential
 from .._tensor import Tensor
 from .graph import Graph
-from .proxy import ParameterProxy, TracerBase, _base_types, _find_proxy
+from .proxy import ParameterProxy, TracerBase, _base_types, _find_proxy, _hook_off, _hook_on
 
 __all__ = ["Tracer", "symbolic_trace", "wrap", "PH", "ProxyableClassMeta"]
 
@@ -421,23 +420,6 @@ class Tracer(TracerBase):
         for k, v in self.__dict__.items():
             new.__dict__[k] = v if k in ("_autowrap_search", "root") else copy.deepcopy(v, memo)
         return new
-
-
-# the hook of tinytorch's public functions is on while any trace runs or any Proxy lives (proxy.py counts those)
-_hook_depth = [0]
-
-
-def _hook_on():
-    from .proxy import _function_hook
-    _hook_depth[0] += 1
-    _surface._trace_hook = _function_hook
-
-
-def _hook_off():
-    _hook_depth[0] -= 1
-    from . import proxy
-    if _hook_depth[0] == 0 and proxy._live[0] == 0:
-        _surface._trace_hook = None
 
 
 def symbolic_trace(root, concrete_args=None):

@@ -12,6 +12,7 @@ import inspect
 import keyword
 import math
 import re
+import types
 from contextlib import contextmanager
 
 from .node import Node, _fn_name, _get_qualified_name, _type_repr, map_arg
@@ -67,6 +68,8 @@ def _is_magic(x):
 
 
 def _is_from_torch(obj):
+    if isinstance(obj, types.ModuleType):
+        return False  # ``torch`` itself is a global of the generated code (under the swap, a mirror object)
     module = getattr(obj, "__module__", None)
     if module is not None:
         return module == "tinytorch" or module.startswith("tinytorch.")

@@ -11,8 +11,8 @@ from contextlib import contextmanager
 
 from .graph import Graph
 from .node import map_aggregate, map_arg
-from .proxy import Proxy
-from ._symbolic_trace import Tracer, _hook_off, _hook_on
+from .proxy import Proxy, _hook_off, _hook_on
+from ._symbolic_trace import Tracer
 
 __all__ = ["Interpreter", "Transformer"]
 

@@ -2,9 +2,9 @@
 
 While a module is traced its inputs are Proxies; every operation on one (an operator, a method call, an attribute
 read, a ``torch.*`` function with a Proxy argument) records a Node in the tracer's graph and returns a Proxy for
-that Node's value. ``torch.*`` functions see Proxies through one hook in tinytorch's public-function wrapper
-(``tinytorch/_surface.py``'s ``translated_errors``), switched on only while a trace runs or a Proxy is alive, so
-other calls pay one global read. Written after PyTorch's ``torch/fx/proxy.py``.
+that Node's value. ``torch.*`` functions see Proxies through the ``__torch_function__`` protocol
+(``tinytorch/overrides.py``), whose check before each public function fx switches on only while a trace runs or a
+Proxy is alive (see the end of this file). Written after PyTorch's ``torch/fx/proxy.py``.
 """
 import dis
 import enum
@@ -13,7 +13,7 @@ import operator
 
 from .. import _surface
 from .graph import Graph, magic_methods, reflectable_magic_methods
-from .node import Node
+from .node import Node, map_aggregate
 
 __all__ = ["TracerBase", "GraphAppendingTracer", "TraceError", "Proxy", "Attribute", "ParameterProxy"]
 
@@ -189,6 +189,31 @@ class Proxy:
         raise RuntimeError("'len' is not supported in symbolic tracing by default. If you want this call to be "
                            "recorded, please call torch.fx.wrap('len') at module scope")
 
+    @classmethod
+    def __torch_function__(cls, orig_method, types, args=None, kwargs=None):
+        """A public tinytorch function called with a Proxy argument: recorded as a ``call_function`` node of it
+        (a Tensor method reached through the protocol as a ``call_method`` node). RuntimeError when Proxies of
+        different tracers meet."""
+        args = args if args else ()
+        kwargs = kwargs if kwargs else {}
+        tracers = {}
+
+        def find_tracer(a):
+            if isinstance(a, Proxy):
+                tracers[a.tracer] = None
+            return a
+
+        map_aggregate(args, find_tracer)
+        map_aggregate(kwargs, find_tracer)
+        if len(tracers) > 1:
+            raise RuntimeError(f"Found multiple different tracers {list(tracers.keys())} while trying to trace "
+                               f"operations {orig_method}")
+        tracer = next(iter(tracers))
+        from ..overrides import is_tensor_method_or_property
+        if is_tensor_method_or_property(orig_method):
+            return tracer.create_proxy("call_method", orig_method.__name__, args, kwargs)
+        return tracer.create_proxy("call_function", orig_method, args, kwargs)
+
 
 class Attribute(Proxy):
     """``proxy.attr``: becomes ``proxy.attr(...)`` (one call_method node) when called, or a ``getattr`` node
@@ -265,57 +290,62 @@ for _m in reflectable_magic_methods:
 del _m
 
 
-# ---- the hook tinytorch's public functions call while a tracer runs ------------------------------------------
-# It is on while a trace runs or any Proxy is alive (a Proxy made by hand, ``Proxy(graph.placeholder('x'))``,
-# works with ``torch.*`` functions as PyTorch's does), and off otherwise, so plain tinytorch code never pays
-# for the Proxy check.
-_live = [0]
+# ---- how tinytorch's public functions see a Proxy ----------------------------------------------------------
+# Proxy implements ``__torch_function__`` (``tinytorch/overrides.py``), as PyTorch's does. The public functions
+# consult that protocol before running only while ``tinytorch._surface._torch_function_hook`` is set; fx sets it
+# while a trace runs or any Proxy is alive (a Proxy made by hand, ``Proxy(graph.placeholder('x'))``, works with
+# ``torch.*`` functions), and clears it afterwards unless the protocol itself needs it (a dispatching Tensor
+# subclass or a mode exists), so plain tinytorch code does not pay for the check.
+_live = [0]  # Proxies alive
+_tracing = [0]  # traces and transforms running
+
+
+def _hook_needed():
+    if _surface._torch_function_hook is None:
+        from ..overrides import _namespace_hook
+        _surface._torch_function_hook = _namespace_hook
+
+
+def _hook_released():
+    if _live[0] <= 0 and _tracing[0] <= 0:
+        from .. import overrides
+        if not overrides._base_methods and not overrides._state.modes:
+            _surface._torch_function_hook = None
+
+
+def _hook_on():
+    """A trace starts: public functions look for Proxy arguments until the matching ``_hook_off``."""
+    _tracing[0] += 1
+    _hook_needed()
+
+
+def _hook_off():
+    _tracing[0] -= 1
+    _hook_released()
 
 
 def _proxy_born():
     _live[0] += 1
-    if _surface._trace_hook is None:
-        _surface._trace_hook = _function_hook
+    _hook_needed()
 
 
 def _proxy_died():
     try:
-        _live[0] -= 1
-        if _live[0] <= 0:
-            _live[0] = 0
-            from ._symbolic_trace import _hook_depth
-            if _hook_depth[0] == 0:
-                _surface._trace_hook = None
+        _live[0] = max(_live[0] - 1, 0)
+        _hook_released()
     except Exception:  # interpreter shutdown: modules may already be torn down
         pass
 
 
 def _find_proxy(args, kwargs):
-    def walk(a):
-        if isinstance(a, Proxy):
-            return a
-        if isinstance(a, (tuple, list)):
-            for e in a:
-                p = walk(e)
-                if p is not None:
-                    return p
-        elif isinstance(a, dict):
-            for e in a.values():
-                p = walk(e)
-                if p is not None:
-                    return p
-        elif isinstance(a, slice):
-            return walk((a.start, a.stop, a.step))
-        return None
-    p = walk(args)
-    return p if p is not None else walk(kwargs)
+    """The first Proxy inside ``args``/``kwargs`` (looked for through tuples, lists, dicts, slices), else None."""
+    found = []
 
+    def see(a):
+        if not found and isinstance(a, Proxy):
+            found.append(a)
+        return a
 
-def _function_hook(fn, args, kwargs):
-    """Called by every wrapped public tinytorch function while tracing: with a Proxy among its arguments the
-    call is recorded as a ``call_function`` node of ``fn`` (what ``__torch_function__`` does for PyTorch's
-    Proxy); otherwise NotImplemented (the function runs)."""
-    p = _find_proxy(args, kwargs)
-    if p is None:
-        return NotImplemented
-    return p.tracer.create_proxy("call_function", fn, args, kwargs)
+    map_aggregate(args, see)
+    map_aggregate(kwargs, see)
+    return found[0] if found else None
