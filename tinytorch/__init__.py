@@ -162,6 +162,18 @@ from . import _custom_ops  # noqa: E402
 from . import hub  # noqa: E402
 from ._ops_namespace import ops  # noqa: E402,F401
 
+
+def _assert(condition, message):
+    """``assert condition, message`` as a function (``torch._assert``): torch.fx records a call with a traced
+    ``condition`` (it specialises ``concrete_args`` with it) instead of evaluating it. AssertionError when
+    ``condition`` is false."""
+    if type(condition) is not Tensor and overrides.has_torch_function((condition,)):
+        return overrides.handle_torch_function(_assert, (condition,), condition, message)
+    assert condition, message
+
+
+from . import fx  # noqa: E402  (torch.fx is an attribute of torch: libraries use @torch.fx.wrap at import)
+
 import sys as _sys  # noqa: E402
 
 # PyTorch's exception types where a public function's Python code trips over a bad argument (one pass)
