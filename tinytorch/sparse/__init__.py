@@ -46,6 +46,10 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     t = _tt()
     indices = _as_tensor(indices)
     values = _as_tensor(values)
+    if size is not None and indices.ndim >= 1 and values.ndim >= 1 and \
+            len(size) != indices._shape[0] + values.ndim - 1:
+        raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(size)}, "
+                           f"sparse_dim = {indices._shape[0]}, dense_dim = {values.ndim - 1}")
     if indices.ndim != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(indices._shape)}")
     dev = as_device(device) if device is not None else values.device
@@ -63,9 +67,6 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
         size = tuple(sp) + dense
     else:
         size = tuple(int(s) for s in size)
-        if len(size) != k + len(dense):
-            raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(size)}, "
-                               f"sparse_dim = {k}, dense_dim = {len(dense)}")
         if check_invariants and nnz:
             lo, hi = indices.amin(1).tolist(), indices.amax(1).tolist()
             for d in range(k):
@@ -75,7 +76,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
                     raise RuntimeError(f"size is inconsistent with indices: for dim {d}, size is {size[d]} but "
                                        f"found index {hi[d]}")
     out = _ops._apply("SparseCooTensorWithDimsAndTensorsBackward0", [values], lambda v: v.view_as(v),
-                      lambda r: coo(indices, r, size, bool(is_coalesced)))
+                      lambda r: coo(indices, r, size, bool(is_coalesced) or nnz == 0))
     return _finish(out, dtype, device, requires_grad)
 
 

@@ -74,7 +74,7 @@ def _apply(name, inputs, fn, build, grads=None):
             got = _grad([r], [ins[i] for i in wrt], [gr.to(r.dtype)], retain_graph=True, allow_unused=True)
             for i, gi in zip(wrt, got):
                 if gi is not None:
-                    res[i] = like(inputs[i], gi) if is_sparse(inputs[i]) else gi
+                    res[i] = grad_like(inputs[i], gi) if is_sparse(inputs[i]) else gi
         for i, f in (grads or {}).items():
             if need[i]:
                 res[i] = f(g)
@@ -84,6 +84,23 @@ def _apply(name, inputs, fn, build, grads=None):
     return out
 
 
+def _through(x, f=None):
+    """The ``grads`` entry of an op linear in its sparse input ``x`` (a copy, a cast, a scaling, a transpose):
+    the incoming gradient, dense or sparse, goes back through the op's adjoint ``f`` unmasked, as PyTorch's
+    (the mask comes only where a sparse tensor meets a dense one: ``to_dense``, ``sparse.mm``)."""
+    def back(g):
+        g = f(g) if f is not None else g
+        if g.dtype is not x.dtype:
+            g = g.to(x.dtype)
+        return g.to(x.device) if g.device != x.device else g
+    return back
+
+
+def _in_layout(x):
+    """The adjoint of a layout conversion: the gradient (dense or sparse) in ``x``'s layout, as PyTorch's."""
+    return _through(x, lambda g: to_layout(g, x.layout))
+
+
 def _values_at(g, x):
     """The gradient ``g`` of sparse ``x`` (sparse or dense) read at ``x``'s stored positions: (nnz, *dense)."""
     if is_sparse(g):
@@ -91,6 +108,19 @@ def _values_at(g, x):
             return g._sp_values
         g = to_dense(g)
     return g[tuple(coo_indices(x))]
+
+
+def grad_like(s, gv):
+    """The gradient of sparse ``s`` given ``gv``, the gradient of its stored values: sparse over ``s``'s
+    positions, each position once (duplicates of an uncoalesced ``s`` share one gradient, as the tensor only
+    sees their sum), as PyTorch's."""
+    if s._layout is not _layout.sparse_coo or s._coalesced or s._sp_indices._shape[1] == 0:
+        return like(s, gv)
+    idx = s._sp_indices
+    sizes = s._shape[:idx._shape[0]]
+    uniq, inv = _tt().unique(_linear(idx, sizes), sorted=True, return_inverse=True)
+    first = _tt().zeros((uniq._shape[0],) + gv._shape[1:], dtype=gv.dtype, device=gv.device)
+    return coo(_unlinear(uniq, sizes), first.index_put((inv,), gv), s._shape, True)
 
 
 def like(s, values):
@@ -138,32 +168,33 @@ def _segment_sum(v, inv, n):
 
 def coalesce(s):
     """``Tensor.coalesce``: duplicates summed, indices sorted (``s`` itself when already coalesced)."""
-    if s._layout is not _layout.sparse_coo:
+    if s.layout is not _layout.sparse_coo:
         raise RuntimeError(f"coalesce expected sparse coordinate tensor layout but got {_layout_name(s)}")
     if s._coalesced:
         return s
     idx = s._sp_indices
     k = idx._shape[0]
     if idx._shape[1] == 0:
-        return _apply("CoalesceBackward0", [s], lambda v: v.clone(), lambda r: coo(idx, r, s._shape, True))
+        return _apply("CoalesceBackward0", [s], lambda v: v.clone(), lambda r: coo(idx, r, s._shape, True),
+                      {0: _through(s)})
     sizes = s._shape[:k]
     uniq, inv = _tt().unique(_linear(idx, sizes), sorted=True, return_inverse=True)
     new = _unlinear(uniq, sizes)
     n = uniq._shape[0]
     return _apply("CoalesceBackward0", [s], lambda v: _segment_sum(v, inv, n),
-                  lambda r: coo(new, r, s._shape, True))
+                  lambda r: coo(new, r, s._shape, True), {0: _through(s)})
 
 
 def to_dense(s, dtype=None):
     """The dense tensor ``s`` stands for (duplicates summed); its gradient is sparse over ``s``'s indices."""
-    t = _tt()
-    idx = tuple(coo_indices(s))
-
-    def fn(v):
-        z = t.zeros(s._shape, dtype=v.dtype, device=v.device)
-        return z.index_put(idx, v, accumulate=True) if v._shape[0] else z
-    out = _apply("ToDenseBackward0", [s], fn, lambda r: r)
+    out = _apply("ToDenseBackward0", [s], lambda v: _densify(s, v), lambda r: r)
     return out if dtype is None else out.to(dtype)
+
+
+def _densify(s, v):
+    """The dense tensor of ``s``'s shape holding values ``v`` at ``s``'s positions (duplicates summed)."""
+    z = _tt().zeros(s._shape, dtype=v.dtype, device=v.device)
+    return z.index_put(tuple(coo_indices(s)), v, accumulate=True) if v._shape[0] else z
 
 
 def dense_to_coo(x, k):
@@ -190,12 +221,14 @@ def coo_to_csr(s):
     counts = t.bincount(row, minlength=s._shape[0])
     crow = t.cat([t.zeros(1, dtype=_dt.int64, device=s.device), counts.cumsum(0)])
     return _apply("ToSparseCsrBackward0", [c], lambda v: v.view_as(v), lambda r: csr(crow, col.contiguous(), r,
-                                                                                        s._shape))
+                                                                                        s._shape),
+                  {0: _in_layout(c)})
 
 
 def csr_to_coo(s):
     idx = coo_indices(s)
-    return _apply("ToSparseCooBackward0", [s], lambda v: v.view_as(v), lambda r: coo(idx, r, s._shape, True))
+    return _apply("ToSparseCooBackward0", [s], lambda v: v.view_as(v), lambda r: coo(idx, r, s._shape, True),
+                  {0: _in_layout(s)})
 
 
 def to_layout(x, layout):
@@ -265,7 +298,8 @@ def _add(a, b, alpha=1, _sign=1, _name="AddBackward0"):
         raise RuntimeError(f"add: expected sizes of 'self' and 'other' to match, but {_sizes(a)} != {_sizes(b)}")
     scale = alpha * _sign
     if not is_sparse(a):  # dense + sparse: dense (its type promotion is the dense add's)
-        return t.add(a, to_dense(b), alpha=scale)
+        return _apply(_name, [a, b], lambda d, v: t.add(d, _densify(b, v), alpha=scale), lambda r: r,
+                      {1: _through(b, lambda g: g * scale)})
     if sparse_dim(a) != sparse_dim(b):
         raise RuntimeError(f"add: expected 'self' and 'other' to have same sparse dimensions, but got "
                            f"{sparse_dim(a)} != {sparse_dim(b)}")
@@ -281,7 +315,8 @@ def _add(a, b, alpha=1, _sign=1, _name="AddBackward0"):
     def fn(va, vb):
         v = t.cat([va.to(dtype), vb.to(dtype) * scale if scale != 1 else vb.to(dtype)])
         return _segment_sum(v, inv, n)
-    return _apply(_name, [a, b], fn, lambda r: coo(new, r, a._shape, True))
+    return _apply(_name, [a, b], fn, lambda r: coo(new, r, a._shape, True),
+                  {0: _through(a), 1: _through(b, lambda g: g * scale)})
 
 
 def _sub(a, b, alpha=1):
@@ -310,8 +345,9 @@ def _mul(a, b):
     s, d = (a, b) if is_sparse(a) else (b, a)
     if _is_scalar(d):
         if isinstance(d, Tensor):
-            return _apply("MulBackward0", [s, d], lambda v, x: v * x, lambda r: like(s, r))
-        return _apply("MulBackward0", [s], lambda v: v * d, lambda r: like(s, r))
+            return _apply("MulBackward0", [s, d], lambda v, x: v * x, lambda r: like(s, r),
+                          {0: _through(s, lambda g: g * d.detach())})
+        return _apply("MulBackward0", [s], lambda v: v * d, lambda r: like(s, r), {0: _through(s, lambda g: g * d)})
     if d._shape != s._shape:
         raise RuntimeError("mul(sparse, dense): the dense operand must be a scalar or have the sparse operand's "
                            f"size, got {_sizes(d)} and {_sizes(s)}")
@@ -320,22 +356,24 @@ def _mul(a, b):
 
 
 def _div(a, b, rounding_mode=None):
-    if is_sparse(b):
-        raise _not_supported("div", dispatch_key(b))
     if not _is_scalar(b):
         raise RuntimeError("Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
                            f"{_sizes(b)} for divisor)")
     t = _tt()
     if isinstance(b, Tensor):
         return _apply("DivBackward0", [a, b], lambda v, x: t.div(v, x, rounding_mode=rounding_mode),
-                      lambda r: like(a, r))
-    return _apply("DivBackward0", [a], lambda v: t.div(v, b, rounding_mode=rounding_mode), lambda r: like(a, r))
+                      lambda r: like(a, r), None if rounding_mode else {0: _through(a, lambda g: g / b.detach())})
+    return _apply("DivBackward0", [a], lambda v: t.div(v, b, rounding_mode=rounding_mode), lambda r: like(a, r),
+                  None if rounding_mode else {0: _through(a, lambda g: g / b)})
 
 
 def _unary(name):
     def run(x):
         t = _tt()
-        return _apply(name[:1].upper() + name[1:] + "Backward0", [x], getattr(t, name), lambda r: like(x, r))
+        if name != "neg" and x._layout is _layout.sparse_coo:
+            x = coalesce(x)  # f(a) + f(b) is not f(a + b): duplicates are summed first, as PyTorch does
+        return _apply(name[:1].upper() + name[1:] + "Backward0", [x], getattr(t, name), lambda r: like(x, r),
+                      {0: _through(x, lambda g: -g)} if name == "neg" else None)
     run.__name__ = name
     return run
 
@@ -429,7 +467,7 @@ def dense_spmm(d, s):
     def fn(x, v):
         z = t.zeros((n, m), dtype=x.dtype, device=x.device)
         return z.index_add(1, col, x.index_select(1, row) * v)
-    return _apply("MmBackward0", [d, s], fn, lambda r: r)
+    return _apply("MmBackward0", [d, s], fn, lambda r: r, {1: lambda g: t.mm(d.detach().t(), g)})
 
 
 def matmul(a, b, dense_grad=True):
@@ -450,12 +488,15 @@ def _permute(x, dims):
         raise _not_supported("permute", dispatch_key(x))
     idx = x._sp_indices[list(dims[:k])]
     shape = tuple(x._shape[d] for d in dims)
-    return _apply("TransposeBackward0", [x], lambda v: v.view_as(v), lambda r: coo(idx, r, shape, not moved and
-                                                                                     x._coalesced))
+    inverse = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inverse[d] = i
+    return _apply("TransposeBackward0", [x], lambda v: v.view_as(v),
+                  lambda r: coo(idx, r, shape, not moved and x._coalesced), {0: _through(x, lambda g: g.permute(inverse))})
 
 
 def _to_dtype(x, dtype):
-    return _apply("ToCopyBackward0", [x], lambda v: v.to(dtype), lambda r: like(x, r))
+    return _apply("ToCopyBackward0", [x], lambda v: v.to(dtype), lambda r: like(x, r), {0: _through(x)})
 
 
 def _to_copy(x, device, to):
@@ -466,11 +507,11 @@ def _to_copy(x, device, to):
         if x._layout is _layout.sparse_coo:
             return coo(moved["_sp_indices"], r, x._shape, x._coalesced)
         return csr(moved["_crow"], moved["_col"], r, x._shape)
-    return _apply("ToCopyBackward0", [x], lambda v: v.to(to), build)
+    return _apply("ToCopyBackward0", [x], lambda v: v.to(to), build, {0: _through(x)})
 
 
 def _clone(x):
-    out = _apply("CloneBackward0", [x], lambda v: v.clone(), lambda r: like(x, r))
+    out = _apply("CloneBackward0", [x], lambda v: v.clone(), lambda r: like(x, r), {0: _through(x)})
     if x._layout is _layout.sparse_coo:
         out._sp_indices = x._sp_indices.clone()
     else:
