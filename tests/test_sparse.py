@@ -362,6 +362,23 @@ def test_gradient_accumulates_twice():
     assert s.grad.layout is tt.sparse_coo
 
 
+@pytest.mark.parametrize("order", ["one graph", "sparse first", "dense first"])
+def test_sparse_and_dense_gradients_of_one_leaf_add_up(order):
+    """sparse.mm gives a sparse gradient, mm a dense one: summed in the engine or in .grad, as PyTorch."""
+    res = []
+    for m in (tt, torch):
+        s = m.sparse_coo_tensor(m.tensor(IDX), m.tensor(VAL), SHAPE, requires_grad=True)
+        d = m.ones(3, 2)
+        if order == "one graph":
+            (m.sparse.mm(s, d).sum() + m.mm(s, d).sum()).backward()
+        else:
+            fs = [lambda: m.sparse.mm(s, d).sum().backward(), lambda: m.mm(s, d).sum().backward()]
+            for f in (fs if order == "sparse first" else fs[::-1]):
+                f()
+        res.append(s.grad)
+    same(*res)
+
+
 def test_sparse_softmax():
     s, t = both()
     for dim in (0, 1, -1):

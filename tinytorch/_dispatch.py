@@ -656,7 +656,7 @@ def _inplace_direct(op, kernel, self, args, kw):
     natives = []
     for a in args:
         if isinstance(a, Tensor):
-            if a._storage.device is not dev:
+            if a._storage.device is not dev or a._storage.sparse:  # a sparse operand: computed, then written
                 return False
             natives.append(None if _lazy.active else a._native())
         else:
