@@ -233,6 +233,23 @@ def test_sparse_op_values(fn):
     same(fn(tt, s), fn(torch, t))
 
 
+@pytest.mark.parametrize("fn", [lambda c: c.exp(), lambda c: c.cos(), lambda c: c - c, lambda c: c / 2,
+                                lambda c: c.sum(0),
+                                lambda c: c.view(9)])
+def test_csr_unsupported_ops(fn):
+    s, t = both()
+    raises_same(lambda: fn(s.to_sparse_csr()), lambda: fn(t.to_sparse_csr()), prefix_only=True)
+
+
+@pytest.mark.parametrize("fn", [lambda c: c.abs(), lambda c: c.sin(), lambda c: c.relu(), lambda c: -c,
+                                lambda c: c * 2, lambda c: c + c, lambda c: c.sum(),
+                                lambda c: c.clone(), lambda c: c.double()])
+def test_csr_ops(fn):
+    s, t = both()
+    a, b = fn(s.to_sparse_csr()), fn(t.to_sparse_csr())
+    same_parts(a, b) if b.layout is torch.sparse_csr else same(a, b)
+
+
 def test_add_coalesces_like_torch():
     s, t = both()
     same_parts(s.coalesce() + s.coalesce(), t.coalesce() + t.coalesce())

@@ -133,6 +133,7 @@ def like(s, values):
 # ---- structure -----------------------------------------------------------------------------------------------
 
 def sparse_dim(s):
+    """Dims of sparse ``s`` addressed by its indices (2 for CSR)."""
     return s._sp_indices._shape[0] if s._layout is _layout.sparse_coo else 2
 
 
@@ -260,14 +261,15 @@ def sparse_call(op, args, kw):
     """Run dispatcher op ``op`` on ``args`` of which at least one is sparse: its sparse implementation, the
     decomposition of a composite op (whose inner ops come back here), or PyTorch's NotImplementedError."""
     impl = IMPLS.get(op.name)
+    csr_arg = next((a for a in args if is_sparse(a) and a._layout is _layout.sparse_csr), None)
+    if csr_arg is not None and op.name not in _CSR_OK and op.elementwise:
+        raise RuntimeError("unsupported tensor layout: SparseCsr")  # PyTorch's CSR elementwise fallback says so
     if impl is None:
         if op.meta is None and not op.mutates:
             return op.decomp(*args, **kw)
-        first = next(a for a in args if is_sparse(a))
-        raise _not_supported(op.name, dispatch_key(first))
-    if any(is_sparse(a) and a._layout is _layout.sparse_csr for a in args) and op.name not in _CSR_OK:
-        first = next(a for a in args if is_sparse(a) and a._layout is _layout.sparse_csr)
-        raise _not_supported(op.name, dispatch_key(first))
+        raise _not_supported(op.name, dispatch_key(next(a for a in args if is_sparse(a))))
+    if csr_arg is not None and op.name not in _CSR_OK:
+        raise _not_supported(op.name, dispatch_key(csr_arg))
     return impl(*args, **kw)
 
 
@@ -386,6 +388,8 @@ def _sum(x, dims=None, keepdim=False, dtype=None):
             raise _not_supported("sum.dim_IntList", dispatch_key(x))
         return _apply("SumBackward0", [x], lambda v: v.sum(dtype=dtype), lambda r: r,
                       grads={0: lambda g: g.expand(x._shape).to(x.dtype)})
+    if x._layout is _layout.sparse_csr:
+        raise RuntimeError(f"reduction operations on CSR tensors with keepdim={keepdim} is unsupported")
     if keepdim:
         raise _not_supported("sum.dim_IntList", dispatch_key(x))
     return sparse_sum(x, dims, dtype)
@@ -546,9 +550,10 @@ IMPLS = {
     "to_dtype": _to_dtype, "to_copy": _to_copy, "clone": _clone, "copy_": _copy,
 }
 # zero-preserving elementwise ops PyTorch runs on the values alone
-for _n in ("neg", "abs", "sin", "sqrt", "tanh", "relu", "sign", "floor", "ceil", "trunc", "expm1", "log1p"):
+_UNARY = ("neg", "abs", "sin", "sqrt", "tanh", "relu", "sign", "floor", "ceil", "trunc", "expm1", "log1p")
+for _n in _UNARY:
     IMPLS[_n] = _unary(_n)
-# ops a CSR tensor takes (through its COO form where the result is sparse)
-_CSR_OK = {"add", "sub", "mul", "div", "sum", "matmul", "to_dtype", "to_copy", "clone", "copy_", "neg"}
-for _n in ("add", "sub", "mul", "div", "neg"):
+# ops a CSR tensor takes (through its COO form where the result is sparse); PyTorch's CSR has no sub, div
+_CSR_OK = {"add", "mul", "sum", "matmul", "to_dtype", "to_copy", "clone", "copy_"} | set(_UNARY)
+for _n in ("add", "mul"):
     IMPLS[_n] = _csr_back(IMPLS[_n])

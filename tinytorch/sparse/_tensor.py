@@ -143,10 +143,12 @@ def _make(layout, shape, values, indices=None, crow=None, col=None, coalesced=Fa
 
 
 def coo(indices, values, shape, coalesced=False):
+    """A COO tensor over ``indices`` (sparse_dim, nnz) and ``values`` (nnz, *dense); no checks."""
     return _make(_layout.sparse_coo, shape, values, indices, coalesced=coalesced)
 
 
 def csr(crow, col, values, shape):
+    """A 2-D CSR tensor over ``crow`` (rows + 1,), ``col`` and ``values`` (nnz,); no checks."""
     return _make(_layout.sparse_csr, shape, values, None, crow, col)
 
 
