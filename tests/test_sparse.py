@@ -225,7 +225,7 @@ def test_unsupported_ops_raise_torchs_error(fn):
     lambda m, s: s.sum(dtype=m.float64), lambda m, s: m.sparse.sum(s), lambda m, s: m.sparse.sum(s, 0),
     lambda m, s: m.sparse.sum(s, -1), lambda m, s: m.sparse.sum(s, [0, 1]),
     lambda m, s: m.ones(3, 3) + s, lambda m, s: m.ones(3, 3) - s, lambda m, s: m.ones(3, 3) * s,
-    lambda m, s: s * m.arange(9.0).view(3, 3), lambda m, s: s.coalesce().to_sparse_csr() * 2,
+    lambda m, s: s * m.arange(9.0).view(3, 3), lambda m, s: s * m.arange(3.0), lambda m, s: s.coalesce().to_sparse_csr() * 2,
     lambda m, s: s.to_sparse_csr() + s.to_sparse_csr(), lambda m, s: s.to_sparse_csr().sum(),
 ])
 def test_sparse_op_values(fn):
@@ -260,7 +260,8 @@ def test_add_coalesces_like_torch():
 
 @pytest.mark.parametrize("fn", [
     lambda m, s: s + m.ones(3, 3), lambda m, s: s + 1, lambda m, s: s / s, lambda m, s: s + s.sum(0),
-    lambda m, s: m.zeros(3, 2, 2).to_sparse(2).transpose(0, 2),
+    lambda m, s: m.zeros(3, 2, 2).to_sparse(2).transpose(0, 2), lambda m, s: s * m.ones(3, 2).to_sparse(),
+    lambda m, s: s * m.ones(2, 3), lambda m, s: m.ones(2, 3) * s,
 ])
 def test_sparse_op_errors(fn):
     s, t = both()

@@ -2,8 +2,6 @@
 (``tinytorch/sparse/_ops.py``, reached through the dispatcher for every op given a sparse argument), the
 constructors ``sparse_coo_tensor`` / ``sparse_csr_tensor``, the Tensor methods of sparse tensors, and this
 namespace's ``mm``, ``addmm``, ``sum``, ``softmax``, ``log_softmax``."""
-import builtins
-
 from .. import _dispatch
 from .. import _dtype as _dt
 from .. import _layout
@@ -12,7 +10,7 @@ from .._tensor import Tensor
 from ..device import as_device
 from . import _ops
 from ._ops import coalesce as _coalesce, to_dense as _to_dense
-from ._tensor import SparseTensor, _layout_name, coo, csr, is_sparse
+from ._tensor import _layout_name, coo, csr, is_sparse
 
 _dispatch.sparse_call = _ops.sparse_call
 
@@ -28,7 +26,7 @@ def _as_tensor(x, dtype=None):
     return x if isinstance(x, Tensor) else _tt().tensor(x, dtype=dtype)
 
 
-def _finish(out, dtype, device, requires_grad):
+def _finish(out, requires_grad):
     if requires_grad:
         if not (out.dtype.is_floating_point or out.dtype.is_complex):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
@@ -43,7 +41,6 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     Duplicates are kept until ``coalesce``. RuntimeError for malformed indices, an nnz mismatch, a size of the
     wrong rank, and (``check_invariants=True``) an index out of range; a gradient flowing into the result
     reaches ``values`` (sparse over ``indices``)."""
-    t = _tt()
     indices = _as_tensor(indices)
     values = _as_tensor(values)
     if size is not None and indices.ndim >= 1 and values.ndim >= 1 and \
@@ -77,7 +74,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
                                        f"found index {hi[d]}")
     out = _ops._apply("SparseCooTensorWithDimsAndTensorsBackward0", [values], lambda v: v.view_as(v),
                       lambda r: coo(indices, r, size, bool(is_coalesced) or nnz == 0))
-    return _finish(out, dtype, device, requires_grad)
+    return _finish(out, requires_grad)
 
 
 def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
@@ -104,7 +101,7 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
                            f"{crow._shape[0]} elements")
     out = _ops._apply("SparseCompressedTensorBackward0", [values], lambda v: v.view_as(v),
                       lambda r: csr(crow, col, r, size))
-    return _finish(out, dtype, device, requires_grad)
+    return _finish(out, requires_grad)
 
 
 # ---- Tensor methods (one definition each, for dense and sparse tensors) ----------------------------------------

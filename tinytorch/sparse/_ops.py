@@ -330,8 +330,9 @@ def _sub(a, b, alpha=1):
 def _mul(a, b):
     t = _tt()
     if is_sparse(a) and is_sparse(b):
-        if a._shape != b._shape:
-            raise RuntimeError(f"mul operands have incompatible sizes")
+        if a.ndim != b.ndim or sparse_dim(a) != sparse_dim(b) or a._shape[:sparse_dim(a)] != b._shape[:sparse_dim(b)]:
+            raise RuntimeError("sparse_binary_op_intersection_cpu(): expects sparse inputs with equal dimensionality, "
+                               "number of sparse dimensions, and shape of sparse dimensions")
         ca, cb = coalesce(a), coalesce(b)
         k = sparse_dim(a)
         ka, kb = _linear(ca._sp_indices, a._shape[:k]), _linear(cb._sp_indices, a._shape[:k])
@@ -350,11 +351,10 @@ def _mul(a, b):
             return _apply("MulBackward0", [s, d], lambda v, x: v * x, lambda r: like(s, r),
                           {0: _through(s, lambda g: g * d.detach())})
         return _apply("MulBackward0", [s], lambda v: v * d, lambda r: like(s, r), {0: _through(s, lambda g: g * d)})
-    if d._shape != s._shape:
-        raise RuntimeError("mul(sparse, dense): the dense operand must be a scalar or have the sparse operand's "
-                           f"size, got {_sizes(d)} and {_sizes(s)}")
+    t.broadcast_shapes(d._shape, s._shape)  # PyTorch's message names the dense operand first
     idx = tuple(coo_indices(s))
-    return _apply("MulBackward0", [s, d], lambda v, x: v * x[idx], lambda r: like(s, r))
+    # the dense operand broadcast to the sparse one's shape, read at its stored positions
+    return _apply("MulBackward0", [s, d], lambda v, x: v * x.expand(s._shape)[idx], lambda r: like(s, r))
 
 
 def _div(a, b, rounding_mode=None):
