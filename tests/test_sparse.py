@@ -397,6 +397,20 @@ def test_sparse_and_dense_gradients_of_one_leaf_add_up(order):
     same(*res)
 
 
+def test_second_backward_needs_retain_graph():
+    s, t = both(requires_grad=True)
+    x, y = dense_pair((3, 2), requires_grad=True)
+    la, lb = tt.sparse.mm(s, x).sum(), torch.sparse.mm(t, y).sum()
+    la.backward(retain_graph=True)
+    lb.backward(retain_graph=True)
+    la.backward()
+    lb.backward()
+    same(s.grad, t.grad)
+    same(x.grad, y.grad)
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        la.backward()
+
+
 def test_sparse_softmax():
     s, t = both()
     for dim in (0, 1, -1):

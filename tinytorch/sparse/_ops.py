@@ -66,11 +66,12 @@ def _apply(name, inputs, fn, build, grads=None):
     out = build(r.detach())
     from ..autograd import grad as _grad
     wrt = [i for i, n in enumerate(need) if n and not (grads and i in grads)]
+    pattern = out.detach() if is_sparse(out) else None  # the output's indices, without a cycle through its node
 
     def backward(g):
         res = [None] * len(inputs)
         if wrt:
-            gr = _values_at(g, out) if is_sparse(out) else (to_dense(g) if is_sparse(g) else g)
+            gr = _values_at(g, pattern) if pattern is not None else (to_dense(g) if is_sparse(g) else g)
             got = _grad([r], [ins[i] for i in wrt], [gr.to(r.dtype)], retain_graph=True, allow_unused=True)
             for i, gi in zip(wrt, got):
                 if gi is not None:
