@@ -250,6 +250,21 @@ def test_csr_ops(fn):
     same_parts(a, b) if b.layout is torch.sparse_csr else same(a, b)
 
 
+@pytest.mark.parametrize("fn", [
+    lambda m, h: h * 2, lambda m, h: h + h, lambda m, h: h.sum(), lambda m, h: h.sum(0), lambda m, h: h.sum(1),
+    lambda m, h: m.sparse.sum(h, 1), lambda m, h: m.sparse.sum(h, [0, 2]), lambda m, h: h.to_dense(),
+    lambda m, h: h.coalesce(), lambda m, h: -h, lambda m, h: m.ones(3, 2, 2) + h,
+])
+def test_hybrid_tensor_ops(fn):
+    """A COO tensor with a dense dim (to_sparse(1) of a 3-D tensor, one row empty)."""
+    a = np.arange(12, dtype=np.float32).reshape(3, 2, 2)
+    a[1] = 0
+    x, y = tt.tensor(a).to_sparse(1), torch.tensor(a).to_sparse(1)
+    assert (x.sparse_dim(), x.dense_dim(), x._nnz()) == (y.sparse_dim(), y.dense_dim(), y._nnz())
+    assert repr(x) == repr(y)
+    same(fn(tt, x), fn(torch, y))
+
+
 def test_add_coalesces_like_torch():
     s, t = both()
     same_parts(s.coalesce() + s.coalesce(), t.coalesce() + t.coalesce())
