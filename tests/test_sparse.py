@@ -335,6 +335,14 @@ def test_products_with_gradients(fn):
         assert s.grad is None
 
 
+def test_dense_results_are_plain_tensors():
+    """A sparse tensor is a plain Tensor to __torch_function__ (as PyTorch's): dense results stay plain."""
+    s, _ = both()
+    assert type(tt.mm(s, tt.ones(3, 2))) is tt.Tensor
+    assert type(s.to_dense()) is tt.Tensor and type(tt.ones(3, 3) + s) is tt.Tensor
+    assert isinstance(s, tt.Tensor) and tt.is_tensor(s)
+
+
 def test_sparse_times_sparse():
     s, t = both()
     same(tt.sparse.mm(s, s.t()), torch.sparse.mm(t, t.t()))

@@ -18,6 +18,7 @@ from .._print import PRINT_OPTS, _body
 from .._storage import Storage
 from .._tensor import Tensor, _new
 from ..device import get_backend
+from ..overrides import _disabled_torch_function_impl
 
 _KEY_NAMES = {"cpu": "CPU", "cuda": "CUDA", "meta": "Meta", "opencl": "OpenCL"}
 
@@ -61,6 +62,9 @@ def _layout_name(t):
 class SparseTensor(Tensor):
     """A sparse COO or CSR tensor (see the module docstring). Built by ``sparse_coo_tensor``,
     ``sparse_csr_tensor``, ``Tensor.to_sparse*``; its ops live in ``tinytorch/sparse/_ops.py``."""
+
+    # a sparse tensor is a plain torch.Tensor in PyTorch: this class takes no part in __torch_function__
+    __torch_function__ = _disabled_torch_function_impl
 
     @property
     def layout(self):
