@@ -54,6 +54,8 @@ from .functional import istft, stft  # noqa: E402,F401
 from ._ops.linalg_composites import torch_lu as lu, torch_lu_solve as lu_solve  # noqa: E402,F401
 from . import _variants  # noqa: E402
 _variants._declare()
+from . import sparse  # noqa: E402  (declares the sparse Tensor methods: before they are installed)
+from .sparse import sparse_coo_tensor, sparse_csr_tensor, spmm  # noqa: E402,F401
 from . import _surface  # noqa: E402
 _surface.install(__import__(__name__))
 from . import overrides  # noqa: E402
@@ -94,7 +96,7 @@ from ._dtype import result_type_of as _result_type_of  # noqa: E402
 
 from .version import TINYTORCH_VERSION as __version__  # noqa: E402 (torch.__version__ under the swap: version.py)
 from . import version, torch_version  # noqa: E402
-strided = "torch.strided"
+from ._layout import layout, sparse_coo, sparse_csr, strided  # noqa: E402
 contiguous_format = preserve_format = channels_last = None
 pi = 3.141592653589793
 e = 2.718281828459045

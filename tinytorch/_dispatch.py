@@ -34,6 +34,9 @@ _EMPTY = {}
 Tensor = None  # set by _tensor.py (import cycle)
 _new = None  # _tensor._new, likewise
 _observer = None  # while a profiler or FLOP counter listens: autograd/profiler.py's _observe, which wraps each call
+# ``sparse_call(op, args, kw)``: how an op runs when an argument is a sparse tensor (PyTorch's SparseCPU dispatch
+# key): set by tinytorch/sparse, which holds the sparse implementations and raises PyTorch's error for the rest
+sparse_call = None
 
 
 def _fusible_ops():
@@ -340,6 +343,8 @@ def dispatch(op, args, kw=None, out=None, _observed=False):
     if op.special:  # one test on the common path: a view, an autocast policy, a composite or a mutating op
         if op.view:  # the view step (inline: views are frequent and cheap)
             x = args[0]
+            if x._storage.sparse:
+                return sparse_call(op, args, kw)
             geometry = op.meta(x, **kw)
             if len(geometry) == 3:
                 t = _new(x._storage, geometry[0], geometry[1], geometry[2], x.dtype)
@@ -351,6 +356,9 @@ def dispatch(op, args, kw=None, out=None, _observed=False):
                 t.grad_fn = OpNode(op, (x,), kw, t, None, (edge_of(x),))
                 t.requires_grad = True
             return t
+        for a in args:
+            if isinstance(a, Tensor) and a._storage.sparse:
+                return sparse_call(op, args, kw)
         if op.autocast is not None and _ac.active:
             if op.autocast == "off":
                 with _suspended():
@@ -370,6 +378,8 @@ def dispatch(op, args, kw=None, out=None, _observed=False):
             if a.requires_grad:
                 grad = True
             st = a._storage
+            if st.sparse:
+                return sparse_call(op, args, kw)
             if dev is None:
                 dev, backend = st.device, st.backend
             elif st.device is not dev:
@@ -646,7 +656,7 @@ def _inplace_direct(op, kernel, self, args, kw):
     natives = []
     for a in args:
         if isinstance(a, Tensor):
-            if a._storage.device is not dev:
+            if a._storage.device is not dev or a._storage.sparse:  # a sparse operand: computed, then written
                 return False
             natives.append(None if _lazy.active else a._native())
         else:

@@ -10,6 +10,7 @@ class Storage:
     """
 
     __slots__ = ("buf", "dtype", "device", "size", "_version", "backend", "inference", "__weakref__")
+    sparse = False  # True for the stand-in storage of a sparse tensor (tinytorch/sparse): the dispatcher routes it
 
     def __init__(self, buf, dtype, device, size, backend):
         self.backend = backend

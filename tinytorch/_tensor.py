@@ -8,7 +8,7 @@ from math import prod as _prod
 
 import numpy as np
 
-from . import _dispatch, _strides
+from . import _dispatch, _layout, _strides
 from . import _dtype as _dt
 from .autograd import engine
 from .autograd.grad_mode import _state
@@ -200,9 +200,9 @@ class Tensor:
     def is_same_size(self, other):
         return self._shape == other._shape
 
-    @property
-    def layout(self):
-        return "torch.strided"
+    layout = _layout.strided  # a sparse tensor (tinytorch/sparse) has its own
+    is_sparse = False
+    is_sparse_csr = False
 
     @property
     def ndim(self):

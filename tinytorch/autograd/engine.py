@@ -75,14 +75,20 @@ class AccumulateGrad(Node):
                 if g._base is not None or not g.is_contiguous() or g._from_user:
                     g = g.clone()
                 t._grad = g
-        elif create_graph:
-            t._grad = t._grad + g
+        elif create_graph or before._storage.sparse and not g._storage.sparse:
+            t._grad = _sum_grads(t._grad, g if create_graph else g.detach())  # sparse .grad + dense: dense
         else:
             t._grad.add_(g.detach())
         if _lazy.active:  # a compiled function's replay must redo this attribute write (compiler/replay.py)
             _lazy.recording.note_grad(t, before)
         for hook in t._post_acc_hooks or ():
             hook(t)
+
+
+def _sum_grads(a, b):
+    """``a + b`` for two gradients of one tensor; a sparse one goes second (PyTorch adds dense + sparse, and
+    refuses sparse + dense)."""
+    return b + a if a._storage.sparse and not b._storage.sparse else a + b
 
 
 def _grad_acc(t):
@@ -147,7 +153,7 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
             buf = buffers.get(node)
             if buf is None:
                 buf = buffers[node] = [None] * node.n_outputs
-            buf[nr] = g if buf[nr] is None else buf[nr] + g
+            buf[nr] = g if buf[nr] is None else _sum_grads(buf[nr], g)
         root_nodes = list(buffers)
         deps = _collect(root_nodes)
         # a heap on -sequence number: the most recently created ready node runs first, as in PyTorch
@@ -193,7 +199,7 @@ def run_backward(roots, retain_graph, create_graph, capture=None, accumulate=Tru
                     buf = buffers.get(nxt)
                     if buf is None:
                         buf = buffers[nxt] = [None] * nxt.n_outputs
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                    buf[nr] = g if buf[nr] is None else _sum_grads(buf[nr], g)
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0:
