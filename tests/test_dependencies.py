@@ -17,7 +17,8 @@ def _declared():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     reqs = list(project["dependencies"])
     for name, extra in project.get("optional-dependencies", {}).items():
-        if name != "test":  # the test extra (torch, pytest, ...) is for tests only, never for the package
+        if name not in ("test", "ecosystem"):  # test extras (torch, pytest, the libraries run on tinytorch) are
+            # for tests only, never for the package
             reqs += extra
     names = {re.match(r"[A-Za-z0-9_.\-]+", r).group(0).lower().replace("-", "_") for r in reqs}
     return {MODULE_OF.get(n, n) for n in names}
@@ -44,7 +45,7 @@ def test_package_imports_only_declared_dependencies():
 def test_test_extra_declares_what_the_tests_import():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     names = {re.match(r"[A-Za-z0-9_.\-]+", r).group(0).lower().replace("-", "_")
-             for r in project["optional-dependencies"]["test"]}
+             for r in project["optional-dependencies"]["test"] + project["optional-dependencies"]["ecosystem"]}
     allowed = _declared() | {MODULE_OF.get(n, n) for n in names} | set(sys.stdlib_module_names) | \
         {"tinytorch", "comfyui_tinytorch", "conftest", "op_db", "mydevice", "__future__"}
     # the repository's own scripts, which tests put on sys.path
