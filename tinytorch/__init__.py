@@ -96,6 +96,7 @@ from ._dtype import result_type_of as _result_type_of  # noqa: E402
 
 from .version import TINYTORCH_VERSION as __version__  # noqa: E402 (torch.__version__ under the swap: version.py)
 from . import version, torch_version  # noqa: E402
+from . import types  # noqa: E402
 from ._layout import layout, sparse_coo, sparse_csr, strided  # noqa: E402
 contiguous_format = preserve_format = channels_last = None
 pi = 3.141592653589793
