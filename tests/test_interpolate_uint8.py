@@ -41,9 +41,3 @@ def test_uint8_saturated_image_bicubic_overshoot_clamps():
         r = torch.nn.functional.interpolate(torch.from_numpy(a), size=(8, 21), mode="bicubic", antialias=aa)
         t = tt.nn.functional.interpolate(tt.from_numpy(a), size=(8, 21), mode="bicubic", antialias=aa)
         np.testing.assert_array_equal(t.numpy(), r.numpy())
-
-
-def test_uint8_nearest_and_other_int_dtypes_still_refused_as_torch():
-    a = tt.zeros(1, 1, 4, 4, dtype=tt.int32)
-    with pytest.raises(NotImplementedError, match="\"upsample_bilinear2d\" not implemented for 'Int'"):
-        tt.nn.functional.interpolate(a, size=(2, 2), mode="bilinear")
