@@ -84,6 +84,7 @@ from . import autograd  # noqa: E402
 from .serialization import PyTorchFileReader, load, save  # noqa: E402,F401
 from ._print import set_printoptions  # noqa: E402
 from . import nn, optim, utils, datasets, opencl, distributions  # noqa: E402
+from . import ao, quantization  # noqa: E402,F401
 from . import func  # noqa: E402
 from . import profiler  # noqa: E402
 from .func import vmap  # noqa: E402,F401

@@ -29,6 +29,28 @@ class _Matmul:
 matmul = _Matmul()
 
 
+def _sdp_switch(name, what):
+    from .. import _sdp
+
+    def query():
+        return _sdp.enabled(name)
+
+    def enable(enabled):
+        _sdp.set_enabled(name, enabled)
+
+    query.__name__, enable.__name__ = f"{name}_sdp_enabled", f"enable_{name}_sdp"
+    query.__doc__ = f"Whether {what} may be used by scaled_dot_product_attention (``torch.backends.cuda``)."
+    enable.__doc__ = f"Allow or forbid {what} in scaled_dot_product_attention (``torch.backends.cuda``)."
+    return query, enable
+
+
+# the switches of torch.nn.attention.sdpa_kernel; see tinytorch/backends/_sdp.py for what they select
+flash_sdp_enabled, enable_flash_sdp = _sdp_switch("flash", "the flash attention kernel")
+mem_efficient_sdp_enabled, enable_mem_efficient_sdp = _sdp_switch("mem_efficient", "the memory-efficient kernel")
+math_sdp_enabled, enable_math_sdp = _sdp_switch("math", "the math kernel")
+cudnn_sdp_enabled, enable_cudnn_sdp = _sdp_switch("cudnn", "the cuDNN attention kernel")
+
+
 def is_built():
     """Whether the cuda device can be used given a driver: cuda-bindings is installed (the ``cuda`` extra)."""
     from . import runtime

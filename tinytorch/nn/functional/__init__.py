@@ -44,7 +44,7 @@ from .normalization import (
 from .sampling import (
     interpolate, upsample, upsample_nearest, upsample_bilinear, affine_grid, grid_sample, pixel_shuffle,
     pixel_unshuffle, channel_shuffle, native_channel_shuffle, _INTERP_DIMS, _aa_filter, _aa_weights, _source_taps,
-    _bilinear_uint8, _ALIGN_WARNING, _base_coords, _reflect, _unnormalize, _pad_coord, _source_index, _cubic_coeffs,
+    _resize_uint8, _ALIGN_WARNING, _base_coords, _reflect, _unnormalize, _pad_coord, _source_index, _cubic_coeffs,
     _shuffle_factor)
 from .distance import pairwise_distance, cosine_similarity, pdist
 from ._reduction import _legacy_get_string, _legacy_reduction_args

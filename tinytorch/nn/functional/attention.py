@@ -3,6 +3,7 @@ import math
 
 from ...amp.autocast_mode import autocast_op
 from ... import _dtype as _dt
+from ...backends import _sdp
 from ..._ops.creation import ones, zeros
 from .activation import softmax
 from .dropout import dropout
@@ -119,7 +120,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     drops attention weights (always applied, as in PyTorch: pass 0.0 in eval). ``enable_gqa`` lets key/value
     have fewer heads (dim -3) than query, repeated to match.
 
-    RuntimeError when both ``attn_mask`` and ``is_causal`` are given or shapes do not match.
+    RuntimeError when both ``attn_mask`` and ``is_causal`` are given, shapes do not match, or the backends
+    allowed (``torch.nn.attention.sdpa_kernel``) leave no kernel PyTorch could run (tinytorch/backends/_sdp.py).
     Source: torch.nn.functional.scaled_dot_product_attention (PyTorch 2.x docs, reference implementation).
     """
     if attn_mask is not None and is_causal:
@@ -127,6 +129,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if query._shape[-1] != key._shape[-1]:
         raise RuntimeError(f"scaled_dot_product_attention: query and key must have the same embedding size, got "
                            f"{query._shape[-1]} and {key._shape[-1]}")
+    _sdp.check_kernel_available(query, key, value, dropout_p)
     if enable_gqa and query.ndim >= 3 and key._shape[-3] != query._shape[-3]:
         rep = query._shape[-3] // key._shape[-3]
         key = key.repeat_interleave(rep, dim=-3)

@@ -84,7 +84,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     'area' (adaptive average pooling), 'lanczos' (4-D, antialias only). Separable: each dim is a weighted sum
     of ``index_select`` taps, so the gradient comes from index_select's. ``antialias=True`` (bilinear, bicubic,
     lanczos on 4-D input) resamples with PIL's filters widened by the downscale factor, as torch: one
-    (out, in) weight matrix per dim, applied by matmul. ValueError / NotImplementedError as PyTorch for bad
+    (out, in) weight matrix per dim, applied by matmul. uint8 input (bilinear, bicubic, antialiased or not)
+    takes ATen's fixed-point path and gives its values exactly (``_resize_uint8``). ValueError / NotImplementedError as PyTorch for bad
     combinations.
     """
     from ..._ops.creation import _from_host
@@ -139,8 +140,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         out_sizes = tuple(int(math.floor(i * f)) for i, f in zip(in_sizes, factors))
         scales = ([i / o if o > 0 else 0.0 for i, o in zip(in_sizes, out_sizes)] if recompute_scale_factor
                   else [1.0 / f if f else 0.0 for f in factors])
-    uint8_bilinear = mode == "bilinear" and input.dtype is _dt.uint8 and not antialias
-    if not input.dtype.is_floating_point and not uint8_bilinear:
+    uint8_resize = mode in ("bilinear", "bicubic") and input.dtype is _dt.uint8
+    if not input.dtype.is_floating_point and not uint8_resize:
         raise NotImplementedError(f"\"upsample_{mode}{nd}d\" not implemented for '{_scalar_name(input.dtype)}'")
     if mode != "area" and (min(out_sizes) <= 0 or min(in_sizes) <= 0):
         # (area is adaptive average pooling, which takes an empty output)
@@ -155,8 +156,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if nd == 2:
             return adaptive_avg_pool2d(input, out_sizes)
         raise NotImplementedError("interpolate(mode='area') on 5-D input is not supported by tinytorch")
-    if uint8_bilinear:
-        return _bilinear_uint8(input, in_sizes, out_sizes, scales, align_corners)
+    if uint8_resize:
+        return _resize_uint8(input, in_sizes, out_sizes, scales, align_corners, mode, antialias)
     out = input
     if antialias:
         # separable: (OH, H) on the rows, then (OW, W) on the columns, as two matmuls (gradients from matmul's)
@@ -182,36 +183,85 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     return out
 
 
-def _bilinear_uint8(input, in_sizes, out_sizes, scales, align_corners):
-    """ATen's uint8 bilinear resize (its separable fixed-point kernel): per output pixel the triangle-filter
-    weights of the taps, normalized, as int16 fixed point with the most precision bits that keep the largest
-    weight below 2**15; a pass over the width, rounded and clamped to uint8, then one over the height (a pass
-    is skipped where the size is unchanged). Integer arithmetic, so the values equal PyTorch's exactly."""
+def _uint8_filter(mode, antialias):
+    """ATen's separable filters in its own expression order (the int16 weights round from these doubles):
+    the triangle, or Keys' cubic with a = -0.5 antialiased (PIL's) and -0.75 otherwise."""
+    if mode == "bilinear":
+        return lambda x: 1.0 - abs(x) if abs(x) < 1.0 else 0.0
+    a = -0.5 if antialias else -0.75
+
+    def cubic(x):
+        x = abs(x)
+        if x < 1.0:
+            return ((a + 2) * x - (a + 3)) * x * x + 1
+        if x < 2.0:
+            return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+        return 0.0
+    return cubic
+
+
+def _uint8_taps(n_in, n_out, scale, mode, antialias, align_corners, filt):
+    """Per output pixel (first input index, float weights of the consecutive taps from it), as ATen's uint8
+    kernel computes them before rounding to fixed point."""
+    rows = []
+    if mode == "bicubic" and not antialias:
+        # the float kernel's four taps around the source position, indices clamped to the border; taps landing
+        # on the same pixel add their weights (this is how ATen's uint8 path reproduces the float border)
+        for i in range(n_out):
+            src = i * scale if align_corners else (i + 0.5) * scale - 0.5
+            i0 = math.floor(src)
+            t = src - i0
+            w = {}
+            for off, v in zip((-1, 0, 1, 2), (filt(t + 1.0), filt(t), filt(1.0 - t), filt((1.0 - t) + 1.0))):
+                j = min(max(i0 + off, 0), n_in - 1)
+                w[j] = w.get(j, 0.0) + v
+            lo = min(w)
+            rows.append((lo, [w.get(j, 0.0) for j in range(lo, max(w) + 1)]))
+        return rows
+    half = 1.0 if mode == "bilinear" else 2.0
+    delta = 0.5 if align_corners and not antialias else 0.0
+    stretch = antialias and scale >= 1.0
+    support = half * scale if stretch else half
+    inv = 1.0 / scale if stretch else 1.0
+    for i in range(n_out):
+        center = scale * (i + 0.5 - delta) + delta
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), n_in)
+        w = [filt((j + lo - center + 0.5) * inv) for j in range(hi - lo)]
+        total = sum(w)
+        rows.append((lo, [v / total for v in w] if total != 0.0 else w))
+    return rows
+
+
+def _resize_uint8(input, in_sizes, out_sizes, scales, align_corners, mode, antialias):
+    """ATen's uint8 bilinear / bicubic resize, antialiased or not (its separable fixed-point kernel, PIL's
+    algorithm): per output pixel the filter weights of the input taps in range (the filter widened by the
+    downscale factor when antialiased; for bicubic without antialias the float kernel's four border-clamped
+    taps), normalized to sum 1, as int16 fixed point with the most precision bits that keep the largest
+    weight below 2**15 (rounded half away from zero); a pass over the width, rounded and clamped to uint8,
+    then one over the height (a pass is skipped where the size is unchanged). Integer arithmetic, so the
+    values equal PyTorch's exactly."""
     import numpy as np
     from ..._ops.creation import _from_host
+    filt = _uint8_filter(mode, antialias)
     out = input
     for k in (1, 0):
         n_in, n_out = in_sizes[k], out_sizes[k]
         if n_in == n_out:
             continue
         scale = ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0) if align_corners else scales[k]
-        delta = 0.5 if align_corners else 0.0
-        rows = []
-        for i in range(n_out):
-            center = scale * (i + 0.5 - delta) + delta
-            lo, hi = max(int(center - 1.0 + 0.5), 0), min(int(center + 1.0 + 0.5), n_in)
-            w = np.array([max(0.0, 1.0 - abs(j + lo - center + 0.5)) for j in range(hi - lo)])
-            rows.append((lo, w / w.sum() if w.sum() else w))
-        top = max(w.max() for _, w in rows if w.size)
+        rows = _uint8_taps(n_in, n_out, scale, mode, antialias, align_corners, filt)
+        top = max((max(w) for _, w in rows if w), default=0.0)
         prec = 0
         while prec < 22 and int(0.5 + top * (1 << (prec + 1))) < (1 << 15):
             prec += 1
-        taps = max(w.size for _, w in rows)
+        taps = max(len(w) for _, w in rows)
         idx = np.zeros((taps, n_out), np.int64)
         wq = np.zeros((taps, n_out), np.int64)
         for i, (lo, w) in enumerate(rows):
-            idx[:w.size, i] = np.arange(lo, lo + w.size)
-            wq[:w.size, i] = np.floor(0.5 + w * (1 << prec))  # the weights are >= 0
+            idx[:len(w), i] = np.arange(lo, lo + len(w))
+            # C's int() truncates toward zero: this rounds half away from zero
+            wq[:len(w), i] = [int(v * (1 << prec) + (0.5 if v >= 0 else -0.5)) for v in w]
         d = 2 + k
         shape = [1] * input.ndim
         shape[d] = n_out
@@ -221,6 +271,7 @@ def _bilinear_uint8(input, in_sizes, out_sizes, scales, align_corners):
             part = x.index_select(d, _from_host(idx[t], _dt.int64, input.device)) * \
                 _from_host(wq[t], _dt.int64, input.device).reshape(shape)
             acc = part if acc is None else acc + part
+        # the sum can be negative (bicubic lobes); floor division is the arithmetic shift ATen does
         out = _pw.clamp((acc + (1 << (prec - 1))) // (1 << prec), 0, 255).to(_dt.uint8)
     return out if out is not input else input.clone()
 

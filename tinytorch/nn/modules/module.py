@@ -240,7 +240,7 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._remove_from(name)
+            self._remove_from(name, keep="_parameters")
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
@@ -250,7 +250,7 @@ class Module:
         elif isinstance(value, Module):
             if d.get("_modules") is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._remove_from(name)
+            self._remove_from(name, keep="_modules")
             d["_modules"][name] = value
         elif d.get("_modules") is not None and name in d["_modules"]:
             if value is not None:
@@ -265,10 +265,14 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _remove_from(self, name):
+    def _remove_from(self, name, keep=None):
+        # the store being assigned keeps its entry, so re-assigning a child or parameter keeps its position in
+        # named_children / state_dict (as torch; fuse_modules and pruning replace children in place)
         d = self.__dict__
         d.pop(name, None)
         for store in ("_parameters", "_buffers", "_modules"):
+            if store == keep:
+                continue
             s = d.get(store)
             if s is not None:
                 s.pop(name, None)

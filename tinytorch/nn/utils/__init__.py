@@ -1,9 +1,12 @@
-"""``nn.utils``: gradient clipping, parameter/vector conversion, weight and spectral normalization."""
+"""``nn.utils``: gradient clipping, parameter/vector conversion, weight and spectral normalization, pruning,
+conv/linear + BatchNorm fusion."""
 import warnings
 
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
-from . import parametrizations, parametrize, rnn  # noqa: F401
+from . import fusion, parametrizations, parametrize, rnn  # noqa: F401
+from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,  # noqa: F401
+                     fuse_linear_bn_weights)
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401
 
