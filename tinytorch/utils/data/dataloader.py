@@ -1,7 +1,6 @@
 """DataLoader, its iterators (``_SingleProcessDataLoaderIter`` for ``num_workers=0``,
 ``_MultiProcessingDataLoaderIter`` for worker processes, both ``_BaseDataLoaderIter``), default_collate,
 default_convert, get_worker_info. Behaviour follows PyTorch's ``torch/utils/data/dataloader.py``."""
-import atexit
 import collections
 import collections.abc
 import copy
@@ -11,7 +10,6 @@ import multiprocessing as _python_mp
 import os
 import pickle
 import queue
-import threading
 import warnings
 import weakref
 
@@ -112,24 +110,28 @@ class _InfiniteConstantSampler(Sampler):
             yield None
 
 
-# Worker iterators still alive, shut down at interpreter exit while Python is whole (a __del__ run during
-# interpreter teardown can find the modules it needs already torn down, so after the exit hook it does nothing).
-_live_worker_iterators = weakref.WeakSet()
-_live_lock = threading.Lock()
-_python_exiting = [False]
+def _stop_workers(workers, index_queues, done_event):
+    """Tell every worker to exit (the done event, then None on its index queue), give each
+    ``MP_STATUS_CHECK_INTERVAL`` seconds, then terminate those still running.
 
-
-def _shutdown_live_workers_at_exit():
-    with _live_lock:
-        iterators = tuple(_live_worker_iterators)
-    for it in iterators:
-        it._shutdown_workers()
-    _python_exiting[0] = True
-
-
-# registered after multiprocessing's own exit hook (imported above), so it runs before that one terminates
-# the daemonic workers: they get the chance to stop cleanly
-atexit.register(_shutdown_live_workers_at_exit)
+    Run by a ``weakref.finalize`` of the iterator, which holds the queues: so it runs when the iterator is
+    collected (also out of a reference cycle, where a ``__del__`` would find the queues' feeder threads already
+    finalized and its messages never sent) and at interpreter exit, before multiprocessing's own exit hook
+    terminates the daemonic workers."""
+    try:
+        done_event.set()
+        for q in index_queues:
+            q.put(None)  # harmless for a worker that already exited: its queue is never flushed
+        for w in workers:
+            w.join(timeout=MP_STATUS_CHECK_INTERVAL)
+        for q in index_queues:
+            q.cancel_join_thread()
+            q.close()
+    finally:
+        for w in workers:
+            if w.is_alive():
+                w.terminate()
+                w.join(timeout=MP_STATUS_CHECK_INTERVAL)
 
 
 def _cpu_count():
@@ -438,6 +440,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._workers_done_event = context.Event()
         self._index_queues, self._workers = [], []
         self._workers_status = []
+        # holds the lists, not the iterator: filled below, stopped when the iterator goes
+        self._finalizer = weakref.finalize(self, _stop_workers, self._workers, self._index_queues,
+                                           self._workers_done_event)
         try:
             for worker_id in range(self._num_workers):
                 index_queue = context.Queue()
@@ -465,8 +470,6 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             self._shutdown_workers()
             raise
         self._data_queue = self._worker_result_queue
-        with _live_lock:
-            _live_worker_iterators.add(self)
         self._reset(loader, first_iter=True)
 
     def _reset(self, loader, first_iter=False):
@@ -591,29 +594,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._workers_status[worker_id] = False
 
     def _shutdown_workers(self):
-        """Stop the worker processes: each is told to exit and given ``MP_STATUS_CHECK_INTERVAL`` seconds, then
-        terminated. Idempotent; does nothing once the interpreter is exiting (the exit hook ran it already)."""
-        if _python_exiting[0] or getattr(self, "_shutdown", True):
-            return
-        self._shutdown = True
-        try:
-            self._workers_done_event.set()
-            for worker_id in range(len(self._workers)):
-                # a persistent worker whose IterableDataset ended is inactive but alive: it needs its None too
-                if self._persistent_workers or self._workers_status[worker_id]:
-                    self._mark_worker_as_unavailable(worker_id)
-            for w in self._workers:
-                w.join(timeout=MP_STATUS_CHECK_INTERVAL)
-            for q in self._index_queues:
-                q.cancel_join_thread()
-                q.close()
-        finally:
-            for w in self._workers:
-                if w.is_alive():
-                    w.terminate()
-                    w.join(timeout=MP_STATUS_CHECK_INTERVAL)
-            with _live_lock:
-                _live_worker_iterators.discard(self)
-
-    def __del__(self):
-        self._shutdown_workers()
+        """Stop the worker processes (see ``_stop_workers``). Idempotent; runs by itself at the end of an epoch
+        (unless workers persist), when the iterator is garbage collected and at interpreter exit."""
+        if not getattr(self, "_shutdown", True):
+            self._shutdown = True
+            self._finalizer()
