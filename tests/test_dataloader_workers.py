@@ -141,7 +141,7 @@ def test_default_context_without_batching_and_random_stream_after_epoch():
 
 
 def test_in_order_false_returns_ready_batches_first():
-    dl = tt.utils.data.DataLoader(Slow(0.5), batch_size=2, num_workers=2, multiprocessing_context=FORK,
+    dl = tt.utils.data.DataLoader(Slow(0.8), batch_size=2, num_workers=2, multiprocessing_context=FORK,
                                   in_order=False)
     out = as_lists(dl)
     ordered = as_lists(tt.utils.data.DataLoader(Slow(0.0), batch_size=2, num_workers=2, multiprocessing_context=FORK))
@@ -339,10 +339,47 @@ def test_iterator_classes_and_attributes():
     mp = iter(tt.utils.data.DataLoader(ds, batch_size=2, num_workers=2, multiprocessing_context=FORK))
     assert type(mp) is ttdl._MultiProcessingDataLoaderIter and isinstance(mp, ttdl._BaseDataLoaderIter)
     assert len(mp) == 3 and [b[0].tolist() for b in mp] == [[0, 1], [2, 3], [4]]
+    in_flight = []
+    for m in (tt, torch):  # prefetch_factor tasks per worker are sent at once
+        it = iter(m.utils.data.DataLoader(list(range(20)), batch_size=2, num_workers=2, prefetch_factor=3,
+                                          multiprocessing_context=FORK))
+        in_flight.append((it._send_idx, it._tasks_outstanding, it._workers_num_tasks))
+        next(it)  # one batch returned, one more task sent (answers that came early are held, not counted here)
+        in_flight.append((it._send_idx, it._workers_num_tasks))
+        it._shutdown_workers()
+    assert in_flight[:2] == in_flight[2:] == [(6, 6, [3, 3]), (7, [3, 3])]
     for m in (tt, torch):
         with pytest.raises(NotImplementedError):
             import pickle
             pickle.dumps(iter(m.utils.data.DataLoader([1, 2])))
+
+
+class Dying:
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        if i == 0:
+            os._exit(3)
+        return i
+
+
+def test_worker_that_dies_is_reported(monkeypatch):
+    monkeypatch.setattr(ttdl, "MP_STATUS_CHECK_INTERVAL", 0.1)  # how often a waiting reader checks the workers
+    it = iter(tt.utils.data.DataLoader(Dying(), batch_size=None, num_workers=1, multiprocessing_context=FORK))
+    pid = it._workers[0].pid
+    with pytest.raises(RuntimeError, match=rf"^DataLoader worker \(pid\(s\) {pid}\) exited unexpectedly$"):
+        next(it)
+    assert it._workers[0].exitcode == 3
+
+
+def test_spawn_context_pickles_the_loader_state():
+    ds = tt.utils.data.TensorDataset(tt.arange(8.0), tt.arange(8))
+    kw = dict(batch_size=3, shuffle=True)
+    want = as_lists(tt.utils.data.DataLoader(ds, generator=tt.Generator().manual_seed(4), **kw))
+    got = as_lists(tt.utils.data.DataLoader(ds, generator=tt.Generator().manual_seed(4), num_workers=1,
+                                            multiprocessing_context="spawn", **kw))
+    assert got == want and sorted(sum((b[1] for b in got), [])) == list(range(8))
 
 
 def test_getitems_batches_in_workers():

@@ -495,11 +495,11 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         for _ in range(self._prefetch_factor * self._num_workers):
             self._try_put_index()
 
-    def _try_get_data(self, timeout=MP_STATUS_CHECK_INTERVAL):
-        # (True, item) or, after ``timeout`` seconds with nothing, (False, None); RuntimeError naming the
-        # workers that died meanwhile
+    def _try_get_data(self, timeout=None):
+        # (True, item) or, after ``timeout`` seconds (default MP_STATUS_CHECK_INTERVAL) with nothing, (False, None);
+        # RuntimeError naming the workers that died meanwhile
         try:
-            return True, self._data_queue.get(timeout=timeout)
+            return True, self._data_queue.get(timeout=MP_STATUS_CHECK_INTERVAL if timeout is None else timeout)
         except Exception as e:
             failed = []
             for worker_id, w in enumerate(self._workers):
