@@ -311,17 +311,31 @@ def test_workers_stop_cleanly_at_epoch_end_and_on_del():
     assert [w.exitcode for w in workers] == [0, 0]  # told to exit, not terminated
 
 
-def test_persistent_workers_are_shut_down_at_interpreter_exit():
-    script = textwrap.dedent("""
+def test_persistent_workers_are_shut_down_at_interpreter_exit(tmp_path):
+    """Workers still alive at exit are told to stop before multiprocessing terminates them: their own exit
+    handlers run (each writes a marker), even when the program made a weakref.finalize before importing
+    multiprocessing (whose exit hook then runs after multiprocessing's)."""
+    script = textwrap.dedent(f"""
+        import tempfile, weakref
+        early = weakref.finalize(tempfile, print, "")
+        import multiprocessing.util
         import tinytorch as tt
+
+        def mark(path):
+            open(path, "w").close()
+
+        def init(worker_id):
+            multiprocessing.util.Finalize(None, mark, args=(r"{tmp_path}/%d" % worker_id,), exitpriority=1)
+
         dl = tt.utils.data.DataLoader(list(range(6)), batch_size=2, num_workers=2, persistent_workers=True,
-                                      multiprocessing_context="fork")
+                                      multiprocessing_context="fork", worker_init_fn=init)
         assert [b.tolist() for b in dl] == [[0, 1], [2, 3], [4, 5]]
         print(" ".join(str(w.pid) for w in dl._iterator._workers), flush=True)
     """)
     env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(tt.__file__))))
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
     assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["0", "1"]
     for pid in map(int, r.stdout.split()):
         with pytest.raises(ProcessLookupError):  # exited and reaped, not left behind
             os.kill(pid, 0)

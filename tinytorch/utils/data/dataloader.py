@@ -1,6 +1,7 @@
 """DataLoader, its iterators (``_SingleProcessDataLoaderIter`` for ``num_workers=0``,
 ``_MultiProcessingDataLoaderIter`` for worker processes, both ``_BaseDataLoaderIter``), default_collate,
 default_convert, get_worker_info. Behaviour follows PyTorch's ``torch/utils/data/dataloader.py``."""
+import atexit
 import collections
 import collections.abc
 import copy
@@ -132,6 +133,21 @@ def _stop_workers(workers, index_queues, done_event):
             if w.is_alive():
                 w.terminate()
                 w.join(timeout=MP_STATUS_CHECK_INTERVAL)
+
+
+# finalizers of iterators whose workers may still run. weakref.finalize runs live ones at exit too, but its exit
+# hook is registered when the program's first finalize is made, possibly before multiprocessing's: this one is
+# registered after it (this module imports multiprocessing first), so it runs before multiprocessing terminates
+# the daemonic workers, and they exit cleanly.
+_live_finalizers = set()
+
+
+def _stop_live_workers_at_exit():
+    for f in list(_live_finalizers):
+        f()
+
+
+atexit.register(_stop_live_workers_at_exit)
 
 
 def _cpu_count():
@@ -443,6 +459,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         # holds the lists, not the iterator: filled below, stopped when the iterator goes
         self._finalizer = weakref.finalize(self, _stop_workers, self._workers, self._index_queues,
                                            self._workers_done_event)
+        _live_finalizers.difference_update([f for f in _live_finalizers if not f.alive])
+        _live_finalizers.add(self._finalizer)
         try:
             for worker_id in range(self._num_workers):
                 index_queue = context.Queue()
