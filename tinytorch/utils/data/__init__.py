@@ -3,6 +3,6 @@ from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, Sta
                       random_split)
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
                       WeightedRandomSampler)
-from .dataloader import DataLoader, default_collate, default_convert, get_worker_info
+from .dataloader import DataLoader, _DatasetKind, default_collate, default_convert, get_worker_info
 from .distributed import DistributedSampler
 from . import distributed

@@ -75,7 +75,9 @@ class SubsetRandomSampler(Sampler):
 
     def __iter__(self):
         from ..._ops.random import randperm
-        return (self.indices[i] for i in randperm(len(self.indices), generator=self.generator).tolist())
+        # a generator, as PyTorch's: the permutation is drawn at the first next(), not at iter()
+        for i in randperm(len(self.indices), generator=self.generator).tolist():
+            yield self.indices[i]
 
     def __len__(self):
         return len(self.indices)
@@ -103,7 +105,8 @@ class WeightedRandomSampler(Sampler):
 
     def __iter__(self):
         from ..._ops.random import multinomial
-        return iter(multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist())
+        # drawn at the first next(), not at iter(), as PyTorch's (the DataLoader draws its base seed in between)
+        yield from multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist()
 
     def __len__(self):
         return self.num_samples
