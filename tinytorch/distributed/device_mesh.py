@@ -78,7 +78,7 @@ class DeviceMesh:
         self._root_mesh = _root_mesh
         self._flatten_mapping = {}
         dist = _dist()
-        if _groups is None:
+        if _groups is None and _init_backend:
             if not dist.is_initialized():
                 dist.init_process_group()
             world = dist.get_world_size()
@@ -88,9 +88,11 @@ class DeviceMesh:
             if self._full.size and (self._full.min() < 0 or self._full.max() >= world):
                 raise ValueError(f"DeviceMesh: ranks must lie in [0, {world - 1}], got {self._full.tolist()}")
             self._rank = dist.get_rank() if _rank is None else int(_rank)
-            _groups = [self._make_group(d) for d in range(self.ndim)] if _init_backend else []
+            _groups = [self._make_group(d) for d in range(self.ndim)]
         else:
+            # a slice (its parent's groups), or _init_backend=False: a layout only, no process groups
             self._rank = dist.get_rank() if _rank is None else int(_rank)
+            _groups = _groups or []
         self._groups = _groups
         self._coordinate_on_dim = self._coordinate()
 
