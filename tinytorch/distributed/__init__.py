@@ -842,3 +842,11 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
     root = _group_peer(pg, src, group_src, "src")
     items = _obj_bcast(pg, list(scatter_object_input_list) if pg.rank() == root else None, root)
     scatter_object_output_list[0] = items[pg.rank()]
+
+
+def __getattr__(name):
+    # DeviceMesh lives in device_mesh.py (NumPy-heavy); loaded on first use, as ``torch.distributed.DeviceMesh``
+    if name in ("DeviceMesh", "init_device_mesh"):
+        from . import device_mesh
+        return getattr(device_mesh, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
