@@ -1,7 +1,12 @@
 """Samplers: sequential, random (with a Generator), subset-random, weighted-random, batch."""
+from typing import Generic, TypeVar
+
+_T_co = TypeVar("_T_co", covariant=True)
 
 
-class Sampler:
+class Sampler(Generic[_T_co]):
+    """The base of samplers: ``__iter__`` yields dataset indices (or batches of them). Generic in what it yields,
+    as PyTorch's (``Sampler[int]``, ``Sampler[list[int]]``)."""
     def __init__(self, data_source=None):
         pass
 
