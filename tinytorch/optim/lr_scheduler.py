@@ -64,7 +64,28 @@ class LRScheduler:
 _LRScheduler = LRScheduler
 
 
-class LambdaLR(LRScheduler):
+class _LambdaState:
+    """State of a scheduler driven by functions (LambdaLR, MultiplicativeLR): as PyTorch's, a plain function or
+    lambda is not saved (``None`` in its place: it is code, and pickle could not store a lambda); a callable object's
+    ``__dict__`` is."""
+
+    def state_dict(self):
+        import types
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        state["lr_lambdas"] = [None if isinstance(f, types.FunctionType) else f.__dict__.copy()
+                               for f in self.lr_lambdas]
+        return state
+
+    def load_state_dict(self, state_dict):
+        state = dict(state_dict)
+        lambdas = state.pop("lr_lambdas")
+        self.__dict__.update(state)
+        for f, saved in zip(self.lr_lambdas, lambdas):
+            if saved is not None:
+                f.__dict__.update(saved)
+
+
+class LambdaLR(_LambdaState, LRScheduler):
     """lr = base_lr * lr_lambda(epoch)."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
@@ -76,7 +97,7 @@ class LambdaLR(LRScheduler):
         return [b * f(self.last_epoch) for b, f in zip(self.base_lrs, self.lr_lambdas)]
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaState, LRScheduler):
     """lr = previous lr * lr_lambda(epoch) after each step (``torch.optim.lr_scheduler.MultiplicativeLR``);
     ``lr_lambda`` is one function or one per parameter group."""
 
