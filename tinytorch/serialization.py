@@ -426,6 +426,9 @@ class _Loader:
                 raise RuntimeError(f"tinytorch.load: unknown byteorder {order!r} in the checkpoint")
             self.big_endian = order == "big"
 
+    def _place(self, arr, dt, location):
+        return _place_storage(arr, dt, location, self.map_location)
+
     def persistent_load(self, pid):
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] in ("storage", b"storage")):
             raise pickle.UnpicklingError(f"tinytorch.load: unsupported persistent id {pid!r}")
@@ -443,12 +446,31 @@ class _Loader:
             arr = raw.view(np.dtype(dt.np).newbyteorder(">" if self.big_endian else "<"))
             if arr.dtype.byteorder not in ("=", "|") and arr.dtype != np.dtype(dt.np):
                 arr = arr.astype(dt.np)
-            st = _LoadedStorage(_from_host(arr, dt, _target(location, self.map_location)))
+            st = _LoadedStorage(self._place(arr, dt, location))
             self.storages[key] = st
         elif st.flat.dtype is not stype.dtype:
             raise RuntimeError(f"tinytorch.load: storage {key} is used with two dtypes ({st.flat.dtype} and "
                                f"{stype.dtype})")
         return st
+
+
+def _place_storage(arr, dt, location, map_location):
+    """The flat tensor of a loaded storage on its target device. A callable ``map_location`` is called as PyTorch
+    calls it, ``map_location(storage, location)`` with the storage on the cpu (an ``UntypedStorage``), and returns
+    the storage to use (moved, for instance) or None for the default placement."""
+    from ._ops.creation import _from_host
+    from .device import device as _device
+    if map_location is None or isinstance(map_location, (str, dict, _device)) or not callable(map_location):
+        return _from_host(arr, dt, _target(location, map_location))
+    from .storage import TypedStorage, UntypedStorage
+    t = _from_host(arr, dt, "cpu")
+    res = map_location(UntypedStorage._wrap(t._storage), location)
+    if res is None:
+        return t.to(_target(location, None))
+    u = res.untyped() if isinstance(res, TypedStorage) else res
+    if not isinstance(u, UntypedStorage):
+        raise TypeError(f"tinytorch.load: map_location returned {type(res).__name__}, expected a storage or None")
+    return TypedStorage._wrap(u, dt)._tensor()
 
 
 def _restricted_globals():
@@ -522,9 +544,6 @@ def _target(location, map_location):
         return str(_device(location))
     if isinstance(map_location, dict):
         return _target(map_location.get(location, location), None)
-    if callable(map_location) and not isinstance(map_location, (str, _device)):
-        raise NotImplementedError("tinytorch.load: a callable map_location is not supported; pass a device, a "
-                                  "string or a dict")
     return str(_device(map_location) if isinstance(map_location, str) else map_location)
 
 

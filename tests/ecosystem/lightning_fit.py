@@ -46,10 +46,11 @@ with tempfile.TemporaryDirectory() as d:
     trainer = L.Trainer(max_epochs=2, accelerator="cpu", devices=1, logger=False, enable_progress_bar=False,
                         enable_model_summary=False, default_root_dir=d, deterministic=True)
     trainer.fit(model, DataLoader(data, batch_size=16, shuffle=True), DataLoader(data, batch_size=32))
+    val_loss = trainer.callback_metrics["val_loss"].item()
     tested = trainer.test(model, DataLoader(data, batch_size=32), verbose=False)
     ckpts = sorted(os.listdir(os.path.join(d, "checkpoints")))
     restored = Regressor.load_from_checkpoint(os.path.join(d, "checkpoints", ckpts[-1]))
     same = all(torch.equal(a, b) for a, b in zip(model.state_dict().values(), restored.state_dict().values()))
-report({"losses": model.losses, "val_loss": trainer.callback_metrics["val_loss"].item(),
+report({"losses": model.losses, "val_loss": val_loss,
         "test": tested[0]["test_loss"], "lr": trainer.optimizers[0].param_groups[0]["lr"],
         "global_step": trainer.global_step, "checkpoints": ckpts, "restored_equal": same})

@@ -97,3 +97,10 @@ class NumpyBackend(Backend):
 
     def copy_(self, dst, src):
         np.copyto(dst, src, casting="unsafe")
+
+
+def get_cpu_capability():
+    """The instruction set the native kernels run with, in ``torch.backends.cpu.get_cpu_capability``'s words:
+    "AVX2", "AVX512" or "DEFAULT" (scalar loops, or the NumPy kernels when the native ones are not built)."""
+    cap = _C.cpu_capability() if _C is not None else ""
+    return {"avx2": "AVX2", "avx512": "AVX512"}.get(cap, "DEFAULT")
