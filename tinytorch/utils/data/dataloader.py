@@ -268,7 +268,8 @@ class DataLoader:
                 multiprocessing_context = _python_mp.get_context(multiprocessing_context)
             if not isinstance(multiprocessing_context, _python_mp.context.BaseContext):
                 raise TypeError("multiprocessing_context option should be a valid context object or a string "
-                                f"specifying the start method, but got multiprocessing_context={multiprocessing_context}")
+                                "specifying the start method, but got "
+                                f"multiprocessing_context={multiprocessing_context}")
         self.__multiprocessing_context = multiprocessing_context
 
     def __setattr__(self, attr, val):
@@ -363,6 +364,8 @@ class _BaseDataLoaderIter:
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
+        # drawn here, after iter() but before the sampler's first draw (samplers draw lazily), as PyTorch draws it:
+        # moving it would shift the random stream and so every shuffle away from PyTorch's
         self._base_seed = int(empty((), dtype=int64).random_(generator=loader.generator).item())
         self._persistent_workers = loader.persistent_workers
         self._num_yielded = 0
@@ -425,7 +428,8 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
 
 
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
-    """Loads batches in ``num_workers`` worker processes (``torch.utils.data.dataloader._MultiProcessingDataLoaderIter``).
+    """Loads batches in ``num_workers`` worker processes
+    (``torch.utils.data.dataloader._MultiProcessingDataLoaderIter``).
 
     Each worker has its own index queue; all answer on one result queue. Task ``i`` (the ``i``-th index or
     index list of the sampler) goes to the workers in turn, at most ``prefetch_factor * num_workers`` tasks
@@ -435,8 +439,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     when every task is answered or skipped.
 
     Workers stop at the end of the epoch, when the iterator is garbage collected, or at interpreter exit
-    (``_shutdown_workers``); with persistent workers only the last two, and ``_reset`` starts a new epoch on
-    the same workers.
+    (``_shutdown_workers``, ``_stop_workers``); with persistent workers only the last two, and ``_reset`` starts
+    a new epoch on the same workers. A worker found dead while waiting raises RuntimeError naming its pid.
     """
 
     def __init__(self, loader):
