@@ -141,7 +141,7 @@ def test_default_context_without_batching_and_random_stream_after_epoch():
 
 
 def test_in_order_false_returns_ready_batches_first():
-    dl = tt.utils.data.DataLoader(Slow(0.8), batch_size=2, num_workers=2, multiprocessing_context=FORK,
+    dl = tt.utils.data.DataLoader(Slow(3.0), batch_size=2, num_workers=2, multiprocessing_context=FORK,
                                   in_order=False)
     out = as_lists(dl)
     ordered = as_lists(tt.utils.data.DataLoader(Slow(0.0), batch_size=2, num_workers=2, multiprocessing_context=FORK))
