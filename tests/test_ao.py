@@ -217,3 +217,41 @@ def test_quantized_engine_matches():
     with pytest.raises(RuntimeError, match="Assignment not supported"):
         qb.supported_engines = ["x86"]
     assert qb.engine == "none"
+
+
+# the modules this work added, against torch's: every public name tinytorch defines has torch's signature
+_NEW_MODULES = ["nn.utils.prune", "nn.utils.fusion", "nn.modules.utils", "nn.attention", "nn.attention.bias",
+                "nn.attention.flex_attention", "ao.quantization", "ao.nn.intrinsic", "ao.nn.quantized"]
+# quantize_dynamic: torch's default dtype is torch.qint8, a quantized dtype tinytorch does not have
+_KNOWN_DIFFERENT = {("ao.quantization", "quantize_dynamic")}
+
+
+def _params(obj):
+    import inspect
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return None
+    # defaults compared by kind of value: functions differ in identity, numbers / None / tuples must agree
+    return [(p.name, p.kind, repr(p.default) if not callable(p.default) else "callable")
+            for p in sig.parameters.values()]
+
+
+@pytest.mark.parametrize("mod", _NEW_MODULES)
+def test_signatures_match_torch(mod):
+    import importlib
+    t = importlib.import_module("tinytorch." + mod)
+    r = importlib.import_module("torch." + mod)
+    names = [n for n in getattr(t, "__all__", []) if hasattr(r, n)]
+    assert names
+    for name in names:
+        if (mod, name) in _KNOWN_DIFFERENT:
+            continue
+        to, ro = getattr(t, name), getattr(r, name)
+        if _params(ro) is None:  # a C++ class (SDPBackend): nothing to compare
+            continue
+        assert _params(to) == _params(ro), f"{mod}.{name}"
+        if isinstance(ro, type):
+            for meth in [m for m in vars(ro) if not m.startswith("_") and callable(getattr(ro, m))] + ["__init__"]:
+                if hasattr(to, meth):
+                    assert _params(getattr(to, meth)) == _params(getattr(ro, meth)), f"{mod}.{name}.{meth}"

@@ -35,9 +35,9 @@ LAYERS = [
     ("tensor", ["_surface", "_print", "linalg", "fft", "special", "random", "serialization", "_utils",
                 "_weights_only_unpickler", "nn.parameter", "autograd", "func", "_legacy", "testing", "backends"]),
     ("lib", ["nn", "optim", "utils", "distributions", "amp", "distributed", "datasets", "functional", "compiler",
-             "jit"]),
+             "jit", "ao"]),
     ("top", ["__init__", "_variants", "compat", "run", "onnx", "cuda", "cpu", "opencl", "accelerator",
-             "distributed.run", "distributed._worker", "torch_backend", "_torch_autoload"]),
+             "distributed.run", "distributed._worker", "torch_backend", "_torch_autoload", "quantization"]),
 ]
 RANK = {name: i for i, (name, _) in enumerate(LAYERS)}
 

@@ -268,3 +268,31 @@ def test_modules_utils_match():
     tu.consume_prefix_in_state_dict_if_present(sd_t, "module.")
     ru.consume_prefix_in_state_dict_if_present(sd_r, "module.")
     assert list(sd_t.items()) == list(sd_r.items()) and list(sd_t._metadata.items()) == list(sd_r._metadata.items())
+
+
+def test_random_methods_same_masks_as_torch_under_the_same_seed():
+    # tinytorch's generator is torch's Mersenne Twister: the same seed draws the same numbers
+    t, r = _conv()
+    tt.manual_seed(11)
+    torch.manual_seed(11)
+    tprune.random_unstructured(t, "weight", 0.3)
+    rprune.random_unstructured(r, "weight", 0.3)
+    tprune.random_structured(t, "weight", 2, dim=1)
+    rprune.random_structured(r, "weight", 2, dim=1)
+    _same_state(t, r)
+
+
+def test_global_unstructured_importance_scores():
+    (t1, r1), (t2, r2) = _conv(), _lin()
+    s1 = np.random.default_rng(9).permutation(108).reshape(4, 3, 3, 3).astype(np.float32)
+    s2 = np.random.default_rng(8).permutation(30).reshape(5, 6).astype(np.float32) + 200
+    tprune.global_unstructured([(t1, "weight"), (t2, "weight")], tprune.L1Unstructured,
+                               importance_scores={(t1, "weight"): tt.tensor(s1), (t2, "weight"): tt.tensor(s2)},
+                               amount=0.5)
+    rprune.global_unstructured([(r1, "weight"), (r2, "weight")], rprune.L1Unstructured,
+                               importance_scores={(r1, "weight"): torch.tensor(s1), (r2, "weight"): torch.tensor(s2)},
+                               amount=0.5)
+    _same_state(t1, r1)
+    _same_state(t2, r2)
+    with pytest.raises(TypeError, match="importance_scores must be of type dict"):
+        tprune.global_unstructured([(t1, "bias")], tprune.L1Unstructured, importance_scores=[1], amount=1)

@@ -16,39 +16,147 @@ class _FusedModule(_nn.Sequential):
     """The base of the fused containers: a Sequential whose class names the fused pattern."""
 
 
-def _fused(name, parts, doc, exact=False):
-    """A fused container class ``name`` taking one module of each type in ``parts`` (the ``nn`` class names)
-    in order. ``exact`` compares ``type(m)`` instead of the type before parametrizations, as torch does for
-    the LeakyReLU / Tanh patterns."""
-    types = tuple(getattr(_nn, p) for p in parts)
-
-    def __init__(self, *mods):
-        kinds = [type(m) if exact else type_before_parametrizations(m) for m in mods]
-        if len(mods) != len(types) or any(k is not t for k, t in zip(kinds, types)):
-            raise AssertionError("Incorrect types for input modules: " + " and ".join(k.__name__ for k in kinds))
-        _FusedModule.__init__(self, *mods)
-
-    # the constructor's named parameters, as in torch (e.g. ConvBnReLU2d(conv, bn, relu))
-    __init__.__doc__ = f"Args: {', '.join(p.lower() for p in parts)}: the modules to run in a row."
-    return type(name, (_FusedModule,), {"__init__": __init__, "__doc__": doc, "__module__": __name__})
+def _check_types(mods, kinds, exact=False):
+    """AssertionError (PyTorch's message) unless each module is exactly of the matching ``nn`` class (the
+    class before parametrizations, or ``type(m)`` itself when ``exact``, as torch checks LeakyReLU / Tanh)."""
+    got = [type(m) if exact else type_before_parametrizations(m) for m in mods]
+    if any(g is not getattr(_nn, k) for g, k in zip(got, kinds)):
+        raise AssertionError("Incorrect types for input modules: " + " and ".join(g.__name__ for g in got))
 
 
-def _doc(parts):
-    return (f"A sequential container calling {', '.join(parts[:-1])} and {parts[-1]}; during quantization "
-            "it is replaced with the corresponding fused quantized module.")
+class ConvReLU1d(_FusedModule):
+    """A sequential container calling Conv1d and ReLU; during quantization it is replaced with the
+    corresponding fused quantized module. AssertionError for modules of other types."""
+
+    def __init__(self, conv, relu):
+        _check_types((conv, relu), ("Conv1d", "ReLU"))
+        super().__init__(conv, relu)
 
 
-_PATTERNS = {
-    "ConvReLU1d": ("Conv1d", "ReLU"), "ConvReLU2d": ("Conv2d", "ReLU"), "ConvReLU3d": ("Conv3d", "ReLU"),
-    "LinearReLU": ("Linear", "ReLU"), "ConvBn1d": ("Conv1d", "BatchNorm1d"), "ConvBn2d": ("Conv2d", "BatchNorm2d"),
-    "ConvBn3d": ("Conv3d", "BatchNorm3d"), "ConvBnReLU1d": ("Conv1d", "BatchNorm1d", "ReLU"),
-    "ConvBnReLU2d": ("Conv2d", "BatchNorm2d", "ReLU"), "ConvBnReLU3d": ("Conv3d", "BatchNorm3d", "ReLU"),
-    "BNReLU2d": ("BatchNorm2d", "ReLU"), "BNReLU3d": ("BatchNorm3d", "ReLU"), "LinearBn1d": ("Linear", "BatchNorm1d"),
-}
-for _name, _parts in _PATTERNS.items():
-    globals()[_name] = _fused(_name, _parts, _doc(_parts))
-LinearLeakyReLU = _fused("LinearLeakyReLU", ("Linear", "LeakyReLU"), _doc(("Linear", "LeakyReLU")), exact=True)
-LinearTanh = _fused("LinearTanh", ("Linear", "Tanh"), _doc(("Linear", "Tanh")), exact=True)
+class ConvReLU2d(_FusedModule):
+    """A sequential container calling Conv2d and ReLU; during quantization it is replaced with the
+    corresponding fused quantized module. AssertionError for modules of other types."""
+
+    def __init__(self, conv, relu):
+        _check_types((conv, relu), ("Conv2d", "ReLU"))
+        super().__init__(conv, relu)
+
+
+class ConvReLU3d(_FusedModule):
+    """A sequential container calling Conv3d and ReLU; during quantization it is replaced with the
+    corresponding fused quantized module. AssertionError for modules of other types."""
+
+    def __init__(self, conv, relu):
+        _check_types((conv, relu), ("Conv3d", "ReLU"))
+        super().__init__(conv, relu)
+
+
+class LinearReLU(_FusedModule):
+    """A sequential container calling Linear and ReLU; during quantization it is replaced with the
+    corresponding fused quantized module. AssertionError for modules of other types."""
+
+    def __init__(self, linear, relu):
+        _check_types((linear, relu), ("Linear", "ReLU"))
+        super().__init__(linear, relu)
+
+
+class ConvBn1d(_FusedModule):
+    """A sequential container calling Conv1d and BatchNorm1d; during quantization it is replaced with the
+    corresponding fused quantized module. AssertionError for modules of other types."""
+
+    def __init__(self, conv, bn):
+        _check_types((conv, bn), ("Conv1d", "BatchNorm1d"))
+        super().__init__(conv, bn)
+
+
+class ConvBn2d(_FusedModule):
+    """A sequential container calling Conv2d and BatchNorm2d; during quantization it is replaced with the
+    corresponding fused quantized module. AssertionError for modules of other types."""
+
+    def __init__(self, conv, bn):
+        _check_types((conv, bn), ("Conv2d", "BatchNorm2d"))
+        super().__init__(conv, bn)
+
+
+class ConvBnReLU1d(_FusedModule):
+    """A sequential container calling Conv1d, BatchNorm1d and ReLU; during quantization it is replaced with the
+    corresponding fused quantized module. AssertionError for modules of other types."""
+
+    def __init__(self, conv, bn, relu):
+        _check_types((conv, bn, relu), ("Conv1d", "BatchNorm1d", "ReLU"))
+        super().__init__(conv, bn, relu)
+
+
+class ConvBnReLU2d(_FusedModule):
+    """A sequential container calling Conv2d, BatchNorm2d and ReLU; during quantization it is replaced with the
+    corresponding fused quantized module. AssertionError for modules of other types."""
+
+    def __init__(self, conv, bn, relu):
+        _check_types((conv, bn, relu), ("Conv2d", "BatchNorm2d", "ReLU"))
+        super().__init__(conv, bn, relu)
+
+
+class ConvBn3d(_FusedModule):
+    """A sequential container calling Conv3d and BatchNorm3d; during quantization it is replaced with the
+    corresponding fused quantized module. AssertionError for modules of other types."""
+
+    def __init__(self, conv, bn):
+        _check_types((conv, bn), ("Conv3d", "BatchNorm3d"))
+        super().__init__(conv, bn)
+
+
+class ConvBnReLU3d(_FusedModule):
+    """A sequential container calling Conv3d, BatchNorm3d and ReLU; during quantization it is replaced with the
+    corresponding fused quantized module. AssertionError for modules of other types."""
+
+    def __init__(self, conv, bn, relu):
+        _check_types((conv, bn, relu), ("Conv3d", "BatchNorm3d", "ReLU"))
+        super().__init__(conv, bn, relu)
+
+
+class BNReLU2d(_FusedModule):
+    """A sequential container calling BatchNorm2d and ReLU; during quantization it is replaced with the
+    corresponding fused quantized module. AssertionError for modules of other types."""
+
+    def __init__(self, batch_norm, relu):
+        _check_types((batch_norm, relu), ("BatchNorm2d", "ReLU"))
+        super().__init__(batch_norm, relu)
+
+
+class BNReLU3d(_FusedModule):
+    """A sequential container calling BatchNorm3d and ReLU; during quantization it is replaced with the
+    corresponding fused quantized module. AssertionError for modules of other types."""
+
+    def __init__(self, batch_norm, relu):
+        _check_types((batch_norm, relu), ("BatchNorm3d", "ReLU"))
+        super().__init__(batch_norm, relu)
+
+
+class LinearBn1d(_FusedModule):
+    """A sequential container calling Linear and BatchNorm1d; during quantization it is replaced with the
+    corresponding fused quantized module. AssertionError for modules of other types."""
+
+    def __init__(self, linear, bn):
+        _check_types((linear, bn), ("Linear", "BatchNorm1d"))
+        super().__init__(linear, bn)
+
+
+class LinearLeakyReLU(_FusedModule):
+    """A sequential container calling Linear and LeakyReLU; during quantization it is replaced with the
+    corresponding fused quantized module. AssertionError for modules of other types."""
+
+    def __init__(self, linear, leaky_relu):
+        _check_types((linear, leaky_relu), ("Linear", "LeakyReLU"), exact=True)
+        super().__init__(linear, leaky_relu)
+
+
+class LinearTanh(_FusedModule):
+    """A sequential container calling Linear and Tanh; during quantization it is replaced with the
+    corresponding fused quantized module. AssertionError for modules of other types."""
+
+    def __init__(self, linear, tanh):
+        _check_types((linear, tanh), ("Linear", "Tanh"), exact=True)
+        super().__init__(linear, tanh)
 
 
 class ConvAdd2d(_FusedModule):

@@ -4,21 +4,17 @@ ResNet, MobileNet, ShuffleNet build them). The quantized layers themselves (Conv
 quantized kernels, which tinytorch does not have, and are not provided.
 Source: torch/ao/nn/quantized/modules/functional_modules.py (PyTorch 2.13).
 """
-import tinytorch as _torch
+from ..._ops.shape import cat as _cat
 from ...nn import Identity, Module
 from ...nn.functional import relu as _relu
 
 
 def _add(x, y):
-    return _torch.add(x, y)
+    return x.add(y)
 
 
 def _mul(x, y):
-    return _torch.mul(x, y)
-
-
-def _cat(x, dim):
-    return _torch.cat(x, dim=dim)
+    return x.mul(y)
 
 __all__ = ["FloatFunctional", "FXFloatFunctional"]
 
