@@ -14,7 +14,8 @@ import from its own layer and the layers under it, never from one above. The ord
             serialization, ``Parameter``;
   lib       nn, optim, utils.data, distributions, amp, distributed, ``torch.functional``, the compiler and jit;
   top       the package root, the namespace spellings that reach into nn, the compatibility modules, the
-            launchers (``run``, ``distributed.run`` and its per-rank ``distributed._worker``).
+            launchers (``run``, ``distributed.run`` and its per-rank ``distributed._worker``), and the modules that
+            look functions up in the public namespace at run time (``fx``, ``sparse``, ``torch.ops``/``library``).
 
 A module not named in the table fails the test too, so a new file must be given its layer.
 """
@@ -28,15 +29,20 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # (layer, module prefixes); a module belongs to the layer of its longest matching prefix
 LAYERS = [
     ("core", ["_C", "_dtype", "_strides", "_storage", "device", "_modes", "_geometry", "backends.base", "backends.cpu",
-              "backends.opencl", "backends.meta", "kernels"]),
+              "backends.opencl", "backends.meta", "kernels", "version", "torch_version", "_layout"]),
     ("dispatch", ["_dispatch", "_tensor", "autograd.engine", "autograd.grad_mode", "autograd.graph",
-                  "autograd.anomaly_mode"]),
+                  "autograd.anomaly_mode", "_schema"]),
     ("ops", ["_ops"]),
     ("tensor", ["_surface", "_print", "linalg", "fft", "special", "random", "serialization", "_utils",
-                "_weights_only_unpickler", "nn.parameter", "autograd", "func", "_legacy", "testing", "backends"]),
+                "_weights_only_unpickler", "nn.parameter", "autograd", "func", "_legacy", "testing", "backends",
+                "storage", "overrides", "types", "accelerator"]),
     ("lib", ["nn", "optim", "utils", "distributions", "amp", "distributed", "datasets", "functional", "compiler",
-             "jit", "ao"]),
-    ("top", ["__init__", "_variants", "compat", "run", "onnx", "cuda", "cpu", "opencl", "accelerator",
+             "jit", "ao", "multiprocessing", "profiler", "_dynamo", "hub", "autograd.profiler",
+             "autograd.profiler_util"]),
+    ("top", ["__init__", "_variants", "compat", "run", "onnx", "cuda", "cpu", "opencl", "_c_api",
+             # modules that look functions up in the public namespace at run time (torch.fx prints and resolves
+             # torch.* names, torch.ops.aten.* are the namespace's functions, sparse ops compose public functions)
+             "fx", "sparse", "_ops_namespace", "library", "_custom_ops",
              "distributed.run", "distributed._worker", "torch_backend", "_torch_autoload", "quantization"]),
 ]
 RANK = {name: i for i, (name, _) in enumerate(LAYERS)}

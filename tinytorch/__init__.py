@@ -26,7 +26,7 @@ _BUILTIN_BACKENDS.append(_register_builtin("opencl", _OpenCLBackend()))
 from ._tensor import Size, Tensor  # noqa: E402
 from ._storage import Storage  # noqa: E402
 from . import storage  # noqa: E402
-from .storage import TypedStorage, UntypedStorage  # noqa: E402,F401
+from .storage import TypedStorage, UntypedStorage, asarray, from_file  # noqa: E402,F401
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,  # noqa
                                  no_grad, set_grad_enabled)
 from ._ops.pointwise import *  # noqa: E402,F401,F403
@@ -81,6 +81,7 @@ from ._legacy import *  # noqa: E402,F401,F403
 from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled, is_anomaly_enabled,  # noqa: E402,F401
                                     set_anomaly_enabled)
 from . import autograd  # noqa: E402
+from .autograd import profiler as _autograd_profiler, profiler_util as _profiler_util  # noqa: E402,F401
 from .serialization import PyTorchFileReader, load, save  # noqa: E402,F401
 from ._print import set_printoptions  # noqa: E402
 from . import nn, optim, utils, datasets, opencl, distributions  # noqa: E402
@@ -145,15 +146,7 @@ def get_num_threads():
     return _builtins.max(counts) if counts else 1
 
 
-def set_num_threads(n):
-    """Use ``n`` threads for the ``cpu`` backend from now on (``torch.set_num_threads``): the native kernels'
-    pool and the BLAS (NumPy's OpenBLAS, through threadpoolctl). RuntimeError unless ``n`` is positive."""
-    import threadpoolctl
-    if not isinstance(n, _builtins.int) or n <= 0:
-        raise RuntimeError("set_num_threads expects a positive integer")
-    from .backends.cpu import native
-    native.set_num_threads(n)
-    threadpoolctl.threadpool_limits(limits=native.blas_threads(n), user_api="blas")
+from .backends.cpu import set_num_threads  # noqa: E402,F401
 
 
 from .compiler import compile  # noqa: E402

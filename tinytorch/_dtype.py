@@ -156,8 +156,14 @@ def promote_types(a, b):
     return _BY_NP[np.promote_types(a.np, b.np)]
 
 
+# ATen's ScalarType names, which PyTorch's messages use ("Float", "Long" ...)
+_SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+                "complex64": "ComplexFloat", "complex128": "ComplexDouble", "int64": "Long", "int32": "Int",
+                "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "uint16": "UInt16",
+                "uint32": "UInt32", "uint64": "UInt64", "float8_e4m3fn": "Float8_e4m3fn", "float8_e5m2": "Float8_e5m2"}
+
+
 def _refuse_barebones_promotion(a, b):
-    from ._ops.movement import _SCALAR_TYPE
     what = "Float8 Types" if a in _FLOAT8 or b in _FLOAT8 else "uint16, uint32, uint64 types"
     raise RuntimeError(f"Promotion for {what} is not supported, attempted to promote {_SCALAR_TYPE[a.name]} and "
                        f"{_SCALAR_TYPE[b.name]}")

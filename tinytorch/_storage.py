@@ -32,6 +32,13 @@ class Storage:
         return f"Storage(size={self.size}, dtype={self.dtype}, device={self.device})"
 
 
+def host_address(buf):
+    """The address of a host buffer's first byte; a buffer without one (a device handle) is named by its id."""
+    if hasattr(buf, "__array_interface__"):
+        return buf.__array_interface__["data"][0]
+    return id(buf)
+
+
 # ---- allocation limits ------------------------------------------------------------------------------------
 _INT64_MAX = (1 << 63) - 1
 _host_memory = []

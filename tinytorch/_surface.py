@@ -59,6 +59,40 @@ def _as_subclass(self, cls):
     return out
 
 
+def _untyped_storage(self):
+    """The bytes of the memory this tensor views (``torch.UntypedStorage``); ``data_ptr()`` and ``nbytes()`` are
+    those of the whole storage, shared by every view of it."""
+    from .storage import UntypedStorage
+    return UntypedStorage._wrap(self._storage)
+
+
+def _typed_storage(self):
+    from .storage import TypedStorage, UntypedStorage
+    return TypedStorage._wrap(UntypedStorage._wrap(self._storage), self.dtype)
+
+
+def _storage_method(self):
+    """The memory this tensor views as elements of its dtype (``torch.TypedStorage``, deprecated in PyTorch, which
+    warns once, as this does)."""
+    from .storage import _warn_typed_storage_removal
+    _warn_typed_storage_removal()
+    return _typed_storage(self)
+
+
+def _is_pinned(self, device=None):
+    """Whether this host tensor is in page-locked memory: tinytorch allocates none, so False."""
+    return False
+
+
+def _pin_memory(self, device=None):
+    """A copy in page-locked host memory, for fast copies to an accelerator. tinytorch's accelerators copy from
+    ordinary host memory, so with an accelerator this is a copy; without one, RuntimeError as PyTorch's."""
+    from . import accelerator
+    if not accelerator.is_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    return self.clone()
+
+
 def _init_subclass(cls, **kwargs):
     from .overrides import _subclass_defined
     _subclass_defined(cls)
@@ -71,7 +105,8 @@ def _install_torch_function():
 
 
 _UPPER = {"__new__": staticmethod(_tensor_new), "backward": _backward, "__repr__": _repr, "__reduce_ex__": _reduce_ex,
-          "as_subclass": _as_subclass}
+          "as_subclass": _as_subclass, "is_pinned": _is_pinned, "pin_memory": _pin_memory,
+          "untyped_storage": _untyped_storage, "storage": _storage_method, "_typed_storage": _typed_storage}
 
 
 def install(torch_namespace):

@@ -123,23 +123,6 @@ class Tensor:
     def storage_offset(self):
         return self._offset
 
-    def untyped_storage(self):
-        """The bytes of the memory this tensor views (``torch.UntypedStorage``); ``data_ptr()`` and ``nbytes()``
-        are those of the whole storage, shared by every view of it."""
-        from .storage import UntypedStorage
-        return UntypedStorage._wrap(self._storage)
-
-    def storage(self):
-        """The memory this tensor views as elements of its dtype (``torch.TypedStorage``, deprecated in PyTorch,
-        which warns as this does)."""
-        from .storage import _warn_typed_storage_removal
-        _warn_typed_storage_removal()
-        return self._typed_storage()
-
-    def _typed_storage(self):
-        from .storage import TypedStorage, UntypedStorage
-        return TypedStorage._wrap(UntypedStorage._wrap(self._storage), self.dtype)
-
     @property
     def device(self):
         return self._storage.device
@@ -159,18 +142,6 @@ class Tensor:
     @property
     def is_quantized(self):
         return False  # tinytorch has no quantized dtypes
-
-    def is_pinned(self, device=None):
-        """Whether this host tensor is in page-locked memory: tinytorch allocates none, so False."""
-        return False
-
-    def pin_memory(self, device=None):
-        """A copy in page-locked host memory, for fast copies to an accelerator. tinytorch's cuda device copies from
-        ordinary host memory, so with an accelerator this is a copy; without one, RuntimeError as PyTorch's."""
-        from . import accelerator
-        if not accelerator.is_available():
-            raise RuntimeError("Cannot access accelerator device when none is available.")
-        return self.clone()
 
     @property
     def is_meta(self):
@@ -243,8 +214,8 @@ class Tensor:
 
     def data_ptr(self):
         """Address of the first element (host backends), as in PyTorch."""
-        from .storage import _host_address
-        return _host_address(self._storage.buf) + self._offset * self.dtype.itemsize
+        from ._storage import host_address
+        return host_address(self._storage.buf) + self._offset * self.dtype.itemsize
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         """No argument: the legacy type name ('torch.FloatTensor'). Otherwise the tensor converted to

@@ -14,14 +14,12 @@ non-Tensor object with ``__torch_function__`` passed to a public function is fou
 Properties (``shape``, ``grad``) are not routed. Source: PyTorch's ``torch/overrides.py`` and its "Extending
 torch with a Tensor-like type" notes.
 """
-import contextlib
 import functools
 
 from ._tensor import Tensor
 
 __all__ = ["has_torch_function", "has_torch_function_unary", "has_torch_function_variadic", "handle_torch_function",
-           "TorchFunctionMode", "is_tensor_like", "is_tensor_method_or_property", "get_ignored_functions",
-           "enable_reentrant_dispatch"]
+           "TorchFunctionMode", "is_tensor_like", "is_tensor_method_or_property"]
 
 
 def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
@@ -282,19 +280,6 @@ def is_tensor_like(inp):
 def is_tensor_method_or_property(func):
     """True for a function that is a Tensor method or a property getter of Tensor."""
     return func in vars(Tensor).values() or getattr(func, "__name__", None) == "__get__"
-
-
-def get_ignored_functions():
-    """Public functions that never dispatch to ``__torch_function__`` (those that take no tensor)."""
-    import tinytorch
-    return {tinytorch.is_tensor, tinytorch.is_storage, tinytorch.set_default_dtype, tinytorch.get_default_dtype,
-            tinytorch.manual_seed, tinytorch.set_printoptions, tinytorch.is_grad_enabled}
-
-
-@contextlib.contextmanager
-def enable_reentrant_dispatch():
-    """Kept for PyTorch's API: tinytorch's dispatch is always re-entrant."""
-    yield
 
 
 def _convert(ret, cls):

@@ -16,16 +16,11 @@ import numpy as np
 
 from . import _dtype as _dt
 from ._dispatch import _reinterpret
-from ._storage import Storage
+from ._storage import Storage, host_address as _host_address
+from ._tensor import Tensor
+from .device import as_device
 
-__all__ = ["UntypedStorage", "TypedStorage"]
-
-
-def _host_address(buf):
-    """The address of a host buffer's first byte; a buffer without one (a device handle) is named by its id."""
-    if hasattr(buf, "__array_interface__"):
-        return buf.__array_interface__["data"][0]
-    return id(buf)
+__all__ = ["UntypedStorage", "TypedStorage", "asarray", "from_file"]
 
 
 def _empty_bytes(nbytes, device):
@@ -406,3 +401,64 @@ class TypedStorage:
 
     def __deepcopy__(self, memo):
         return memo.setdefault(id(self), self.clone())
+
+
+# ---- constructors over existing memory: torch.asarray (which takes storages too) and torch.from_file ----------
+def _scalar_type_name(d):
+    return _dt._SCALAR_TYPE.get(d.name, d.name)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """``obj`` as a tensor, sharing its memory when it can (``torch.asarray``).
+
+    ``obj``: a tensor, a NumPy array, a storage, an object with the buffer protocol (bytes, bytearray, memoryview,
+    array.array; read as ``dtype``, default the default float dtype), or a scalar / nested sequence (always copied).
+    ``copy=None`` shares memory unless a dtype or device conversion needs a copy; ``copy=True`` always copies;
+    ``copy=False`` never does and raises ValueError where it would have to, with PyTorch's messages.
+    A storage without ``dtype`` is read as int64, as PyTorch does.
+    """
+    from ._ops.creation import _has_buffer, frombuffer, from_numpy, tensor
+    dtype = _dt.as_dtype(dtype, "asarray")
+    dev = as_device(device)
+    if isinstance(obj, (UntypedStorage, TypedStorage)):
+        untyped = obj.untyped() if isinstance(obj, TypedStorage) else obj
+        want = dtype or (obj.dtype if isinstance(obj, TypedStorage) else _dt.int64)
+        t = TypedStorage._wrap(untyped, want)._tensor()
+    elif isinstance(obj, Tensor):
+        t = obj
+    elif isinstance(obj, np.ndarray):
+        t = from_numpy(obj)
+    elif not isinstance(obj, (list, tuple)) and _has_buffer(obj):
+        t = frombuffer(obj, dtype=dtype or _dt.get_default_dtype())
+    else:
+        if copy is False:
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
+        t = tensor(obj, dtype=dtype, device=device)
+        return t.requires_grad_() if requires_grad else t
+    if dtype is not None and t.dtype is not dtype:
+        if copy is False:
+            raise ValueError(f"can't alias tensor with dtype '{_scalar_type_name(t.dtype)}' into dtype "
+                             f"'{_scalar_type_name(dtype)}'.")
+        t, copy = t.to(dtype=dtype), None
+    if dev is not None and t.device != dev:
+        if copy is False:
+            raise ValueError(f"can't alias tensor from device '{t.device}' to '{dev}'.")
+        t, copy = t.to(device=dev), None
+    if copy:
+        t = t.clone()
+    return t.requires_grad_() if requires_grad else t
+
+
+def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None, pin_memory=False,
+              requires_grad=False):
+    """A 1-D cpu tensor of ``size`` elements of ``dtype`` (default: the default dtype) mapped from ``filename``
+    (``torch.from_file``): with ``shared=True`` writes reach the file (created or grown as needed), otherwise they
+    stay private and the file must be large enough (RuntimeError)."""
+    from ._ops.creation import empty
+    dtype = _dt.as_dtype(dtype, "from_file") or _dt.get_default_dtype()
+    size = int(size)
+    u = UntypedStorage.from_file(filename, bool(shared), size * dtype.itemsize)
+    t = TypedStorage._wrap(u, dtype)._tensor() if size else empty(0, dtype=dtype)
+    if device is not None and as_device(device) != t.device:
+        t = t.to(device=device)
+    return t.requires_grad_() if requires_grad else t

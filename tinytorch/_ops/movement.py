@@ -8,6 +8,7 @@ import builtins
 import operator
 
 from .. import _strides
+from .._dtype import _SCALAR_TYPE  # noqa: F401  (other op modules import it from here)
 from .._dispatch import OpNode, defop, dispatch
 from .._tensor import Tensor, _new
 from ..autograd.grad_mode import _state
@@ -198,10 +199,6 @@ def view(input, *shape, **kwargs):
     return dispatch(_view_opdef, (input,), {"size": shape, "stride_": st})
 
 
-_SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-                "complex64": "ComplexFloat", "complex128": "ComplexDouble", "int64": "Long", "int32": "Int",
-                "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "uint16": "UInt16",
-                "uint32": "UInt32", "uint64": "UInt64", "float8_e4m3fn": "Float8_e4m3fn", "float8_e5m2": "Float8_e5m2"}
 
 
 def _view_dtype_geometry(shape, strides, offset, old, dtype):

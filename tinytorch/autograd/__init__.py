@@ -5,7 +5,7 @@ from .function import Function, FunctionCtx
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import gradcheck, gradgradcheck
-from . import functional, graph, profiler, profiler_util  # noqa: F401
+from . import functional, graph  # noqa: F401
 
 
 def _make_grads(outputs, grads):

@@ -274,8 +274,8 @@ class profile:
                 warnings.warn(f"The {use_device} is not a valid device option.", stacklevel=2)
                 use_device = None
             elif use_device == "cuda":
-                from .. import cuda
-                if not cuda.is_available():
+                from ..accelerator import current_accelerator
+                if getattr(current_accelerator(), "type", None) != "cuda":
                     warnings.warn("CUDA is not available, disabling CUDA profiling", stacklevel=2)
                     self.use_cuda = False
                     use_device = None
@@ -473,8 +473,8 @@ class emit_nvtx:
             return
         if self.entered:
             raise RuntimeError("NVTX annotation context manager is not reentrant")
-        from .. import cuda
-        cuda.synchronize()
+        from .. import accelerator
+        accelerator.synchronize()
         self._listener = _NVTX(_load_nvtx(), self.record_shapes)
         self.entered = True
         _add_listener(self._listener)
@@ -483,8 +483,8 @@ class emit_nvtx:
     def __exit__(self, exc_type, exc_val, exc_tb):
         if not self.enabled:
             return
-        from .. import cuda
-        cuda.synchronize()
+        from .. import accelerator
+        accelerator.synchronize()
         _remove_listener(self._listener)
         self.entered = False
         return False

@@ -104,3 +104,14 @@ def get_cpu_capability():
     "AVX2", "AVX512" or "DEFAULT" (scalar loops, or the NumPy kernels when the native ones are not built)."""
     cap = _C.cpu_capability() if _C is not None else ""
     return {"avx2": "AVX2", "avx512": "AVX512"}.get(cap, "DEFAULT")
+
+
+def set_num_threads(n):
+    """Use ``n`` threads for the ``cpu`` backend from now on (``torch.set_num_threads``): the native kernels'
+    pool and the BLAS (NumPy's OpenBLAS, through threadpoolctl). RuntimeError unless ``n`` is positive."""
+    import threadpoolctl
+    if not isinstance(n, int) or n <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    from . import native
+    native.set_num_threads(n)
+    threadpoolctl.threadpool_limits(limits=native.blas_threads(n), user_api="blas")

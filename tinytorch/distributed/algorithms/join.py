@@ -111,14 +111,14 @@ class Join:
         return None
 
     def _count_nonjoined(self):
-        from ... import zeros
+        from ..._ops.creation import zeros
         from .. import all_reduce
         n = zeros(1, device=self._device)
         all_reduce(n, group=self._process_group)
         return n.item()
 
     def _notify_procs_to_terminate(self):
-        from ... import ones
+        from ..._ops.creation import ones
         from .. import all_reduce
         all_reduce(ones(1, device=self._device), group=self._process_group)
         raise RuntimeError(f"Rank {self._rank} exhausted all inputs.")
@@ -133,7 +133,7 @@ class Join:
         config = joinable._join_config
         if not config.is_first_joinable or not config.enable:
             return None
-        from ... import ones, zeros
+        from ..._ops.creation import ones, zeros
         from .. import all_reduce
         work = all_reduce(ones(1, device=joinable.join_device), group=joinable.join_process_group, async_op=True)
         if config.throw_on_early_termination:

@@ -84,7 +84,7 @@ def _gather(local, placement, group, n, size_before):
     """Undo ``placement`` (Shard or _StridedShard) over a group of ``n`` ranks: every rank's piece, padded to the
     largest along the dim for the all-gather, then put back in order."""
     from ..._ops.creation import tensor as make_tensor, zeros
-    from ... import cat
+    from ..._ops.shape import cat
     d = placement.dim
     if isinstance(placement, _StridedShard):
         idx = placement._indices(size_before, n)

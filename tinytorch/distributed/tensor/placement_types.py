@@ -176,7 +176,7 @@ class _StridedShard(Placement):
 
     def _split(self, tensor, num_chunks):
         """The ``num_chunks`` shares of ``tensor`` along ``dim`` (copies, as they are not contiguous pieces)."""
-        from ... import cat
+        from ..._ops.shape import cat
         first = Shard(self._dim)._split(tensor, self._split_factor)
         seconds = [Shard(self._dim)._split(p, num_chunks) for p in first]
         return [cat([s[r] for s in seconds], dim=self._dim) for r in range(num_chunks)]

@@ -186,7 +186,7 @@ def _seed_worker(base_seed, worker_id):
     """Seed this process's generators as a PyTorch worker's: tinytorch's and Python's with ``base_seed +
     worker_id``, NumPy's with ``_numpy_seed_state``. Returns the seed."""
     import numpy as np
-    from ... import manual_seed  # every device's generator, as torch.manual_seed
+    from ...random import manual_seed  # every device's generator, as torch.manual_seed
     seed = base_seed + worker_id
     random.seed(seed)
     manual_seed(seed)
@@ -208,7 +208,7 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, aut
     exception from ``init_fn`` or from building the fetcher is reported as the answer to the first task."""
     global _worker_info
     try:
-        from ... import set_num_threads
+        from ...backends.cpu import set_num_threads
         parent = os.getppid()
         set_num_threads(1)  # the workers already run in parallel; more threads each would oversubscribe the CPU
         seed = _seed_worker(base_seed, worker_id)
