@@ -348,6 +348,14 @@ class DTensor(Tensor):
         return (f"DTensor(local_tensor={self._local_tensor}, device_mesh={self._spec.mesh}, "
                 f"placements={self._spec.placements})")
 
+    def __deepcopy__(self, memo):
+        import copy
+        if id(self) in memo:
+            return memo[id(self)]
+        out = _wrap(copy.deepcopy(self._local_tensor, memo), self._spec)  # the mesh is shared, not copied
+        memo[id(self)] = out
+        return out
+
     def __reduce_ex__(self, proto):
         raise TypeError("tinytorch cannot pickle a DTensor (its device mesh holds communicators): save "
                         "dtensor.to_local() or dtensor.full_tensor()")
