@@ -256,6 +256,15 @@ try:
     raise SystemExit("no error for shape without stride")
 except RuntimeError as e:
     assert "Please pass both shape and stride" in str(e)
+try:
+    torch.nn.Parameter(dt)
+    raise SystemExit("no error for Parameter(DTensor)")
+except NotImplementedError as e:
+    assert "to_local()" in str(e)
+import copy
+c = copy.deepcopy(dt)
+assert isinstance(c, DTensor) and c.placements == dt.placements and c.to_local().tolist() == dt.to_local().tolist()
+assert c.to_local() is not dt.to_local() and c.device_mesh is dt.device_mesh
 print("OPS OK")
 """
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""), OMP_NUM_THREADS="1")
