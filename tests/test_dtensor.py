@@ -181,8 +181,8 @@ def test_device_mesh_slicing_and_errors():
         DeviceMesh("cpu")
     # init_device_mesh's argument errors come before any process group, as PyTorch's
     from torch.distributed.device_mesh import init_device_mesh as real_init
-    for args, kwargs in [(("cpu", (2, 2)), {"mesh_dim_names": ("a", "a")}), (("cpu", (2, 2)), {"mesh_dim_names": ("a",)}),
-                         (("cuda:0", (2,)), {})]:
+    for args, kwargs in [(("cpu", (2, 2)), {"mesh_dim_names": ("a", "a")}),
+                         (("cpu", (2, 2)), {"mesh_dim_names": ("a",)}), (("cuda:0", (2,)), {})]:
         with pytest.raises(RuntimeError) as theirs_e:
             real_init(*args, **kwargs)
         with pytest.raises(RuntimeError) as ours_e:

@@ -77,7 +77,6 @@ def all_gather_tensor(self, gather_dim, group, tag=""):
 def reduce_scatter_tensor(self, reduceOp, scatter_dim, group, tag=""):
     """``self`` reduced over ``group``, then split into equal blocks along ``scatter_dim``: rank r gets block
     r. ValueError when the group size does not divide that dimension."""
-    from .. import cat
     pg = _resolve_group(group)
     n = _dist().get_world_size(pg)
     size = self.shape[scatter_dim]

@@ -14,7 +14,7 @@ shardings through ops): apply them to ``to_local()`` or ``full_tensor()``. Sourc
 """
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ..device_mesh import DeviceMesh, _current_mesh
+from ..device_mesh import _current_mesh
 from ._utils import _compute_local_shape_and_global_offset, compute_global_tensor_info
 from .placement_types import Partial, Placement, Replicate, Shard, _StridedShard
 
