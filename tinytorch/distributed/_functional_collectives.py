@@ -101,11 +101,13 @@ def _a2a(x, output_split_sizes, input_split_sizes, pg):
 class _AllToAll(Function):
     @staticmethod
     def forward(ctx, x, output_split_sizes, input_split_sizes, pg):
+        """The all-to-all of ``x``."""
         ctx.splits, ctx.pg = (output_split_sizes, input_split_sizes), pg
         return _a2a(x, output_split_sizes, input_split_sizes, pg)
 
     @staticmethod
     def backward(ctx, grad):
+        """The all-to-all of the gradient with the split sizes swapped."""
         out_sizes, in_sizes = ctx.splits
         return _a2a(grad, in_sizes, out_sizes, ctx.pg), None, None, None
 

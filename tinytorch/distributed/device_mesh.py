@@ -138,14 +138,17 @@ class DeviceMesh:
 
     @property
     def mesh_dim_names(self):
+        """The dimension names (a tuple), or None."""
         return self._mesh_dim_names
 
     @property
     def ndim(self):
+        """The number of mesh dimensions."""
         return self._full.ndim - 1
 
     @property
     def shape(self):
+        """The mesh's shape (a tuple of ints)."""
         return tuple(int(s) for s in self._full.shape[1:])
 
     def size(self, mesh_dim=None):

@@ -167,11 +167,13 @@ class _Redistribute(Function):
 
     @staticmethod
     def forward(ctx, local, spec, dst):
+        """This rank's piece for placements ``dst`` of the DTensor ``spec`` whose piece is ``local``."""
         ctx.spec, ctx.dst = spec, dst
         return _transform(local, spec, dst)
 
     @staticmethod
     def backward(ctx, grad):
+        """The gradient moved back to the source placements (Partial ones as Replicate)."""
         spec = ctx.spec
         back = _Spec(spec.mesh, ctx.dst, spec.shape, spec.stride)
         return _transform(grad, back, list(_grad_placements(spec.placements))), None, None
@@ -314,21 +316,26 @@ class DTensor(Tensor):
 
     @property
     def device(self):
+        """The local piece's device."""
         return self._local_tensor.device
 
     @property
     def is_cpu(self):
+        """Whether the local piece is on the cpu."""
         return self._local_tensor.is_cpu
 
     @property
     def is_cuda(self):
+        """Whether the local piece is on a cuda device."""
         return self._local_tensor.is_cuda
 
     @property
     def is_meta(self):
+        """Whether the local piece is a meta tensor."""
         return self._local_tensor.is_meta
 
     def get_device(self):
+        """The local piece's device index (-1 on the cpu)."""
         return self._local_tensor.get_device()
 
     @property
@@ -342,6 +349,7 @@ class DTensor(Tensor):
 
     @grad.setter
     def grad(self, value):
+        """Set the local piece's gradient (from a DTensor's local piece, or a plain tensor)."""
         self._local_tensor.grad = value.to_local() if isinstance(value, DTensor) else value
 
     def __repr__(self):
