@@ -221,8 +221,10 @@ mesh = init_device_mesh("cpu", (1,))
 dt = distribute_tensor(torch.arange(6.).reshape(2, 3), mesh, [Shard(1)])
 assert dt.shape == (2, 3) and dt.size(1) == 3 and dt.dim() == 2 and dt.numel() == 6 and len(dt) == 2
 assert dt.device.type == "cpu" and not dt.is_meta and dt.dtype == torch.float32
+assert torch.is_tensor(dt) and torch.numel(dt) == 6 and torch.is_floating_point(dt) and not torch.is_complex(dt)
 for call, name in [(lambda: dt + 1, "Tensor.__add__"), (lambda: torch.matmul(dt, dt), "torch.matmul"),
-                   (lambda: dt.sum(), "Tensor.sum"), (lambda: dt.tolist(), "Tensor.tolist")]:
+                   (lambda: dt.sum(), "Tensor.sum"), (lambda: dt.tolist(), "Tensor.tolist"),
+                   (lambda: dt.T, "Tensor.T"), (lambda: torch.sum(dt), "torch.sum")]:
     try:
         call()
         raise SystemExit("no error for " + name)
