@@ -97,11 +97,11 @@ def check_mesh(mesh, full, names):
         check(t.item() == sum(mine), "all_reduce over the dim's group")
 
 
-def check_layouts(mesh, full):
+def check_layouts(mesh, full, shapes=((7, 5), (8, 6), (3,), (1, 9))):
     rank = dist.get_rank()
     coord = mesh.get_coordinate()
     rng = np.random.default_rng(7)
-    for gshape in [(7, 5), (8, 6), (3,), (1, 9)]:
+    for gshape in shapes:
         g = real.tensor(rng.standard_normal(gshape).astype(np.float32))
         x = tt.tensor(g.numpy())
         for pl in layouts(len(gshape), mesh.ndim):
@@ -164,6 +164,36 @@ def check_partial_and_from_local(mesh1):
         check("to_local()" in str(e) and "__add__" in str(e), str(e))
 
 
+def check_functional(mesh1):
+    """all_to_all_single (uneven splits, differentiable) and the functional collectives against NumPy."""
+    from tinytorch.distributed import _functional_collectives as funcol
+    rank, n = dist.get_rank(), dist.get_world_size()
+    # rank r sends (k + 1) rows to rank k; row values encode (sender, receiver, row)
+    send_sizes = [k + 1 for k in range(n)]
+    recv_sizes = [rank + 1] * n
+    rows = [[100 * rank + 10 * k + i, -1.0] for k in range(n) for i in range(k + 1)]
+    want = [[100 * s + 10 * rank + i, -1.0] for s in range(n) for i in range(rank + 1)]
+    out = tt.empty(sum(recv_sizes), 2)
+    dist.all_to_all_single(out, tt.tensor(rows), recv_sizes, send_sizes)
+    check(same(out, want), "all_to_all_single uneven")
+    x = tt.tensor(rows, requires_grad=True)
+    y = funcol.all_to_all_single_autograd(x, recv_sizes, send_sizes, mesh1.get_group())
+    check(same(y, want), "funcol all_to_all_single")
+    (y * tt.tensor(want)).sum().backward()  # d/dx of sum(y * y_values) sends the values back: x's own rows
+    check(same(x.grad, rows), "all_to_all_single backward")
+    eq = tt.arange(2.0 * n).reshape(n, 2) + rank
+    got = funcol.wait_tensor(funcol.all_to_all_single(eq, None, None, mesh1))
+    check(same(got, [[2 * rank + c + s for c in range(2)] for s in range(n)]), "equal split a2a")
+    v = tt.full((2 * n, 3), float(rank + 1))
+    check(same(funcol.all_reduce(v, "sum", (mesh1, 0)), np.full((2 * n, 3), n * (n + 1) / 2)), "funcol sum")
+    check(same(v, np.full((2 * n, 3), rank + 1.0)), "funcol all_reduce leaves its input")
+    check(same(funcol.all_gather_tensor(tt.full((1, 2), float(rank)), 1, mesh1),
+               [[float(r) for r in range(n) for _ in range(2)]]), "funcol all_gather_tensor")
+    rs = funcol.reduce_scatter_tensor(tt.arange(3.0 * n).reshape(3, n), "sum", 1, mesh1)
+    check(same(rs, (np.arange(3.0 * n).reshape(3, n) * n)[:, rank:rank + 1]), "funcol reduce_scatter_tensor")
+    check(same(funcol.broadcast(tt.full((2,), float(rank)), 0, mesh1), [0.0, 0.0]), "funcol broadcast")
+
+
 def main():
     dist.init_process_group("gloo")
     rank, n = dist.get_rank(), dist.get_world_size()
@@ -171,6 +201,7 @@ def main():
     check_mesh(mesh1, np.arange(n), ("x",))
     check_layouts(mesh1, np.arange(n))
     check_partial_and_from_local(mesh1)
+    check_functional(mesh1)
     shapes = {1: [(1, 1)], 2: [(1, 2), (2, 1)], 4: [(2, 2)]}[n]
     for shape in shapes:
         full = np.arange(n).reshape(shape)
@@ -181,7 +212,12 @@ def main():
             line = [list(map(int, row)) for row in np.moveaxis(full, d, -1).reshape(-1, shape[d]) if rank in row][0]
             check(sub.mesh.tolist() == line and sub.get_group() is mesh2.get_group(name), f"slice {name}")
             check(sub.get_coordinate() == (mesh2.get_coordinate()[d],), "slice coordinate")
-        check_layouts(mesh2, full)
+        flat = mesh2._flatten()
+        check(flat.mesh_dim_names == ("dp_tp",) and flat.mesh.tolist() == list(range(n)), "flatten")
+        check(mesh2["dp_tp"] is flat and mesh2._flatten("dp_tp") is flat and mesh2.get_group("dp_tp") is
+              flat.get_group(), "flattened dim found from the root")
+        check(dist.get_process_group_ranks(flat.get_group()) == list(range(n)), "flattened group")
+        check_layouts(mesh2, full, [(7, 5), (3,)])
     if n == 4:
         full = np.array([[0, 2], [1, 3]])
         mesh_t = DeviceMesh("cpu", full.tolist())
@@ -189,7 +225,7 @@ def main():
         for d in range(2):
             mine = [list(map(int, r)) for r in np.moveaxis(full, d, -1).reshape(-1, 2) if rank in r][0]
             check(dist.get_process_group_ranks(mesh_t.get_group(d)) == mine, "explicit mesh groups")
-        check_layouts(mesh_t, full)
+        check_layouts(mesh_t, full, [(5, 3)])
         sub = DeviceMesh("cpu", [1, 3])  # a mesh that leaves ranks 0 and 2 out
         check(sub.get_coordinate() == ({1: (0,), 3: (1,)}.get(rank)), "sub-world mesh coordinate")
         dt = distribute_tensor(tt.arange(6.), sub, [Shard(0)])

@@ -26,7 +26,8 @@ __all__ = ["is_available", "is_initialized", "init_process_group", "destroy_proc
            "isend", "irecv", "all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list",
            "ReduceOp", "Backend", "ProcessGroup", "GroupMember", "Work", "DistBackendError", "get_backend",
            "new_group", "is_torchelastic_launched", "is_mpi_available", "is_gloo_available", "is_nccl_available",
-           "get_global_rank", "get_group_rank", "get_process_group_ranks", "group", "default_pg_timeout"]
+           "get_global_rank", "get_group_rank", "get_process_group_ranks", "group", "default_pg_timeout",
+           "all_to_all_single"]
 
 _NOT_INIT = "Default process group has not been initialized, please make sure to call init_process_group."
 from .constants import default_pg_timeout  # noqa: E402
@@ -842,6 +843,50 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
     root = _group_peer(pg, src, group_src, "src")
     items = _obj_bcast(pg, list(scatter_object_input_list) if pg.rank() == root else None, root)
     scatter_object_output_list[0] = items[pg.rank()]
+
+
+def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None, async_op=False):
+    """Split ``input`` along dim 0 into one block per rank (``input_split_sizes`` rows each, equal blocks when
+    None), send block r to rank r, and write the blocks received, in rank order, into ``output`` (whose dim 0
+    is split by ``output_split_sizes``) (``torch.distributed.all_to_all_single``; MPI_Ialltoallv). ValueError
+    for split sizes that do not match the tensors or the group size, or for differing dtypes."""
+    import numpy as np
+    pg = _group(group)
+    if pg is None:
+        return None
+    n = pg.size()
+    if output.dtype != input.dtype:
+        raise ValueError("all_to_all_single: input and output must have the same dtype")
+
+    def splits(t, sizes, what):
+        rows = t.shape[0] if t.dim() else 1
+        if sizes is None or len(sizes) == 0:
+            if rows % n:
+                raise ValueError(f"all_to_all_single: {what} dim 0 ({rows}) is not divisible by the group size {n}")
+            return [rows // n] * n
+        sizes = [int(x) for x in sizes]
+        if len(sizes) != n or sum(sizes) != rows or min(sizes) < 0:
+            raise ValueError(f"all_to_all_single: {what}_split_sizes {sizes} must hold {n} sizes summing to "
+                             f"dim 0 ({rows})")
+        return sizes
+    ins = splits(input, input_split_sizes, "input")
+    outs = splits(output, output_split_sizes, "output")
+    inp, _ = _host(input)
+    out, wb = _host(output)
+    row_in = int(np.prod(inp.shape[1:], dtype=np.int64)) if inp.ndim else 1
+    row_out = int(np.prod(out.shape[1:], dtype=np.int64)) if out.ndim else 1
+    if row_in != row_out:
+        raise ValueError("all_to_all_single: input and output rows must hold the same number of elements")
+    counts_in = np.array(ins, dtype=np.int64) * row_in
+    counts_out = np.array(outs, dtype=np.int64) * row_out
+    displ_in = np.concatenate([[0], np.cumsum(counts_in)[:-1]])
+    displ_out = np.concatenate([[0], np.cumsum(counts_out)[:-1]])
+    send = np.ascontiguousarray(inp).reshape(-1)
+    recv = out.reshape(-1)
+    MPI = _mpi()
+    mtype = MPI._typedict[send.dtype.char]
+    req = pg._comm.Ialltoallv([send, counts_in, displ_in, mtype], [recv, counts_out, displ_out, mtype])
+    return _run([req], pg, "all_to_all_single", (lambda: wb(out)) if wb is not None else None, async_op, [output])
 
 
 def __getattr__(name):

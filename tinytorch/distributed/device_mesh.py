@@ -138,14 +138,17 @@ class DeviceMesh:
 
     @property
     def mesh_dim_names(self):
+        """The dimension names (a tuple), or None."""
         return self._mesh_dim_names
 
     @property
     def ndim(self):
+        """The number of mesh dimensions."""
         return self._full.ndim - 1
 
     @property
     def shape(self):
+        """The mesh's shape (a tuple of ints)."""
         return tuple(int(s) for s in self._full.shape[1:])
 
     def size(self, mesh_dim=None):
@@ -195,6 +198,9 @@ class DeviceMesh:
                                "Optional kwarg `mesh_dim` needs to be specified when device_mesh.ndim > 1.",
                                "If you want to get the list of all the ProcessGroups in the DeviceMesh,"
                                "please use `get_all_groups()` instead.")
+        flat = self._get_root_mesh()._flatten_mapping.get(mesh_dim) if isinstance(mesh_dim, str) else None
+        if flat is not None and not (self._mesh_dim_names and mesh_dim in self._mesh_dim_names):
+            return flat.get_group()
         pg = self._groups[0 if mesh_dim is None else self._dim_index(mesh_dim)]
         return _dist().GroupMember.NON_GROUP_MEMBER if pg is None else pg
 
@@ -219,9 +225,12 @@ class DeviceMesh:
         names = (mesh_dim_names,) if isinstance(mesh_dim_names, str) else tuple(mesh_dim_names)
         if names == self._mesh_dim_names:
             return self
+        if len(names) == 1 and self._root_mesh is None and names[0] in self._flatten_mapping:
+            return self._flatten_mapping[names[0]]
         valid = list(self._mesh_dim_names)
         if not all(n in valid for n in names):
-            raise KeyError(f"Invalid mesh_dim_names {names} specified. Valid mesh_dim_names are {valid}.")
+            shown = valid + (list(self._flatten_mapping) if self._root_mesh is None else [])
+            raise KeyError(f"Invalid mesh_dim_names {names} specified. Valid mesh_dim_names are {shown}.")
         dims = [valid.index(n) for n in names]
         if dims != sorted(dims) or len(set(dims)) != len(dims):
             raise KeyError(f"Invalid mesh_dim_names {names} specified. Mesh dim indices should be in ascending "
@@ -234,6 +243,38 @@ class DeviceMesh:
                           _groups=[self._groups[d] for d in dims] if self._groups else [],
                           _root_mesh=self._get_root_mesh(),
                           _layout_strides=[self._layout_strides[d] for d in dims])
+
+    def _flatten(self, mesh_dim_name=None, backend_override=None):
+        """A 1-d mesh over the same ranks (row-major order of this mesh's dimensions), named ``mesh_dim_name``
+        (default: the dimension names joined by ``_``), with a process group of its own, created collectively;
+        the root mesh remembers it, so ``root[name]`` and ``root.get_group(name)`` find it. A 1-d mesh already
+        named so is returned as is. RuntimeError without dimension names; ValueError for a name the root mesh
+        already uses, or one flattened before from other dimensions."""
+        if not self._mesh_dim_names:
+            raise RuntimeError("Cannot flatten a DeviceMesh without mesh_dim_names!")
+        name = mesh_dim_name or "_".join(self._mesh_dim_names)
+        if self.ndim == 1 and name in self._mesh_dim_names:
+            return self
+        root = self._get_root_mesh()
+        if name in root._mesh_dim_names:
+            raise ValueError(f"{name} already exists for submesh of the {root}. ",
+                             f"The mesh_dim_names of submesh and flattened mesh are {root._mesh_dim_names}. "
+                             "Please specify another valid mesh_dim_name.")
+        full = self._full.reshape(self._full.shape[0], -1)
+        known = root._flatten_mapping.get(name)
+        if known is not None:
+            if np.array_equal(known._full, full):
+                return known
+            raise ValueError(f"Flatten mesh with mesh_dim_name {name} has been created before, Please specify "
+                             "another valid mesh_dim_name.")
+        strides, sizes = self._layout_strides, self.shape
+        merged = all(strides[i] == strides[i + 1] * sizes[i + 1] for i in range(len(sizes) - 1))
+        stride = (strides[-1],) if merged else (tuple(strides),)
+        groups = [_split_group(_dist(), [list(map(int, row)) for row in full], self._rank)] if self._groups else []
+        flat = DeviceMesh(self._device_type, mesh_dim_names=(name,), _rank=self._rank, _full=full, _groups=groups,
+                          _root_mesh=root, _layout_strides=stride)
+        root._flatten_mapping[name] = flat
+        return flat
 
     def _get_root_mesh(self):
         return self._root_mesh if self._root_mesh is not None else self

@@ -3,6 +3,11 @@ from .._tensor import Tensor, _new
 from ..overrides import _disabled_torch_function_impl
 
 
+def _is_dtensor(data):
+    from ..distributed.tensor._api import DTensor
+    return isinstance(data, DTensor)
+
+
 class Parameter(Tensor):
     """A leaf Tensor (sharing ``data``'s storage) with ``requires_grad=True`` by default."""
 
@@ -12,6 +17,10 @@ class Parameter(Tensor):
         if data is None:
             from .._ops.creation import empty
             data = empty(0)
+        if type(data) is not Tensor and _is_dtensor(data):  # a DTensor's own storage is a meta shell
+            raise NotImplementedError("nn.Parameter of a DTensor is not supported by tinytorch (it does not run "
+                                      "operators on DTensors): make the parameter from dtensor.to_local() or "
+                                      "dtensor.full_tensor()")
         t = _new(data._storage, data._shape, data._stride, data._offset, data.dtype, data._nat, cls)
         t.requires_grad = False
         if requires_grad and not (data.dtype.is_floating_point or data.dtype.is_complex):

@@ -14,7 +14,7 @@ shardings through ops): apply them to ``to_local()`` or ``full_tensor()``. Sourc
 """
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ..device_mesh import DeviceMesh, _current_mesh
+from ..device_mesh import _current_mesh
 from ._utils import _compute_local_shape_and_global_offset, compute_global_tensor_info
 from .placement_types import Partial, Placement, Replicate, Shard, _StridedShard
 
@@ -167,11 +167,13 @@ class _Redistribute(Function):
 
     @staticmethod
     def forward(ctx, local, spec, dst):
+        """This rank's piece for placements ``dst`` of the DTensor ``spec`` whose piece is ``local``."""
         ctx.spec, ctx.dst = spec, dst
         return _transform(local, spec, dst)
 
     @staticmethod
     def backward(ctx, grad):
+        """The gradient moved back to the source placements (Partial ones as Replicate)."""
         spec = ctx.spec
         back = _Spec(spec.mesh, ctx.dst, spec.shape, spec.stride)
         return _transform(grad, back, list(_grad_placements(spec.placements))), None, None
@@ -183,6 +185,16 @@ _SHAPE_QUERIES = frozenset({"size", "dim", "ndimension", "numel", "nelement", "s
                             "storage_offset"})
 
 
+# public functions that only read metadata (answered from the global shape and dtype)
+_NAMESPACE_QUERIES = frozenset({"is_tensor", "numel", "is_floating_point", "is_complex", "is_same_size"})
+
+
+def _is_namespace_query(func):
+    import tinytorch
+    name = getattr(func, "__name__", None)
+    return name in _NAMESPACE_QUERIES and getattr(tinytorch, name, None) is func
+
+
 def _as_method(func):
     """The Tensor method name ``func`` is, or None for a namespace function."""
     from ... import overrides
@@ -192,6 +204,15 @@ def _as_method(func):
     if getattr(Tensor, name, None) is func or overrides._base_methods.get(name) is func:
         return name
     return None
+
+
+def _refused_property(name):
+    def get(self):
+        raise NotImplementedError(f"Tensor.{name} is not implemented for DTensor in tinytorch (it does not propagate "
+                                  f"shardings through operators): call .to_local() or .full_tensor() and take "
+                                  f".{name} of that")
+    return property(get, doc=f"Not implemented for DTensor (NotImplementedError): take ``.{name}`` of "
+                             "``to_local()`` or ``full_tensor()``.")
 
 
 class DTensor(Tensor):
@@ -208,7 +229,7 @@ class DTensor(Tensor):
         from ...overrides import DisableTorchFunctionSubclass
         kwargs = kwargs or {}
         name = _as_method(func)
-        if name in _SHAPE_QUERIES:
+        if name in _SHAPE_QUERIES or (name is None and _is_namespace_query(func)):
             with DisableTorchFunctionSubclass():
                 return func(*args, **kwargs)
         if name in _LOCAL_METHODS and args and isinstance(args[0], DTensor):
@@ -228,7 +249,8 @@ class DTensor(Tensor):
         ``placements`` (default: Replicate on every mesh dim) say how the pieces make the global tensor; its
         shape and stride are ``shape`` and ``stride`` when both are given, else computed as if every rank's
         piece had this one's shape. ``run_check=True`` broadcasts Replicate pieces from the first rank of each
-        mesh dimension. The local tensor is moved to the mesh's device type. Autograd flows from the DTensor's
+        mesh dimension (it does not compare the ranks' shapes, as PyTorch's also does). ``grad_placements`` is
+        accepted; gradients always take the forward placements (Partial as Replicate). The local tensor is moved to the mesh's device type. Autograd flows from the DTensor's
         ``to_local()`` back into ``local_tensor``. RuntimeError for a DTensor input or only one of shape/stride;
         ValueError for mixed Partial reduce ops or a placement count other than ``device_mesh.ndim``."""
         if isinstance(local_tensor, DTensor):
@@ -266,7 +288,8 @@ class DTensor(Tensor):
 
     # ---- conversions ----
     def to_local(self, *, grad_placements=None):
-        """This rank's piece (the tensor itself, not a copy; in the autograd graph of the DTensor's source)."""
+        """This rank's piece (the tensor itself, not a copy; in the autograd graph of the DTensor's source).
+        ``grad_placements`` is accepted and unused: the piece's gradient is its own."""
         return self._local_tensor
 
     def redistribute(self, device_mesh=None, placements=None, *, async_op=False, forward_dtype=None,
@@ -274,7 +297,8 @@ class DTensor(Tensor):
         """A DTensor with the same global value laid out with ``placements`` on the same mesh, moved with
         collectives (see the module's docstring). RuntimeError without ``placements``, for a placement count
         other than the mesh's ndim, or for a new Partial placement (internal in PyTorch);
-        NotImplementedError for another mesh. ``forward_dtype`` casts the local tensor first."""
+        NotImplementedError for another mesh. ``forward_dtype`` casts the local tensor first; ``async_op`` is
+        accepted (tinytorch's collectives have finished when this returns); ``backward_dtype`` is ignored."""
         mesh = device_mesh or self._spec.mesh
         if placements is None:
             raise RuntimeError("placements is needed for redistribute!")
@@ -298,7 +322,8 @@ class DTensor(Tensor):
 
     def full_tensor(self, *, grad_placements=None):
         """The whole global tensor on every rank (all-gathers shards, all-reduces partial values); a plain
-        Tensor, differentiable."""
+        Tensor, differentiable (each rank's gradient flows back to its own piece; ``grad_placements`` is
+        accepted and unused)."""
         return self.redistribute(placements=[Replicate()] * self._spec.mesh.ndim).to_local()
 
     # ---- attributes ----
@@ -314,21 +339,38 @@ class DTensor(Tensor):
 
     @property
     def device(self):
+        """The local piece's device."""
         return self._local_tensor.device
 
     @property
     def is_cpu(self):
+        """Whether the local piece is on the cpu."""
         return self._local_tensor.is_cpu
 
     @property
     def is_cuda(self):
+        """Whether the local piece is on a cuda device."""
         return self._local_tensor.is_cuda
 
     @property
+    def is_mps(self):
+        """Whether the local piece is on an mps device."""
+        return self._local_tensor.is_mps
+
+    @property
+    def is_xpu(self):
+        """Whether the local piece is on an xpu device."""
+        return self._local_tensor.is_xpu
+
+    T, mT, H, mH, real, imag = (_refused_property(n) for n in ("T", "mT", "H", "mH", "real", "imag"))
+
+    @property
     def is_meta(self):
+        """Whether the local piece is a meta tensor."""
         return self._local_tensor.is_meta
 
     def get_device(self):
+        """The local piece's device index (-1 on the cpu)."""
         return self._local_tensor.get_device()
 
     @property
@@ -342,11 +384,20 @@ class DTensor(Tensor):
 
     @grad.setter
     def grad(self, value):
+        """Set the local piece's gradient (from a DTensor's local piece, or a plain tensor)."""
         self._local_tensor.grad = value.to_local() if isinstance(value, DTensor) else value
 
     def __repr__(self):
         return (f"DTensor(local_tensor={self._local_tensor}, device_mesh={self._spec.mesh}, "
                 f"placements={self._spec.placements})")
+
+    def __deepcopy__(self, memo):
+        import copy
+        if id(self) in memo:
+            return memo[id(self)]
+        out = _wrap(copy.deepcopy(self._local_tensor, memo), self._spec)  # the mesh is shared, not copied
+        memo[id(self)] = out
+        return out
 
     def __reduce_ex__(self, proto):
         raise TypeError("tinytorch cannot pickle a DTensor (its device mesh holds communicators): save "

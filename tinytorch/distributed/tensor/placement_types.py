@@ -28,12 +28,15 @@ class Placement:
     __slots__ = ()
 
     def is_shard(self, dim=None):
+        """True for a Shard placement (on tensor dim ``dim`` when given)."""
         return False
 
     def is_replicate(self):
+        """True for Replicate."""
         return False
 
     def is_partial(self, reduce_op=None):
+        """True for a Partial placement (with reduction ``reduce_op`` when given)."""
         return False
 
     def __eq__(self, other):
@@ -81,9 +84,11 @@ class Shard(Placement):
 
     @property
     def dim(self):
+        """The sharded tensor dimension."""
         return self._dim
 
     def is_shard(self, dim=None):
+        """True (when ``dim`` is None or this placement's dimension)."""
         return dim is None or dim == self._dim
 
     @staticmethod
@@ -141,10 +146,12 @@ class _StridedShard(Placement):
 
     @property
     def dim(self):
+        """The sharded tensor dimension."""
         return self._dim
 
     @property
     def split_factor(self):
+        """The number of pieces ``dim`` is cut into before sharding each."""
         return self._split_factor
 
     def _indices(self, size, num_chunks):
@@ -208,6 +215,7 @@ class Replicate(Placement):
     __slots__ = ()
 
     def is_replicate(self):
+        """True."""
         return True
 
     def __eq__(self, other):
@@ -249,9 +257,11 @@ class Partial(Placement):
 
     @property
     def reduce_op(self):
+        """The name of the pending reduction (``"sum"``, ``"avg"``, ...)."""
         return self._reduce_op
 
     def is_partial(self, reduce_op=None):
+        """True (when ``reduce_op`` is None or this placement's reduction)."""
         return reduce_op is None or reduce_op == self._reduce_op
 
     def __eq__(self, other):
