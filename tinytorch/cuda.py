@@ -13,7 +13,6 @@ CUDA generator is Philox and gives other values for the same seed.
 Streams: every kernel of a device runs on its one stream, in order; ``Stream`` objects name that stream, so code
 that creates streams and waits on events runs, ordered, with no concurrency between streams.
 """
-import contextlib
 
 from . import _ops
 from .backends.cuda.graphs import CUDAGraph, graph  # noqa: F401  (torch.cuda.CUDAGraph, torch.cuda.graph)
@@ -280,10 +279,26 @@ def current_stream(device=None):
 default_stream = current_stream
 
 
-@contextlib.contextmanager
+class StreamContext:
+    """``torch.cuda.StreamContext``: the context that makes ``stream`` current for its block (``stream`` None: no
+    change). tinytorch's cuda device has one in-order stream per device, so the block's work goes to that stream
+    whichever is named: the context only checks that it names a ``Stream``."""
+
+    def __init__(self, stream):
+        if stream is not None and not isinstance(stream, Stream):
+            raise TypeError(f"expected a torch.cuda.Stream or None, got {type(stream).__name__}")
+        self.stream = stream
+
+    def __enter__(self):
+        return self.stream
+
+    def __exit__(self, *exc):
+        return False
+
+
 def stream(s):
-    """``with torch.cuda.stream(s):``: runs the block; the work goes to the device's one stream."""
-    yield s
+    """``with torch.cuda.stream(s):``: a ``StreamContext`` for ``s`` (the work goes to the device's one stream)."""
+    return StreamContext(s)
 
 
 class _AmpNamespace:

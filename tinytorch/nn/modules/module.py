@@ -139,6 +139,10 @@ class _IncompatibleKeys(tuple):
         return f"_IncompatibleKeys(missing_keys={self.missing_keys}, unexpected_keys={self.unexpected_keys})"
 
 
+# the state_dict key suffix of a module's get_extra_state() (torch.nn.modules.module._EXTRA_STATE_KEY_SUFFIX)
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+
+
 class Module:
     """Base class of all layers (``torch.nn.Module``).
 
@@ -573,7 +577,7 @@ class Module:
             if b is not None and k not in self._non_persistent_buffers_set:
                 destination[prefix + k] = b if keep_vars else b.detach()
         if self._has_extra_state():
-            destination[prefix + "_extra_state"] = self.get_extra_state()
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
         for k, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + k + ".", keep_vars=keep_vars)
@@ -607,7 +611,7 @@ class Module:
                     own[pre + k] = (m, "_buffers", k)
         for name, m in self.named_modules():
             if m._has_extra_state():
-                key = (name + "." if name else "") + "_extra_state"
+                key = (name + "." if name else "") + _EXTRA_STATE_KEY_SUFFIX
                 if key in state_dict:
                     m.set_extra_state(state_dict[key])
                     own[key] = None
