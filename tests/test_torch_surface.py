@@ -116,3 +116,15 @@ def test_multiprocessing_spawn(tmp_path):
             lib.multiprocessing.spawn(_fail, nprocs=2)
         assert "-- Process 1 terminated with the following error:" in str(e.value)
         assert "ValueError: rank one fails" in str(e.value)
+
+
+def test_buffer_assignment_registers_as_torch():
+    got = []
+    for lib in (tt, torch):
+        m = lib.nn.Module()
+        m.a = lib.nn.Buffer(lib.arange(3), persistent=False)
+        m.b = lib.nn.Buffer(lib.ones(2))
+        m.b = lib.zeros(2)
+        got.append((list(dict(m.named_buffers())), sorted(m._non_persistent_buffers_set), list(m.state_dict()),
+                    isinstance(m.a, lib.nn.Buffer), isinstance(lib.ones(1), lib.nn.Buffer), m.b.tolist()))
+    assert got[0] == got[1]

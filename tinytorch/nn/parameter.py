@@ -39,12 +39,28 @@ class Parameter(Tensor):
         return (_rebuild_param, (self.detach().numpy(force=True).copy(), self.dtype.name, self.requires_grad))
 
 
-class Buffer(Tensor):
+class _BufferMeta(type):
+    def __instancecheck__(cls, instance):
+        # a Buffer is a plain Tensor flagged _is_buffer, as in PyTorch (so ``isinstance(t, nn.Buffer)`` is True)
+        if cls is Buffer and isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """A tensor a Module registers as a buffer when assigned as an attribute (``self.b = nn.Buffer(t,
+    persistent=False)`` is ``register_buffer("b", t, persistent=False)``): state that is not a parameter. Returns
+    ``data`` detached (sharing its memory), flagged ``_is_buffer``, with its ``persistent`` flag."""
+
     __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data=None, *, persistent=True):
-        t = _new(data._storage, data._shape, data._stride, data._offset, data.dtype, data._nat, Tensor)
+        if data is None:
+            from .._ops.creation import empty
+            data = empty(0)
+        t = data.detach().requires_grad_(data.requires_grad)
         t.persistent = persistent
+        t._is_buffer = True
         return t
 
 

@@ -5,7 +5,7 @@ from collections import OrderedDict
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..._modes import bump_module_version
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 from ...utils.hooks import RemovableHandle
 
 
@@ -261,11 +261,17 @@ class Module:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' (torch.nn.Module or "
                                 "None expected)")
             d["_modules"][name] = None
-        elif d.get("_buffers") is not None and name in d["_buffers"]:
+        elif isinstance(value, Buffer) or (d.get("_buffers") is not None and name in d["_buffers"]):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' (torch.Tensor or None "
                                 "expected)")
-            d["_buffers"][name] = value
+            if isinstance(value, Buffer):  # nn.Buffer: register it, with its persistent flag
+                if d.get("_buffers") is None:
+                    raise AttributeError("cannot assign buffer before Module.__init__() call")
+                self._remove_from(name, keep="_buffers")
+                self.register_buffer(name, value, value.persistent)
+            else:
+                d["_buffers"][name] = value
         else:
             object.__setattr__(self, name, value)
 
