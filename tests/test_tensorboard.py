@@ -111,3 +111,55 @@ def test_errors_and_default_logdir(tmp_path, monkeypatch):
         w.add_image("i", tt.ones(3, 4))
     w.close()
     w.close()  # a second close does nothing
+
+
+def test_add_graph_names_module_scopes_as_torch(tmp_path):
+    """The graph written by ``add_graph`` has PyTorch's IO nodes and module scopes (``Net/Linear[fc1]``), its edges
+    in the same order, and the output shapes; the ops inside a scope differ (an fx trace keeps a Linear whole)."""
+    import subprocess
+    import sys
+    code = r'''
+import sys, torch
+from torch.utils.tensorboard import SummaryWriter
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__(); self.fc1 = torch.nn.Linear(4, 8); self.fc2 = torch.nn.Linear(8, 2)
+    def forward(self, x): return self.fc2(torch.relu(self.fc1(x)))
+w = SummaryWriter(sys.argv[1]); w.add_graph(Net(), torch.randn(3, 4)); w.close()
+ea = EventAccumulator(sys.argv[1]); ea.Reload()
+for n in ea.Graph().node:
+    shapes = [[d.size for d in s.dim] for s in n.attr["_output_shapes"].list.shape]
+    print(n.name, n.op == "IO Node", "|".join(n.input), shapes)
+'''
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    outs = []
+    for i, runner in enumerate((["-m", "tinytorch.run", "-c"], ["-c"])):
+        if runner[0] == "-m":  # tinytorch.run takes a script path
+            path = tmp_path / "g.py"
+            path.write_text(code)
+            args = ["-m", "tinytorch.run", str(path)]
+        else:
+            args = ["-c", code]
+        r = subprocess.run([sys.executable] + args + [str(tmp_path / f"run{i}")], capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONPATH=root))
+        assert r.returncode == 0, r.stderr[-3000:]
+        outs.append([line.split(" ", 1) for line in r.stdout.strip().splitlines()])
+    ours, theirs = outs
+
+    def scopes(lines):  # the module path of each node: its name up to the last "Type[attr]" part
+        out = []
+        for name, _ in lines:
+            parts = name.split("/")
+            last = max((i for i, p in enumerate(parts) if "[" in p), default=None)
+            if last is not None:
+                out.append("/".join(parts[:last + 1]))
+        return out
+
+    assert [n for n, _ in ours if n.startswith(("input/", "output/"))] == \
+        [n for n, _ in theirs if n.startswith(("input/", "output/"))]
+    assert sorted(set(scopes(ours))) == sorted(set(scopes(theirs))) == ["Net/Linear[fc1]", "Net/Linear[fc2]"]
+    io = {n: rest for n, rest in ours}
+    assert io["input/x"].endswith("[[3, 4]]") and io["output/output.1"].startswith("True Net/Linear[fc2]/")
+    assert dict(theirs)["output/output.1"].startswith("True Net/Linear[fc2]/")

@@ -30,6 +30,14 @@ class FileWriter:
             event.step = int(step)
         self.event_writer.add_event(event)
 
+    def add_graph(self, graph_profile, walltime=None):
+        """Write a (GraphDef, RunMetadata) pair: the graph, then its step stats tagged "step1", as PyTorch's."""
+        from tensorboard.compat.proto.event_pb2 import TaggedRunMetadata
+        graph, stats = graph_profile
+        self.add_event(Event(graph_def=graph.SerializeToString()), None, walltime)
+        meta = TaggedRunMetadata(tag="step1", run_metadata=stats.SerializeToString())
+        self.add_event(Event(tagged_run_metadata=meta), None, walltime)
+
     def add_summary(self, summary, global_step=None, walltime=None):
         """Write ``summary`` in an Event."""
         self.add_event(Event(summary=summary), global_step, walltime)
@@ -143,6 +151,16 @@ class SummaryWriter:
             w.file_writer.add_summary(sei, global_step)
             for k, v in metric_dict.items():
                 w.add_scalar(k, v, global_step)
+
+    def add_graph(self, model, input_to_model=None, verbose=False, use_strict_trace=True):
+        """Write ``model``'s graph traced on ``input_to_model`` (a tensor or a tuple of them): see
+        ``tinytorch/utils/tensorboard/_graph.py`` for how the nodes are named. ``verbose`` prints the traced code;
+        ``use_strict_trace`` is accepted for PyTorch's signature (an fx trace has no strict mode)."""
+        from ._graph import graph
+        graph_profile = graph(model, input_to_model)
+        if verbose:
+            print(graph_profile[0])
+        self._get_file_writer().add_graph(graph_profile)
 
     def flush(self):
         """Write every queued event to disk."""
