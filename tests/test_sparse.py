@@ -484,3 +484,58 @@ def test_gcn_trains_like_torch():
     ref = _gcn_losses(torch, feats, edges, labels, w1, w2)
     np.testing.assert_allclose(ours, ref, rtol=1e-5, atol=1e-6)
     assert ref[-1] < ref[0]
+
+
+# ---- a GAT (pytorch/examples gat: multi-head graph attention over the Cora-style sparse adjacency) ------------------
+
+def _gat_losses(m, feats, edges, labels, steps=4):
+    """The example's code path: the adjacency built as a sparse COO tensor (self-loops added, made dense for the
+    attention mask), a GraphAttentionLayer (shared linear map, LeakyReLU scores of concatenated pairs, masked
+    softmax, dropout off) with two heads concatenated, then a one-head output layer; Adam with weight decay."""
+    n = feats.shape[0]
+    m.manual_seed(0)
+    adj = m.sparse_coo_tensor(m.tensor(edges), m.ones(edges.shape[1]), (n, n))
+    adj = (adj + m.eye(n).to_sparse()).coalesce().to_dense()
+
+    class GATLayer(m.nn.Module):
+        def __init__(self, in_f, out_f, heads, concat):
+            super().__init__()
+            self.heads, self.out_f, self.concat = heads, out_f, concat
+            self.W = m.nn.Parameter(m.empty(in_f, heads * out_f))
+            self.a = m.nn.Parameter(m.empty(heads, 2 * out_f, 1))
+            m.nn.init.xavier_normal_(self.W, gain=1.414)
+            m.nn.init.xavier_normal_(self.a, gain=1.414)
+
+        def forward(self, h, adj):
+            g = m.mm(h, self.W).view(-1, self.heads, self.out_f).permute(1, 0, 2)
+            src = m.matmul(g, self.a[:, :self.out_f, :])
+            dst = m.matmul(g, self.a[:, self.out_f:, :])
+            e = m.nn.functional.leaky_relu(src + dst.mT, 0.2)
+            att = m.softmax(m.where(adj > 0, e, m.tensor(-9e15)), dim=-1)
+            out = m.matmul(att, g)
+            return out.permute(1, 0, 2).reshape(n, -1) if self.concat else out.mean(dim=0)
+
+    layer1, layer2 = GATLayer(feats.shape[1], 4, 2, True), GATLayer(8, 3, 1, False)
+    params = list(layer1.parameters()) + list(layer2.parameters())
+    opt = m.optim.Adam(params, lr=0.005, weight_decay=5e-4)
+    x, y = m.tensor(feats), m.tensor(labels)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        out = layer2(m.nn.functional.elu(layer1(x, adj)), adj)
+        loss = m.nn.functional.nll_loss(m.log_softmax(out, dim=1), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses
+
+
+def test_gat_trains_like_torch():
+    rng = np.random.default_rng(1)
+    n, f, classes = 10, 5, 3
+    feats = rng.random((n, f)).astype(np.float32)
+    edges = rng.integers(0, n, (2, 24))
+    labels = rng.integers(0, classes, n)
+    ours, ref = _gat_losses(tt, feats, edges, labels), _gat_losses(torch, feats, edges, labels)
+    np.testing.assert_allclose(ours, ref, rtol=1e-5, atol=1e-6)
+    assert ref[-1] < ref[0]
