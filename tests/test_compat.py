@@ -155,14 +155,24 @@ def test_torch_onnx_surface_matches_torch():
     assert str(tt.onnx.errors.UnsupportedOperatorError("aten::foo", 17, None)) == \
         str(torch.onnx.errors.UnsupportedOperatorError("aten::foo", 17, None))
     for name, call in (("torch.onnx.export", lambda: tt.onnx.export(tt.nn.Linear(1, 1), (tt.ones(1),))),
-                       ("torch.onnx.register_custom_op_symbolic",
-                        lambda: tt.onnx.register_custom_op_symbolic("::foo", lambda g: None, 9)),
                        ("torch.onnx.ONNXProgram", lambda: tt.onnx.ONNXProgram(None, None)),
                        ("torch.onnx.utils", lambda: tt.onnx.utils)):
         with pytest.raises(NotImplementedError, match=name.replace(".", r"\.")):
             call()
     with pytest.raises(AttributeError):
         tt.onnx.not_a_member  # noqa: B018
+    import warnings
+    for name in ("::foo", "foo", "a::1b", "mydomain::foo"):  # registration (there is no exporter to use it)
+        got = []
+        for m in (tt, torch):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # torch deprecates the TorchScript exporter's API
+                try:
+                    m.onnx.register_custom_op_symbolic(name, lambda g: None, 9)
+                    got.append("ok")
+                except m.onnx.OnnxExporterError as e:
+                    got.append(str(e))
+        assert got[0] == got[1], name
     # select_model_mode_for_export sets the mode inside and restores it, as torch's
     import warnings
     for m in (torch, tt):

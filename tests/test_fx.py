@@ -222,7 +222,7 @@ def test_untraceable_code_raises_as_torch(body):
     del e1, e2  # the tracebacks hold the proxies
     import gc
     gc.collect()
-    assert tt._surface._torch_function_hook is None  # a failed trace leaves the normal path untouched
+    assert not _fx_holds_hook()  # a failed trace leaves the normal path untouched
 
 
 def test_erase_node_with_users_raises_as_torch():
@@ -302,11 +302,19 @@ def test_proxy_built_by_hand_records_torch_functions():
     assert g1(tt.tensor([-1.0, 2.0]), tt.tensor([1.0, 1.0])).tolist() == [-1.0, 1.0]
 
 
+def _fx_holds_hook():
+    """Whether fx still makes the public functions consult __torch_function__ (other users, a dispatching subclass
+    instance made by an earlier test in this process or an active mode, may keep the hook on for themselves)."""
+    from tinytorch import overrides
+    return overrides._users["fx"] or (tt._surface._torch_function_hook is not None and not overrides._users["instances"]
+                                     and not overrides._state.modes)
+
+
 def test_hook_is_off_outside_tracing():
     tt.fx.symbolic_trace(TT.M())
     import gc
     gc.collect()
-    assert tt._surface._torch_function_hook is None
+    assert not _fx_holds_hook()
 
 
 # ---- Interpreter, Transformer, replace_pattern ---------------------------------------------------------------

@@ -43,6 +43,7 @@ LAYERS = [
              # modules that look functions up in the public namespace at run time (torch.fx prints and resolves
              # torch.* names, torch.ops.aten.* are the namespace's functions, sparse ops compose public functions)
              "fx", "sparse", "_ops_namespace", "library", "_custom_ops",
+             "utils.tensorboard",  # add_graph traces with torch.fx
              "distributed.run", "distributed._worker", "torch_backend", "_torch_autoload", "quantization"]),
 ]
 RANK = {name: i for i, (name, _) in enumerate(LAYERS)}

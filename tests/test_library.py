@@ -515,13 +515,6 @@ def test_load_library_loads_a_plain_shared_library():
     assert os.path.realpath(found[0]) in tt.ops.loaded_libraries
 
 
-def test_torch_ops_module_names():
-    import tinytorch._ops as ops_mod
-    assert ops_mod.OpOverload is type(tt.ops.aten.add.Tensor)
-    assert ops_mod.OpOverloadPacket is type(tt.ops.aten.add)
-    assert ops_mod.ops is tt.ops
-
-
 def test_explicit_schema_and_registration_by_name_as_torch():
     """The pattern of transformers' MoE fallback: custom_op with a schema string, then register_fake and
     register_autograd by qualified name; a backward that calls another custom op returning two tensors."""

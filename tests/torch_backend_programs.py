@@ -225,6 +225,8 @@ def nanogpt(device, fused=False, steps=4):
 
 def hf_gpt2(device, steps=2):
     """transformers' GPT-2 (random init, small config, eager attention): loss, gradients, AdamW, greedy generate."""
+    from ecosystem._common import prepare_reference
+    prepare_reference()  # transformers imports torchvision when it is installed (the ecosystem tests install it)
     from transformers import GPT2Config, GPT2LMHeadModel
     torch.manual_seed(0)
     cfg = GPT2Config(vocab_size=97, n_positions=32, n_embd=32, n_layer=2, n_head=2, resid_pdrop=0.0, bos_token_id=0, eos_token_id=0,
@@ -250,6 +252,8 @@ def hf_gpt2(device, steps=2):
 
 def hf_bert(device, steps=2):
     """transformers' BERT for masked LM (random init, small config): loss, gradients, an AdamW step."""
+    from ecosystem._common import prepare_reference
+    prepare_reference()
     from transformers import BertConfig, BertForMaskedLM
     torch.manual_seed(0)
     cfg = BertConfig(vocab_size=101, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,

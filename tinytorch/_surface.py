@@ -56,6 +56,8 @@ def _as_subclass(self, cls):
         out = Tensor.view_as(self, self) if self.requires_grad else \
             _new(self._storage, self._shape, self._stride, self._offset, self.dtype, self._nat)
     out.__class__ = cls
+    from .overrides import _instance_made
+    _instance_made(cls)
     return out
 
 

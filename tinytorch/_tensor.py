@@ -44,8 +44,15 @@ _TYPE_NAMES = {
 }
 
 
+# set by tinytorch.overrides: told of each Tensor subclass instance _new makes (the __torch_function__ protocol is
+# consulted by the public functions once a dispatching subclass has an instance)
+_subclass_instance_made = None
+
+
 def _new(storage, shape, stride, offset, dtype, nat=None, cls=None):
     t = object.__new__(cls or Tensor)
+    if cls is not None and _subclass_instance_made is not None:
+        _subclass_instance_made(cls)
     t._storage = storage
     t._shape = shape
     t._stride = stride

@@ -152,9 +152,31 @@ def _routed_methods():
 _base_methods = {}
 
 
-def _enable_namespace_hook():
+# Who needs the public functions to consult the protocol: an instance of a dispatching subclass has existed, a mode
+# is active, or torch.fx is tracing / holds Proxies. The hook is on exactly while one of them does, so defining a
+# subclass (``nn.attention.bias.CausalBias`` is one, at import) costs the other functions nothing.
+_DISPATCHING = set()  # Tensor subclasses whose __torch_function__ is not the disabled one
+_users = {"instances": False, "fx": False}
+
+
+def _refresh_hook():
     from . import _surface
-    _surface._torch_function_hook = _namespace_hook
+    on = _users["instances"] or _users["fx"] or bool(_state.modes)
+    _surface._torch_function_hook = _namespace_hook if on else None
+
+
+def _set_fx_active(active):
+    """torch.fx: a trace runs or a Proxy is alive (``active``), or neither any more."""
+    _users["fx"] = bool(active)
+    _refresh_hook()
+
+
+def _instance_made(cls):
+    """An instance of ``cls`` was made (``Tensor.__new__``, ``as_subclass``): a dispatching class turns the hook on
+    for good (its instances may live anywhere)."""
+    if not _users["instances"] and cls in _DISPATCHING:
+        _users["instances"] = True
+        _refresh_hook()
 
 
 def _subclass_defined(cls):
@@ -167,7 +189,7 @@ def _subclass_defined(cls):
     for name, base in _base_methods.items():
         if getattr(cls, name, None) is base:
             setattr(cls, name, _method_wrapper(name, base))
-    _enable_namespace_hook()
+    _DISPATCHING.add(cls)
 
 
 def _push_mode(mode):
@@ -176,8 +198,8 @@ def _push_mode(mode):
             _base_methods.update(_routed_methods())
         for name, base in _base_methods.items():
             setattr(Tensor, name, _method_wrapper(name, base))
-        _enable_namespace_hook()
     _state.modes.append(mode)
+    _refresh_hook()
 
 
 def _pop_mode():
@@ -185,7 +207,12 @@ def _pop_mode():
     if not _state.modes:
         for name, base in _base_methods.items():
             setattr(Tensor, name, base)
+    _refresh_hook()
     return mode
+
+
+from . import _tensor as _tensor_module  # noqa: E402
+_tensor_module._subclass_instance_made = _instance_made
 
 
 # ---- public API -----------------------------------------------------------------------------------------------------

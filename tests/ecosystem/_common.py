@@ -15,13 +15,14 @@ import sys
 import torch
 
 UNDER_TINYTORCH = "+tinytorch" in torch.__version__
+_libraries = []  # the op definitions live as long as their Library object
 
 
 def prepare_reference():
-    if UNDER_TINYTORCH:
+    if UNDER_TINYTORCH or "torchvision" in sys.modules:
         return
-    lib = torch.library.Library("torchvision", "DEF")
-    globals()["_keep"] = lib
+    lib = torch.library.Library("torchvision", "FRAGMENT")
+    _libraries.append(lib)
     for _ in range(64):
         try:
             import torchvision  # noqa: F401

@@ -455,6 +455,13 @@ def _load_nvtx():
                        "package (nvidia-nvtx) to annotate a CUDA profile")
 
 
+def _cuda_synchronize():
+    """``torch.cuda.synchronize()``: the cuda backend's current device finishes its queue (AssertionError "Torch not
+    compiled with CUDA enabled" from the backend where there is no CUDA)."""
+    from ..device import current_index, get_backend
+    get_backend("cuda").dev_for(current_index.get("cuda", 0)).finish()
+
+
 class emit_nvtx:
     """Make every op and backward node emit an NVTX range, for nvprof / Nsight Systems
     (``torch.autograd.profiler.emit_nvtx``). It synchronizes the CUDA device on entry and exit, so without CUDA it
@@ -473,8 +480,7 @@ class emit_nvtx:
             return
         if self.entered:
             raise RuntimeError("NVTX annotation context manager is not reentrant")
-        from .. import accelerator
-        accelerator.synchronize()
+        _cuda_synchronize()
         self._listener = _NVTX(_load_nvtx(), self.record_shapes)
         self.entered = True
         _add_listener(self._listener)
@@ -483,8 +489,7 @@ class emit_nvtx:
     def __exit__(self, exc_type, exc_val, exc_tb):
         if not self.enabled:
             return
-        from .. import accelerator
-        accelerator.synchronize()
+        _cuda_synchronize()
         _remove_listener(self._listener)
         self.entered = False
         return False

@@ -66,7 +66,7 @@ def all_reduce(self, reduceOp, group, tag=""):
 
 def all_gather_tensor(self, gather_dim, group, tag=""):
     """Every rank's ``self`` concatenated along ``gather_dim`` in rank order."""
-    from .. import cat
+    from .._ops.shape import cat
     pg = _resolve_group(group)
     n = _dist().get_world_size(pg)
     parts = [self.detach().new_empty(self.shape) for _ in range(n)]

@@ -301,16 +301,14 @@ _tracing = [0]  # traces and transforms running
 
 
 def _hook_needed():
-    if _surface._torch_function_hook is None:
-        from ..overrides import _namespace_hook
-        _surface._torch_function_hook = _namespace_hook
+    from ..overrides import _set_fx_active
+    _set_fx_active(True)
 
 
 def _hook_released():
     if _live[0] <= 0 and _tracing[0] <= 0:
-        from .. import overrides
-        if not overrides._base_methods and not overrides._state.modes:
-            _surface._torch_function_hook = None
+        from ..overrides import _set_fx_active
+        _set_fx_active(False)
 
 
 def _hook_on():

@@ -4,8 +4,8 @@ from ..overrides import _disabled_torch_function_impl
 
 
 def _is_dtensor(data):
-    from ..distributed.tensor._api import DTensor
-    return isinstance(data, DTensor)
+    # a DTensor (tinytorch.distributed.tensor) keeps this rank's piece in _local_tensor; its own memory is a shell
+    return getattr(data, "_local_tensor", None) is not None
 
 
 class Parameter(Tensor):

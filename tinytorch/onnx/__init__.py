@@ -104,14 +104,13 @@ _custom_symbolics = {}
 def register_custom_op_symbolic(symbolic_name, symbolic_fn, opset_version):
     """Register ``symbolic_fn`` as the ONNX translation of op ``symbolic_name`` (``ns::name``) from
     ``opset_version`` on (``torch.onnx.register_custom_op_symbolic``). tinytorch has no exporter that would call
-    it. ValueError, as PyTorch's, for a name without a namespace or with a digit leading the op name."""
+    it. ``OnnxExporterError``, as PyTorch's, for a name not of the form ``domain::name`` (the name starting with a
+    letter)."""
     import re
-    if symbolic_name.startswith("::"):
-        raise ValueError(f"Failed to register operator {symbolic_name}. The domain {symbolic_name} is already a "
-                         "used domain.")
-    if not re.match(r"^[a-zA-Z0-9-_]+::[a-zA-Z-_]+[a-zA-Z0-9-_]*$", symbolic_name):
-        raise ValueError(f"Failed to register operator {symbolic_name}. The symbolic name must match the format "
-                         f"domain::name, and should start with a letter and contain only alphanumerical characters")
+    if not re.match(r"^[a-zA-Z0-9-_]*::[a-zA-Z-_]+[a-zA-Z0-9-_]*$", symbolic_name):
+        raise OnnxExporterError(f"Failed to register operator {symbolic_name}. The symbolic name must match the "
+                                "format domain::name, and should start with a letter and contain only alphanumeric "
+                                "characters")
     _custom_symbolics[(symbolic_name, opset_version)] = symbolic_fn
 
 

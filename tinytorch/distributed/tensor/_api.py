@@ -62,10 +62,11 @@ def _normalize(placements, ndim):
 def _wrap(local, spec):
     """A DTensor of ``spec`` over ``local`` (which it keeps as is: autograd goes through it)."""
     from ..._ops.creation import empty_strided
-    from ...overrides import DisableTorchFunctionSubclass
+    from ...overrides import DisableTorchFunctionSubclass, _instance_made
     with DisableTorchFunctionSubclass():
         body = empty_strided(spec.shape, spec.stride, dtype=local.dtype, device="meta")
     body.__class__ = DTensor
+    _instance_made(DTensor)  # from now on the public functions consult __torch_function__ (which refuses ops)
     body._local_tensor = local
     body._spec = spec
     body.requires_grad = local.requires_grad
@@ -190,9 +191,8 @@ _NAMESPACE_QUERIES = frozenset({"is_tensor", "numel", "is_floating_point", "is_c
 
 
 def _is_namespace_query(func):
-    import tinytorch
-    name = getattr(func, "__name__", None)
-    return name in _NAMESPACE_QUERIES and getattr(tinytorch, name, None) is func
+    # the public functions are named by the namespace they are reached from (tinytorch/_surface.py)
+    return getattr(func, "__name__", None) in _NAMESPACE_QUERIES and getattr(func, "__module__", None) == "tinytorch"
 
 
 def _as_method(func):
