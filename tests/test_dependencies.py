@@ -49,7 +49,8 @@ def test_test_extra_declares_what_the_tests_import():
     allowed = _declared() | {MODULE_OF.get(n, n) for n in names} | set(sys.stdlib_module_names) | \
         {"tinytorch", "comfyui_tinytorch", "conftest", "op_db", "mydevice", "__future__"}
     # the repository's own scripts, which tests put on sys.path
-    local = {p.stem for d in ("tests", "examples", "tools", "benchmarks") for p in (ROOT / d).rglob("*.py")}
+    local = {p.stem for d in ("tests", "examples", "tools", "benchmarks") for p in (ROOT / d).rglob("*.py")} | \
+        {p.name for p in (ROOT / "tests").iterdir() if p.is_dir()}  # the tests' own folders (tests/ecosystem)
     undeclared = [f"{p.relative_to(ROOT)}:{line} imports {mod}" for p in sorted((ROOT / "tests").rglob("*.py"))
                   for mod, line in _imports(p)
                   if mod not in allowed | local | (COMFYUI_HOST if p.name == "test_comfyui.py" else set())]
