@@ -9,7 +9,7 @@ import pytest
 import tinytorch as tt
 from conftest import torch
 
-pytest.importorskip("tensorboard", reason="the tensorboard extra: pip install -e '.[tensorboard]'")
+import tensorboard  # noqa: E402,F401  (a declared test dependency: a missing one fails here, never skips)
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 
 from tinytorch.utils.tensorboard import SummaryWriter  # noqa: E402

@@ -32,7 +32,25 @@ def _bytes_of(st):
     return st if st.dtype is _dt.uint8 else _reinterpret(st, _dt.uint8)
 
 
-class UntypedStorage:
+class _StorageBase:
+    """What both storage types read and write through ``_tensor()``, a 1-D tensor over their memory (a uint8 one
+    for UntypedStorage, one of its dtype for TypedStorage): PyTorch's ``_StorageBase``."""
+
+    __slots__ = ()
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def tolist(self):
+        """The elements (bytes for an UntypedStorage) as a list of Python numbers."""
+        return self._tensor().tolist()
+
+    def fill_(self, value):
+        self._tensor().fill_(value)
+        return self
+
+
+class UntypedStorage(_StorageBase):
     """``torch.UntypedStorage``: ``nbytes`` bytes of memory on a device, shared by the tensors that view it.
 
     ``UntypedStorage(size=0, *, device=None)`` allocates ``size`` bytes (uninitialised); ``UntypedStorage(sequence)``
@@ -137,17 +155,6 @@ class UntypedStorage:
         if not -self._nbytes <= i < self._nbytes:
             raise IndexError(f"index {i} out of range for storage of size {self._nbytes}")
         return i + self._nbytes if i < 0 else i
-
-    def __iter__(self):
-        return iter(self.tolist())
-
-    def tolist(self):
-        """The bytes as a list of ints."""
-        return self._tensor().tolist()
-
-    def fill_(self, value):
-        self._tensor().fill_(value)
-        return self
 
     def zero_(self):
         return self.fill_(0)
@@ -273,7 +280,7 @@ def _warn_typed_storage_removal(stacklevel=2):
                   UserWarning, stacklevel=stacklevel + 1)
 
 
-class TypedStorage:
+class TypedStorage(_StorageBase):
     """``torch.TypedStorage`` (deprecated in PyTorch, still returned by ``Tensor.storage()``): a storage's memory seen
     as elements of ``dtype``; ``size()`` counts elements, ``untyped()`` gives the bytes."""
 
@@ -360,16 +367,6 @@ class TypedStorage:
 
     def __setitem__(self, idx, value):
         self._tensor()[idx] = value
-
-    def __iter__(self):
-        return iter(self.tolist())
-
-    def tolist(self):
-        return self._tensor().tolist()
-
-    def fill_(self, value):
-        self._tensor().fill_(value)
-        return self
 
     def copy_(self, source, non_blocking=None):
         self._untyped_storage.copy_(source)
