@@ -5,39 +5,11 @@ Tensor arguments are ``T`` placeholders (shape, dtype name, value kind) that the
 NumPy data for both libraries; ``D`` placeholders are dtypes, looked up on ``m``. The harness mutates these
 arguments (shapes, dtypes, Python types, values, keywords) and compares what both libraries do.
 """
+import os
+import sys
 
-
-class T:
-    """A tensor argument: ``shape``, ``dtype`` name, value ``kind`` ('n' normal, 'p' positive, 'u' in [0, 1),
-    'i<k>' integers in [0, k), 'b' bool, 'spd' symmetric positive definite), ``rg`` requires_grad,
-    ``special`` ('nan' / 'inf': the first element replaced)."""
-
-    __slots__ = ("shape", "dtype", "kind", "rg", "special")
-
-    def __init__(self, shape, dtype="float32", kind="n", rg=False, special=None):
-        self.shape, self.dtype, self.kind, self.rg, self.special = tuple(shape), dtype, kind, rg, special
-
-    def but(self, **kw):
-        t = T(self.shape, self.dtype, self.kind, self.rg, self.special)
-        for k, v in kw.items():
-            setattr(t, k, v)
-        return t
-
-    def __repr__(self):
-        extra = "".join(f", {k}={getattr(self, k)!r}" for k in ("rg", "special") if getattr(self, k))
-        return f"T{list(self.shape)}:{self.dtype}{'' if self.kind == 'n' else '/' + self.kind}{extra}"
-
-
-class D:
-    """A dtype argument by name (``m.<name>``)."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return self.name
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from differential import D, T  # noqa: E402,F401 - the placeholders the corpus is written in
 
 
 class C:
