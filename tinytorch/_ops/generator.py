@@ -197,19 +197,21 @@ class Generator:
         """n samples of U[low, high) in ``dtype`` (a NumPy float type): the top mantissa-width bits of one
         draw scaled by 2^-digits, then x * (high - low) + low in the accumulation type (float for float32 and
         half types, double for float64), as ``at::uniform_real_distribution``."""
-        if _native_C is not None and n >= _NATIVE_MIN_DRAWS:
+        if _native_C is not None and n >= _NATIVE_MIN_DRAWS and (dtype != np.float64 or float(low) == 0.0):
+            # (the native double path rounds x * range + low twice, which is PyTorch's fused result only when
+            # low is 0)
             if dtype == np.float64:
                 return _native_C.uniform_from_raw(self._raw32_native(2 * n), True, float(low),
                                                   float(high) - float(low))
-            lo, hi = np.float32(dtype(low)), np.float32(dtype(high))
+            lo, hi = np.float32(low), np.float32(high)  # from/to in float, the reduced types' opmath type
             r = _native_C.uniform_from_raw(self._raw32_native(n), False, float(lo), float(hi - lo))
             return r if dtype == np.float32 else self._reduced(r, dtype, lo, hi)
         if dtype == np.float64:
             x = (self._u64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0 ** -53
-            return x * (float(high) - float(low)) + float(low)
+            return _fma64(x, float(high) - float(low), float(low))
         digits = 24  # float16 / bfloat16 draw in float (their opmath type) and round, as PyTorch's CPU kernel
         x = (self._u32(n) & np.uint64((1 << digits) - 1)).astype(np.float64) * 2.0 ** -digits
-        lo, hi = np.float32(dtype(low)), np.float32(dtype(high))
+        lo, hi = np.float32(low), np.float32(high)
         # x * (hi - lo) + lo with one rounding, as the fused multiply-add PyTorch's compiled loop uses
         r = (x * np.float64(hi - lo) + np.float64(lo)).astype(np.float32)
         return r if dtype == np.float32 else self._reduced(r, dtype, lo, hi)
@@ -265,6 +267,11 @@ class Generator:
                 fill16(tail.reshape(1, 16))
                 data[n - 16:] = tail
             return data.astype(dtype)
+        return self._normal_serial(n, mean, std).astype(dtype)
+
+    def _normal_serial(self, n, mean=0.0, std=1.0):
+        """n doubles from ATen's normal_distribution<double>, one at a time: Box-Muller on two double uniforms,
+        the sine kept for the next call (until the next manual_seed), then z * std + mean fused."""
         out = np.empty(n, np.float64)
         for i in range(n):
             if self._next_normal is not None:
@@ -276,7 +283,7 @@ class Generator:
             theta = 2.0 * math.pi * u1
             self._next_normal = r * math.sin(theta)
             out[i] = r * math.cos(theta)
-        return _fma64(out, std, mean).astype(dtype)
+        return _fma64(out, std, mean)
 
     def _randint(self, n, low, high):
         """n integers uniform on [low, high): one 32-bit draw modulo the range (64-bit for ranges of 2^32 and

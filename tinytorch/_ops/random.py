@@ -295,6 +295,8 @@ def _rand_fill(name, sample, torch_stream=False, check=None):
             arr = sample(_gen(generator), self._shape + (2,), part, *args, **kw)
             arr = (arr[..., 0] + 1j * arr[..., 1]).astype(self.dtype.np)
         elif torch_stream:
+            if name in ("random_",):
+                kw["dtype"] = self.dtype
             arr = sample(_gen(generator), self._shape, _np_float(self.dtype) if self.dtype.is_floating_point
                          else None, *args, **kw)
         else:
@@ -325,10 +327,20 @@ def _normal_fill(g, shape, dt, mean=0.0, std=1.0):
     return g._normal(math.prod(shape), dt, mean, std).reshape(shape)
 
 
-def _random_fill(g, shape, dt, a=None, b=None):
-    if a is None:  # [0, 2^mantissa] for floats, [0, max] for integers, as PyTorch's random_()
-        return g._randint(math.prod(shape), 0, (1 << 24) + 1 if dt == np.float32 else (1 << 53) + 1 if
-                          dt == np.float64 else (1 << 63)).reshape(shape)
+def _random_fill(g, shape, dt, a=None, b=None, *, dtype=None):
+    if a is None:
+        # ATen's uniform_int: one draw (64-bit for int64 and double, else 32-bit) modulo 2^digits + 1 for floats
+        # (digits: 24, 53, 11 for half, 8 for bfloat16), max + 1 for integers, the low bit for bool
+        n = math.prod(shape)
+        if dtype is _dt.bool:
+            return (g._u32(n) & np.uint64(1)).astype(bool).reshape(shape)
+        wide = dtype in (_dt.int64, _dt.float64)
+        raw = g._u64(n) if wide else g._u32(n)
+        mod = {_dt.float32: (1 << 24) + 1, _dt.float64: (1 << 53) + 1, _dt.float16: (1 << 11) + 1,
+               _dt.bfloat16: (1 << 8) + 1}.get(dtype)
+        if mod is None:
+            mod = int(_dt.iinfo(dtype).max) + 1
+        return (raw % np.uint64(mod)).astype(np.int64).reshape(shape)
     lo, hi = (0, a) if b is None else (a, b)
     return g._randint(math.prod(shape), int(lo), int(hi)).reshape(shape)
 
@@ -448,12 +460,39 @@ def _bernoulli_fill(g, shape, dt, p=0.5):
 
 
 _rand_fill("bernoulli_", _bernoulli_fill, torch_stream=True, check=_check_bernoulli)
-_rand_fill("exponential_", lambda r, s, lambd=1.0: r.exponential(1.0 / lambd, s), check=_check_exponential)
+def _libm(f, x):
+    """``f`` (a ``math`` function: the C library's double one, as ATen's std:: calls) on each element of ``x``."""
+    return np.array([f(v) for v in np.asarray(x, np.float64).ravel().tolist()], np.float64).reshape(np.shape(x))
+
+
+# ATen's CPU kernels for these draw one double uniform (a 64-bit draw) per element, transform it in double and
+# round to the tensor's dtype (DistributionsHelper.h / TransformationHelper.h)
+def _exponential_fill(g, shape, dt, lambd=1.0):
+    u = g._uniform(math.prod(shape), np.float64)
+    return (-1.0 / float(lambd) * _libm(math.log1p, -u)).reshape(shape)
+
+
+def _geometric_fill(g, shape, dt, p):
+    u = g._uniform(math.prod(shape), np.float64)
+    return np.ceil(_libm(math.log, u) / math.log1p(-float(p))).reshape(shape)
+
+
+def _cauchy_fill(g, shape, dt, median=0.0, sigma=1.0):
+    u = g._uniform(math.prod(shape), np.float64)
+    from .generator import _fma64
+    return _fma64(float(sigma), _libm(math.tan, math.pi * (u - 0.5)), float(median)).reshape(shape)
+
+
+def _log_normal_fill(g, shape, dt, mean=1.0, std=2.0):
+    z = g._normal_serial(math.prod(shape), float(mean), float(std))
+    return _libm(math.exp, z).reshape(shape)
+
+
+_rand_fill("exponential_", _exponential_fill, torch_stream=True, check=_check_exponential)
 _rand_fill("random_", _random_fill, torch_stream=True, check=_check_random)
-_rand_fill("log_normal_", lambda r, s, mean=1.0, std=2.0: r.lognormal(mean, std, s), check=_check_log_normal)
-_rand_fill("cauchy_", lambda r, s, median=0.0, sigma=1.0: r.standard_cauchy(s) * sigma + median,
-           check=_check_cauchy)
-_rand_fill("geometric_", lambda r, s, p: r.geometric(p, s), check=_check_geometric)
+_rand_fill("log_normal_", _log_normal_fill, torch_stream=True, check=_check_log_normal)
+_rand_fill("cauchy_", _cauchy_fill, torch_stream=True, check=_check_cauchy)
+_rand_fill("geometric_", _geometric_fill, torch_stream=True, check=_check_geometric)
 
 
 __all__ = ["rand", "randn", "randint", "randint_like", "rand_like", "randn_like", "randperm", "normal", "bernoulli",
