@@ -170,11 +170,28 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         if isinstance(std, Tensor) and std.numel() and not bool((std.detach() >= 0).all()):
             raise RuntimeError("normal expects all elements of std >= 0.0")
         shape = _strides.broadcast_shapes(*(t._shape for t in (mean, std) if isinstance(t, Tensor)))
-        z = randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
-        return (z * std + mean).detach().to(ref.dtype)
-    return randn(_size((size,) if isinstance(size, int) else (size or (),)), generator=generator, dtype=dtype,
-                 device=device, requires_grad=requires_grad) * std + mean if size is not None else \
-        randn((), generator=generator, dtype=dtype, device=device) * std + mean
+        # as ATen's normal_out_impl: normal_(0, std) then + mean for a scalar std, else normal_(0, 1) then
+        # * std + mean (two roundings)
+        d = ref.dtype
+        if isinstance(std, Tensor):
+            z = _normal_tensor(generator, shape, d, 0.0, 1.0, ref.device)
+            return (z * std.detach() + (mean.detach() if isinstance(mean, Tensor) else mean)).to(d)
+        return (_normal_tensor(generator, shape, d, 0.0, std, ref.device) + mean.detach()).to(d)
+    if size is None:
+        size = ()
+    shape = _size((size,) if isinstance(size, int) else tuple(size))
+    d = _float_dtype(_dt.as_dtype(dtype, "normal"), "normal_kernel_cpu", complex_ok=True)
+    if d.is_complex:
+        return randn(shape, generator=generator, dtype=d, device=device) * std + mean
+    out = _normal_tensor(generator, shape, d, float(mean), float(std), device)
+    return out.requires_grad_() if requires_grad else out
+
+
+def _normal_tensor(generator, shape, d, mean, std, device):
+    """A tensor of ``shape`` filled as ``normal_(mean, std)`` fills it (PyTorch's kernel, mean and std inside)."""
+    if not math.isfinite(mean):
+        return _from_host(np.full(shape, mean, _np_float(d)), d, device)
+    return _from_host(_gen(generator)._normal(math.prod(shape), _np_float(d), mean, std).reshape(shape), d, device)
 
 
 def bernoulli(input, p=None, *, generator=None):
