@@ -272,17 +272,33 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     rows = w.reshape(-1, w.shape[-1])
     if not replacement and num_samples > rows.shape[1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-    rng = _rng(generator)
-    out = []
     for r in rows:
-        s = r.sum()
-        if s <= 0:
+        if r.sum() <= 0:
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
         if not replacement and np.count_nonzero(r) < num_samples:
             raise RuntimeError("invalid multinomial distribution (with replacement=False, not enough non-negative "
                                "category to sample)")
-        out.append(rng.choice(len(r), size=num_samples, replace=replacement, p=r / s))
-    arr = np.array(out, dtype=np.int64).reshape(w.shape[:-1] + (num_samples,))
+    g = _gen(generator)
+    work = np.float64 if input.dtype is _dt.float64 else np.float32
+    p = input.detach().numpy(force=True).astype(work).reshape(rows.shape)
+    if not replacement or num_samples == 1:
+        # ATen's Gumbel-max form: q ~ Exp(1) drawn as exponential_ fills a tensor like input (one double uniform
+        # each, row after row), then the top num_samples of p / q (in input's dtype) per row
+        u = g._uniform(p.size, np.float64)
+        q = (-_libm(math.log1p, -u)).astype(work).reshape(p.shape)
+        key = np.divide(p, q, dtype=work)
+        out = np.argsort(-key, axis=1, kind="stable")[:, :num_samples]
+    else:
+        # ATen's multinomial_with_replacement kernel: the running sum in the input's type, divided by the total,
+        # its last entry set to 1, then a binary search (first entry >= u) of one double uniform per sample
+        cum = np.cumsum(p, axis=1, dtype=work)
+        cum = np.divide(cum, cum[:, -1:], dtype=work)
+        cum[:, -1] = 1
+        out = np.empty((p.shape[0], num_samples), np.int64)
+        for i in range(p.shape[0]):
+            u = g._uniform(num_samples, np.float64)
+            out[i] = np.searchsorted(cum[i].astype(np.float64), u, side="left")
+    arr = out.astype(np.int64).reshape(w.shape[:-1] + (num_samples,))
     return _from_host(arr, _dt.int64, input.device)
 
 
