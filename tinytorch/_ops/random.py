@@ -241,9 +241,60 @@ def poisson(input, generator=None):
     rates = input.detach().numpy(force=True).astype(np.float64)
     if not np.all(rates >= 0):  # NaN included
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    big = rates > 1e18  # beyond NumPy's sampler: the sample is the rate itself (inf stays inf, as PyTorch)
-    out = np.where(big, rates, _rng(generator).poisson(np.where(big, 0.0, rates)))
+    g = _gen(generator)
+    out = np.array([_poisson_one(g, lam) for lam in rates.ravel().tolist()], np.float64).reshape(rates.shape)
     return _from_host(out.astype(input.dtype.np), input.dtype, input.device)
+
+
+def _lgamma():
+    """The C library's lgamma (ATen calls std::lgamma; Python's math.lgamma is its own implementation)."""
+    import ctypes
+    import ctypes.util
+    try:
+        f = ctypes.CDLL(ctypes.util.find_library("m")).lgamma
+        f.restype, f.argtypes = ctypes.c_double, [ctypes.c_double]
+        return f
+    except (OSError, AttributeError, TypeError):  # no C library to load: Python's, equal but for the last bit
+        return math.lgamma
+
+
+def _poisson_one(g, lam):
+    """One Poisson(lam) sample as ATen's sample_poisson: Hoermann's transformed rejection (PTRS, 1993) for
+    lam >= 10, else multiplying uniforms until the product falls to exp(-lam); double uniforms throughout."""
+    if lam == 0:
+        return 0.0
+    if lam >= 10:
+        if math.isinf(lam):
+            return lam
+        lgamma = _poisson_one.lgamma
+        slam, loglam = math.sqrt(lam), math.log(lam)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = float(g._uniform(1, np.float64)[0]) - 0.5
+            v = float(g._uniform(1, np.float64)[0])
+            us = 0.5 - abs(u)
+            k = math.floor((2 * a / us + b) * u + lam + 0.43)
+            if us >= 0.07 and v <= vr:
+                return float(k)
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            if (math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)) <= \
+                    (-lam + k * loglam - lgamma(k + 1.0)):
+                return float(k)
+    enlam = math.exp(-lam)
+    x, prod = 0, 1.0
+    while True:
+        prod *= float(g._uniform(1, np.float64)[0])
+        if prod > enlam:
+            x += 1
+        else:
+            return float(x)
+
+
+_poisson_one.lgamma = _lgamma()
 
 
 def binomial(count, prob, generator=None):
