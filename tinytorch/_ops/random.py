@@ -128,18 +128,25 @@ def randint(low=0, high=_NO_HIGH, size=None, *, generator=None, dtype=None, devi
     return _from_host(arr.astype(d.np), d, device, requires_grad)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, device=None):
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None):
+    """``randint`` with ``input``'s shape (and dtype and device unless given): ``randint_like(x, high)`` or
+    ``randint_like(x, low, high)``, drawing from ``generator`` (default: the default generator)."""
     if high is None:
         low, high = 0, low
-    return randint(low, high, input._shape, dtype=dtype or input.dtype, device=device or input.device)
+    return randint(low, high, input._shape, generator=generator, dtype=dtype or input.dtype,
+                   device=device or input.device)
 
 
-def rand_like(input, *, dtype=None, device=None, requires_grad=False):
-    return rand(input._shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """``rand`` with ``input``'s shape (and dtype and device unless given), from ``generator`` if given."""
+    return rand(input._shape, generator=generator, dtype=dtype or input.dtype, device=device or input.device,
+                requires_grad=requires_grad)
 
 
-def randn_like(input, *, dtype=None, device=None, requires_grad=False):
-    return randn(input._shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """``randn`` with ``input``'s shape (and dtype and device unless given), from ``generator`` if given."""
+    return randn(input._shape, generator=generator, dtype=dtype or input.dtype, device=device or input.device,
+                 requires_grad=requires_grad)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
