@@ -390,6 +390,8 @@ def _rand_fill(name, sample, torch_stream=False, check=None):
                 kw["dtype"] = self.dtype
             arr = sample(_gen(generator), self._shape, _np_float(self.dtype) if self.dtype.is_floating_point
                          else None, *args, **kw)
+            if self.dtype in (_dt.float16, _dt.bfloat16) and np.asarray(arr).dtype == np.float64:
+                arr = np.asarray(arr).astype(np.float32)  # c10::Half / BFloat16 take a double through float
         else:
             arr = sample(_rng(generator), self._shape, *args, **kw)
         _state.enabled = False
