@@ -131,11 +131,11 @@ class Generator:
     """A random number generator (``torch.Generator``): a Mersenne Twister (MT19937) seeded as PyTorch's CPU
     generator, whose raw 32-bit stream is NumPy's ``MT19937`` bit generator.
 
-    rand/randn/normal_/uniform_ (and the nn.init functions built on them), randint, randperm, random_ and
-    bernoulli (so dropout masks) turn that stream into numbers with PyTorch's own transformations, so after
-    the same ``manual_seed`` they give PyTorch's numbers (float32 ``randn`` of 16+ elements to about an ulp:
-    PyTorch's vectorized sin/cos/log round differently). The other samplers (multinomial, exponential_,
-    Poisson, Gamma ...) draw from the same stream through NumPy's algorithms: reproducible, not identical.
+    Every sampler turns that stream into numbers with PyTorch's own CPU transformations (rand/uniform_,
+    randn/normal_ including the AVX2 kernel's float32 arithmetic for 16+ values, randint/random_, randperm,
+    bernoulli and dropout, exponential_/geometric_/cauchy_/log_normal_, poisson, multinomial), so after the
+    same ``manual_seed`` they give PyTorch's numbers bit for bit (tests/test_random_streams.py). Gamma,
+    binomial and the distributions' samplers built on NumPy's algorithms are reproducible, not identical.
     """
 
     def __init__(self, device="cpu"):
