@@ -128,18 +128,25 @@ def randint(low=0, high=_NO_HIGH, size=None, *, generator=None, dtype=None, devi
     return _from_host(arr.astype(d.np), d, device, requires_grad)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, device=None):
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None):
+    """``randint`` with ``input``'s shape (and dtype and device unless given): ``randint_like(x, high)`` or
+    ``randint_like(x, low, high)``, drawing from ``generator`` (default: the default generator)."""
     if high is None:
         low, high = 0, low
-    return randint(low, high, input._shape, dtype=dtype or input.dtype, device=device or input.device)
+    return randint(low, high, input._shape, generator=generator, dtype=dtype or input.dtype,
+                   device=device or input.device)
 
 
-def rand_like(input, *, dtype=None, device=None, requires_grad=False):
-    return rand(input._shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """``rand`` with ``input``'s shape (and dtype and device unless given), from ``generator`` if given."""
+    return rand(input._shape, generator=generator, dtype=dtype or input.dtype, device=device or input.device,
+                requires_grad=requires_grad)
 
 
-def randn_like(input, *, dtype=None, device=None, requires_grad=False):
-    return randn(input._shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """``randn`` with ``input``'s shape (and dtype and device unless given), from ``generator`` if given."""
+    return randn(input._shape, generator=generator, dtype=dtype or input.dtype, device=device or input.device,
+                 requires_grad=requires_grad)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
@@ -170,11 +177,28 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         if isinstance(std, Tensor) and std.numel() and not bool((std.detach() >= 0).all()):
             raise RuntimeError("normal expects all elements of std >= 0.0")
         shape = _strides.broadcast_shapes(*(t._shape for t in (mean, std) if isinstance(t, Tensor)))
-        z = randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
-        return (z * std + mean).detach().to(ref.dtype)
-    return randn(_size((size,) if isinstance(size, int) else (size or (),)), generator=generator, dtype=dtype,
-                 device=device, requires_grad=requires_grad) * std + mean if size is not None else \
-        randn((), generator=generator, dtype=dtype, device=device) * std + mean
+        # as ATen's normal_out_impl: normal_(0, std) then + mean for a scalar std, else normal_(0, 1) then
+        # * std + mean (two roundings)
+        d = ref.dtype
+        if isinstance(std, Tensor):
+            z = _normal_tensor(generator, shape, d, 0.0, 1.0, ref.device)
+            return (z * std.detach() + (mean.detach() if isinstance(mean, Tensor) else mean)).to(d)
+        return (_normal_tensor(generator, shape, d, 0.0, std, ref.device) + mean.detach()).to(d)
+    if size is None:
+        size = ()
+    shape = _size((size,) if isinstance(size, int) else tuple(size))
+    d = _float_dtype(_dt.as_dtype(dtype, "normal"), "normal_kernel_cpu", complex_ok=True)
+    if d.is_complex:
+        return randn(shape, generator=generator, dtype=d, device=device) * std + mean
+    out = _normal_tensor(generator, shape, d, float(mean), float(std), device)
+    return out.requires_grad_() if requires_grad else out
+
+
+def _normal_tensor(generator, shape, d, mean, std, device):
+    """A tensor of ``shape`` filled as ``normal_(mean, std)`` fills it (PyTorch's kernel, mean and std inside)."""
+    if not math.isfinite(mean):
+        return _from_host(np.full(shape, mean, _np_float(d)), d, device)
+    return _from_host(_gen(generator)._normal(math.prod(shape), _np_float(d), mean, std).reshape(shape), d, device)
 
 
 def bernoulli(input, p=None, *, generator=None):
@@ -224,9 +248,60 @@ def poisson(input, generator=None):
     rates = input.detach().numpy(force=True).astype(np.float64)
     if not np.all(rates >= 0):  # NaN included
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    big = rates > 1e18  # beyond NumPy's sampler: the sample is the rate itself (inf stays inf, as PyTorch)
-    out = np.where(big, rates, _rng(generator).poisson(np.where(big, 0.0, rates)))
+    g = _gen(generator)
+    out = np.array([_poisson_one(g, lam) for lam in rates.ravel().tolist()], np.float64).reshape(rates.shape)
     return _from_host(out.astype(input.dtype.np), input.dtype, input.device)
+
+
+def _lgamma():
+    """The C library's lgamma (ATen calls std::lgamma; Python's math.lgamma is its own implementation)."""
+    import ctypes
+    import ctypes.util
+    try:
+        f = ctypes.CDLL(ctypes.util.find_library("m")).lgamma
+        f.restype, f.argtypes = ctypes.c_double, [ctypes.c_double]
+        return f
+    except (OSError, AttributeError, TypeError):  # no C library to load: Python's, equal but for the last bit
+        return math.lgamma
+
+
+def _poisson_one(g, lam):
+    """One Poisson(lam) sample as ATen's sample_poisson: Hoermann's transformed rejection (PTRS, 1993) for
+    lam >= 10, else multiplying uniforms until the product falls to exp(-lam); double uniforms throughout."""
+    if lam == 0:
+        return 0.0
+    if lam >= 10:
+        if math.isinf(lam):
+            return lam
+        lgamma = _poisson_one.lgamma
+        slam, loglam = math.sqrt(lam), math.log(lam)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = float(g._uniform(1, np.float64)[0]) - 0.5
+            v = float(g._uniform(1, np.float64)[0])
+            us = 0.5 - abs(u)
+            k = math.floor((2 * a / us + b) * u + lam + 0.43)
+            if us >= 0.07 and v <= vr:
+                return float(k)
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            if (math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)) <= \
+                    (-lam + k * loglam - lgamma(k + 1.0)):
+                return float(k)
+    enlam = math.exp(-lam)
+    x, prod = 0, 1.0
+    while True:
+        prod *= float(g._uniform(1, np.float64)[0])
+        if prod > enlam:
+            x += 1
+        else:
+            return float(x)
+
+
+_poisson_one.lgamma = _lgamma()
 
 
 def binomial(count, prob, generator=None):
@@ -255,17 +330,33 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     rows = w.reshape(-1, w.shape[-1])
     if not replacement and num_samples > rows.shape[1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-    rng = _rng(generator)
-    out = []
     for r in rows:
-        s = r.sum()
-        if s <= 0:
+        if r.sum() <= 0:
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
         if not replacement and np.count_nonzero(r) < num_samples:
             raise RuntimeError("invalid multinomial distribution (with replacement=False, not enough non-negative "
                                "category to sample)")
-        out.append(rng.choice(len(r), size=num_samples, replace=replacement, p=r / s))
-    arr = np.array(out, dtype=np.int64).reshape(w.shape[:-1] + (num_samples,))
+    g = _gen(generator)
+    work = np.float64 if input.dtype is _dt.float64 else np.float32
+    p = input.detach().numpy(force=True).astype(work).reshape(rows.shape)
+    if not replacement or num_samples == 1:
+        # ATen's Gumbel-max form: q ~ Exp(1) drawn as exponential_ fills a tensor like input (one double uniform
+        # each, row after row), then the top num_samples of p / q (in input's dtype) per row
+        u = g._uniform(p.size, np.float64)
+        q = (-_libm(math.log1p, -u)).astype(work).reshape(p.shape)
+        key = np.divide(p, q, dtype=work)
+        out = np.argsort(-key, axis=1, kind="stable")[:, :num_samples]
+    else:
+        # ATen's multinomial_with_replacement kernel: the running sum in the input's type, divided by the total,
+        # its last entry set to 1, then a binary search (first entry >= u) of one double uniform per sample
+        cum = np.cumsum(p, axis=1, dtype=work)
+        cum = np.divide(cum, cum[:, -1:], dtype=work)
+        cum[:, -1] = 1
+        out = np.empty((p.shape[0], num_samples), np.int64)
+        for i in range(p.shape[0]):
+            u = g._uniform(num_samples, np.float64)
+            out[i] = np.searchsorted(cum[i].astype(np.float64), u, side="left")
+    arr = out.astype(np.int64).reshape(w.shape[:-1] + (num_samples,))
     return _from_host(arr, _dt.int64, input.device)
 
 
@@ -295,8 +386,12 @@ def _rand_fill(name, sample, torch_stream=False, check=None):
             arr = sample(_gen(generator), self._shape + (2,), part, *args, **kw)
             arr = (arr[..., 0] + 1j * arr[..., 1]).astype(self.dtype.np)
         elif torch_stream:
+            if name in ("random_",):
+                kw["dtype"] = self.dtype
             arr = sample(_gen(generator), self._shape, _np_float(self.dtype) if self.dtype.is_floating_point
                          else None, *args, **kw)
+            if self.dtype in (_dt.float16, _dt.bfloat16) and np.asarray(arr).dtype == np.float64:
+                arr = np.asarray(arr).astype(np.float32)  # c10::Half / BFloat16 take a double through float
         else:
             arr = sample(_rng(generator), self._shape, *args, **kw)
         _state.enabled = False
@@ -325,10 +420,20 @@ def _normal_fill(g, shape, dt, mean=0.0, std=1.0):
     return g._normal(math.prod(shape), dt, mean, std).reshape(shape)
 
 
-def _random_fill(g, shape, dt, a=None, b=None):
-    if a is None:  # [0, 2^mantissa] for floats, [0, max] for integers, as PyTorch's random_()
-        return g._randint(math.prod(shape), 0, (1 << 24) + 1 if dt == np.float32 else (1 << 53) + 1 if
-                          dt == np.float64 else (1 << 63)).reshape(shape)
+def _random_fill(g, shape, dt, a=None, b=None, *, dtype=None):
+    if a is None:
+        # ATen's uniform_int: one draw (64-bit for int64 and double, else 32-bit) modulo 2^digits + 1 for floats
+        # (digits: 24, 53, 11 for half, 8 for bfloat16), max + 1 for integers, the low bit for bool
+        n = math.prod(shape)
+        if dtype is _dt.bool:
+            return (g._u32(n) & np.uint64(1)).astype(bool).reshape(shape)
+        wide = dtype in (_dt.int64, _dt.float64)
+        raw = g._u64(n) if wide else g._u32(n)
+        mod = {_dt.float32: (1 << 24) + 1, _dt.float64: (1 << 53) + 1, _dt.float16: (1 << 11) + 1,
+               _dt.bfloat16: (1 << 8) + 1}.get(dtype)
+        if mod is None:
+            mod = int(_dt.iinfo(dtype).max) + 1
+        return (raw % np.uint64(mod)).astype(np.int64).reshape(shape)
     lo, hi = (0, a) if b is None else (a, b)
     return g._randint(math.prod(shape), int(lo), int(hi)).reshape(shape)
 
@@ -448,12 +553,39 @@ def _bernoulli_fill(g, shape, dt, p=0.5):
 
 
 _rand_fill("bernoulli_", _bernoulli_fill, torch_stream=True, check=_check_bernoulli)
-_rand_fill("exponential_", lambda r, s, lambd=1.0: r.exponential(1.0 / lambd, s), check=_check_exponential)
+def _libm(f, x):
+    """``f`` (a ``math`` function: the C library's double one, as ATen's std:: calls) on each element of ``x``."""
+    return np.array([f(v) for v in np.asarray(x, np.float64).ravel().tolist()], np.float64).reshape(np.shape(x))
+
+
+# ATen's CPU kernels for these draw one double uniform (a 64-bit draw) per element, transform it in double and
+# round to the tensor's dtype (DistributionsHelper.h / TransformationHelper.h)
+def _exponential_fill(g, shape, dt, lambd=1.0):
+    u = g._uniform(math.prod(shape), np.float64)
+    return (-1.0 / float(lambd) * _libm(math.log1p, -u)).reshape(shape)
+
+
+def _geometric_fill(g, shape, dt, p):
+    u = g._uniform(math.prod(shape), np.float64)
+    return np.ceil(_libm(math.log, u) / math.log1p(-float(p))).reshape(shape)
+
+
+def _cauchy_fill(g, shape, dt, median=0.0, sigma=1.0):
+    u = g._uniform(math.prod(shape), np.float64)
+    from .generator import _fma64
+    return _fma64(float(sigma), _libm(math.tan, math.pi * (u - 0.5)), float(median)).reshape(shape)
+
+
+def _log_normal_fill(g, shape, dt, mean=1.0, std=2.0):
+    z = g._normal_serial(math.prod(shape), float(mean), float(std))
+    return _libm(math.exp, z).reshape(shape)
+
+
+_rand_fill("exponential_", _exponential_fill, torch_stream=True, check=_check_exponential)
 _rand_fill("random_", _random_fill, torch_stream=True, check=_check_random)
-_rand_fill("log_normal_", lambda r, s, mean=1.0, std=2.0: r.lognormal(mean, std, s), check=_check_log_normal)
-_rand_fill("cauchy_", lambda r, s, median=0.0, sigma=1.0: r.standard_cauchy(s) * sigma + median,
-           check=_check_cauchy)
-_rand_fill("geometric_", lambda r, s, p: r.geometric(p, s), check=_check_geometric)
+_rand_fill("log_normal_", _log_normal_fill, torch_stream=True, check=_check_log_normal)
+_rand_fill("cauchy_", _cauchy_fill, torch_stream=True, check=_check_cauchy)
+_rand_fill("geometric_", _geometric_fill, torch_stream=True, check=_check_geometric)
 
 
 __all__ = ["rand", "randn", "randint", "randint_like", "rand_like", "randn_like", "randperm", "normal", "bernoulli",
