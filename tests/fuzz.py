@@ -32,18 +32,19 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from differential import (DTYPES, FAIL_CLASSES, HUGE, INCIDENTAL, D, T, _leaves, _replace,  # noqa: E402
-                          _run, classify, mutations)
+from differential import (FAIL_CLASSES, HANG_S, D, T, _leaves, _replace, _run, classify,  # noqa: E402
+                          mutations)
 
 import tinytorch  # noqa: E402
 
 try:
     import torch
-    from torchgen.model import BaseType, FunctionSchema, ListType, OptionalType
+    from torchgen.model import FunctionSchema, ListType, OptionalType
 except ImportError:  # pragma: no cover - the differential suite needs PyTorch
     torch = None
 
 SEED = 20261128
+GATE = ("SILENT", "WRONG", "HANG", "CRASH", "HARNESS")  # verdicts that fail CI; TYPE/LEAK/REFUSED are counted
 SAMPLE = 6000          # calls of the CI run
 PER_BASE = 24          # mutations drawn per base call (all of them with --budget 0)
 
@@ -554,15 +555,83 @@ def sample(budget=SAMPLE, seed=SEED, **kw):
     return [every[i] for i in sorted(order[:budget])]
 
 
-def run(call_list, seed=SEED, trace=False):
-    """[(verdict, base, description, detail)] of every call."""
-    results = []
-    for i, (base, desc, args, kw) in enumerate(call_list):
-        if trace:
+def _worker(spec, start, conn):
+    """Build the call list of ``spec`` and run it from ``start``, sending each verdict down ``conn``."""
+    call_list = sample(**spec["sample"])
+    conn.send(("len", len(call_list)))
+    for i in range(start, len(call_list)):
+        base, desc, args, kw = call_list[i]
+        if spec["trace"]:
             print(f"{i} {base.area}.{base.name} {desc}", file=sys.stderr, flush=True)
-        verdict, detail = classify(base, desc, args, kw, seed + i)
-        results.append((verdict, base, desc, detail))
-    return results
+        conn.send(("start", i, base.area, base.name, desc))
+        try:
+            verdict, detail = classify(base, desc, args, kw, spec["sample"]["seed"] + i)
+        except BaseException as e:  # noqa: BLE001 - the harness itself failed on this call: report, go on
+            verdict, detail = "HARNESS", f"{type(e).__name__}: {e}"
+        conn.send(("done", i, verdict, str(detail)))
+    conn.send(("end",))
+
+
+class Ref:
+    """What the parent knows of a call: area, name and description (the call itself lives in the worker)."""
+
+    __slots__ = ("area", "name")
+
+    def __init__(self, area, name):
+        self.area, self.name = area, name
+
+
+def run(budget=SAMPLE, seed=SEED, names=None, areas=None, trace=False):
+    """[(verdict, target, description, detail)] of every call of ``sample(budget, seed, ...)``.
+
+    The calls run in a worker process started fresh (spawn: a forked copy of a process whose thread pools
+    already ran can deadlock), which builds the call list itself. SIGALRM (``differential.HANG_S``) interrupts a
+    call that loops in Python; a call stuck inside C code (a LAPACK routine that never converges) cannot be
+    interrupted, so the parent kills a worker that stays on one call for ``3 * HANG_S`` seconds, records HANG,
+    and starts a new worker at the next call. A worker that dies mid-call records CRASH."""
+    import multiprocessing as mp
+    ctx = mp.get_context("spawn")
+    spec = {"sample": {"budget": budget, "seed": seed, "names": names, "areas": areas}, "trace": trace}
+    verdicts, refs = {}, {}
+    start, n = 0, None
+    while n is None or start < n:
+        parent, child = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_worker, args=(spec, start, child), daemon=True)
+        proc.start()
+        child.close()
+        current, started = start, False
+        while True:
+            # building the call list (finding every target's base call) takes a while; a call, 3 * HANG_S
+            if not parent.poll(3 * HANG_S if started else 600):
+                verdicts[current] = ("HANG", f"> {3 * HANG_S:.0f} s inside C code (the worker was killed)")
+                proc.kill()
+                break
+            try:
+                msg = parent.recv()
+            except EOFError:
+                proc.join(5)
+                verdicts[current] = ("CRASH", f"the worker process died (exit code {proc.exitcode})")
+                break
+            if msg[0] == "len":
+                n = msg[1]
+            elif msg[0] == "start":
+                current, started = msg[1], True
+                refs[current] = (Ref(msg[2], msg[3]), msg[4])
+            elif msg[0] == "done":
+                verdicts[msg[1]] = (msg[2], msg[3])
+            else:
+                current = n - 1
+                break
+        proc.join(5)
+        if n is None:
+            raise RuntimeError("the fuzz worker failed before building its call list")
+        start = current + 1
+    out = []
+    for i in range(n):
+        verdict, detail = verdicts.get(i, ("HANG", "not run"))
+        ref, desc = refs.get(i, (Ref("?", "?"), "?"))
+        out.append((verdict, ref, desc, detail))
+    return out
 
 
 def table(rows, limit=None):
@@ -590,19 +659,17 @@ def main(argv=None):
     ap.add_argument("--limit", type=int, default=None, help="print at most this many failures")
     a = ap.parse_args(argv)
     t0 = time.perf_counter()
-    call_list = sample(a.budget, a.seed, names=a.name, areas=a.area)
-    t1 = time.perf_counter()
-    results = run(call_list, a.seed, a.trace)
+    results = run(a.budget, a.seed, names=a.name, areas=a.area, trace=a.trace)
     counts = summary(results)
     n_targets = len({(b.area, b.name) for _, b, d, _ in results})
-    print(f"{len(results)} calls of {n_targets} targets (seed {a.seed}, budget {a.budget}); call list "
-          f"{t1 - t0:.1f} s, run {time.perf_counter() - t1:.1f} s")
-    for cls in ("OK", "SKIP") + FAIL_CLASSES:
+    print(f"{len(results)} calls of {n_targets} targets (seed {a.seed}, budget {a.budget}) in "
+          f"{time.perf_counter() - t0:.1f} s")
+    for cls in ("OK", "SKIP") + FAIL_CLASSES + ("CRASH", "HARNESS"):
         print(f"  {cls:8} {counts.get(cls, 0)}")
-    fails = [r for r in results if r[0] in FAIL_CLASSES]
+    fails = [r for r in results if r[0] in FAIL_CLASSES + ("CRASH", "HARNESS")]
     if a.report:
         print(table(sorted(fails, key=lambda r: (r[0], r[1].area, r[1].name)), a.limit))
-    return 1 if any(r[0] in ("SILENT", "WRONG", "HANG") for r in fails) else 0
+    return 1 if any(r[0] in GATE for r in fails) else 0
 
 
 if __name__ == "__main__":

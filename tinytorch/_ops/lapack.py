@@ -52,8 +52,9 @@ def _run(op, args, kw=None, what=""):
     import numpy as np
     try:
         return dispatch(op, args, kw)
-    except np.linalg.LinAlgError:
-        raise LinAlgError(what) from None
+    except np.linalg.LinAlgError as e:
+        # a kernel that words its own failure (naming the op) says more than the generic message
+        raise LinAlgError(str(e) if str(e).startswith("linalg.") else what) from None
 
 
 def _mT(x):

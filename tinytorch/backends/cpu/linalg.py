@@ -74,7 +74,27 @@ def _eig(a):
 
 @KERNELS.register("linalg_svd")
 def _svd(a, full_matrices):
-    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    finite = np.isfinite(a).all(axis=(-2, -1))
+    if finite.all():
+        u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+        return _pack(a.shape[:-2], u, s, vh)
+    # LAPACK's gesdd can loop forever on a non-finite matrix (NumPy's does), so those never reach it. PyTorch
+    # raises on NaN and, on inf, hands back what gesdd's scaling leaves: NaN singular values and exchange matrices
+    nan = np.isnan(a).any(axis=(-2, -1))
+    if nan.any():
+        where = f"(Batch element {int(np.flatnonzero(nan.reshape(-1))[0])}): " if a.ndim > 2 else ""
+        raise np.linalg.LinAlgError(f"linalg.svd: {where}The algorithm failed to converge because the input "
+                                    "matrix contained non-finite values.")
+    u, s, vh = np.linalg.svd(np.where(finite[..., None, None], a, 0), full_matrices=full_matrices)
+    m, n, k = a.shape[-2], a.shape[-1], min(a.shape[-2:])
+
+    def exchange(rows, cols):
+        e = np.eye(rows, cols, dtype=u.dtype)
+        e[:k, :k] = np.eye(k, dtype=u.dtype)[::-1]
+        return e
+    bad = ~finite
+    u[bad], vh[bad] = exchange(m, u.shape[-1]), exchange(vh.shape[-2], n)
+    s[bad] = np.nan
     return _pack(a.shape[:-2], u, s, vh)
 
 
