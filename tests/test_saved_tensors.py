@@ -180,7 +180,7 @@ TABLE = [
     ("trace", lambda L, x: L.trace(x), [A(3, 3)], ""),
     # indexing
     ("index", lambda L, x, i: x[i], [A(3, 4), I([2, 0, 2])], "1"),
-    ("index_put", lambda L, x, i, v: x.index_put((i,), v), [A(3, 4), I([2, 0]), A(2, 4, seed=1)], "1 2:0"),
+    ("index_put", lambda L, x, i, v: x.index_put((i,), v), [A(3, 4), I([2, 0]), A(2, 4, seed=1)], "1"),
     ("gather", lambda L, x, i: L.gather(x, 1, i), [A(3, 4), I([[0, 1], [3, 3], [2, 0]])], "0 1"),
     ("scatter", lambda L, x, i, s: L.scatter(x, 1, i, s), [A(3, 4), I([[0, 1], [3, 2], [2, 0]]), A(3, 2, seed=1)],
      "1"),
@@ -190,7 +190,7 @@ TABLE = [
     ("scatter_reduce", lambda L, x, i, s: L.scatter_reduce(x, 1, i, s, "amax"),
      [A(3, 4), I([[0, 1], [3, 3], [2, 0]]), A(3, 2, seed=1)], "0 1 2 out"),
     ("index_select", lambda L, x, i: L.index_select(x, 1, i), [A(3, 4), I([3, 0, 0])], "1"),
-    ("index_add", lambda L, x, i, s: L.index_add(x, 1, i, s), [A(3, 4), I([3, 0]), A(3, 2, seed=1)], "1:2"),
+    ("index_add", lambda L, x, i, s: L.index_add(x, 1, i, s), [A(3, 4), I([3, 0]), A(3, 2, seed=1)], "1:2 2:2"),
     ("masked_fill", lambda L, x, m: L.masked_fill(x, m, 0.5), [A(3, 4), M([[True, False, False, True]] * 3)], "1"),
     ("masked_select", lambda L, x, m: L.masked_select(x, m), [A(3, 4), M([[True, False, False, True]] * 3)],
      "0 1"),
@@ -339,7 +339,7 @@ def test_saved_tensors_match_torch(name, fn, args, saved, mode):
             continue
         assert err is None, f"{name}: {target} modified in place: tinytorch raises, torch does not: {err}"
         for g, r in zip(grads, ref_grads):
-            assert_close(g, r, "float64")
+            assert_close(g, r, "float64", rtol=1e-7, atol=1e-9)  # special functions and SVD: not bitwise
 
 
 def test_unsaved_argument_reads_as_none():
