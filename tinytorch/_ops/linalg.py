@@ -303,10 +303,11 @@ def _dt_word(d):
 
 def _einsum_bw(c, g):
     from .creation import eye
-    ops = c.inputs
-    ins, rhs = _parse_einsum(c.kw["equation"], ops)
+    import types
+    ops = c.inputs  # an operand is saved only for the others' gradients: its own geometry comes from c.shapes
+    ins, rhs = _parse_einsum(c.kw["equation"], [types.SimpleNamespace(ndim=len(shp)) for shp in c.shapes])
     grads = []
-    for i, (s, op) in enumerate(zip(ins, ops)):
+    for i, (s, op) in enumerate(zip(ins, c.shapes)):
         if c.next_edges[i] is None:
             grads.append(None)
             continue
@@ -320,13 +321,13 @@ def _einsum_bw(c, g):
             for k, ch in enumerate(u):
                 if ch not in avail:
                     gi = gi.unsqueeze(k)
-            gi = gi.expand(tuple(op._shape[s.index(ch)] for ch in u))
+            gi = gi.expand(tuple(op[s.index(ch)] for ch in u))
         # a letter repeated in s (a diagonal, 'ii->i'): its gradient lives on that diagonal; each repeat gets a
         # new dim, masked by the identity against the letter's first dim
         for pos, ch in enumerate(s):
             first = s.index(ch)
             if first != pos:
-                n = op._shape[pos]
+                n = op[pos]
                 gi = gi.unsqueeze(pos)
                 shape = [1] * gi.ndim
                 shape[first] = shape[pos] = n
