@@ -57,6 +57,14 @@ class Op:
     return broadcast-shaped gradients. Only output 0 is differentiable.
     decomp(*args, **kw): the op written in other ops; runs where a backend has no kernel for it.
 
+    What the node saves for ``backward`` (PyTorch's saved variables: what its ``derivatives.yaml`` formulas name):
+    ``save_inputs`` / ``save_output`` are True (every tensor argument / every output), False (none) or a tuple of
+    entries, each a position (saved whenever a graph is recorded) or ``(position, needers)``: saved only when an
+    argument at one of the positions ``needers`` requires grad, as PyTorch saves ``other`` for ``mul`` only when
+    ``self`` needs its gradient; or a callable ``spec(n, next_edges, kw)`` -> the positions saved. A saved tensor modified in place before backward makes reading ``ctx.inputs`` /
+    ``ctx.out`` raise PyTorch's error; a tensor argument not saved reads as None there, and an output not saved
+    as None in the ``ctx.out`` tuple.
+
     Flags:
       complex_grad  the backward formula is right for complex inputs (conjugate Wirtinger derivatives, as
                     PyTorch's); other ops refuse to record a graph through complex tensors;
@@ -85,7 +93,7 @@ class Op:
                  "view", "mutates", "autocast", "differentiable", "special", "elementwise", "fusible", "reduction")
 
     def __init__(self, name: str, meta: Optional[Callable[..., Any]], backward: Optional[Callable[..., Any]] = None,
-                 decomp: Optional[Callable[..., Any]] = None, save_inputs: bool = True, save_output: bool = False,
+                 decomp: Optional[Callable[..., Any]] = None, save_inputs: Any = True, save_output: Any = False,
                  *, complex_grad: bool = False, view: bool = False, mutates: Tuple[int, ...] = (),
                  autocast: Optional[str] = None, differentiable: bool = True,
                  refused: Optional[Dict[str, Tuple[type, str]]] = None, elementwise: bool = False,
@@ -163,7 +171,8 @@ def _check_version(t, expected, node, idx):
     if t._storage._version[0] != expected:
         raise RuntimeError(
             "one of the variables needed for gradient computation has been modified by an inplace operation: "
-            f"[{t.type()} {list(t._shape)}], which is {'output' if idx < 0 else 'input'} {abs(idx) if idx >= 0 else 0} "
+            f"[{t.type()} {list(t._shape)}], which is {'output' if idx < 0 else 'input'} "
+            f"{idx if idx >= 0 else -1 - idx} "
             f"of {node.name()}, is at version {t._storage._version[0]}; expected version {expected} instead. "
             "Hint: the operation that produced it has to be redone without the inplace change.")
 
@@ -194,17 +203,26 @@ class OpNode(Node):
         if _saved_hooks.stack:
             self._save_packed(args, out)
             return
-        if op.save_inputs:
+        si = op.save_inputs
+        if si:
+            if si is not True:
+                args = _kept(args, si, next_edges, kw)
             self._inputs = args
             self._versions = [a._storage._version[0] if isinstance(a, T) else 0 for a in args]
             if _state.inference_seen:
                 _no_inference_saved(args)
         else:
             self._inputs = None
-        if op.save_output:
-            # multi-output ops (values, indices) keep all outputs; only the first is differentiable
-            self._out = tuple(o._alias() for o in out) if isinstance(out, tuple) else out._alias()
-            self._out_version = (out[0] if isinstance(out, tuple) else out)._storage._version[0]
+        so = op.save_output
+        if so:
+            # multi-output ops (values, indices) keep their outputs as a tuple; only the first is differentiable
+            if isinstance(out, tuple):
+                kept = out if so is True else _kept(out, so, next_edges, kw)
+                self._out = tuple(None if o is None else o._alias() for o in kept)
+                self._out_version = tuple(None if o is None else o._storage._version[0] for o in kept)
+            else:
+                self._out = out._alias()
+                self._out_version = out._storage._version[0]
         else:
             self._out = None
 
@@ -213,11 +231,15 @@ class OpNode(Node):
         T = Tensor
         from .autograd.graph import packer
         pack, self._unpack = packer()
-        self._inputs = tuple((True, pack(a)) if isinstance(a, T) else (False, a) for a in args) \
-            if self.op.save_inputs else None
-        if self.op.save_output:
+        si, so = self.op.save_inputs, self.op.save_output
+        if si and si is not True:
+            args = _kept(args, si, self.next_edges, self.kw)
+        self._inputs = tuple((True, pack(a)) if isinstance(a, T) else (False, a) for a in args) if si else None
+        if so:
             outs = out if isinstance(out, tuple) else (out,)
-            self._out = (isinstance(out, tuple), tuple(pack(o._alias()) for o in outs))
+            if so is not True and isinstance(out, tuple):
+                outs = _kept(outs, so, self.next_edges, self.kw)
+            self._out = (isinstance(out, tuple), tuple(None if o is None else pack(o._alias()) for o in outs))
         else:
             self._out = None
 
@@ -245,12 +267,20 @@ class OpNode(Node):
             _raise_released()
         if self._unpack is not None:
             is_tuple, packed = self._out
-            outs = tuple(self._unpack(p) for p in packed)
+            outs = tuple(None if p is None else self._unpack(p) for p in packed)
             return outs if is_tuple else outs[0]
         outs = self._out
-        o = outs[0] if isinstance(outs, tuple) else outs
-        if o._storage._version[0] != self._out_version:
-            _check_version(o, self._out_version, self, -1)
+        if isinstance(outs, tuple):
+            for k, (o, v) in enumerate(zip(outs, self._out_version)):
+                if o is not None and o._storage._version[0] != v:
+                    _check_version(o, v, self, -1 - k)
+            o = outs[0]
+            if o is None:
+                return outs
+        else:
+            o = outs
+            if o._storage._version[0] != self._out_version:
+                _check_version(o, self._out_version, self, -1)
         if _state.enabled and o.grad_fn is None:
             # double backward: the saved output is part of the graph again
             o.grad_fn = self
@@ -284,6 +314,23 @@ class OpNode(Node):
         self._inputs = None
         self._out = None
         self.released = True
+
+
+def _kept(values, spec, next_edges, kw):
+    """``values`` (an op's arguments or outputs) with None at the positions ``spec`` does not save for this call:
+    a spec entry is a position, or ``(position, needers)`` saved only when an argument at one of ``needers``
+    requires grad (its edge is set). A callable spec (for ops with a variable number of arguments, or whose saved
+    set depends on an attribute) is ``spec(len(values), next_edges, kw)`` -> the positions saved."""
+    if callable(spec):
+        keep = spec(len(values), next_edges, kw)
+        return tuple(v if i in keep or not isinstance(v, Tensor) else None for i, v in enumerate(values))
+    keep = set()
+    for e in spec:
+        if type(e) is int:
+            keep.add(e)
+        elif any(next_edges[j] is not None for j in e[1] if j < len(next_edges)):
+            keep.add(e[0])
+    return tuple(v if i in keep or not isinstance(v, Tensor) else None for i, v in enumerate(values))
 
 
 def _no_inference_saved(args):

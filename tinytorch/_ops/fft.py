@@ -23,8 +23,8 @@ _DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 _OPS = {}
 
 
-def _defop(name, meta, backward):
-    return defop_on_cpu(name, meta, backward, _OPS, save_inputs=False, complex_grad=True)
+def _defop(name, meta, backward, save_inputs=False):
+    return defop_on_cpu(name, meta, backward, _OPS, save_inputs=save_inputs, complex_grad=True)
 
 
 def _c2c_meta(x, dims, norm, forward):
@@ -46,6 +46,7 @@ def _r2c_meta(x, dims, norm, onesided):
 def _r2c_bw(c, g):
     from .complex import real
     dims, norm = c.kw["dims"], c.kw["norm"]
+    c.inputs  # PyTorch's formula saves self (for its size): a modified input is an error there too
     n = c.shapes[0][dims[-1]]
     if c.kw["onesided"] and g._shape[dims[-1]] < n:
         g = _resize(g, dims[-1], n)
@@ -72,7 +73,7 @@ def _c2r_bw(c, g):
 
 
 _c2c_op = _defop("fft_c2c", _c2c_meta, _c2c_bw)
-_r2c_op = _defop("fft_r2c", _r2c_meta, _r2c_bw)
+_r2c_op = _defop("fft_r2c", _r2c_meta, _r2c_bw, save_inputs=True)  # self (for its size, in PyTorch's formula)
 _c2r_op = _defop("fft_c2r", _c2r_meta, _c2r_bw)
 
 

@@ -143,7 +143,9 @@ def _index_bw(c, g):
         (None,) * len(tensors)
 
 
-_index_op = defop("index", _index_meta, _index_bw, complex_grad=True)
+# the indices only: self enters through its sizes
+_index_op = defop("index", _index_meta, _index_bw, save_inputs=lambda n, edges, kw: set(range(1, n)),
+                  complex_grad=True)
 
 
 def _index_put_meta(a, values, *tensors, spec, accumulate=False):
@@ -196,7 +198,8 @@ def _index_put_bw(c, g):
     return (ga, gv) + (None,) * len(tensors)
 
 
-_index_put_op = defop("index_put", _index_put_meta, _index_put_bw)
+# the indices only (self's formula takes only values' shape and dtype, for zeros_like)
+_index_put_op = defop("index_put", _index_put_meta, _index_put_bw, save_inputs=lambda n, edges, kw: set(range(2, n)))
 
 
 def index_put(input, values, tensors, spec, accumulate=False):
@@ -341,11 +344,14 @@ def _scatter_bw(c, g):
         ga = g
     else:
         ga = scatter(g, d, index, 0.0)
-    gs = gather(g, d, index) if isinstance(src, Tensor) else None
+    # src itself is never saved; the index of scatter_add only when src needs its gradient
+    gs = gather(g, d, index) if len(c.next_edges) > 2 and c.next_edges[2] is not None else None
     return ga, None, gs
 
 
-_scatter_op = defop("scatter", _scatter_meta, _scatter_bw)
+# the index; for scatter_add (reduce="add") only when src needs its gradient, as it is named by src's formula only
+_scatter_op = defop("scatter", _scatter_meta, _scatter_bw, save_inputs=lambda n, edges, kw: {1} if kw.get(
+    "reduce") != "add" or (n > 2 and edges[2] is not None) else set())
 
 
 @method("scatter")
@@ -475,7 +481,8 @@ def _index_select_bw(c, g):
     return index_add(zeros(c.shapes[0], dtype=g.dtype, device=g.device), c.kw["dim"], index, g), None
 
 
-_index_select_op = defop("index_select", _index_select_meta, _index_select_bw, complex_grad=True)
+_index_select_op = defop("index_select", _index_select_meta, _index_select_bw, save_inputs=(1,),  # index
+                        complex_grad=True)
 
 
 def _index_bounds(index):
@@ -535,11 +542,13 @@ def _index_add_meta(a, index, src, dim, alpha=1):
 def _index_add_bw(c, g):
     a, index, src = c.inputs
     alpha = c.kw.get("alpha", 1)
+    if c.next_edges[2] is None:  # index and source are saved only for source's gradient
+        return g, None, None
     gs = index_select(g, c.kw["dim"], index)
     return g, None, (gs * alpha if alpha != 1 else gs)
 
 
-_index_add_op = defop("index_add", _index_add_meta, _index_add_bw)
+_index_add_op = defop("index_add", _index_add_meta, _index_add_bw, save_inputs=((1, (2,)),))  # index, for source
 
 
 @method("index_add")

@@ -88,7 +88,7 @@ def _inv_bw(c, g):
     return -(_mT(Ai) @ g @ _mT(Ai))
 
 
-_inv_op = _defop("linalg_inv", _inv_meta, _inv_bw)
+_inv_op = _defop("linalg_inv", _inv_meta, _inv_bw, save_inputs=False)  # the inverse only
 
 
 def inv(A, *, out=None):
@@ -158,7 +158,7 @@ def _solve_bw(c, g):
     return gA, gB
 
 
-_solve_op = _defop("linalg_solve", _solve_meta, _solve_bw)
+_solve_op = _defop("linalg_solve", _solve_meta, _solve_bw, save_inputs=(0,))  # A and the result, not B
 
 
 def _solve(A, B):
@@ -189,7 +189,7 @@ def _chol_bw(c, g):
     return _mT(Li) @ phi @ Li
 
 
-_chol_op = _defop("linalg_cholesky", _inv_meta, _chol_bw)
+_chol_op = _defop("linalg_cholesky", _inv_meta, _chol_bw, save_inputs=False)  # L only
 
 
 def cholesky(A, *, upper=False, out=None):
@@ -235,7 +235,7 @@ def _eigh_bw(c, g):
     return Q @ inner @ _mT(Q)
 
 
-_eigh_op = _defop("linalg_eigh", _eigh_meta, _eigh_bw)
+_eigh_op = _defop("linalg_eigh", _eigh_meta, _eigh_bw, save_inputs=False)  # eigenvalues and vectors
 
 
 def _eigh_split(P, n):
@@ -337,7 +337,7 @@ def _svd_bw(c, g):
     return gA
 
 
-_svd_op = _defop("linalg_svd", _svd_meta, _svd_bw)
+_svd_op = _defop("linalg_svd", _svd_meta, _svd_bw, save_inputs=False)  # U, S, Vh
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
@@ -409,14 +409,13 @@ def _qr_bw(c, g):
     if m >= n:
         return _qr_grad_tall(Q, R, gQ, gR)
     # wide A = [X | Y] with X = Q U square: Y = Q V adds Q gV to gX's Q-gradient
-    (A,) = c.inputs
-    Y = A[..., m:]
     U, gU, gV = R[..., :m], gR[..., :m], gR[..., m:]
+    Y = Q @ R[..., m:]  # A's columns beyond m, from the saved factors (A itself is not saved)
     gX = _qr_grad_tall(Q, U, gQ + Y @ _mT(gV), gU)
     return cat([gX, Q @ gV], -1)
 
 
-_qr_op = _defop("linalg_qr", _qr_meta, _qr_bw)
+_qr_op = _defop("linalg_qr", _qr_meta, _qr_bw, save_inputs=False)  # Q and R
 
 
 def qr(A, mode="reduced", *, out=None):

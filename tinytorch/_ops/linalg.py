@@ -30,13 +30,15 @@ def _matmul_bw(c, g):
     ga = gb = None
     if c.next_edges[0] is not None:
         # give the gradient the input's layout, so its .grad is contiguous without a copy (as PyTorch's mm does)
-        ga = matmul(b, g.mT).mT if _transposed(a) else matmul(g, b.mT)
+        # a is saved only when b needs its gradient: without it, the plain layout
+        ga = matmul(b, g.mT).mT if a is not None and _transposed(a) else matmul(g, b.mT)
     if c.next_edges[1] is not None:
-        gb = matmul(g.mT, a).mT if _transposed(b) and g.ndim == 2 and a.ndim == 2 else matmul(a.mT, g)
+        gb = matmul(g.mT, a).mT if b is not None and _transposed(b) and g.ndim == 2 and a.ndim == 2 else matmul(a.mT, g)
     return ga, gb
 
 
-_matmul_op = defop("matmul", _matmul_meta, _matmul_bw,
+# mm's formulas: self's names mat2 only, mat2's names self only; each is saved for the other's gradient
+_matmul_op = defop("matmul", _matmul_meta, _matmul_bw, save_inputs=((0, (1,)), (1, (0,))),
     refused=refuse(("bool",), NotImplementedError, "\"addmm_impl_cpu_\" not implemented for '{T}'"))
 
 
@@ -91,7 +93,7 @@ def _linear_bw(c, g):
         g2 = g.reshape(_strides.numel(g._shape[:-1]), g._shape[-1]) if g.ndim != 2 else g
         x2 = x.reshape(_strides.numel(x._shape[:-1]), x._shape[-1]) if x.ndim != 2 else x
         gw = matmul(g2.mT, x2)
-    if b is not None and c.next_edges[2] is not None:
+    if len(c.next_edges) > 2 and c.next_edges[2] is not None:
         gb = g  # summed to the bias shape by the node
     return gx, gw, gb
 
@@ -101,7 +103,8 @@ def _linear_decomp(x, w, b):
     return out + b if b is not None else out
 
 
-_linear_op = defop("linear", _linear_meta, _linear_bw, decomp=_linear_decomp)
+# torch's linear is addmm / matmul: input saved for weight's gradient, weight for input's, bias never
+_linear_op = defop("linear", _linear_meta, _linear_bw, decomp=_linear_decomp, save_inputs=((0, (1,)), (1, (0,))))
 
 
 @autocast_op("lower")
@@ -300,10 +303,11 @@ def _dt_word(d):
 
 def _einsum_bw(c, g):
     from .creation import eye
-    ops = c.inputs
-    ins, rhs = _parse_einsum(c.kw["equation"], ops)
+    import types
+    ops = c.inputs  # an operand is saved only for the others' gradients: its own geometry comes from c.shapes
+    ins, rhs = _parse_einsum(c.kw["equation"], [types.SimpleNamespace(ndim=len(shp)) for shp in c.shapes])
     grads = []
-    for i, (s, op) in enumerate(zip(ins, ops)):
+    for i, (s, op) in enumerate(zip(ins, c.shapes)):
         if c.next_edges[i] is None:
             grads.append(None)
             continue
@@ -317,13 +321,13 @@ def _einsum_bw(c, g):
             for k, ch in enumerate(u):
                 if ch not in avail:
                     gi = gi.unsqueeze(k)
-            gi = gi.expand(tuple(op._shape[s.index(ch)] for ch in u))
+            gi = gi.expand(tuple(op[s.index(ch)] for ch in u))
         # a letter repeated in s (a diagonal, 'ii->i'): its gradient lives on that diagonal; each repeat gets a
         # new dim, masked by the identity against the letter's first dim
         for pos, ch in enumerate(s):
             first = s.index(ch)
             if first != pos:
-                n = op._shape[pos]
+                n = op[pos]
                 gi = gi.unsqueeze(pos)
                 shape = [1] * gi.ndim
                 shape[first] = shape[pos] = n
@@ -332,7 +336,10 @@ def _einsum_bw(c, g):
     return tuple(grads)
 
 
-_einsum_op = defop("einsum", _einsum_meta, _einsum_bw)
+# torch's einsum is products of its operands (bmm): each operand is saved for the others' gradients
+_einsum_op = defop("einsum", _einsum_meta, _einsum_bw,
+                   save_inputs=lambda n, edges, kw: {i for i in range(n)
+                                                     if any(e is not None for j, e in enumerate(edges) if j != i)})
 
 
 @autocast_op("lower")

@@ -488,7 +488,7 @@ def _lu_bw(c, g):
     return _permutation(pivots, m, LU) @ X
 
 
-_lu_op = _defop("linalg_lu_factor", _lu_meta, _lu_bw)
+_lu_op = _defop("linalg_lu_factor", _lu_meta, _lu_bw, save_inputs=False)  # LU and pivots
 
 
 def _lu_check_info(info, op):

@@ -277,7 +277,8 @@ def _nll_bw_bw(c, gg):
 
 
 _nll_op = defop("nll_loss", _nll_meta, _nll_bw, decomp=_nll_decomp)
-_nll_backward_op = defop("nll_loss_backward", _nll_bw_meta, _nll_bw_bw, decomp=_nll_bw_decomp)
+_nll_backward_op = defop("nll_loss_backward", _nll_bw_meta, _nll_bw_bw, decomp=_nll_bw_decomp,
+                         save_inputs=(1, 2))  # target, weight: not grad_output
 
 
 def nll_loss2d(input, target, weight, ignore_index, reduction):
@@ -345,6 +346,7 @@ def _max_pool_bw(c, g):
     kw = c.kw
     # each input element lies in at most one window when the stride is at least the dilated kernel extent
     disjoint = all(s >= d * (k - 1) + 1 for s, d, k in zip(kw["stride"], kw["dilation"], kw["kernel_size"]))
+    c.inputs  # saved (as PyTorch's) though the indices suffice here: a modified input is an error
     return dispatch(_max_pool_backward_op, (g, c.out[1]), {"input_shape": tuple(c.shapes[0]), "disjoint": disjoint})
 
 
@@ -367,11 +369,12 @@ def _max_pool_backward_bw(c, gg):
 
 
 _max_pool_backward_op = defop("max_pool2d_with_indices_backward", _max_pool_backward_meta, _max_pool_backward_bw,
-                              decomp=_max_pool_backward_decomp)
+                              decomp=_max_pool_backward_decomp, save_inputs=(1,))  # indices
 
 
+# self and the indices (result1), as max_pool2d_with_indices_backward(grad, self, ..., result1)
 _max_pool_op = defop("max_pool2d_with_indices", _max_pool_meta, _max_pool_bw, decomp=_max_pool_decomp,
-                     save_inputs=False, save_output=True)
+                     save_inputs=True, save_output=(1,))
 
 
 def max_pool2d_with_indices(x, kernel_size, stride, padding, dilation, ceil_mode):
@@ -574,7 +577,7 @@ def _layer_norm_backward_decomp(g, x, mean, rstd, weight, normalized_ndim, need)
 
 # mean and rstd are outputs for the backward; like PyTorch, gradients flow only through ``out``
 _layer_norm_op = defop("native_layer_norm", _layer_norm_meta, _layer_norm_bw, decomp=_layer_norm_decomp,
-                       save_output=True)
+                       save_output=(1, 2))  # mean and rstd (result1, result2), not out
 _layer_norm_backward_op = defop("native_layer_norm_backward", _layer_norm_backward_meta, None,
                                 decomp=_layer_norm_backward_decomp)
 

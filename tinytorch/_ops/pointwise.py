@@ -156,8 +156,8 @@ sigmoid = _unary("sigmoid", "float", lambda c, g: g * c.out * (1 - c.out), save_
 reciprocal = _unary("reciprocal", "float", lambda c, g: -g * c.out * c.out, save_output=True, save_inputs=False)
 erf = _unary("erf", "float", lambda c, g: g * exp(-c.inputs[0] * c.inputs[0]) * (2 / math.sqrt(math.pi)),
     refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"erf_vml_cpu\" not implemented for '{T}'"))
-erfinv = _unary("erfinv", "float", lambda c, g: g * exp(c.out * c.out) * (math.sqrt(math.pi) / 2),
-                save_output=True, save_inputs=False,
+# derivatives.yaml recomputes self.erfinv(): it saves self, not the result
+erfinv = _unary("erfinv", "float", lambda c, g: g * exp(erfinv(c.inputs[0]).pow(2)) * (math.sqrt(math.pi) / 2),
     refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"erfinv_vml_cpu\" not implemented for '{T}'"))
 arcsin, arccos, arctan = asin, acos, atan
 
@@ -215,7 +215,7 @@ def _threshold_bw_bw(c, gg):
 
 
 _threshold_backward_op = defop("threshold_backward", _threshold_bw_meta, _threshold_bw_bw,
-                               decomp=_threshold_bw_decomp, elementwise=True)
+                               decomp=_threshold_bw_decomp, save_inputs=(1,), elementwise=True)  # self only
 
 
 def _threshold_backward(grad_output, input, threshold):
@@ -322,7 +322,8 @@ def _mul_bw(c, g):
     return (g * _cj(b) if c.next_edges[0] is not None else None), (g * _cj(a) if c.next_edges[1] is not None else None)
 
 
-mul = _binary("mul", "same", _mul_bw, complex_grad=True)
+# derivatives.yaml: self's formula names other and other's names self, each saved only for the other's gradient
+mul = _binary("mul", "same", _mul_bw, save_inputs=((0, (1,)), (1, (0,))), complex_grad=True)
 multiply = mul
 method("multiply")(mul)
 
@@ -349,7 +350,8 @@ def _div_meta(a, b, rounding_mode=None):
     return _same(a, b)
 
 
-_div_op = defop("div", _div_meta, _div_bw, complex_grad=True, elementwise=True)
+# other is named by both formulas (always saved), self by other's only
+_div_op = defop("div", _div_meta, _div_bw, save_inputs=((0, (1,)), 1), complex_grad=True, elementwise=True)
 
 
 @method("div")
@@ -381,9 +383,9 @@ def _fmod_bw(c, g):
     return g, (-g * div(a, b, rounding_mode="trunc") if isinstance(b, Tensor) else None)
 
 
-remainder = _binary("remainder", "same", _remainder_bw,
+remainder = _binary("remainder", "same", _remainder_bw, save_inputs=((0, (1,)), (1, (1,))),
     refused=refuse(("bool",) + COMPLEX_DTYPES, NotImplementedError, "\"remainder_cpu\" not implemented for '{T}'"))
-fmod = _binary("fmod", "same", _fmod_bw,
+fmod = _binary("fmod", "same", _fmod_bw, save_inputs=((0, (1,)), (1, (1,))),
     refused=refuse(("bool",) + COMPLEX_DTYPES, NotImplementedError, "\"fmod_cpu\" not implemented for '{T}'"))
 
 
@@ -396,7 +398,7 @@ def _pow_bw(c, g):
         else:
             ga = g * (b * pow(a, b - 1)) if b != 0 else g * 0
     if len(c.next_edges) > 1 and c.next_edges[1] is not None:
-        out = pow(a, b)
+        out = c.out
         la = log(a) if isinstance(a, Tensor) else math.log(a) if a > 0 else float("nan")
         gb = g * out * la
         if isinstance(a, Tensor):
@@ -404,7 +406,7 @@ def _pow_bw(c, g):
     return ga, gb
 
 
-_pow_op = defop("pow", _same, _pow_bw, elementwise=True)
+_pow_op = defop("pow", _same, _pow_bw, save_output=True, elementwise=True)  # result: exponent's formula
 
 
 @method("pow")
@@ -526,7 +528,7 @@ def _where_bw(c, g):
     return None, where(cond, g, 0.0), where(cond, 0.0, g)
 
 
-_where_op = defop("where", _where_meta, _where_bw, complex_grad=True, elementwise=True)
+_where_op = defop("where", _where_meta, _where_bw, save_inputs=(0,), complex_grad=True, elementwise=True)  # condition
 
 
 @method("where")

@@ -138,6 +138,7 @@ def nanmean(input, dim=None, keepdim=False):
 
 def _prod_bw(c, g):
     x = c.inputs[0]
+    c.out  # saved (PyTorch's prod_backward reads result): a modified result is an error
     dims = c.kw["dims"]
     if x.ndim == 0:
         return g
@@ -161,7 +162,7 @@ def _prod_grad_1d(x, g, d):
     return g * left * right
 
 
-_prod_op = defop("prod", _red_meta("prod", "sum"), _prod_bw, reduction=True)
+_prod_op = defop("prod", _red_meta("prod", "sum"), _prod_bw, save_output=True, reduction=True)  # self, result
 
 
 class _AllElements:
@@ -250,8 +251,11 @@ def _max_dim_bw(c, g):
     return scatter(zeros(c.shapes[0], dtype=g.dtype, device=g.device), d, idx, g)
 
 
-_max_dim_op = defop("max_dim", _index_red_meta("max"), _max_dim_bw, save_inputs=False, save_output=True, reduction=True)
-_min_dim_op = defop("min_dim", _index_red_meta("min"), _max_dim_bw, save_inputs=False, save_output=True, reduction=True)
+# indices only (value_selecting_reduction_backward)
+_max_dim_op = defop("max_dim", _index_red_meta("max"), _max_dim_bw, save_inputs=False, save_output=(1,),
+                   reduction=True)
+_min_dim_op = defop("min_dim", _index_red_meta("min"), _max_dim_bw, save_inputs=False, save_output=(1,),
+                   reduction=True)
 
 max_ret = collections.namedtuple("max", ["values", "indices"])
 min_ret = collections.namedtuple("min", ["values", "indices"])
@@ -590,12 +594,12 @@ def _cumprod_bw(c, g):
     from .shape import flip
     x = c.inputs[0]
     d = c.kw["dim"]
-    out = cumprod(x, d)
+    out = c.out
     return flip(cumsum(flip(g * out, (d,)), d), (d,)) / x
 
 
 _cumsum_op = defop("cumsum", _scan_meta, _cumsum_bw, save_inputs=False)
-_cumprod_op = defop("cumprod", _scan_meta, _cumprod_bw)
+_cumprod_op = defop("cumprod", _scan_meta, _cumprod_bw, save_output=True)  # self, result
 
 
 @method("cumsum")

@@ -27,7 +27,7 @@ def _scatter_back(c, g):
     return scatter(zeros(c.shapes[0], dtype=g.dtype, device=g.device), c.kw["dim"], idx, g)
 
 
-_sort_op = defop("sort", _sort_meta, _scatter_back, save_inputs=False, save_output=True,
+_sort_op = defop("sort", _sort_meta, _scatter_back, save_inputs=False, save_output=(1,),  # indices
     refused=refuse(COMPLEX_DTYPES, RuntimeError, " Sort does not support complex dtypes on CPU"))
 
 
@@ -59,7 +59,7 @@ def _topk_meta(a, k, dim, largest, sorted):
     return [(shape, a.dtype), (shape, _dt.int64)], [None]
 
 
-_topk_op = defop("topk", _topk_meta, _scatter_back, save_inputs=False, save_output=True,
+_topk_op = defop("topk", _topk_meta, _scatter_back, save_inputs=False, save_output=(1,),  # indices
     refused=refuse(COMPLEX_DTYPES, RuntimeError, " topk does not support complex dtypes on CPU"))
 
 
