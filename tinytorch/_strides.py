@@ -68,6 +68,9 @@ def wrap_dim(dim, ndim, op=None):
     """Normalize a possibly negative ``dim``; IndexError with PyTorch's message when out of range."""
     if not isinstance(dim, int):
         raise TypeError(f"{op or 'dim'}: dim must be an int, got {type(dim).__name__}")
+    if not -2 ** 63 <= dim < 2 ** 63:
+        # PyTorch's argument parser reads a dim into an int64 before any range check
+        raise ValueError("Overflow when unpacking long long")
     n = builtins.max(ndim, 1)
     if dim < -n or dim >= n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
@@ -79,6 +82,10 @@ def wrap_dims(dims, ndim, op=None):
         return tuple(range(ndim))
     if isinstance(dims, int):
         dims = (dims,)
+    for i, d in enumerate(dims):
+        if isinstance(d, int) and not -2 ** 63 <= d < 2 ** 63:
+            raise TypeError(f"{op or 'dim'}(): argument 'dim' failed to unpack the object at pos {i + 1} with error "
+                            "\"Overflow when unpacking long long\"")
     out = tuple(wrap_dim(d, ndim, op) for d in dims)
     if len(set(out)) != len(out):
         rep = next(d for i, d in enumerate(out) if d in out[:i])

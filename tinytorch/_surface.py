@@ -187,14 +187,56 @@ def _alias_numpy_kwargs(torch_namespace):
 _torch_function_hook = None
 
 
-def translated_errors(fn, name=None):
+# Parameters with a bool default that PyTorch does not read as a bool itself: its Python code only tests their
+# truth (``if inplace:``), so any value is accepted there and must be here too.
+_TRUTH_TESTED = frozenset({"inplace", "return_indices", "antialias", "hard", "return_complex", "onesided",
+                           "normalized", "center", "recompute_scale_factor", "align_corners", "_stacklevel",
+                           "is_causal", "need_weights", "average_attn_weights", "batch_first", "size_average",
+                           "reduce", "full", "log_target", "check_finite", "strict", "out"})
+
+
+def _bool_parameters(fn):
+    """(position, name) of ``fn``'s parameters whose default is a bool: PyTorch's argument parser reads those
+    as ``bool`` and refuses any other type (``keepdim='yes'``, ``ceil_mode=None``); position is None for a
+    keyword-only one."""
+    import inspect
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return ()
+    out = []
+    for i, p in enumerate(params):
+        if type(p.default) is bool and p.name not in _TRUTH_TESTED and \
+                p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            out.append((i if p.kind is p.POSITIONAL_OR_KEYWORD else None, p.name))
+    return tuple(out)
+
+
+def _check_bools(name, bools, args, kwargs, offset):
+    for i, pname in bools:
+        if i is not None and i < len(args):
+            v = args[i]
+        elif pname in kwargs:
+            v = kwargs[pname]
+        else:
+            continue
+        if v.__class__ is not bool:
+            where = f" (position {i + 1 - offset})" if i is not None and i < len(args) else ""
+            raise TypeError(f"{name}(): argument '{pname}'{where} must be bool, not {type(v).__name__}")
+
+
+def translated_errors(fn, name=None, method=False):
     """``fn`` raising PyTorch's exceptions where its Python code trips over a bad argument before any op's
     check runs: an AttributeError on a non-tensor argument (``mm(x, 1.5)`` reads ``1.5.ndim``) becomes
     TypeError naming the function and the position, and NumPy's MemoryError (or its ValueError for a size
-    that overflows) becomes PyTorch's allocation RuntimeError. One extra call frame; the checks run only once
-    something was raised."""
+    that overflows) becomes PyTorch's allocation RuntimeError. A parameter with a bool default must get a bool
+    (TypeError otherwise, as PyTorch's argument parser). ``method``: ``fn`` is a Tensor method (positions in
+    messages do not count ``self``). One extra call frame; the failure paths run only once something was
+    raised."""
     import functools
     name = name or getattr(fn, "__name__", "function")
+    bools = _bool_parameters(fn)
+    offset = 1 if method else 0
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -202,6 +244,8 @@ def translated_errors(fn, name=None):
             r = _torch_function_hook(wrapper, args, kwargs)
             if r is not NotImplemented:
                 return r
+        if bools:
+            _check_bools(name, bools, args, kwargs, offset)
         try:
             return fn(*args, **kwargs)
         except (AttributeError, TypeError) as e:
@@ -212,7 +256,7 @@ def translated_errors(fn, name=None):
             if not isinstance(e, AttributeError):
                 raise
             from ._dispatch import argument_type_error
-            err = argument_type_error(name, args, kwargs, getattr(e, "obj", e))
+            err = argument_type_error(name, args[offset:], kwargs, getattr(e, "obj", e))
             if err is not None:
                 raise err from None
             raise
@@ -227,8 +271,9 @@ def translated_errors(fn, name=None):
 
 
 def translate_namespace_errors(*namespaces):
-    """Wrap every public function of ``namespaces`` (modules) with ``translated_errors``, once: the last step of
-    building the surface, run by ``tinytorch/__init__.py`` once every namespace exists."""
+    """Wrap every public function of ``namespaces`` (modules) and every public Tensor method with
+    ``translated_errors``, once: the last step of building the surface, run by ``tinytorch/__init__.py`` once
+    every namespace exists."""
     import types
     for ns in namespaces:
         for name, fn in list(vars(ns).items()):
@@ -242,6 +287,18 @@ def translate_namespace_errors(*namespaces):
                 # stays that very object; transforms also run user code, whose own errors are not translated
                 continue
             setattr(ns, name, translated_errors(fn, name))
+    for name, fn in list(vars(Tensor).items()):
+        # the public methods; operators (``__add__``) and the hot properties stay one frame
+        if name.startswith("_") or not isinstance(fn, types.FunctionType) or getattr(fn, "_translated", False) or \
+                name in _UNTRANSLATED_METHODS:
+            continue
+        setattr(Tensor, name, translated_errors(fn, name, method=True))
+
+
+# methods that take no tensor argument and run per step in training loops: kept without the extra frame
+_UNTRANSLATED_METHODS = frozenset({"dim", "size", "numel", "item", "tolist", "numpy", "data_ptr", "stride",
+                                   "is_contiguous", "element_size", "storage_offset", "backward", "register_hook",
+                                   "requires_grad_", "detach", "detach_", "retain_grad", "zero_", "__init__"})
 
 
 def pickle_by_public_name(*namespaces):
