@@ -58,16 +58,32 @@ def _fsum(a, axes, keepdims=False):
     return np.sum(a, axis=axes, keepdims=keepdims)
 
 
-@KERNELS.register("sort")
-def _sort(a, dim, descending, stable=False):
+def sort_keys(a):
+    """An array that sorts as ``a`` in PyTorch's order, NaN the largest value: NumPy's own float sorts put NaNs
+    last already, but ml_dtypes' bfloat16 compares NaN as unordered and leaves it (and what follows) in place, so
+    bfloat16 sorts as float32 (exact, and the same order). The one comparator of sort, argsort, msort, topk,
+    kthvalue, median, mode and quantile."""
+    return a.astype(np.float32) if a.dtype.kind == "V" or a.dtype.name == "bfloat16" else a
+
+
+def sort_indices(a, dim, descending):
+    """Stable argsort of ``a`` along ``dim`` in PyTorch's order (NaN largest; equal values and NaNs keep their
+    order in both directions), as int64."""
+    k = sort_keys(a)
     if descending:
         # a stable ascending sort of the reversed axis, read backwards: ties keep their order, NaN comes first
         # (PyTorch's NaN is the largest value), and no negation that wraps unsigned or minimum integers
         n = a.shape[dim]
-        idx = (n - 1) - np.flip(np.argsort(np.flip(a, axis=dim), axis=dim, kind="stable"), axis=dim)
+        idx = (n - 1) - np.flip(np.argsort(np.flip(k, axis=dim), axis=dim, kind="stable"), axis=dim)
     else:
-        idx = np.argsort(a, axis=dim, kind="stable")
-    return np.take_along_axis(a, idx, dim), idx.astype(np.int64)
+        idx = np.argsort(k, axis=dim, kind="stable")
+    return idx.astype(np.int64, copy=False)
+
+
+@KERNELS.register("sort")
+def _sort(a, dim, descending, stable=False):
+    idx = sort_indices(a, dim, descending)
+    return np.take_along_axis(a, idx, dim), idx
 
 
 @KERNELS.register("topk")
