@@ -231,8 +231,9 @@ def test_median_returns_first_nan_and_nanmedian_skips_it(dtype, dim):
             a, b = getattr(x, name)(dim), getattr(y, name)(dim)
             same(a.values, b.values, f"{name} values", signed_zero=False)
             same_indexed(x, a.values, a.indices, dim, name)
-            # a NaN median is the first NaN (determined); a value occurring once has one index
-            det = unique_in_row(y, b.values, dim) | np.isnan(as_np(b.values))
+            # PyTorch's median breaks ties by index (the stable order), and a NaN median is the first NaN: every
+            # index is determined; nanmedian of an all-NaN row partitions NaNs with an inconsistent comparator
+            det = np.ones(b.values.shape, bool) if name == "median" else ~np.isnan(as_np(b.values))
             np.testing.assert_array_equal(as_np(a.indices)[det], as_np(b.indices)[det], err_msg=f"{name} indices")
             k = getattr(x, name)(dim, keepdim=True)
             same(k.values, getattr(y, name)(dim, keepdim=True).values, f"{name} keepdim", signed_zero=False)
@@ -263,8 +264,10 @@ def test_median_kthvalue_mode_integers(dtype):
 
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_mode_counts_each_nan_apart(dtype):
-    # NaN != NaN: every NaN is its own value of count 1
-    data = [[NAN, NAN, 1.0, 1.0, NAN], [NAN, NAN, NAN, 2.0, 3.0], [0.0, -0.0, INF, INF, 0.0], [NAN] * 5]
+    # NaN != NaN: every NaN is its own value of count 1. (PyTorch's mode std::sorts with `<`, for which NaN is
+    # equivalent to everything, so where NaNs and values of count 1 tie for the mode its answer is an artifact of
+    # libstdc++'s sort order, e.g. NaN for [nan, 2, nan, 2, 3]; such rows are not compared.)
+    data = [[NAN, NAN, 1.0, 1.0, NAN], [2.0, 2.0, NAN, 3.0, NAN], [0.0, -0.0, INF, INF, 0.0], [NAN] * 5]
     x, y = pair(data, dtype)
     a, b = x.mode(1), y.mode(1)
     same(a.values, b.values, "mode values", signed_zero=False)
@@ -328,7 +331,7 @@ def test_searchsorted_with_nan_and_inf(dtype, seq, right):
 def test_searchsorted_batched_and_sorter(dtype):
     rows = [[3.0, NAN, -INF, 1.0, INF], [NAN, 2.0, NAN, 0.0, -1.0]]
     s, t = pair(rows, dtype)
-    order = torch.argsort(t, -1, stable=True)  # NaNs last: a sorter that sorts
+    order = torch.argsort(t, dim=-1, stable=True)  # NaNs last: a sorter that sorts
     v, w = pair([[NAN, 1.0, 5.0], [INF, NAN, -0.0]], dtype)
     for right in (False, True):
         same(tt.searchsorted(s, v, right=right, sorter=tt.tensor(order.numpy())),

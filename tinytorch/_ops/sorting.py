@@ -78,7 +78,9 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 @method("median")
 def median(input, dim=None, keepdim=False):
     """Lower median (``torch.median``): over all elements (NaN for an empty input), or (values, indices) along
-    ``dim`` (IndexError when that dim has size 0). NotImplementedError for bool input, as PyTorch."""
+    ``dim`` (IndexError when that dim has size 0). Any NaN makes the median NaN; along ``dim`` its index is the
+    first NaN's, as PyTorch. NotImplementedError for bool input, as PyTorch."""
+    from .pointwise import isnan, where
     if input.dtype is _dt.bool:
         raise NotImplementedError(f"\"{'median_cpu' if dim is None else 'median_out'}\" not implemented for 'Bool'")
     if dim is None:
@@ -86,14 +88,19 @@ def median(input, dim=None, keepdim=False):
         if flat.numel() == 0:
             from .creation import full
             return full((), float("nan"), dtype=input.dtype, device=input.device)
-        return sort(flat).values[(flat.numel() - 1) // 2]
+        s = sort(flat).values
+        last = s[-1]  # NaNs sort last: the largest element is NaN when any is
+        return where(isnan(last), last, s[(flat.numel() - 1) // 2])
     d = _strides.wrap_dim(dim, input.ndim)
     if input.ndim == 0:
         return median_ret(input.clone(), _zeros_idx(input))
     _nonempty_dim(input, d, "median")
     v, i = sort(input, d)
-    k = (input._shape[d] - 1) // 2
-    v, i = v.narrow(d, k, 1), i.narrow(d, k, 1)
+    n = input._shape[d]
+    # the stable sort puts the first NaN (in input order) at position count(non-NaN); without NaN, the middle
+    numbers = (~isnan(input)).sum(d, keepdim=True)
+    pos = where(numbers < n, numbers, (n - 1) // 2)
+    v, i = v.gather(d, pos), i.gather(d, pos)
     if not keepdim:
         v, i = v.squeeze(d), i.squeeze(d)
     return median_ret(v, i)
@@ -245,17 +252,34 @@ def nanmedian(input, dim=None, keepdim=False):
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     """Indices where ``input`` would be inserted into the last dim of ``sorted_sequence`` to keep it sorted
-    (``torch.searchsorted``); ``right``/``side='right'`` puts equal values after. Not differentiable."""
+    (``torch.searchsorted``); ``right``/``side='right'`` puts equal values after. Not differentiable.
+
+    The same binary search as PyTorch's, so NaN and infinities land where PyTorch puts them: the left search
+    moves right while ``not seq[mid] >= v`` and the right one while ``not seq[mid] > v``, which makes a NaN value
+    go past everything and a NaN in the sequence (sorted last) count as larger than any value."""
+    from .pointwise import where
     if side is not None:
         right = side == "right"
     seq = sorted_sequence if sorter is None else sorted_sequence.gather(-1, sorter)
     scalar = not isinstance(input, Tensor)
     v = seq.new_tensor(input) if scalar else input
-    if seq.ndim == 1:
-        cmp = (seq <= v.unsqueeze(-1)) if right else (seq < v.unsqueeze(-1))
-    else:
-        cmp = (seq.unsqueeze(-2) <= v.unsqueeze(-1)) if right else (seq.unsqueeze(-2) < v.unsqueeze(-1))
-    r = cmp.sum(-1)
+    n = seq._shape[-1] if seq.ndim else 1
+    start = v.new_zeros(v._shape, dtype=_dt.int64)
+    end = start + n
+    if seq.ndim > 1:
+        rows = seq.reshape(-1, n)
+        flat_v = v.reshape(rows._shape[0], -1)
+        start, end = start.reshape(flat_v._shape), end.reshape(flat_v._shape)
+    for _ in range(n.bit_length()):  # enough halvings to close every [start, end) of size <= n
+        mid = start + ((end - start) >> 1)
+        at = mid.clamp(max=max(n - 1, 0))
+        mv = rows.gather(-1, at) if seq.ndim > 1 else seq.reshape(-1)[at]
+        vv = flat_v if seq.ndim > 1 else v
+        go = ~(mv > vv) if right else ~(mv >= vv)
+        live = start < end
+        start = where(live & go, mid + 1, start)
+        end = where(live & ~go, mid, end)
+    r = start.reshape(v._shape)
     return r.to(_dt.int32) if out_int32 else r
 
 
