@@ -646,10 +646,11 @@ def _scan_extreme(input, dim, take_max):
         if cur is None:
             cur, cur_i = x, i
         else:
-            # ties move the index to the later element; a NaN takes over and stays (PyTorch's rule)
+            # PyTorch's rule `x >= cur || isnan(x)`: ties move the index to the later element, a NaN takes over
+            # and no number displaces it (x >= NaN is false), and each later NaN moves the index to itself
             better = (x >= cur) if take_max else (x <= cur)
             if input.dtype.is_floating_point:
-                better = (better | x.isnan()) & ~cur.isnan()
+                better = better | x.isnan()
             cur = where(better, x, cur)
             cur_i = where(better, i, cur_i)
         vals.append(cur)
@@ -660,13 +661,15 @@ def _scan_extreme(input, dim, take_max):
 
 @method("cummax")
 def cummax(input, dim):
-    """(values, indices) of the running maximum along ``dim`` (``torch.cummax``); NaN propagates."""
+    """(values, indices) of the running maximum along ``dim`` (``torch.cummax``); NaN propagates, its index is
+    the latest NaN's."""
     return _cummax(*_scan_extreme(input, dim, True))
 
 
 @method("cummin")
 def cummin(input, dim):
-    """(values, indices) of the running minimum along ``dim`` (``torch.cummin``); NaN propagates."""
+    """(values, indices) of the running minimum along ``dim`` (``torch.cummin``); NaN propagates, its index is
+    the latest NaN's."""
     return _cummin(*_scan_extreme(input, dim, False))
 
 

@@ -168,9 +168,14 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
         lo = pos.floor().long().clamp(min=0)
         hi = pos.ceil().long().clamp(min=0)
         lo, hi = where(lo > last, last, lo), where(hi > last, last, hi)
-        a, b = s.gather(d, lo), s.gather(d, hi)
-        w = where(hi > lo, 0.5, 0.0).to(x.dtype) if interpolation == "midpoint" else pos - lo.to(x.dtype)
-        v = a + (b - a) * w
+        a = s.gather(d, lo)
+        if interpolation in ("linear", "midpoint"):
+            b = s.gather(d, hi)
+            w = (pos - lo.to(x.dtype)) if interpolation == "linear" else a.new_full((), 0.5)
+            # PyTorch's lerp, whose two halves keep an infinite end (-inf..1 at 0.9 is -inf, not -inf + inf)
+            v = where(w < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
+        else:
+            v = a  # lower / higher / nearest: a sorted element itself (an infinity stays one)
         # no value to take (all NaN), or any NaN for quantile: NaN, as PyTorch
         v = where((valid == 0) if ignore_nan else nan.any(d, keepdim=True), float("nan"), v)
         if not keepdim:
