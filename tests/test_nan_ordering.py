@@ -402,6 +402,10 @@ def test_unique_treats_each_nan_as_distinct(dtype):
 def test_histc_with_inf_and_nan(dtype):
     x, y = pair([1.0, INF, -INF, 2.0, 3.0, NAN, 0.0], dtype)
     same(tt.histc(x, bins=4, min=0, max=3), torch.histc(y, bins=4, min=0, max=3), "histc in range")
+    u, v = pair([1e38, -1e38, 3e37, 0.0, 1.0, 5e37], "float32")  # (x - min) * bins overflows float32
+    same(tt.histc(u, bins=4), torch.histc(v, bins=4), "histc of huge values")
+    u, v = pair([0.1, 0.2, 0.3, 0.7, 1.0, 0.5, 0.25, 0.75], dtype)  # bin edges: PyTorch's rounding order
+    same(tt.histc(u, bins=4, min=0.1, max=1.0), torch.histc(v, bins=4, min=0.1, max=1.0), "histc edges")
     for data, kw in (([1.0, NAN, 2.0], {}), ([1.0, INF, 2.0], {}), ([1.0, 2.0], {"min": NAN, "max": 3}),
                      ([1.0, 2.0], {"min": 0, "max": INF})):
         u, v = pair(data, dtype)
