@@ -288,6 +288,57 @@ def test_quantile_nan_and_inf(dtype, interpolation):
                  f"{name} dim={dim}", rtol=1e-6, signed_zero=False)
 
 
+@pytest.mark.parametrize("case", ["float16", "bfloat16", "int64", "nan_q", "nan_q_tensor", "q_dtype", "q_2d",
+                                  "interpolation", "scalar_q_first", "empty"])
+def test_quantile_errors_nan_q_and_dtypes(case):
+    dtype = case if case in ("float16", "bfloat16", "int64") else "float32"
+    x, y = pair([1.0, 3.0, 2.0], dtype)
+    q, kw = 0.5, {}
+    if case == "nan_q":
+        q = NAN
+    elif case in ("nan_q_tensor", "q_dtype", "q_2d"):
+        vals = [[0.5]] if case == "q_2d" else [0.5, NAN]
+        q = (np.array(vals), "float64" if case == "q_dtype" else dtype)
+    elif case == "interpolation":
+        x, y = pair([1, 3, 2], "int64")
+        kw = {"interpolation": "q"}
+    elif case == "scalar_q_first":
+        q, kw = 1.5, {"interpolation": "q"}
+    elif case == "empty":
+        x, y = tt.zeros(0, dtype=tt.int64), torch.zeros(0, dtype=torch.int64)
+    for name in ("quantile", "nanquantile"):
+        qs = (tt.tensor(q[0]).to(getattr(tt, q[1])), torch.tensor(q[0]).to(getattr(torch, q[1]))) \
+            if isinstance(q, tuple) else (q, q)
+        with pytest.raises(RuntimeError) as ours:
+            getattr(tt, name)(x, qs[0], **kw)
+        with pytest.raises(RuntimeError) as theirs:
+            getattr(torch, name)(y, qs[1], **kw)
+        assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_sort_topk_inner_dim_of_3d(dtype):
+    a = np.stack([ROWS[:, :6], ROWS[:, 5:]])  # (2, 5, 6): NaNs, ties and infinities down dim 1
+    x, y = pair(a, dtype)
+    for descending in (False, True):
+        p, q = x.sort(1, descending), y.sort(1, descending)
+        same(p.values, q.values, "values")
+        same(p.indices, q.indices, "indices")
+    p, q = x.topk(2, 1), y.topk(2, 1)
+    same(p.values, q.values, "topk values", signed_zero=False)
+    same_indexed(x, p.values, p.indices, 1, "topk")
+    same(x.median(1).values, y.median(1).values, "median", signed_zero=False)
+    same(x.median(1).indices, y.median(1).indices, "median indices")
+
+
+def test_isin_never_matches_nan():
+    for dtype in ("float32", "float64", "bfloat16"):
+        x, y = pair([NAN, 1.0, INF, -INF, 2.0], dtype)
+        u, v = pair([NAN, INF, 2.0], dtype)
+        same(tt.isin(x, u), torch.isin(y, v), "isin")
+        same(tt.isin(x, u, invert=True), torch.isin(y, v, invert=True), "isin invert")
+
+
 # -------------------------------------------------------------------------------------------------- scans
 
 @pytest.mark.parametrize("dtype", FLOATS + INTS)

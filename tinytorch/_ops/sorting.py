@@ -135,18 +135,24 @@ def msort(input):
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     from .pointwise import where
     from .shape import stack
-    op = "nanquantile" if ignore_nan else "quantile"
-    if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):
-        raise ValueError(f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
-                         f"Got {interpolation}")
-    if not input.dtype.is_floating_point:
-        raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
-    if input.numel() == 0:
-        raise RuntimeError("quantile() input tensor must be non-empty")  # nanquantile says quantile() too
+    # PyTorch's checks, in its order; nanquantile's messages say quantile() too
     scalar_q = not isinstance(q, Tensor)
-    qt = input.new_tensor([q]) if scalar_q else q.to(input.dtype).reshape(-1)
-    if ((qt < 0) | (qt > 1)).any().item():
-        raise RuntimeError(f"{op}() q values must be in the range [0, 1]")
+    if scalar_q and not 0 <= q <= 1:  # a NaN q fails this too
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {float(q):g}")
+    if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):
+        raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                           f"but got {interpolation}")
+    if input.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if not scalar_q and q.ndim > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if input.dtype not in (_dt.float32, _dt.float64):  # float16 / bfloat16 too, as PyTorch's CPU
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if not scalar_q and q.dtype is not input.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    qt = input.new_tensor([q]) if scalar_q else q.reshape(-1)
+    if not scalar_q and not ((qt >= 0) & (qt <= 1)).all().item():  # NaN q values too
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
     if dim is not None and input.ndim == 0:
         _strides.wrap_dim(dim, 0)
         dim = None  # a 0-d input: its one element, whatever keepdim says
