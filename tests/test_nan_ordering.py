@@ -391,6 +391,45 @@ def test_searchsorted_batched_and_sorter(dtype):
         same(tt.searchsorted(ss, v, right=right), torch.searchsorted(ts, w, right=right), "batched")
 
 
+SEARCH_ERRORS = {
+    "leading_dims": lambda m, s: m.searchsorted(s, m.tensor([[1.0], [2.0], [3.0]])),
+    "rank": lambda m, s: m.searchsorted(s, m.tensor([1.0, 2.0])),
+    "side": lambda m, s: m.searchsorted(s[0], m.tensor([1.0]), side="middle"),
+    "side_right": lambda m, s: m.searchsorted(s[0], m.tensor([1.0]), side="left", right=True),
+    "sorter_size": lambda m, s: m.searchsorted(s[0], m.tensor([1.0]), sorter=m.tensor([0, 1])),
+    "sorter_dtype": lambda m, s: m.searchsorted(s[0], m.tensor([1.0]), sorter=m.tensor([0.0, 1.0, 2.0])),
+    "sorter_range": lambda m, s: m.searchsorted(s[0], m.tensor([1.0]), sorter=m.tensor([0, 1, 5])),
+    "sorter_negative": lambda m, s: m.searchsorted(s[0], m.tensor([1.0]), sorter=m.tensor([0, -1, 2])),
+    "scalar_value": lambda m, s: m.searchsorted(s, m.tensor(1.0)),
+    "scalar_boundaries": lambda m, s: m.searchsorted(m.tensor(1.0), m.tensor([1.0])),
+    "bucketize_rank": lambda m, s: m.bucketize(m.tensor([1.0]), s),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SEARCH_ERRORS))
+def test_searchsorted_errors_match_torch(case):
+    s = [[1.0, 2.0, 3.0], [1.0, NAN, NAN]]
+    with pytest.raises(RuntimeError) as ours:
+        SEARCH_ERRORS[case](tt, tt.tensor(s))
+    with pytest.raises(RuntimeError) as theirs:
+        SEARCH_ERRORS[case](torch, torch.tensor(s))
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_searchsorted_python_numbers_and_empty_boundaries():
+    for seq, vals in (([0.1, 0.2, 0.3], [0.1, 0.2, 0.3, 0.25, NAN, INF]), ([1, 2, 3], [2, 2.5, 0.5, NAN, INF])):
+        for dtype in (["float64", "float32"] if isinstance(seq[0], float) else ["int64", "int32"]):
+            s, t = pair(seq, dtype)
+            for v in vals:
+                for right in (False, True):
+                    same(tt.searchsorted(s, v, right=right), torch.searchsorted(t, v, right=right), f"{dtype} {v}")
+                    same(tt.bucketize(v, s, right=right), torch.bucketize(v, t, right=right), f"bucketize {v}")
+    same(tt.searchsorted(tt.zeros(2, 0), tt.zeros(2, 3)), torch.searchsorted(torch.zeros(2, 0), torch.zeros(2, 3)),
+         "empty boundaries")
+    same(tt.searchsorted(tt.zeros(0), tt.zeros(3), out_int32=True),
+         torch.searchsorted(torch.zeros(0), torch.zeros(3), out_int32=True), "empty 1-d boundaries")
+
+
 @pytest.mark.parametrize("dtype", INTS)
 def test_searchsorted_integers(dtype):
     s, t = pair([0, 1, 1, 3, 5, 5, 8], dtype)

@@ -261,6 +261,38 @@ def nanmedian(input, dim=None, keepdim=False):
     return collections.namedtuple("nanmedian", ["values", "indices"])(v, i)
 
 
+def _searchsorted_checks(seq, input, right, side, sorter):
+    """PyTorch's searchsorted_pre_check, in its order and with its messages (RuntimeError)."""
+    def dims(t):
+        return "[" + ", ".join(str(k) for k in t._shape) + "]"
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side != "right":
+            raise RuntimeError(f"torch.searchsorted(): side and right can't be set to opposites, got side of {side} "
+                               f"while right was True")
+    if sorter is not None:
+        if sorter._shape != seq._shape:
+            raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
+                               f"tensor {dims(seq)}and got sorter tensor {dims(sorter)}")
+        if sorter.dtype is not _dt.int64:
+            raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
+                               f"{_dt._SCALAR_TYPE[sorter.dtype.name]}")
+        if sorter.numel() and not ((sorter >= 0) & (sorter < sorter._shape[-1])).all().item():
+            raise RuntimeError("torch.searchsorted(): sorter index out of range")
+    if isinstance(input, Tensor) and input.ndim == 0 and seq.ndim != 1:
+        raise RuntimeError(f"torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension "
+                           f"is 1, but we got boundaries tensor dim({seq.ndim}) and input value's dim(0) numel(1)")
+    if seq.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
+                           "dimension")
+    if seq.ndim != 1 and isinstance(input, Tensor) and (input.ndim != seq.ndim or
+                                                         input._shape[:-1] != seq._shape[:-1]):
+        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                           f"dimensions of boundaries tensor and input value tensor must match, but we got "
+                           f"boundaries tensor {dims(seq)} and input value tensor {dims(input)}")
+
+
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     """Indices where ``input`` would be inserted into the last dim of ``sorted_sequence`` to keep it sorted
     (``torch.searchsorted``); ``right``/``side='right'`` puts equal values after. Not differentiable.
@@ -269,13 +301,21 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     moves right while ``not seq[mid] >= v`` and the right one while ``not seq[mid] > v``, which makes a NaN value
     go past everything and a NaN in the sequence (sorted last) count as larger than any value."""
     from .pointwise import where
+    _searchsorted_checks(sorted_sequence, input, right, side, sorter)
     if side is not None:
         right = side == "right"
     seq = sorted_sequence if sorter is None else sorted_sequence.gather(-1, sorter)
-    scalar = not isinstance(input, Tensor)
-    v = seq.new_tensor(input) if scalar else input
-    n = seq._shape[-1] if seq.ndim else 1
+    if isinstance(input, Tensor):
+        v = input
+    elif seq.dtype.is_floating_point or not isinstance(input, float):
+        v = seq.new_tensor(input)  # a Python number compares in the sequence's dtype (it is a wrapped number)
+    else:
+        from .creation import tensor
+        v = tensor(input, device=seq.device)  # a float against integers: the default float dtype
+    n = seq._shape[-1]
     start = v.new_zeros(v._shape, dtype=_dt.int64)
+    if n == 0:
+        return start.to(_dt.int32) if out_int32 else start
     end = start + n
     if seq.ndim > 1:
         rows = seq.reshape(-1, n)
@@ -295,7 +335,10 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):
-    """Bucket index of each element for 1-D ``boundaries`` (``torch.bucketize``; ``right`` as documented there)."""
+    """Bucket index of each element for 1-D ``boundaries`` (``torch.bucketize``; ``right`` as documented there).
+    RuntimeError for boundaries of another rank."""
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
