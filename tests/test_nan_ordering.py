@@ -256,6 +256,8 @@ def test_median_kthvalue_mode_integers(dtype):
     x, y = pair(INT_ROWS, dtype)
     same(x.median(), y.median(), "median()")
     same(x.median(1).values, y.median(1).values, "median values")
+    same(x.median(1).indices, y.median(1).indices, "median indices (ties broken by index)")
+    same(x.nanmedian(1).values, y.nanmedian(1).values, "nanmedian values")
     same(x.kthvalue(3, 1).values, y.kthvalue(3, 1).values, "kthvalue values")
     a, b = x.mode(1), y.mode(1)
     same(a.values, b.values, "mode values")
@@ -341,14 +343,39 @@ def test_isin_never_matches_nan():
 
 # -------------------------------------------------------------------------------------------------- scans
 
-@pytest.mark.parametrize("dtype", FLOATS + INTS)
+@pytest.mark.parametrize("dtype", FLOATS + INTS + ["bool"])
 @pytest.mark.parametrize("dim", [0, 1])
 def test_cummax_cummin_nan_sticks_with_latest_index(dtype, dim):
-    x, y = pair(ROWS if dtype in FLOATS else INT_ROWS, dtype)
+    if dtype == "bool":
+        x, y = tt.tensor(INT_ROWS % 2 == 0), torch.tensor(INT_ROWS % 2 == 0)
+    else:
+        x, y = pair(ROWS if dtype in FLOATS else INT_ROWS, dtype)
     for name in ("cummax", "cummin"):
         a, b = getattr(x, name)(dim), getattr(y, name)(dim)
         same(a.values, b.values, f"{name} values", signed_zero=False)
         same(a.indices, b.indices, f"{name} indices")
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_logcumsumexp_cumsum_cumprod_with_nan_and_inf(dtype):
+    data = [[-INF, -INF, 1.0, NAN, 2.0], [INF, 1.0, -INF, 0.0, 2.0], [-INF, INF, INF, 1.0, NAN],
+            [1e38, 3e38, -INF, 0.0, 3e38], [1e30, -1e30, 2.0, 1e30, 5.0], [0.5, -1.0, 2.0, 3.0, -2.0]]
+    x, y = pair(data, dtype)
+    tol = 1e-2 if dtype in ("float16", "bfloat16") else 1e-6
+    for dim in (0, 1):
+        same(x.logcumsumexp(dim), y.logcumsumexp(dim), f"logcumsumexp dim={dim}", rtol=tol, signed_zero=False)
+    for name in ("cumsum", "cumprod"):
+        same(getattr(x, name)(1), getattr(y, name)(1), name, rtol=tol, signed_zero=False)
+
+
+def test_logcumsumexp_gradient_stays_finite_over_huge_ranges():
+    a = np.array([[-800.0, 800.0, 0.0, 1.0], [0.5, 1.5, -INF, 2.0]])  # exp(-1600) underflows double
+    grads = []
+    for mod in (tt, torch):
+        x = mod.tensor(a, requires_grad=True)
+        x.logcumsumexp(1).sum().backward()
+        grads.append(x.grad)
+    same(grads[0], grads[1], "gradient", rtol=1e-12, signed_zero=False)
 
 
 # ------------------------------------------------------------------------------------ searchsorted, bucketize

@@ -678,9 +678,31 @@ def logcumsumexp(input, dim):
     """``log(cumsum(exp(input), dim))`` computed stably (``torch.logcumsumexp``)."""
     from .pointwise import exp, log, where
     d = _strides.wrap_dim(dim, builtins.max(input.ndim, 1))
-    m = input.amax(d, keepdim=True).detach() if input.numel() else input.sum(d, keepdim=True)
+    # PyTorch scans in the accumulation type (double for float32, float for half types): the same here
+    acc = {_dt.float32: _dt.float64, _dt.float16: _dt.float32, _dt.bfloat16: _dt.float32}.get(input.dtype)
+    x = input if acc is None else input.to(acc)
+    # the shift ignores NaN, so a NaN poisons only its own position and those after it (as PyTorch's scan)
+    # rather than the whole slice through the maximum
+    finite_max = where(x.isnan(), float("-inf"), x)
+    m = finite_max.amax(d, keepdim=True).detach() if input.numel() else x.sum(d, keepdim=True)
     m = where(m.isinf(), 0.0, m)
-    return log(exp(input - m).cumsum(d)) + m
+    total = exp(x - m).cumsum(d)
+    # exp(x - max) underflows to 0 for a prefix of values more than ~745 below the slice's maximum (1e38
+    # beside 3e38), where PyTorch's pairwise scan stays finite: that prefix is redone shifted by its own
+    # maximum, with the values after it masked out. log only ever sees the sums it keeps (placeholders of 1
+    # elsewhere), so no 0 * inf turns the gradient into NaN.
+    under = (total == 0) & ((x > float("-inf")).cumsum(d) > 0) if input.numel() else total != total
+    out = where(under, float("-inf"), log(where(under, 1.0, total)) + m)
+    for _ in range(64):
+        if not under.any().item():
+            break
+        m2 = where(under, finite_max, float("-inf")).amax(d, keepdim=True).detach()
+        m2 = where(m2.isinf(), 0.0, m2)
+        total = exp(where(under, x, float("-inf")) - m2).cumsum(d)
+        done = under & (total > 0)
+        out = where(done, log(where(done, total, 1.0)) + m2, out)
+        under = under & ~done
+    return out if acc is None else out.to(input.dtype)
 
 
 @method("diff")

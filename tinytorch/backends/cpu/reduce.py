@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from .registry import KERNELS
+from .registry import KERNELS, _quiet
 
 
 def _ax(dims):
@@ -147,6 +147,14 @@ def _sum(a, dims, keepdim, dtype):
 
 def _cumop(fn):
     def k(a, dim, dtype):
+        out = np.dtype(_np_dt(dtype, a) or a.dtype)
+        if out.kind in "fcV":
+            # PyTorch's CPU scans accumulate in the accumulation type (double for float32, float for the half
+            # types) and round each output: 1e38 + 3e38 + -inf is -inf there, not float32's inf + -inf = NaN
+            acc = {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}.get(
+                out, np.float32 if out.itemsize == 2 else out)
+            with _quiet():  # inf - inf and overflow are results (NaN, inf), not warnings, as in PyTorch
+                return fn(a, axis=dim, dtype=acc).astype(out, copy=False)
         return fn(a, axis=dim, dtype=_np_dt(dtype, a))
     return k
 
