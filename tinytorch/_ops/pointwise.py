@@ -457,12 +457,12 @@ arctan2 = atan2
 
 def _minmax_bw(which):
     def bw(c, g):
+        # PyTorch's formula: half to each at a tie, none to the loser; where either is NaN neither comparison
+        # holds, so both get the whole gradient
         a, b = c.inputs
-        m = (a > b) if which == "max" else (a < b)
-        eq = a == b
-        ga = where(m, g, where(eq, g * 0.5, 0.0))
-        gb = where(m, 0.0, where(eq, g * 0.5, g))
-        return ga, gb
+        share = where(a == b, g * 0.5, g)
+        a_loses, b_loses = (a < b, a > b) if which == "max" else (a > b, a < b)
+        return where(a_loses, 0.0, share), where(b_loses, 0.0, share)
     return bw
 
 

@@ -159,31 +159,32 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else _strides.wrap_dim(dim, input.ndim)
     s = x.sort(d).values  # NaNs sort last
+    n = x._shape[d]
     nan = x.isnan()
-    valid = (~nan).sum(d, keepdim=True) if ignore_nan else nan.sum(d, keepdim=True) * 0 + x._shape[d]
-    last = (valid - 1).clamp(min=0)
     outs = []
     for j in range(qt.numel()):
-        pos = (valid - 1).to(x.dtype) * qt[j]  # a tensor: linear interpolation is differentiable in q too
+        # PyTorch's ranks: nanquantile counts the non-NaN values (an all-NaN slice takes rank 0, a NaN);
+        # quantile takes the last rank, a NaN, wherever the slice has one (so the gradient reaches that NaN)
+        if ignore_nan:
+            rank = qt[j] * ((~nan).sum(d, keepdim=True) - 1).to(x.dtype)
+            rank = where(rank < 0, 0.0, rank)
+        else:
+            rank = where(nan.any(d, keepdim=True), float(n - 1), qt[j] * (n - 1))
         if interpolation == "lower":
-            pos = pos.floor()
+            rank = rank.floor()
         elif interpolation == "higher":
-            pos = pos.ceil()
+            rank = rank.ceil()
         elif interpolation == "nearest":
-            pos = pos.round()  # half to even, as PyTorch
-        lo = pos.floor().long().clamp(min=0)
-        hi = pos.ceil().long().clamp(min=0)
-        lo, hi = where(lo > last, last, lo), where(hi > last, last, hi)
+            rank = rank.round()  # half to even, as PyTorch
+        lo = rank.detach().floor().long()
         a = s.gather(d, lo)
         if interpolation in ("linear", "midpoint"):
-            b = s.gather(d, hi)
-            w = (pos - lo.to(x.dtype)) if interpolation == "linear" else a.new_full((), 0.5)
+            b = s.gather(d, rank.detach().ceil().long())
+            w = (rank - lo.to(x.dtype)) if interpolation == "linear" else a.new_full((), 0.5)
             # PyTorch's lerp, whose two halves keep an infinite end (-inf..1 at 0.9 is -inf, not -inf + inf)
             v = where(w < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
         else:
             v = a  # lower / higher / nearest: a sorted element itself (an infinity stays one)
-        # no value to take (all NaN), or any NaN for quantile: NaN, as PyTorch
-        v = where((valid == 0) if ignore_nan else nan.any(d, keepdim=True), float("nan"), v)
         if not keepdim:
             v = v.squeeze(d)
         elif dim is None:
