@@ -616,6 +616,44 @@ def test_variance_of_huge_float32_overflows_as_torch():
     same(tt.linalg.vector_norm(x, dim=1), torch.linalg.vector_norm(y, dim=1), "vector_norm")
 
 
+# ------------------------------------------------------------------------------------- gradients at NaN
+
+GRAD_A = [[1.0, NAN, 3.0, NAN], [2.0, 2.0, -INF, 1.0], [INF, 1.0, INF, 0.0]]
+GRAD_B = [[NAN, 0.0, 3.0, 1.0], [2.0, 5.0, 1.0, NAN], [1.0, 1.0, INF, 0.0]]
+GRAD_CASES = {
+    "maximum": lambda m, a, b: m.maximum(a, b), "minimum": lambda m, a, b: m.minimum(a, b),
+    "fmax": lambda m, a, b: m.fmax(a, b), "fmin": lambda m, a, b: m.fmin(a, b),
+    "max_pair": lambda m, a, b: m.max(a, b),
+    "max_all": lambda m, a, b: a.max(), "min_all": lambda m, a, b: a.min(), "median_all": lambda m, a, b: a.median(),
+    "median_all_no_nan": lambda m, a, b: b[1:].nan_to_num(7.0).median(),
+    "amax_dim": lambda m, a, b: a.amax(1), "amax_all": lambda m, a, b: a.amax(), "max_dim": lambda m, a, b: a.max(1).values,
+    "median_dim": lambda m, a, b: a.median(1).values, "nanmedian_dim": lambda m, a, b: a.nanmedian(1).values,
+    "clamp": lambda m, a, b: a.clamp(0, 2), "clamp_nan": lambda m, a, b: a.clamp(min=NAN),
+    "sort": lambda m, a, b: a.sort(1).values, "cummax": lambda m, a, b: a.cummax(1).values,
+    "cummin": lambda m, a, b: a.cummin(0).values, "quantile": lambda m, a, b: a.quantile(0.5, 1),
+    "nanquantile": lambda m, a, b: a.nanquantile(0.3, 1),
+    "nanquantile_all_nan": lambda m, a, b: m.stack([a[0, 1:2], a[0, 3:]]).nanquantile(0.5, 1),
+    "logsumexp": lambda m, a, b: a.logsumexp(1), "softmax": lambda m, a, b: a.softmax(1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GRAD_CASES))
+def test_gradients_through_nan_and_inf(case):
+    grads = []
+    for mod in (tt, torch):
+        a = mod.tensor(GRAD_A, dtype=mod.float64, requires_grad=True)
+        b = mod.tensor(GRAD_B, dtype=mod.float64, requires_grad=True)
+        out = GRAD_CASES[case](mod, a, b)
+        w = mod.arange(1.0, out.numel() + 1, dtype=mod.float64).reshape(out.shape)
+        out.backward(w)
+        grads.append([None if t.grad is None else t.grad for t in (a, b)])
+    for mine, theirs, name in zip(grads[0], grads[1], "ab"):
+        assert (mine is None) == (theirs is None) or (mine is not None and not as_np(mine).any()) or \
+            (theirs is not None and not as_np(theirs).any()), f"{name}: gradient presence differs"
+        if mine is not None and theirs is not None:
+            same(mine, theirs, f"d/d{name}", rtol=1e-12, atol=1e-12, signed_zero=False)
+
+
 # --------------------------------------------------------------------------------------- the other kernel path
 
 @pytest.mark.skipif(os.environ.get("TINYTORCH_NATIVE", "1").strip() in ("0", "false", "off", "no"),

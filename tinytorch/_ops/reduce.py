@@ -231,6 +231,27 @@ def aminmax(input, *, dim=None, keepdim=False):
     return _aminmax(input.amin(dim, keepdim), input.amax(dim, keepdim))
 
 
+def _evenly_bw(c, g):
+    # PyTorch's evenly_distribute_backward: a NaN result's gradient is shared by the input's NaNs, any other
+    # result's by the elements equal to it
+    from .pointwise import isnan, where
+    x, v = c.inputs
+    mask = isnan(x) if bool(isnan(v).item()) else x == v
+    return where(mask, g / mask.sum(), 0.0), None
+
+
+# the value of max() / min() / median() over all elements (computed without autograd) tied to the input with
+# that backward; amax over all dims keeps its own (scale_grad_by_count, NaN for a NaN result), as PyTorch
+_evenly_op = defop("evenly_selected", lambda a, v: ([(v._shape, v.dtype)], [None, None]), _evenly_bw,
+                   decomp=lambda a, v: v)
+
+
+def _evenly_selected(input, value):
+    """``value`` (a 0-d element of ``input`` found without autograd) with the gradient of torch's max(),
+    min() and median() over all elements."""
+    return dispatch(_evenly_op, (input, value.detach())) if input.requires_grad else value
+
+
 def _index_red_meta(name):
     def meta(a, dim, keepdim):
         _check_keepdim(keepdim, name)
@@ -267,7 +288,7 @@ def max(input, dim=None, keepdim=False, *, out=None):
         if input.numel() == 0:
             raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
                                "reduction dim with the 'dim' argument.")
-        return amax(input)
+        return _evenly_selected(input, amax(input.detach()))
     d = _strides.wrap_dim(dim, input.ndim)
     if input.ndim == 0:
         return max_ret(input.clone(), _zeros_idx(input))
@@ -284,7 +305,7 @@ def min(input, dim=None, keepdim=False):
         if input.numel() == 0:
             raise RuntimeError("min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
                                "reduction dim with the 'dim' argument.")
-        return amin(input)
+        return _evenly_selected(input, amin(input.detach()))
     d = _strides.wrap_dim(dim, input.ndim)
     if input.ndim == 0:
         return min_ret(input.clone(), _zeros_idx(input))

@@ -88,9 +88,10 @@ def median(input, dim=None, keepdim=False):
         if flat.numel() == 0:
             from .creation import full
             return full((), float("nan"), dtype=input.dtype, device=input.device)
-        s = sort(flat).values
+        s = sort(flat.detach()).values
         last = s[-1]  # NaNs sort last: the largest element is NaN when any is
-        return where(isnan(last), last, s[(flat.numel() - 1) // 2])
+        from .reduce import _evenly_selected
+        return _evenly_selected(input, where(isnan(last), last, s[(flat.numel() - 1) // 2]))
     d = _strides.wrap_dim(dim, input.ndim)
     if input.ndim == 0:
         return median_ret(input.clone(), _zeros_idx(input))
