@@ -629,6 +629,9 @@ GRAD_CASES = {
     "amax_dim": lambda m, a, b: a.amax(1), "amax_all": lambda m, a, b: a.amax(), "max_dim": lambda m, a, b: a.max(1).values,
     "median_dim": lambda m, a, b: a.median(1).values, "nanmedian_dim": lambda m, a, b: a.nanmedian(1).values,
     "clamp": lambda m, a, b: a.clamp(0, 2), "clamp_nan": lambda m, a, b: a.clamp(min=NAN),
+    "clamp_tensor_min": lambda m, a, b: a.clamp(min=b), "clamp_tensor_max": lambda m, a, b: a.clamp(max=b),
+    "clamp_tensor_both": lambda m, a, b: a.clamp(b, b.flip(1)),  # some min > max
+    "clamp_tensor_row": lambda m, a, b: a.clamp(min=b[1]),  # a broadcast bound: its gradient summed
     "sort": lambda m, a, b: a.sort(1).values, "cummax": lambda m, a, b: a.cummax(1).values,
     "cummin": lambda m, a, b: a.cummin(0).values, "quantile": lambda m, a, b: a.quantile(0.5, 1),
     "nanquantile": lambda m, a, b: a.nanquantile(0.3, 1),
