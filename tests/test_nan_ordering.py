@@ -626,7 +626,8 @@ GRAD_CASES = {
     "max_pair": lambda m, a, b: m.max(a, b),
     "max_all": lambda m, a, b: a.max(), "min_all": lambda m, a, b: a.min(), "median_all": lambda m, a, b: a.median(),
     "median_all_no_nan": lambda m, a, b: b[1:].nan_to_num(7.0).median(),
-    "amax_dim": lambda m, a, b: a.amax(1), "amax_all": lambda m, a, b: a.amax(), "max_dim": lambda m, a, b: a.max(1).values,
+    "amax_dim": lambda m, a, b: a.amax(1), "amax_all": lambda m, a, b: a.amax(),
+    "max_dim": lambda m, a, b: a.max(1).values,
     "median_dim": lambda m, a, b: a.median(1).values, "nanmedian_dim": lambda m, a, b: a.nanmedian(1).values,
     "clamp": lambda m, a, b: a.clamp(0, 2), "clamp_nan": lambda m, a, b: a.clamp(min=NAN),
     "clamp_tensor_min": lambda m, a, b: a.clamp(min=b), "clamp_tensor_max": lambda m, a, b: a.clamp(max=b),
@@ -666,6 +667,6 @@ def test_numpy_fallback_path():
     root = os.path.dirname(os.path.dirname(os.path.abspath(tt.__file__)))  # the tinytorch under test, not another
     env = dict(os.environ, TINYTORCH_NATIVE="0",
                PYTHONPATH=os.pathsep.join([root] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", os.path.abspath(__file__)],
-                       cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", os.path.abspath(__file__)]
+    r = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-2000:]
