@@ -128,6 +128,17 @@ def _max_dim(a, dim, keepdim, fn):
     return val, idx.astype(np.int64)
 
 
+def _quiet_bfloat16(kernel):
+    """``kernel`` without the "invalid value" warning ml_dtypes' bfloat16 comparisons give at NaN (NumPy's own
+    floats compare NaN silently; the results are right either way)."""
+    def k(a, *args, **kw):
+        if a.dtype.kind == "V":
+            with _quiet():
+                return kernel(a, *args, **kw)
+        return kernel(a, *args, **kw)
+    return k
+
+
 def _np_dt(dtype, a):
     if dtype is not None:
         return dtype.np
@@ -171,4 +182,6 @@ for _name, _kernel in {
     "any": lambda a, dims, keepdim: np.any(a, axis=_ax(dims), keepdims=keepdim),
     "cumsum": _cumop(np.cumsum), "cumprod": _cumop(np.cumprod),
 }.items():
+    if _name in ("amax", "amin", "max_dim", "min_dim", "argmax", "argmin"):
+        _kernel = _quiet_bfloat16(_kernel)
     KERNELS.add(_name, _kernel)
