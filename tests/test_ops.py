@@ -273,8 +273,10 @@ def test_index_helpers_and_nanquantile_match_torch():
     a = np.array([1.0, np.nan, 3.0, 2.0, np.nan, 7.0])
     for q in (0.0, 0.4, 1.0):
         assert tt.nanquantile(tt.tensor(a), q).item() == pytest.approx(torch.nanquantile(torch.tensor(a), q).item())
+    with pytest.raises(RuntimeError, match=r"quantile\(\) q must be in the range \[0, 1\] but got 1.5"):
+        tt.quantile(tt.tensor(a), 1.5)  # PyTorch's message for a scalar q
     with pytest.raises(RuntimeError, match="q values must be in the range"):
-        tt.quantile(tt.tensor(a), 1.5)
+        tt.quantile(tt.tensor(a), tt.tensor([0.5, 1.5], dtype=tt.float64))
     with pytest.raises(RuntimeError, match="kthvalue\\(\\): selected number k out of range"):
         tt.kthvalue(tt.ones(3), 4)
     with pytest.raises(RuntimeError, match="must have length 3"):

@@ -459,12 +459,12 @@ arctan2 = atan2
 
 def _minmax_bw(which):
     def bw(c, g):
+        # PyTorch's formula: half to each at a tie, none to the loser; where either is NaN neither comparison
+        # holds, so both get the whole gradient
         a, b = c.inputs
-        m = (a > b) if which == "max" else (a < b)
-        eq = a == b
-        ga = where(m, g, where(eq, g * 0.5, 0.0))
-        gb = where(m, 0.0, where(eq, g * 0.5, g))
-        return ga, gb
+        share = where(a == b, g * 0.5, g)
+        a_loses, b_loses = (a < b, a > b) if which == "max" else (a > b, a < b)
+        return where(a_loses, 0.0, share), where(b_loses, 0.0, share)
     return bw
 
 
@@ -578,6 +578,31 @@ _clamp_op = defop("clamp", _clamp_meta, _clamp_bw,
     refused=refuse(COMPLEX_DTYPES, NotImplementedError, "clamp is not supported for complex types"), elementwise=True)
 
 
+def _clamp_tensor_bw(c, g):
+    # PyTorch's clamp_backward / clamp_backward_min_max: the input keeps the gradient where it lies in
+    # [min, max] (ties included), a bound takes it where it decided the value; a NaN anywhere decides nothing
+    a, lo, hi = c.inputs
+    if lo is not None and hi is not None:
+        ga = where((a >= lo) & (a <= hi), g, 0.0)
+        glo = where((a < lo) & (lo < hi), g, 0.0)
+        ghi = where((a > hi) | (hi < lo), g, 0.0)
+    elif lo is not None:
+        ga, glo, ghi = where(a >= lo, g, 0.0), where(a < lo, g, 0.0), None
+    else:
+        ga, glo, ghi = where(a <= hi, g, 0.0), None, where(a > hi, g, 0.0)
+    return ga, glo if isinstance(lo, Tensor) else None, ghi if isinstance(hi, Tensor) else None
+
+
+def _clamp_tensor_values(a, lo=None, hi=None):
+    out = a if lo is None else maximum(a, lo)  # NaN bounds and NaN input propagate, as PyTorch's clamp
+    return out if hi is None else minimum(out, hi)
+
+
+# clamp with a tensor bound: the values of min(max(x, lo), hi), the gradients of PyTorch's clamp
+_clamp_tensor_op = defop("clamp_tensor", _clamp_meta, _clamp_tensor_bw, decomp=_clamp_tensor_values,
+                         elementwise=True)
+
+
 @method("clamp")
 def clamp(input, min=None, max=None):
     """Clamp every element into [min, max] (scalars or broadcastable tensors), as ``torch.clamp``.
@@ -587,9 +612,7 @@ def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        # tensor bounds: min(max(x, lo), hi) gives each of the three its gradient
-        out = input if min is None else maximum(input, min)
-        return out if max is None else minimum(out, max)
+        return dispatch(_clamp_tensor_op, (input, min, max))
     return dispatch(_clamp_op, (input, min, max))
 
 

@@ -232,6 +232,27 @@ def aminmax(input, *, dim=None, keepdim=False):
     return _aminmax(input.amin(dim, keepdim), input.amax(dim, keepdim))
 
 
+def _evenly_bw(c, g):
+    # PyTorch's evenly_distribute_backward: a NaN result's gradient is shared by the input's NaNs, any other
+    # result's by the elements equal to it
+    from .pointwise import isnan, where
+    x, v = c.inputs
+    mask = isnan(x) if bool(isnan(v).item()) else x == v
+    return where(mask, g / mask.sum(), 0.0), None
+
+
+# the value of max() / min() / median() over all elements (computed without autograd) tied to the input with
+# that backward; amax over all dims keeps its own (scale_grad_by_count, NaN for a NaN result), as PyTorch
+_evenly_op = defop("evenly_selected", lambda a, v: ([(v._shape, v.dtype)], [None, None]), _evenly_bw,
+                   decomp=lambda a, v: v)
+
+
+def _evenly_selected(input, value):
+    """``value`` (a 0-d element of ``input`` found without autograd) with the gradient of torch's max(),
+    min() and median() over all elements."""
+    return dispatch(_evenly_op, (input, value.detach())) if input.requires_grad else value
+
+
 def _index_red_meta(name):
     def meta(a, dim, keepdim):
         _check_keepdim(keepdim, name)
@@ -271,7 +292,7 @@ def max(input, dim=None, keepdim=False, *, out=None):
         if input.numel() == 0:
             raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
                                "reduction dim with the 'dim' argument.")
-        return amax(input)
+        return _evenly_selected(input, amax(input.detach()))
     d = _strides.wrap_dim(dim, input.ndim)
     if input.ndim == 0:
         return max_ret(input.clone(), _zeros_idx(input))
@@ -288,7 +309,7 @@ def min(input, dim=None, keepdim=False):
         if input.numel() == 0:
             raise RuntimeError("min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
                                "reduction dim with the 'dim' argument.")
-        return amin(input)
+        return _evenly_selected(input, amin(input.detach()))
     d = _strides.wrap_dim(dim, input.ndim)
     if input.ndim == 0:
         return min_ret(input.clone(), _zeros_idx(input))
@@ -650,10 +671,11 @@ def _scan_extreme(input, dim, take_max):
         if cur is None:
             cur, cur_i = x, i
         else:
-            # ties move the index to the later element; a NaN takes over and stays (PyTorch's rule)
+            # PyTorch's rule `x >= cur || isnan(x)`: ties move the index to the later element, a NaN takes over
+            # and no number displaces it (x >= NaN is false), and each later NaN moves the index to itself
             better = (x >= cur) if take_max else (x <= cur)
             if input.dtype.is_floating_point:
-                better = (better | x.isnan()) & ~cur.isnan()
+                better = better | x.isnan()
             cur = where(better, x, cur)
             cur_i = where(better, i, cur_i)
         vals.append(cur)
@@ -664,13 +686,15 @@ def _scan_extreme(input, dim, take_max):
 
 @method("cummax")
 def cummax(input, dim):
-    """(values, indices) of the running maximum along ``dim`` (``torch.cummax``); NaN propagates."""
+    """(values, indices) of the running maximum along ``dim`` (``torch.cummax``); NaN propagates, its index is
+    the latest NaN's."""
     return _cummax(*_scan_extreme(input, dim, True))
 
 
 @method("cummin")
 def cummin(input, dim):
-    """(values, indices) of the running minimum along ``dim`` (``torch.cummin``); NaN propagates."""
+    """(values, indices) of the running minimum along ``dim`` (``torch.cummin``); NaN propagates, its index is
+    the latest NaN's."""
     return _cummin(*_scan_extreme(input, dim, False))
 
 
@@ -679,9 +703,31 @@ def logcumsumexp(input, dim):
     """``log(cumsum(exp(input), dim))`` computed stably (``torch.logcumsumexp``)."""
     from .pointwise import exp, log, where
     d = _strides.wrap_dim(dim, builtins.max(input.ndim, 1))
-    m = input.amax(d, keepdim=True).detach() if input.numel() else input.sum(d, keepdim=True)
+    # PyTorch scans in the accumulation type (double for float32, float for half types): the same here
+    acc = {_dt.float32: _dt.float64, _dt.float16: _dt.float32, _dt.bfloat16: _dt.float32}.get(input.dtype)
+    x = input if acc is None else input.to(acc)
+    # the shift ignores NaN, so a NaN poisons only its own position and those after it (as PyTorch's scan)
+    # rather than the whole slice through the maximum
+    finite_max = where(x.isnan(), float("-inf"), x)
+    m = finite_max.amax(d, keepdim=True).detach() if input.numel() else x.sum(d, keepdim=True)
     m = where(m.isinf(), 0.0, m)
-    return log(exp(input - m).cumsum(d)) + m
+    total = exp(x - m).cumsum(d)
+    # exp(x - max) underflows to 0 for a prefix of values more than ~745 below the slice's maximum (1e38
+    # beside 3e38), where PyTorch's pairwise scan stays finite: that prefix is redone shifted by its own
+    # maximum, with the values after it masked out. log only ever sees the sums it keeps (placeholders of 1
+    # elsewhere), so no 0 * inf turns the gradient into NaN.
+    under = (total == 0) & ((x > float("-inf")).cumsum(d) > 0) if input.numel() else total != total
+    out = where(under, float("-inf"), log(where(under, 1.0, total)) + m)
+    for _ in range(64):
+        if not under.any().item():
+            break
+        m2 = where(under, finite_max, float("-inf")).amax(d, keepdim=True).detach()
+        m2 = where(m2.isinf(), 0.0, m2)
+        total = exp(where(under, x, float("-inf")) - m2).cumsum(d)
+        done = under & (total > 0)
+        out = where(done, log(where(done, total, 1.0)) + m2, out)
+        under = under & ~done
+    return out if acc is None else out.to(input.dtype)
 
 
 @method("diff")

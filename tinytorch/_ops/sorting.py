@@ -78,7 +78,9 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 @method("median")
 def median(input, dim=None, keepdim=False):
     """Lower median (``torch.median``): over all elements (NaN for an empty input), or (values, indices) along
-    ``dim`` (IndexError when that dim has size 0). NotImplementedError for bool input, as PyTorch."""
+    ``dim`` (IndexError when that dim has size 0). Any NaN makes the median NaN; along ``dim`` its index is the
+    first NaN's, as PyTorch. NotImplementedError for bool input, as PyTorch."""
+    from .pointwise import isnan, where
     if input.dtype is _dt.bool:
         raise NotImplementedError(f"\"{'median_cpu' if dim is None else 'median_out'}\" not implemented for 'Bool'")
     if dim is None:
@@ -86,14 +88,20 @@ def median(input, dim=None, keepdim=False):
         if flat.numel() == 0:
             from .creation import full
             return full((), float("nan"), dtype=input.dtype, device=input.device)
-        return sort(flat).values[(flat.numel() - 1) // 2]
+        s = sort(flat.detach()).values
+        last = s[-1]  # NaNs sort last: the largest element is NaN when any is
+        from .reduce import _evenly_selected
+        return _evenly_selected(input, where(isnan(last), last, s[(flat.numel() - 1) // 2]))
     d = _strides.wrap_dim(dim, input.ndim)
     if input.ndim == 0:
         return median_ret(input.clone(), _zeros_idx(input))
     _nonempty_dim(input, d, "median")
     v, i = sort(input, d)
-    k = (input._shape[d] - 1) // 2
-    v, i = v.narrow(d, k, 1), i.narrow(d, k, 1)
+    n = input._shape[d]
+    # the stable sort puts the first NaN (in input order) at position count(non-NaN); without NaN, the middle
+    numbers = (~isnan(input)).sum(d, keepdim=True)
+    pos = where(numbers < n, numbers, (n - 1) // 2)
+    v, i = v.gather(d, pos), i.gather(d, pos)
     if not keepdim:
         v, i = v.squeeze(d), i.squeeze(d)
     return median_ret(v, i)
@@ -128,44 +136,56 @@ def msort(input):
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     from .pointwise import where
     from .shape import stack
-    op = "nanquantile" if ignore_nan else "quantile"
-    if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):
-        raise ValueError(f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
-                         f"Got {interpolation}")
-    if not input.dtype.is_floating_point:
-        raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
-    if input.numel() == 0:
-        raise RuntimeError("quantile() input tensor must be non-empty")  # nanquantile says quantile() too
+    # PyTorch's checks, in its order; nanquantile's messages say quantile() too
     scalar_q = not isinstance(q, Tensor)
-    qt = input.new_tensor([q]) if scalar_q else q.to(input.dtype).reshape(-1)
-    if ((qt < 0) | (qt > 1)).any().item():
-        raise RuntimeError(f"{op}() q values must be in the range [0, 1]")
+    if scalar_q and not 0 <= q <= 1:  # a NaN q fails this too
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {float(q):g}")
+    if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):
+        raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                           f"but got {interpolation}")
+    if input.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if not scalar_q and q.ndim > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if input.dtype not in (_dt.float32, _dt.float64):  # float16 / bfloat16 too, as PyTorch's CPU
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if not scalar_q and q.dtype is not input.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    qt = input.new_tensor([q]) if scalar_q else q.reshape(-1)
+    if not scalar_q and not ((qt >= 0) & (qt <= 1)).all().item():  # NaN q values too
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
     if dim is not None and input.ndim == 0:
         _strides.wrap_dim(dim, 0)
         dim = None  # a 0-d input: its one element, whatever keepdim says
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else _strides.wrap_dim(dim, input.ndim)
     s = x.sort(d).values  # NaNs sort last
+    n = x._shape[d]
     nan = x.isnan()
-    valid = (~nan).sum(d, keepdim=True) if ignore_nan else nan.sum(d, keepdim=True) * 0 + x._shape[d]
-    last = (valid - 1).clamp(min=0)
     outs = []
     for j in range(qt.numel()):
-        pos = (valid - 1).to(x.dtype) * qt[j]  # a tensor: linear interpolation is differentiable in q too
+        # PyTorch's ranks: nanquantile counts the non-NaN values (an all-NaN slice takes rank 0, a NaN);
+        # quantile takes the last rank, a NaN, wherever the slice has one (so the gradient reaches that NaN)
+        if ignore_nan:
+            rank = qt[j] * ((~nan).sum(d, keepdim=True) - 1).to(x.dtype)
+            rank = where(rank < 0, 0.0, rank)
+        else:
+            rank = where(nan.any(d, keepdim=True), float(n - 1), qt[j] * (n - 1))
         if interpolation == "lower":
-            pos = pos.floor()
+            rank = rank.floor()
         elif interpolation == "higher":
-            pos = pos.ceil()
+            rank = rank.ceil()
         elif interpolation == "nearest":
-            pos = pos.round()  # half to even, as PyTorch
-        lo = pos.floor().long().clamp(min=0)
-        hi = pos.ceil().long().clamp(min=0)
-        lo, hi = where(lo > last, last, lo), where(hi > last, last, hi)
-        a, b = s.gather(d, lo), s.gather(d, hi)
-        w = where(hi > lo, 0.5, 0.0).to(x.dtype) if interpolation == "midpoint" else pos - lo.to(x.dtype)
-        v = a + (b - a) * w
-        # no value to take (all NaN), or any NaN for quantile: NaN, as PyTorch
-        v = where((valid == 0) if ignore_nan else nan.any(d, keepdim=True), float("nan"), v)
+            rank = rank.round()  # half to even, as PyTorch
+        lo = rank.detach().floor().long()
+        a = s.gather(d, lo)
+        if interpolation in ("linear", "midpoint"):
+            b = s.gather(d, rank.detach().ceil().long())
+            w = (rank - lo.to(x.dtype)) if interpolation == "linear" else a.new_full((), 0.5)
+            # PyTorch's lerp, whose two halves keep an infinite end (-inf..1 at 0.9 is -inf, not -inf + inf)
+            v = where(w < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
+        else:
+            v = a  # lower / higher / nearest: a sorted element itself (an infinity stays one)
         if not keepdim:
             v = v.squeeze(d)
         elif dim is None:
@@ -243,24 +263,84 @@ def nanmedian(input, dim=None, keepdim=False):
     return collections.namedtuple("nanmedian", ["values", "indices"])(v, i)
 
 
+def _searchsorted_checks(seq, input, right, side, sorter):
+    """PyTorch's searchsorted_pre_check, in its order and with its messages (RuntimeError)."""
+    def dims(t):
+        return "[" + ", ".join(str(k) for k in t._shape) + "]"
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side != "right":
+            raise RuntimeError(f"torch.searchsorted(): side and right can't be set to opposites, got side of {side} "
+                               f"while right was True")
+    if sorter is not None:
+        if sorter._shape != seq._shape:
+            raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
+                               f"tensor {dims(seq)}and got sorter tensor {dims(sorter)}")
+        if sorter.dtype is not _dt.int64:
+            raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
+                               f"{_dt._SCALAR_TYPE[sorter.dtype.name]}")
+        if sorter.numel() and not ((sorter >= 0) & (sorter < sorter._shape[-1])).all().item():
+            raise RuntimeError("torch.searchsorted(): sorter index out of range")
+    if isinstance(input, Tensor) and input.ndim == 0 and seq.ndim != 1:
+        raise RuntimeError(f"torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension "
+                           f"is 1, but we got boundaries tensor dim({seq.ndim}) and input value's dim(0) numel(1)")
+    if seq.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
+                           "dimension")
+    if seq.ndim != 1 and isinstance(input, Tensor) and (input.ndim != seq.ndim or
+                                                         input._shape[:-1] != seq._shape[:-1]):
+        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                           f"dimensions of boundaries tensor and input value tensor must match, but we got "
+                           f"boundaries tensor {dims(seq)} and input value tensor {dims(input)}")
+
+
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     """Indices where ``input`` would be inserted into the last dim of ``sorted_sequence`` to keep it sorted
-    (``torch.searchsorted``); ``right``/``side='right'`` puts equal values after. Not differentiable."""
+    (``torch.searchsorted``); ``right``/``side='right'`` puts equal values after. Not differentiable.
+
+    The same binary search as PyTorch's, so NaN and infinities land where PyTorch puts them: the left search
+    moves right while ``not seq[mid] >= v`` and the right one while ``not seq[mid] > v``, which makes a NaN value
+    go past everything and a NaN in the sequence (sorted last) count as larger than any value."""
+    from .pointwise import where
+    _searchsorted_checks(sorted_sequence, input, right, side, sorter)
     if side is not None:
         right = side == "right"
     seq = sorted_sequence if sorter is None else sorted_sequence.gather(-1, sorter)
-    scalar = not isinstance(input, Tensor)
-    v = seq.new_tensor(input) if scalar else input
-    if seq.ndim == 1:
-        cmp = (seq <= v.unsqueeze(-1)) if right else (seq < v.unsqueeze(-1))
+    if isinstance(input, Tensor):
+        v = input
+    elif seq.dtype.is_floating_point or not isinstance(input, float):
+        v = seq.new_tensor(input)  # a Python number compares in the sequence's dtype (it is a wrapped number)
     else:
-        cmp = (seq.unsqueeze(-2) <= v.unsqueeze(-1)) if right else (seq.unsqueeze(-2) < v.unsqueeze(-1))
-    r = cmp.sum(-1)
+        from .creation import tensor
+        v = tensor(input, device=seq.device)  # a float against integers: the default float dtype
+    n = seq._shape[-1]
+    start = v.new_zeros(v._shape, dtype=_dt.int64)
+    if n == 0:
+        return start.to(_dt.int32) if out_int32 else start
+    end = start + n
+    if seq.ndim > 1:
+        rows = seq.reshape(-1, n)
+        flat_v = v.reshape(rows._shape[0], -1)
+        start, end = start.reshape(flat_v._shape), end.reshape(flat_v._shape)
+    for _ in range(n.bit_length()):  # enough halvings to close every [start, end) of size <= n
+        mid = start + ((end - start) >> 1)
+        at = mid.clamp(max=max(n - 1, 0))
+        mv = rows.gather(-1, at) if seq.ndim > 1 else seq.reshape(-1)[at]
+        vv = flat_v if seq.ndim > 1 else v
+        go = ~(mv > vv) if right else ~(mv >= vv)
+        live = start < end
+        start = where(live & go, mid + 1, start)
+        end = where(live & ~go, mid, end)
+    r = start.reshape(v._shape)
     return r.to(_dt.int32) if out_int32 else r
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):
-    """Bucket index of each element for 1-D ``boundaries`` (``torch.bucketize``; ``right`` as documented there)."""
+    """Bucket index of each element for 1-D ``boundaries`` (``torch.bucketize``; ``right`` as documented there).
+    RuntimeError for boundaries of another rank."""
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 

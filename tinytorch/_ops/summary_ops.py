@@ -25,6 +25,22 @@ _unique_values_op = defop("_unique2", lambda a, vals: ([(vals._shape, vals.dtype
                           _unique_values_bw, decomp=lambda a, vals: vals, save_inputs=False)
 
 
+def _unique_floats(a):
+    """(values, inverse, counts) of a 1-D float array as PyTorch's unique: ascending, NaNs last and each NaN a
+    value of its own (NaN != NaN), the inverse numbering equal NaNs in input order (a stable sort)."""
+    import numpy as np
+    from ..backends.cpu.reduce import sort_indices
+    order = sort_indices(a, 0, False)
+    s = a[order]
+    new = np.ones(s.shape, bool)
+    new[1:] = s[1:] != s[:-1]
+    group = np.cumsum(new) - 1
+    inv = np.empty(a.shape, np.int64)
+    inv[order] = group
+    starts = np.flatnonzero(new)
+    return s[starts], inv, np.diff(np.append(starts, s.size)).astype(np.int64)
+
+
 @method("unique")
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """Distinct elements (or distinct slices along ``dim``), in ascending order (``torch.unique``).
@@ -38,7 +54,10 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     for name, v in (("sorted", sorted), ("return_inverse", return_inverse), ("return_counts", return_counts)):
         check_arg("_unique2", name, None, v, "bool")
     a = input.detach().numpy(force=True)
-    if dim is None:
+    if dim is None and input.dtype.is_floating_point:
+        vals, inv, cnt = _unique_floats(a.reshape(-1))
+        inv = inv.reshape(a.shape)
+    elif dim is None:
         vals, inv, cnt = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
         inv = inv.reshape(a.shape)
     else:
@@ -88,16 +107,26 @@ def histc(input, bins=100, min=0, max=0):
         raise RuntimeError("torch.histc: bins must be > 0")
     x = input.detach().reshape(-1)
     lo, hi = float(min), float(max)
-    if lo == hi and x.numel():
+    from_data = lo == hi and x.numel()
+    if from_data:
         lo, hi = float(x.min().item()), float(x.max().item())
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
     if math.isinf(lo) or math.isinf(hi) or math.isnan(lo) or math.isnan(hi):
-        raise RuntimeError(f"torch.histc: range of [{lo}, {hi}] is not finite")
+        def fmt(v):
+            # C++'s ostream (6 significant digits); a NaN PyTorch's min/max computed is x86's default NaN, "-nan"
+            if math.isnan(v):
+                return "-nan" if from_data or math.copysign(1.0, v) < 0 else "nan"
+            return f"{v:g}"
+        raise RuntimeError(f"torch.histc: range of [{fmt(lo)}, {fmt(hi)}] is not finite")
     x = masked_select(x, (x >= lo) & (x <= hi))
-    b = ((x - lo) * (bins / (hi - lo))).floor().long().clamp(0, bins - 1)
+    # PyTorch's order, in the input's dtype: (x - min) * bins / (max - min). An overflow to inf lands in bin 0
+    # there (x86 converts inf to the minimum int64, then clamped); here without NumPy's invalid-cast warning.
+    from .pointwise import where
+    p = (x - lo) * bins / (hi - lo)
+    b = where(p.isinf(), 0.0, p).floor().long().clamp(0, bins - 1)
     return zeros(bins, dtype=input.dtype, device=input.device).index_add(
         0, b, ones(b._shape, dtype=input.dtype, device=input.device))
 

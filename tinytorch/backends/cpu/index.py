@@ -103,8 +103,18 @@ def _index_put(a, values, *indices, spec, accumulate=False):
     return out
 
 
+def _to_dtype(a, dtype):
+    t = np.dtype(dtype.np)
+    if a.dtype.kind in "fV" and (t.kind not in "fcV" or t.itemsize < a.dtype.itemsize):
+        # a value out of the target's range (1e38 to float16: inf) or a NaN to an integer is a result in
+        # PyTorch, not a warning
+        with np.errstate(over="ignore", invalid="ignore"):
+            return a.astype(t)
+    return a.astype(t)
+
+
 for _name, _kernel in {
-    "clone": lambda a: a.copy(), "to_dtype": lambda a, dtype: a.astype(dtype.np),
+    "clone": lambda a: a.copy(), "to_dtype": _to_dtype,
     "flip": lambda a, dims: np.flip(a, dims).copy(),
     "cat": lambda *ts, dim: np.concatenate(ts, axis=dim),
     "index_select": lambda a, index, dim: np.take(a, index, axis=dim),

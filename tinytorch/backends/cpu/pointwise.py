@@ -117,6 +117,15 @@ def _nan_to_num(a, nan, posinf, neginf):
     return np.nan_to_num(a, copy=True, nan=nan, posinf=posinf, neginf=neginf)
 
 
+def _sign(a):
+    if a.dtype == np.bool_:
+        return a.copy()
+    if a.dtype.kind in "iuc":
+        return np.sign(a)
+    # PyTorch's CPU sign is (0 < x) - (x < 0): NaN gives 0 where np.sign gives NaN, and -0 gives +0
+    return (a > 0).astype(a.dtype) - (a < 0).astype(a.dtype)
+
+
 for _name, _kernel in {
     # pointwise, float
     "exp": _f(np.exp), "exp2": _f(np.exp2), "expm1": _f(np.expm1), "log": _f(np.log), "log2": _f(np.log2),
@@ -125,7 +134,7 @@ for _name, _kernel in {
     "atan": _f(np.arctan), "sinh": _f(np.sinh), "cosh": _f(np.cosh), "tanh": _f(np.tanh),
     "sigmoid": _f(lambda a: 1 / (1 + np.exp(-a))), "reciprocal": _f(np.reciprocal),
     # pointwise, dtype-preserving
-    "neg": np.negative, "abs": np.abs, "sign": _f(lambda a: a.copy() if a.dtype == np.bool_ else np.sign(a)),
+    "neg": np.negative, "abs": np.abs, "sign": _f(_sign),
     "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
     "bitwise_not": lambda a: np.logical_not(a) if a.dtype == np.bool_ else np.invert(a),
     "logical_not": np.logical_not, "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite,

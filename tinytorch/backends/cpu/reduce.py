@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from .registry import KERNELS
+from .registry import KERNELS, _quiet
 
 
 def _ax(dims):
@@ -58,16 +58,32 @@ def _fsum(a, axes, keepdims=False):
     return np.sum(a, axis=axes, keepdims=keepdims)
 
 
-@KERNELS.register("sort")
-def _sort(a, dim, descending, stable=False):
+def sort_keys(a):
+    """An array that sorts as ``a`` in PyTorch's order, NaN the largest value: NumPy's own float sorts put NaNs
+    last already, but ml_dtypes' bfloat16 compares NaN as unordered and leaves it (and what follows) in place, so
+    bfloat16 sorts as float32 (exact, and the same order). The one comparator of sort, argsort, msort, topk,
+    kthvalue, median, mode and quantile."""
+    return a.astype(np.float32) if a.dtype.kind == "V" or a.dtype.name == "bfloat16" else a
+
+
+def sort_indices(a, dim, descending):
+    """Stable argsort of ``a`` along ``dim`` in PyTorch's order (NaN largest; equal values and NaNs keep their
+    order in both directions), as int64."""
+    k = sort_keys(a)
     if descending:
         # a stable ascending sort of the reversed axis, read backwards: ties keep their order, NaN comes first
         # (PyTorch's NaN is the largest value), and no negation that wraps unsigned or minimum integers
         n = a.shape[dim]
-        idx = (n - 1) - np.flip(np.argsort(np.flip(a, axis=dim), axis=dim, kind="stable"), axis=dim)
+        idx = (n - 1) - np.flip(np.argsort(np.flip(k, axis=dim), axis=dim, kind="stable"), axis=dim)
     else:
-        idx = np.argsort(a, axis=dim, kind="stable")
-    return np.take_along_axis(a, idx, dim), idx.astype(np.int64)
+        idx = np.argsort(k, axis=dim, kind="stable")
+    return idx.astype(np.int64, copy=False)
+
+
+@KERNELS.register("sort")
+def _sort(a, dim, descending, stable=False):
+    idx = sort_indices(a, dim, descending)
+    return np.take_along_axis(a, idx, dim), idx
 
 
 @KERNELS.register("topk")
@@ -112,6 +128,17 @@ def _max_dim(a, dim, keepdim, fn):
     return val, idx.astype(np.int64)
 
 
+def _quiet_bfloat16(kernel):
+    """``kernel`` without the "invalid value" warning ml_dtypes' bfloat16 comparisons give at NaN (NumPy's own
+    floats compare NaN silently; the results are right either way)."""
+    def k(a, *args, **kw):
+        if a.dtype.kind == "V":
+            with _quiet():
+                return kernel(a, *args, **kw)
+        return kernel(a, *args, **kw)
+    return k
+
+
 def _np_dt(dtype, a):
     if dtype is not None:
         return dtype.np
@@ -131,6 +158,14 @@ def _sum(a, dims, keepdim, dtype):
 
 def _cumop(fn):
     def k(a, dim, dtype):
+        out = np.dtype(_np_dt(dtype, a) or a.dtype)
+        if out.kind in "fcV":
+            # PyTorch's CPU scans accumulate in the accumulation type (double for float32, float for the half
+            # types) and round each output: 1e38 + 3e38 + -inf is -inf there, not float32's inf + -inf = NaN
+            acc = {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}.get(
+                out, np.float32 if out.itemsize == 2 else out)
+            with _quiet():  # inf - inf and overflow are results (NaN, inf), not warnings, as in PyTorch
+                return fn(a, axis=dim, dtype=acc).astype(out, copy=False)
         return fn(a, axis=dim, dtype=_np_dt(dtype, a))
     return k
 
@@ -147,4 +182,6 @@ for _name, _kernel in {
     "any": lambda a, dims, keepdim: np.any(a, axis=_ax(dims), keepdims=keepdim),
     "cumsum": _cumop(np.cumsum), "cumprod": _cumop(np.cumprod),
 }.items():
+    if _name in ("amax", "amin", "max_dim", "min_dim", "argmax", "argmin"):
+        _kernel = _quiet_bfloat16(_kernel)
     KERNELS.add(_name, _kernel)

@@ -145,7 +145,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             attn_mask = zeros(attn_mask._shape, dtype=scores.dtype, device=scores.device).masked_fill(
                 attn_mask.logical_not(), float("-inf"))
         scores = scores + attn_mask
-    attn = softmax(scores, -1)
+    # PyTorch's math path uses _safe_softmax: a row whose scores are all -inf (every key masked) attends to
+    # nothing and gives 0, not softmax's 0/0 NaN; softmax runs on zeros there so its gradient stays finite (0)
+    from ..._ops.pointwise import where
+    dead = (scores == float("-inf")).all(-1, keepdim=True)
+    attn = where(dead, 0.0, softmax(where(dead, 0.0, scores), -1))
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, True)
     return attn @ value
