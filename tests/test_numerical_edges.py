@@ -1,0 +1,218 @@
+"""Numerical edge cases and indexing writes, differential against PyTorch.
+
+Each case is a small program ``fn(m)`` run once with ``m = torch`` and once with ``m = tinytorch``; the outcomes
+(values with shape and dtype, or the exception's type and message) must agree, and where the case marks inputs as
+needing gradients, so must the gradients. Where a gradient is defined (finite, away from kinks) the float64 case is
+also checked against finite differences with ``gradcheck``.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import tinytorch as tt
+from conftest import torch
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the harness
+
+def _outcome(fn, m):
+    try:
+        return "ret", fn(m)
+    except Exception as e:  # noqa: BLE001  (the exception itself is what is compared)
+        return "exc", e
+
+
+def _np(v):
+    if isinstance(v, (tt.Tensor, torch.Tensor)):
+        v = v.detach()
+        if v.dtype in (tt.bfloat16, torch.bfloat16):
+            v = v.float()
+        return v.cpu().numpy() if isinstance(v, torch.Tensor) else v.numpy()
+    return v
+
+
+def _same(ours, theirs, where, rtol, atol):
+    """Compare one returned value (tensor, tuple, number, bool, None) with torch's."""
+    if isinstance(theirs, (tuple, list)):
+        assert isinstance(ours, (tuple, list)) and len(ours) == len(theirs), f"{where}: {ours!r} vs {theirs!r}"
+        for k, (a, b) in enumerate(zip(ours, theirs)):
+            _same(a, b, f"{where}[{k}]", rtol, atol)
+        return
+    if isinstance(theirs, torch.Tensor):
+        assert isinstance(ours, tt.Tensor), f"{where}: {type(ours).__name__} vs a tensor"
+        assert tuple(ours.shape) == tuple(theirs.shape), f"{where}: shape {tuple(ours.shape)} vs {tuple(theirs.shape)}"
+        assert str(ours.dtype) == str(theirs.dtype), f"{where}: dtype {ours.dtype} vs {theirs.dtype}"
+        a, b = _np(ours), _np(theirs)
+        if a.dtype.kind in "fc":
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, equal_nan=True, err_msg=where)
+            if a.dtype.kind == "f":  # the sign of zero too: 1 / x tells -0.0 from 0.0
+                zero = (a == 0) & (b == 0)
+                np.testing.assert_array_equal(np.signbit(a[zero]), np.signbit(b[zero]), err_msg=f"{where}: -0.0")
+        else:
+            np.testing.assert_array_equal(a, b, err_msg=where)
+        return
+    if theirs is None:
+        assert ours is None, f"{where}: {ours!r} vs None"
+        return
+    assert type(ours) is type(theirs), f"{where}: {type(ours).__name__} vs {type(theirs).__name__}"
+    if isinstance(theirs, float) and math.isnan(theirs):
+        assert math.isnan(ours), f"{where}: {ours} vs nan"
+    else:
+        assert ours == theirs, f"{where}: {ours!r} vs {theirs!r}"
+
+
+def check(fn, rtol=1e-6, atol=1e-7, msg=True):
+    """Run ``fn`` on both libraries; compare values, or exception type and (``msg``) message."""
+    kt, vt = _outcome(fn, torch)
+    ko, vo = _outcome(fn, tt)
+    if kt == "exc":
+        assert ko == "exc", f"torch raised {type(vt).__name__}({vt}), tinytorch returned {vo!r:.200}"
+        base = next(c for c in type(vt).__mro__ if c.__module__ == "builtins")
+        assert isinstance(vo, base), f"tinytorch raised {type(vo).__name__}({vo}), torch {type(vt).__name__}({vt})"
+        if msg:
+            assert str(vo) == str(vt), f"message {str(vo)!r} vs torch {str(vt)!r}"
+        return None, None
+    assert ko == "ret", f"tinytorch raised {type(vo).__name__}({vo}), torch returned {vt!r:.200}"
+    _same(vo, vt, "result", rtol, atol)
+    return vo, vt
+
+
+def check_grad(fn, *inputs, dtype="float64", rtol=1e-6, atol=1e-7, gradcheck=False):
+    """``fn(m, *leaves)`` on leaves built from ``inputs`` (nested lists), comparing output and gradients.
+
+    The gradient is taken of ``(out * w).sum()`` with a fixed weight ``w`` so every output element contributes
+    differently; ``gradcheck`` additionally checks tinytorch's analytic gradient against finite differences.
+    """
+    def run(m):
+        leaves = [m.tensor(v, dtype=getattr(m, dtype), requires_grad=True) for v in inputs]
+        out = fn(m, *leaves)
+        w = m.arange(1, out.numel() + 1, dtype=out.dtype).reshape(out.shape)
+        grads = m.autograd.grad((out * w).sum(), leaves, allow_unused=True)
+        return out, tuple(grads)
+    check(run, rtol=rtol, atol=atol)
+    if gradcheck:
+        leaves = [tt.tensor(v, dtype=tt.float64, requires_grad=True) for v in inputs]
+        assert tt.autograd.gradcheck(lambda *a: fn(tt, *a), leaves)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 1. pow at 0 and at negative bases
+
+BASES = [0.0, -0.0, -2.0, 2.0, -8.0, 0.5, -0.5, 1.0, -1.0, float("inf"), float("-inf"), float("nan")]
+EXPONENTS = [0, 1, 2, 3, -1, -2, 0.0, 0.5, 1 / 3, -0.5, 2.5, -3.0, float("inf"), float("-inf"), float("nan")]
+FLOATS = ["float16", "float32", "float64"]
+TOLS = {"float16": (1e-3, 1e-3), "float32": (1e-6, 1e-6), "float64": (1e-12, 1e-12)}
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("p", EXPONENTS, ids=repr)
+def test_pow_tensor_scalar(dtype, p):
+    check(lambda m: m.tensor(BASES, dtype=getattr(m, dtype)) ** p, *TOLS[dtype])
+    check(lambda m: m.pow(m.tensor(BASES, dtype=getattr(m, dtype)), p), *TOLS[dtype])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("s", [0, 0.0, -2, -2.0, 2, 1, 0.5, -0.5, -8.0, float("inf"), float("nan")], ids=repr)
+def test_pow_scalar_tensor(dtype, s):
+    exps = [0.0, -1.0, 0.5, 2.0, -2.0, 3.0, 1 / 3, float("inf"), float("-inf")]
+    check(lambda m: s ** m.tensor(exps, dtype=getattr(m, dtype)), *TOLS[dtype])
+    check(lambda m: m.pow(s, m.tensor(exps, dtype=getattr(m, dtype))), *TOLS[dtype])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_pow_tensor_tensor(dtype):
+    exps = [e for e in EXPONENTS if isinstance(e, float)]
+    check(lambda m: m.tensor(BASES, dtype=getattr(m, dtype))[:, None] ** m.tensor(exps, dtype=getattr(m, dtype)),
+          *TOLS[dtype])
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8"])
+@pytest.mark.parametrize("p", [0, 1, 2, 3, -1, -2, 0.5, 2.0, -1.0, True, False], ids=repr)
+def test_pow_integer_tensor_scalar(dtype, p):
+    base = [0, 2, 3, 1, 5] if dtype == "uint8" else [0, -2, 2, 3, -1, 1]
+    check(lambda m: m.tensor(base, dtype=getattr(m, dtype)) ** p)
+    check(lambda m: m.tensor(base, dtype=getattr(m, dtype)).pow(p))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
+@pytest.mark.parametrize("s", [0, 2, -2, 1, -1, 2.5, True], ids=repr)
+def test_pow_scalar_integer_tensor(dtype, s):
+    exps = [0, 1, 2, 3] if dtype == "uint8" else [0, 1, 2, -1, -2, 3]
+    check(lambda m: s ** m.tensor(exps, dtype=getattr(m, dtype)))
+
+
+def test_pow_integer_tensor_tensor():
+    # tensor ** tensor with negative integer exponents does not raise: 1 and -1 keep magnitude 1, others go to 0
+    check(lambda m: m.tensor([0, -2, 2, 3, 1, -1])[:, None] ** m.tensor([-1, -2, 0, 1, 2, 3]))
+    check(lambda m: m.tensor([0, -2, 2], dtype=m.int32) ** m.tensor([2.0, 0.5, -1.0]))
+    check(lambda m: m.tensor([True, False]) ** m.tensor([True, False]))
+    check(lambda m: m.tensor([True, False]) ** 2)
+
+
+@pytest.mark.parametrize("case", [
+    lambda m: m.tensor([0.0, -2.0, 3.0]).pow_(2),
+    lambda m: m.tensor([0.0, -2.0, 3.0]).pow_(0.5),
+    lambda m: m.tensor([0.0, -2.0, 3.0]).pow_(-1),
+    lambda m: m.tensor([0.0, -2.0, 3.0]).pow_(m.tensor([0.0, 2.0, -1.0])),
+    lambda m: m.tensor([0.0, -2.0, 3.0]).pow_(m.tensor([[1.0], [2.0]])),
+    lambda m: m.tensor([0, -2, 3]).pow_(2),
+    lambda m: m.tensor([0, -2, 3]).pow_(-1),
+    lambda m: m.tensor([0, -2, 3]).pow_(0.5),
+    lambda m: m.tensor([0, -2, 3]).pow_(m.tensor([1.0, 2.0, 0.0])),
+    lambda m: m.tensor([0.0, -2.0], dtype=m.float16).pow_(m.tensor([2.0, 3.0], dtype=m.float64)),
+    lambda m: m.tensor([2.0, 3.0]).pow_(m.tensor(2.0)),
+    lambda m: m.tensor(2.0).pow_(m.tensor([2.0, 3.0])),
+    lambda m: m.tensor([2.0, 3.0], requires_grad=True).pow_(2),
+    lambda m: m.tensor([2.0, 3.0], requires_grad=True).clone().pow_(2),
+])
+def test_pow_inplace(case):
+    check(case)
+
+
+def test_pow_inplace_returns_self_and_bumps_version():
+    for m in (torch, tt):
+        x = m.tensor([0.0, -2.0, 3.0])
+        v = x._version
+        assert x.pow_(2) is x and x._version > v
+
+
+@pytest.mark.parametrize("p", [0, 0.0, 1, 2, 3, -1, -2, 0.5, 1 / 3, -0.5, 2.5, 1.0], ids=repr)
+def test_pow_tensor_scalar_grad(p):
+    # pow_backward: 0 where the exponent is 0 (so x ** 0 has gradient 0 at x = 0), else p * x ** (p - 1)
+    check_grad(lambda m, x: x ** p, [0.0, -0.0, -2.0, 2.0, -8.0, 0.5, -1.0, 3.0])
+
+
+@pytest.mark.parametrize("s", [0.0, 0, 2.0, 1.0, -2.0, 0.5, -8.0], ids=repr)
+def test_pow_scalar_tensor_grad(s):
+    # pow_backward_exponent with a scalar base: 0 where the base is 0 and the exponent >= 0
+    check_grad(lambda m, y: s ** y, [0.0, 1.0, 2.0, -1.0, 0.5, -2.0, 1 / 3])
+
+
+def test_pow_tensor_tensor_grad():
+    bases = [0.0, 0.0, 0.0, 0.0, -2.0, -2.0, -8.0, 2.0, 0.5, -0.5]
+    exps = [0.0, 1.0, 2.0, -1.0, 0.5, 2.0, 1 / 3, -2.0, 0.0, 3.0]
+    check_grad(lambda m, x, y: x ** y, bases, exps)
+    check_grad(lambda m, x, y: m.pow(x, y), [[0.0], [2.0], [-1.0]], [0.0, 1.0, 2.5])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_pow_grad_low_precision(dtype):
+    check_grad(lambda m, x: x ** 2, [0.0, -2.0, 3.0], dtype=dtype, rtol=1e-3, atol=1e-3)
+    check_grad(lambda m, x: x ** 0, [0.0, -2.0, 3.0], dtype=dtype, rtol=1e-3, atol=1e-3)
+    check_grad(lambda m, x, y: x ** y, [0.0, 2.0, 3.0], [0.0, 0.5, -1.0], dtype=dtype, rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("fn, inputs", [
+    (lambda m, x: x ** 3, [[-2.0, 0.5, 1.5, -0.7]]),
+    (lambda m, x: x ** -2, [[-2.0, 0.5, 1.5, -0.7]]),
+    (lambda m, x: x ** 0.5, [[2.0, 0.5, 1.5]]),
+    (lambda m, x: x ** 0, [[0.0, -2.0, 1.5]]),
+    (lambda m, y: 2.0 ** y, [[-2.0, 0.5, 1.5]]),
+    (lambda m, y: 0.0 ** y, [[0.5, 1.5, 2.0]]),
+    (lambda m, x, y: x ** y, [[0.5, 1.5, 2.0], [-1.0, 0.5, 3.0]]),
+    (lambda m, x: x ** m.tensor([2.0, 3.0], dtype=x.dtype), [[-2.0, -0.5]]),  # d/dy is nan at a negative base
+])
+def test_pow_gradcheck(fn, inputs):
+    check_grad(fn, *inputs, gradcheck=True)
