@@ -216,3 +216,66 @@ def test_pow_grad_low_precision(dtype):
 ])
 def test_pow_gradcheck(fn, inputs):
     check_grad(fn, *inputs, gradcheck=True)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 2. logcumsumexp / logsumexp with large and non-finite inputs
+
+INF, NAN = float("inf"), float("nan")
+LSE_ROWS = [
+    [1e4, 1e4, 1e4],
+    [-1e4, -1e4, -1e4],
+    [1e4, -1e4, 0.0],
+    [-1e4, 1e4, 1.0],
+    [INF, 1.0, 2.0],
+    [1.0, INF, INF],
+    [-INF, -INF, -INF],
+    [-INF, 0.0, -INF],
+    [INF, -INF, 0.0],
+    [NAN, 1.0, 2.0],
+    [1.0, NAN, INF],
+    [-INF, NAN, 1e4],
+    [1e38, 1e38, -1e38],
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("row", LSE_ROWS, ids=repr)
+def test_logcumsumexp_values(dtype, row):
+    r, a = TOLS[dtype]
+    check(lambda m: m.logcumsumexp(m.tensor(row, dtype=getattr(m, dtype)), 0), r, a)
+    check(lambda m: m.tensor([row, row[::-1]], dtype=getattr(m, dtype)).logcumsumexp(1), r, a)
+    check(lambda m: m.logsumexp(m.tensor(row, dtype=getattr(m, dtype)), 0), r, a)
+    check(lambda m: m.logsumexp(m.tensor([row, row[::-1]], dtype=getattr(m, dtype)), 1, keepdim=True), r, a)
+
+
+@pytest.mark.parametrize("row", LSE_ROWS, ids=repr)
+def test_logcumsumexp_grad(row):
+    check_grad(lambda m, x: m.logcumsumexp(x, 0), row)
+    check_grad(lambda m, x: m.logsumexp(x, 0), row)
+    check_grad(lambda m, x: m.logsumexp(x.reshape(1, 3), (0, 1)), row)
+
+
+@pytest.mark.parametrize("case", [
+    lambda m: m.logcumsumexp(m.tensor([]), 0),
+    lambda m: m.logcumsumexp(m.tensor(3.0), 0),
+    lambda m: m.logcumsumexp(m.tensor(3.0), -1),
+    lambda m: m.logcumsumexp(m.tensor([1.0, 2.0]), 1),
+    lambda m: m.logcumsumexp(m.tensor([1, 2]), 0),
+    lambda m: m.logcumsumexp(m.tensor([[1e4, -1e4]]), -1),
+    lambda m: m.logsumexp(m.tensor([]), 0),
+    lambda m: m.logsumexp(m.tensor([[]]), 1),
+    lambda m: m.logsumexp(m.tensor([1, 2]), 0),
+    lambda m: m.logsumexp(m.tensor([True, False]), 0),
+    lambda m: m.logsumexp(m.tensor(3.0), 0),
+    lambda m: m.logsumexp(m.tensor([1.0, 2.0]), 1),
+    lambda m: m.logsumexp(m.tensor([[1.0, 2.0]]), ()),
+])
+def test_logcumsumexp_shapes_and_dtypes(case):
+    check(case)
+
+
+@pytest.mark.parametrize("fn", [lambda m, x: m.logcumsumexp(x, 0), lambda m, x: m.logsumexp(x, 0),
+                                lambda m, x: m.logcumsumexp(x * 1e3, 0)])
+def test_logcumsumexp_gradcheck(fn):
+    check_grad(fn, [0.3, -1.2, 2.5, 0.0], gradcheck=True)

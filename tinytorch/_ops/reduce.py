@@ -467,24 +467,59 @@ def corrcoef(input):
     return (c / d.unsqueeze(1) / d.unsqueeze(0)).clamp(-1, 1)
 
 
-@method("logsumexp")
-def logsumexp(input, dim, keepdim=False):
-    """``log(sum(exp(input), dim))`` computed stably (the max subtracted first; for complex input the max of
-    the real parts, so the imaginary parts are kept as PyTorch does). Integer inputs compute in the default
-    float dtype; an empty reduction gives -inf."""
-    dims = _dims_of(input, dim, "logsumexp")
-    if not (input.dtype.is_floating_point or input.dtype.is_complex):
-        input = input.to(_dt.get_default_dtype())
+def _logsumexp_meta(input, dims, keepdim):
+    shape = tuple(1 if k in dims else n for k, n in enumerate(input._shape)) if keepdim else \
+        tuple(n for k, n in enumerate(input._shape) if k not in dims)
+    return [(shape, input.dtype)], [None]
+
+
+def _logsumexp_decomp(input, dims, keepdim):
     if input.numel() == 0:
         return log(sum(exp(input), dims, keepdim))
     if input.dtype.is_complex:
         from .complex import real
-        m = amax(real(input), dims, keepdim=True).detach()
+        m = amax(real(input), dims, keepdim=True)
     else:
-        m = amax(input, dims, keepdim=True).detach()
+        m = amax(input, dims, keepdim=True)
     m = where(m.isinf(), 0.0, m)
     r = log(sum(exp(input - m), dims, keepdim=True)) + m
     return r if keepdim else r.squeeze(dims)
+
+
+def _logsumexp_bw(c, g):
+    """derivatives.yaml ``logsumexp_backward``: g * exp(input - result), the result broadcast back over the
+    reduced dims (so an input equal to the result gets exactly g, as in PyTorch, even where rounding made the
+    sum of the weights exceed 1)."""
+    x, out, dims = c.inputs[0], c.out, c.kw["dims"]
+    if not c.kw["keepdim"] and dims:
+        g, out = _unsqueeze(g, dims), _unsqueeze(out, dims)
+    w = exp(x - out)
+    return (g * (w.conj() if w.dtype.is_complex else w),)
+
+
+def _unsqueeze(t, dims):
+    for d in sorted(dims):
+        t = t.unsqueeze(d)
+    return t
+
+
+_logsumexp_op = defop("logsumexp", _logsumexp_meta, _logsumexp_bw, decomp=_logsumexp_decomp, save_output=True,
+                      complex_grad=True, reduction=True)
+
+
+@method("logsumexp")
+def logsumexp(input, dim, keepdim=False):
+    """``log(sum(exp(input), dim))`` computed stably (``torch.logsumexp``): the max subtracted first (for complex
+    input the max of the real parts, so the imaginary parts are kept as PyTorch does; a +-inf max is not
+    subtracted, so all -inf gives -inf and an inf gives inf). Integer inputs compute in the default float
+    dtype; an empty reduction gives -inf. ``dim=()`` without keepdim on a tensor with dims raises PyTorch's
+    RuntimeError (its output check sees the kept dims); with keepdim it reduces every dim."""
+    if isinstance(dim, (tuple, list)) and len(dim) == 0 and input.ndim and not keepdim:
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape [{', '.join('1' * input.ndim)}]")
+    dims = _dims_of(input, dim, "logsumexp")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        input = input.to(_dt.get_default_dtype())
+    return dispatch(_logsumexp_op, (input,), {"dims": dims, "keepdim": keepdim})
 
 
 @method("norm")
@@ -670,14 +705,58 @@ def cummin(input, dim):
     return _cummin(*_scan_extreme(input, dim, False))
 
 
+def _logcumsumexp_meta(a, dim):
+    return [(a._shape, a.dtype)], [None]
+
+
+def _logcumsumexp_scan(input, dim):
+    """The running log-sum-exp as a scan of ``logaddexp`` (the decomposition for backends without a kernel):
+    log2(n) doubling steps, each combining an element with the partial result ``step`` places back (-inf,
+    the identity, before the start)."""
+    from .binary import logaddexp
+    from .shape import cat
+    out, n, step = input, input._shape[dim], 1
+    while step < n:
+        pad = list(input._shape)
+        pad[dim] = step
+        back = cat([input.new_full(pad, -math.inf), out.narrow(dim, 0, n - step)], dim)
+        out = logaddexp(out, back)
+        step *= 2
+    return out
+
+
+def _logcumsumexp_bw(c, g):
+    """derivatives.yaml ``logcumsumexp_backward``: the gradient split by sign and carried as log-magnitudes, so
+    large inputs give no overflow; each part is a reversed running log-sum-exp of log|g| - result."""
+    from .shape import flip
+    x, out, d = c.inputs[0], c.out, c.kw["dim"]
+    if g.numel() <= 1:
+        return (g,)
+    lowest = _dt.finfo(g.dtype).min
+    log_abs = g.abs().log()
+
+    def part(mask):
+        lg = where(mask, log_abs, lowest)
+        return exp(flip(logcumsumexp(flip(lg - out, (d,)), d), (d,)) + x)
+    return (part(g > 0) - part(g < 0),)
+
+
+_logcumsumexp_op = defop("logcumsumexp", _logcumsumexp_meta, _logcumsumexp_bw, decomp=_logcumsumexp_scan,
+                         save_output=True,
+                         refused=refuse(("bool", "uint8", "int8", "int16", "int32", "int64") + COMPLEX_DTYPES,
+                                        NotImplementedError, "\"logcumsumexp_out_cpu\" not implemented for '{T}'"))
+
+
 @method("logcumsumexp")
 def logcumsumexp(input, dim):
-    """``log(cumsum(exp(input), dim))`` computed stably (``torch.logcumsumexp``)."""
-    from .pointwise import exp, log, where
+    """``log(cumsum(exp(input), dim))`` (``torch.logcumsumexp``), same shape and dtype, floating inputs only
+    (NotImplementedError for integer, bool and complex ones). Computed as a running ``logaddexp``, so large
+    inputs do not overflow, +-inf combine as in PyTorch (inf + inf = inf, -inf + -inf = -inf) and a NaN
+    carries to every later element; the gradient is PyTorch's sign-split formula."""
     d = _strides.wrap_dim(dim, builtins.max(input.ndim, 1))
-    m = input.amax(d, keepdim=True).detach() if input.numel() else input.sum(d, keepdim=True)
-    m = where(m.isinf(), 0.0, m)
-    return log(exp(input - m).cumsum(d)) + m
+    if input.ndim == 0:
+        return dispatch(_logcumsumexp_op, (input.reshape(1),), {"dim": 0}).reshape(())
+    return dispatch(_logcumsumexp_op, (input,), {"dim": d})
 
 
 @method("diff")
