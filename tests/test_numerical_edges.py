@@ -279,3 +279,135 @@ def test_logcumsumexp_shapes_and_dtypes(case):
                                 lambda m, x: m.logcumsumexp(x * 1e3, 0)])
 def test_logcumsumexp_gradcheck(fn):
     check_grad(fn, [0.3, -1.2, 2.5, 0.0], gradcheck=True)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 3. fancy indexing reads
+
+def _x(m, dtype="float64", requires_grad=False):
+    return m.arange(24, dtype=getattr(m, dtype)).reshape(2, 3, 4).requires_grad_(requires_grad)
+
+
+READ_INDICES = {
+    "int": lambda m: 1,
+    "neg int": lambda m: -1,
+    "tuple ints": lambda m: (0, 1),
+    "tuple neg ints": lambda m: (-1, -2, -3),
+    "list": lambda m: [0, 1],
+    "list neg": lambda m: [-1, 0, -2],
+    "list repeated": lambda m: [1, 1, 0],
+    "list of lists": lambda m: [[0, 1]],
+    "list of lists 2": lambda m: [[0, 1], [1, 2]],
+    "list pair on dims": lambda m: ([0, 1], [1, 2]),
+    "tuple of tensors": lambda m: (m.tensor([0, 1]), m.tensor([1, 2])),
+    "tensor pair broadcast": lambda m: (m.tensor([[0], [1]]), m.tensor([0, 2, 1])),
+    "list of bools": lambda m: [True, False],
+    "list of bools dim1": lambda m: (slice(None), [True, False, True]),
+    "bool mask": lambda m: m.tensor([True, False]),
+    "bool mask 2d": lambda m: m.tensor([[True, False, True], [False, False, True]]),
+    "bool mask 3d": lambda m: m.arange(24).reshape(2, 3, 4) % 5 == 0,
+    "bool scalar True": lambda m: True,
+    "bool scalar False": lambda m: False,
+    "bool 0-d tensor": lambda m: m.tensor(True),
+    "0-d int tensor": lambda m: m.tensor(1),
+    "0-d int tensors": lambda m: (m.tensor(1), m.tensor(2)),
+    "int32 index": lambda m: m.tensor([1, 0], dtype=m.int32),
+    "int32 pair": lambda m: (m.tensor([1, 0], dtype=m.int32), m.tensor([2, 2], dtype=m.int32)),
+    "int16 index": lambda m: m.tensor([1, 0], dtype=m.int16),
+    "uint8 mask": lambda m: m.tensor([1, 0], dtype=m.uint8),
+    "int8 index": lambda m: m.tensor([1, 0], dtype=m.int8),
+    "empty list": lambda m: [],
+    "empty tensor": lambda m: m.tensor([], dtype=m.int64),
+    "slice + list": lambda m: (slice(None), [0, 2]),
+    "slice step + tensor": lambda m: (slice(None, None, -1) if False else slice(0, 2, 1), m.tensor([2, 0]), 1),
+    "none + list": lambda m: (None, [0, 1]),
+    "ellipsis + list": lambda m: (Ellipsis, [0, 3]),
+    "ellipsis + tensor + none": lambda m: (Ellipsis, m.tensor([1, 2]), None),
+    "split advanced": lambda m: ([0, 1], slice(None), [1, 3]),
+    "split advanced + none": lambda m: (m.tensor([0, 1]), None, m.tensor([1, 3])),
+    "adjacent advanced after slice": lambda m: (slice(None), m.tensor([0, 2]), m.tensor([1, 3])),
+    "int + tensor": lambda m: (1, m.tensor([0, 2])),
+    "int + slice + tensor": lambda m: (1, slice(None), m.tensor([0, 3])),
+    "tensor + int nonadjacent": lambda m: (m.tensor([0, 1]), slice(None), 2),
+    "mask + int": lambda m: (m.tensor([True, False]), 1),
+    "mask + slice + list": lambda m: (m.tensor([False, True]), slice(1, 3), [0, 0]),
+    "ellipsis only": lambda m: Ellipsis,
+    "none only": lambda m: None,
+    "two ellipses": lambda m: (Ellipsis, 0, Ellipsis),
+    "two ellipses + none": lambda m: (Ellipsis, None, Ellipsis),
+    "int + two ellipses": lambda m: (0, Ellipsis, 0, Ellipsis),
+    "three ellipses": lambda m: (Ellipsis, Ellipsis, Ellipsis),
+    "0-d int16 tensor": lambda m: m.tensor(1, dtype=m.int16),
+    "0-d uint8 tensor": lambda m: m.tensor(1, dtype=m.uint8),
+    "0-d uint8 zero": lambda m: m.tensor(0, dtype=m.uint8),
+    "mask + unbroadcastable": lambda m: (m.tensor([True, True]), m.tensor([0, 1, 2])),
+    "three unbroadcastable": lambda m: (m.tensor([0, 1]), m.tensor([0, 1, 2]), m.tensor([[1], [2]])),
+    "too many": lambda m: (0, 0, 0, 0),
+    "out of range int": lambda m: 2,
+    "out of range neg int": lambda m: -3,
+    "out of range int dim1": lambda m: (0, 3),
+    "out of range list": lambda m: [0, 2],
+    "out of range tensor": lambda m: m.tensor([0, 5]),
+    "out of range neg tensor": lambda m: m.tensor([-3]),
+    "out of range pair": lambda m: (m.tensor([0]), m.tensor([7])),
+    "mask wrong shape": lambda m: m.tensor([True, False, True]),
+    "mask wrong shape dim1": lambda m: (slice(None), m.tensor([True, False])),
+    "float index": lambda m: 1.0,
+    "float tensor index": lambda m: m.tensor([1.0]),
+    "float list": lambda m: [0.0, 1.0],
+    "string": lambda m: "a",
+    "unbroadcastable": lambda m: (m.tensor([0, 1]), m.tensor([0, 1, 2])),
+    "slice zero step": lambda m: slice(None, None, 0),
+    "slice negative step": lambda m: slice(None, None, -1),
+    "big slice": lambda m: slice(-100, 100),
+}
+
+
+@pytest.mark.parametrize("name", list(READ_INDICES))
+def test_index_read(name):
+    idx = READ_INDICES[name]
+    check(lambda m: _x(m)[idx(m)])
+
+
+@pytest.mark.parametrize("name", [n for n in READ_INDICES if not n.startswith(("out of", "float", "string", "two",
+                                                                                  "too", "unbroad", "slice",
+                                                                                  "mask wrong", "mask +", "three u"))])
+def test_index_read_grad(name):
+    idx = READ_INDICES[name]
+
+    def run(m):
+        x = _x(m, requires_grad=True)
+        out = x[idx(m)]
+        w = m.arange(1, out.numel() + 1, dtype=out.dtype).reshape(out.shape)
+        return out, m.autograd.grad((out * w).sum(), x)[0]
+    check(run)
+
+
+def test_index_read_gradcheck():
+    idx = tt.tensor([[0, 1], [1, 1]])
+    x = tt.randn(2, 3, dtype=tt.float64, requires_grad=True)
+    assert tt.autograd.gradcheck(lambda a: a[idx, [[2], [0]]], (x,))
+    assert tt.autograd.gradcheck(lambda a: a[[True, False], 1:], (x,))
+
+
+@pytest.mark.parametrize("case", [
+    lambda m: m.tensor([1.0, 2.0])[m.tensor(0)],
+    lambda m: m.tensor(5.0)[None],
+    lambda m: m.tensor(5.0)[...],
+    lambda m: m.tensor(5.0)[()],
+    lambda m: m.tensor(5.0)[True],
+    lambda m: m.tensor(5.0)[m.tensor(False)],
+    lambda m: m.tensor(5.0)[0],
+    lambda m: m.tensor(5.0)[-1],
+    lambda m: m.tensor(5.0)[0, None],
+    lambda m: m.tensor(5.0)[m.tensor([0])],
+    lambda m: m.tensor(5.0)[:],
+    lambda m: m.tensor(5.0)[[0]],
+    lambda m: m.zeros(0, 3)[[]],
+    lambda m: m.zeros(0, 3)[:, [0, 2]],
+    lambda m: m.zeros(0, 3)[0],
+    lambda m: m.arange(6).reshape(2, 3)[[[1, 0], [0, 1]], [[2, 2], [0, 0]]],
+    lambda m: m.arange(6).reshape(2, 3)[m.tensor([[1, 0]]).t()],
+])
+def test_index_read_special(case):
+    check(case)

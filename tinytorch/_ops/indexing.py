@@ -44,10 +44,10 @@ def _parse_index(self, idx):
     items = []
     for it in idx:
         if isinstance(it, Tensor):
-            if it.ndim == 0 and it.dtype.is_int:
-                items.append(int(it.item()))
+            if it.ndim == 0 and it.dtype.is_int and it.dtype is not _dt.uint8:
+                items.append(int(it.item()))  # any 0-d integer tensor is an int index (a 0-d byte one a mask)
             else:
-                if it.dtype.is_floating_point or it.dtype.is_complex:
+                if it.dtype not in (_dt.int64, _dt.int32, _dt.uint8, _dt.bool):
                     raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
                 if it.dtype is _dt.uint8:
                     # a byte tensor is a mask, as in PyTorch (deprecated there, hence the warning)
@@ -73,16 +73,17 @@ def _parse_index(self, idx):
                              f"valid indices (got {type(it).__name__})")
     consumed = sum(it.ndim if isinstance(it, Tensor) and it.dtype is _dt.bool else
                    (0 if it is None or it is Ellipsis else 1) for it in items)
-    n_ell = sum(1 for it in items if it is Ellipsis)
-    if n_ell > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
     if consumed > self.ndim:
         raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
     spec, tensors = [], []
     dim = 0
+    expanded = False
     for it in items:
         if it is Ellipsis:
-            k = self.ndim - consumed
+            # PyTorch allows several: the first stands for the dims the other items leave, the later ones are
+            # then empty (x[..., 0, ...] is x[:, :, 0])
+            k = 0 if expanded else self.ndim - consumed
+            expanded = True
             spec.extend([slice(None)] * k)
             dim += k
         elif isinstance(it, Tensor):
@@ -107,7 +108,25 @@ def _parse_index(self, idx):
             spec.append(it)
             if it is not None:
                 dim += 1
+    if len(tensors) > 1:
+        _check_index_broadcast(tensors)
     return tuple(spec), tensors
+
+
+def _check_index_broadcast(tensors):
+    """PyTorch's IndexError when the index tensors do not broadcast; a mask counts as one index of shape
+    [number of Trues] per dim it covers (its nonzero() coordinates)."""
+    shapes = []
+    for t in tensors:
+        if t.dtype is _dt.bool:
+            shapes.extend([(int(t.sum().item()),)] * t.ndim)
+        else:
+            shapes.append(tuple(t._shape))
+    try:
+        _strides.broadcast_shapes(*shapes)
+    except RuntimeError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                         + ", ".join(str(list(sh)) for sh in shapes)) from None
 
 
 def _split_spec(self, spec, tensors):
@@ -209,11 +228,18 @@ def index_put(input, values, tensors, spec, accumulate=False):
 
 def getitem(self, idx):
     """``self[idx]``: a view for ints/slices/None/Ellipsis; a copy with integer or boolean tensor indices."""
-    if isinstance(idx, int) and not isinstance(idx, bool) and self.ndim:
+    if isinstance(idx, int) and not isinstance(idx, bool):
         from .movement import select
+        if not self.ndim:  # PyTorch's single-index messages for a 0-d tensor
+            if idx:
+                raise IndexError(f"index {idx} is out of bounds for dimension 0 with size 0")
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                             "in C++ to convert a 0-dim tensor to a number")
         if idx < -self._shape[0] or idx >= self._shape[0]:
             raise IndexError(f"index {idx} is out of bounds for dimension 0 with size {self._shape[0]}")
         return select(self, 0, idx)
+    if isinstance(idx, slice) and not self.ndim:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     spec, tensors = _parse_index(self, idx)
     if not tensors:
         return basic_index(self, spec)
