@@ -285,7 +285,7 @@ def test_logcumsumexp_gradcheck(fn):
 # 3. fancy indexing reads
 
 def _x(m, dtype="float64", requires_grad=False):
-    return m.arange(24, dtype=getattr(m, dtype)).reshape(2, 3, 4).requires_grad_(requires_grad)
+    return m.arange(24).reshape(2, 3, 4).to(getattr(m, dtype)).requires_grad_(requires_grad)
 
 
 READ_INDICES = {
@@ -410,4 +410,174 @@ def test_index_read_gradcheck():
     lambda m: m.arange(6).reshape(2, 3)[m.tensor([[1, 0]]).t()],
 ])
 def test_index_read_special(case):
+    check(case)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 4. indexing writes: the value broadcasts to the indexed shape as in PyTorch
+
+WRITE_INDICES = {
+    "int": lambda m: 1,
+    "neg int": lambda m: -2,
+    "ints": lambda m: (1, 2),
+    "all ints": lambda m: (1, 2, 3),
+    "slice": lambda m: slice(0, 1),
+    "slice step": lambda m: (slice(None), slice(None, None, 2)),
+    "none": lambda m: None,
+    "none + int": lambda m: (None, 0),
+    "ellipsis": lambda m: Ellipsis,
+    "ellipsis + int": lambda m: (Ellipsis, 1),
+    "bool True": lambda m: True,
+    "bool mask": lambda m: m.tensor([False, True]),
+    "bool mask 2d": lambda m: m.tensor([[True, False, True], [False, False, True]]),
+    "bool mask all false": lambda m: m.tensor([False, False]),
+    "int tensor": lambda m: m.tensor([1, 0]),
+    "int32 tensor": lambda m: m.tensor([1], dtype=m.int32),
+    "0-d int tensor": lambda m: m.tensor(1),
+    "list": lambda m: [0, 1],
+    "list dup": lambda m: [1, 1],
+    "list of lists": lambda m: [[0, 1], [2, 0]],
+    "tuple of tensors": lambda m: (m.tensor([0, 1]), m.tensor([2, 0])),
+    "tuple of tensors broadcast": lambda m: (m.tensor([[0], [1]]), m.tensor([0, 2])),
+    "mixed slice tensor": lambda m: (slice(None), m.tensor([0, 2])),
+    "mixed int slice tensor": lambda m: (1, slice(None), m.tensor([3, 0])),
+    "mixed split": lambda m: (m.tensor([0, 1]), slice(1, 3), m.tensor([1, 1])),
+    "mixed none ellipsis": lambda m: (None, Ellipsis, m.tensor([0, 3])),
+    "mask + slice": lambda m: (m.tensor([True, False]), slice(None), 1),
+}
+
+WRITE_VALUES = {
+    "same shape": lambda m, sh: m.arange(1, math.prod(sh) + 1, dtype=m.float64).reshape(sh) * -1,
+    "extra leading 1s": lambda m, sh: m.full((1, 1) + tuple(sh), -5.0, dtype=m.float64),
+    "one extra leading 1": lambda m, sh: -m.arange(math.prod(sh), dtype=m.float64).reshape((1,) + tuple(sh)),
+    "scalar": lambda m, sh: -7.5,
+    "int scalar": lambda m, sh: 3,
+    "bool scalar": lambda m, sh: True,
+    "0-d tensor": lambda m, sh: m.tensor(-2.0, dtype=m.float64),
+    "1-elem tensor": lambda m, sh: m.tensor([-2.0], dtype=m.float64),
+    "broadcast last dim": lambda m, sh: -m.arange(sh[-1] if sh else 1, dtype=m.float64),
+    "broadcast size-1 rows": lambda m, sh: -m.arange(sh[-1] if sh else 1, dtype=m.float64).reshape(1, -1),
+    "leading 1s + broadcast": lambda m, sh: m.full((1, 1, 1, sh[-1] if sh else 1), -3.0, dtype=m.float64),
+    "non-broadcastable": lambda m, sh: m.zeros(tuple(sh[:-1]) + (sh[-1] + 1,) if sh else (2,), dtype=m.float64),
+    "too many dims, not 1": lambda m, sh: m.zeros((2,) + tuple(sh), dtype=m.float64),
+    "int64 value": lambda m, sh: m.full(tuple(sh), 9, dtype=m.int64),
+    "float32 value": lambda m, sh: m.full(tuple(sh), 0.25, dtype=m.float32),
+    "bool value": lambda m, sh: m.ones(tuple(sh), dtype=m.bool),
+    "list value": lambda m, sh: [-1.0] * (sh[-1] if sh else 1),
+}
+
+
+def _write(m, idx, make, dtype="float64"):
+    x = _x(m, dtype)
+    sh = tuple(x[idx(m)].shape)
+    x[idx(m)] = make(m, sh)
+    return x
+
+
+@pytest.mark.parametrize("value", list(WRITE_VALUES))
+@pytest.mark.parametrize("name", list(WRITE_INDICES))
+def test_index_write(name, value):
+    check(lambda m: _write(m, WRITE_INDICES[name], WRITE_VALUES[value]))
+
+
+@pytest.mark.parametrize("value", ["same shape", "scalar", "float32 value", "int64 value", "bool value"])
+@pytest.mark.parametrize("name", ["int", "bool mask", "int tensor", "tuple of tensors", "mixed split"])
+@pytest.mark.parametrize("dtype", ["int64", "float32", "bool", "float16"])
+def test_index_write_dtype_conversion(name, value, dtype):
+    check(lambda m: _write(m, WRITE_INDICES[name], WRITE_VALUES[value], dtype))
+
+
+@pytest.mark.parametrize("name", ["int", "slice", "bool mask", "int tensor", "list dup", "tuple of tensors",
+                                  "mixed split", "none + int"])
+def test_index_write_failure_leaves_tensor_untouched(name):
+    for m in (torch, tt):
+        x = _x(m)
+        before = x.clone()
+        v = x._version
+        with pytest.raises(RuntimeError):
+            x[WRITE_INDICES[name](m)] = m.zeros(7, 5)
+        assert m.equal(x, before)
+        assert x._version == v
+
+
+@pytest.mark.parametrize("name", ["int", "slice", "ellipsis", "bool mask", "int tensor", "tuple of tensors",
+                                  "mixed split", "list dup"])
+def test_index_write_grad(name):
+    idx = WRITE_INDICES[name]
+
+    def run(m):
+        x = _x(m, requires_grad=True)
+        v = m.tensor(-3.0, dtype=m.float64, requires_grad=True)
+        vv = v * m.arange(1, 1 + x[idx(m)].shape[-1], dtype=m.float64).reshape((1, 1) + x[idx(m)].shape[-1:])
+        y = x * 2
+        y[idx(m)] = vv
+        w = m.arange(1, y.numel() + 1, dtype=y.dtype).reshape(y.shape)
+        return (y, *m.autograd.grad((y * w).sum(), (x, v)))
+    check(run)
+
+
+def test_index_write_on_views_reaches_base():
+    def run(m):
+        base = _x(m)
+        v = base[1]                    # a view
+        v[m.tensor([0, 2])] = m.full((1, 1, 4), -1.0, dtype=m.float64)
+        t = base.transpose(0, 2)       # a non-contiguous view
+        t[[0, 3], 1] = m.tensor([[[9.0, 8.0]]], dtype=m.float64)
+        d = base.view(-1)[::5]
+        d[d > 10] = 0.5
+        e = base[..., 1:3]
+        e[m.tensor([True, False])] = 7.0
+        return base, v, t, d, e
+    check(run)
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+@pytest.mark.parametrize("case", [
+    lambda m, acc: m.zeros(5).index_put_((m.tensor([0, 1, 1, 4, 1]),), m.tensor([1.0, 2.0, 3.0, 4.0, 5.0]), acc),
+    lambda m, acc: m.zeros(5).index_put_((m.tensor([1, 1, 1]),), m.tensor(2.0), acc),
+    lambda m, acc: m.zeros(5).index_put_((m.tensor([1, -4, 3]),), m.tensor([[[1.0, 2.0, 3.0]]]), acc),
+    lambda m, acc: m.zeros(2, 3).index_put_((m.tensor([0, 0]), m.tensor([1, 1])), m.tensor([1.0, 2.0]), acc),
+    lambda m, acc: m.zeros(2, 3).index_put_((m.tensor([1, 1]),), m.tensor([1.0, 2.0, 3.0]), acc),
+    lambda m, acc: m.zeros(2, 3).index_put_((m.tensor([True, True]),), m.tensor([1.0, 2.0, 3.0]), acc),
+    lambda m, acc: m.zeros(2, 3, dtype=m.int64).index_put_((m.tensor([1, 1]),), m.tensor([1, 2, 3]), acc),
+    lambda m, acc: m.zeros(2, 3).index_put_((m.tensor([1, 1]),), m.tensor([1, 2, 3]), acc),
+    lambda m, acc: m.zeros(2, 3).index_put_((m.tensor([1, 1]),), m.tensor([1.0, 2.0]), acc),
+    lambda m, acc: m.zeros(2, 3).index_put_((m.tensor([5]),), m.tensor(1.0), acc),
+    lambda m, acc: m.zeros(2, 3).index_put_([m.tensor([1])], m.tensor(1.0), acc),
+    lambda m, acc: m.zeros(2, 3).index_put((m.tensor([1, 1]),), m.tensor([1.0, 2.0, 3.0]), acc),
+    lambda m, acc: m.zeros(4).index_put_((m.tensor([0, 0, 0]),), m.tensor([1e8, 1.0, -1e8]), acc),
+])
+def test_index_put_accumulate(case, accumulate):
+    check(lambda m: case(m, accumulate))
+
+
+def test_index_put_accumulate_grad():
+    def run(m):
+        x = m.zeros(5, dtype=m.float64, requires_grad=True)
+        v = m.tensor([1.0, 2.0, 3.0], dtype=m.float64, requires_grad=True)
+        y = (x * 1).index_put((m.tensor([1, 1, 3]),), v * 2, accumulate=True)
+        w = m.arange(1, 6, dtype=m.float64)
+        return (y, *m.autograd.grad((y * w).sum(), (x, v)))
+    check(run)
+
+
+@pytest.mark.parametrize("case", [
+    lambda m: m.tensor(5.0).__setitem__(0, 1.0),
+    lambda m: m.tensor(5.0).__setitem__(Ellipsis, m.ones(1, 1)),
+    lambda m: m.tensor(5.0).__setitem__(None, m.ones(1, 1)),
+    lambda m: _x(m).__setitem__(5, 1.0),
+    lambda m: _x(m).__setitem__(m.tensor([0, 2]), 1.0),
+    lambda m: _x(m).__setitem__(m.tensor([0.0]), 1.0),
+    lambda m: _x(m).__setitem__(m.tensor([0], dtype=m.int16), 1.0),
+    lambda m: _x(m).__setitem__((m.tensor([0, 1]), m.tensor([0, 1, 2])), 1.0),
+    lambda m: _x(m).__setitem__(m.tensor([True, False, True]), 1.0),
+    lambda m: _x(m).__setitem__(slice(None), "a"),
+    lambda m: _x(m).__setitem__(0, m.ones(3, 4, dtype=m.complex64)),
+    lambda m: _x(m, "int64").__setitem__(0, 2.7),
+    lambda m: _x(m, "int64").__setitem__(0, -2.7),
+    lambda m: _x(m, "bool").__setitem__(0, 2),
+    lambda m: _x(m).requires_grad_().__setitem__(0, 1.0),
+    lambda m: _x(m).expand(2, 2, 3, 4).__setitem__(0, m.ones(2, 3, 4)),
+])
+def test_index_write_errors(case):
     check(case)
