@@ -581,3 +581,226 @@ def test_index_put_accumulate_grad():
 ])
 def test_index_write_errors(case):
     check(case)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 5. linspace / logspace arguments
+
+@pytest.mark.parametrize("fn", ["linspace", "logspace"])
+@pytest.mark.parametrize("case", [
+    lambda m, f: f(0, 1, 5),
+    lambda m, f: f(0, 1, 1),
+    lambda m, f: f(0, 1, 0),
+    lambda m, f: f(0, 1, -1),
+    lambda m, f: f(0, 1, -5),
+    lambda m, f: f(0, 1, 2.0),
+    lambda m, f: f(0, 1, 2.5),
+    lambda m, f: f(0, 1, True),
+    lambda m, f: f(0, 1, "3"),
+    lambda m, f: f(0, 1, None),
+    lambda m, f: f(0, 1, m.tensor(4)),
+    lambda m, f: f(0, 1, m.tensor([4])),
+    lambda m, f: f(0, 1, m.tensor(4.0)),
+    lambda m, f: f(0, 1, steps=3),
+    lambda m, f: f(0, 1),
+    lambda m, f: f(m.tensor(0.0), m.tensor(1.0), 4),
+    lambda m, f: f(m.tensor([0.0]), 1, 4),
+    lambda m, f: f(0, m.tensor([1.0, 2.0]), 4),
+    lambda m, f: f(m.tensor([[0.0]]), m.tensor(1.0), 4),
+    lambda m, f: f(m.tensor(0), m.tensor(3), 4),
+    lambda m, f: f(0, 10, 4, dtype=m.int64),
+    lambda m, f: f(0, 3, 5, dtype=m.int32),
+    lambda m, f: f(-3, 3, 4, dtype=m.int64),
+    lambda m, f: f(2.7, -2.7, 6, dtype=m.int16),
+    lambda m, f: f(0, 1, 5, dtype=m.uint8),
+    lambda m, f: f(0, 1, 5, dtype=m.bool),
+    lambda m, f: f(0, 1, 4, dtype=m.float16),
+    lambda m, f: f(0, 1, 4, dtype=m.complex64),
+    lambda m, f: f(0, 1j, 4),
+    lambda m, f: f(1, 1, 3),
+    lambda m, f: f(float("inf"), 1, 3),
+    lambda m, f: f(0, float("nan"), 3),
+    lambda m, f: f(0, 1, 4, requires_grad=True),
+    lambda m, f: f(0, 1, 4, dtype=m.int64, requires_grad=True),
+    lambda m, f: f(0, 1, 4, out=m.empty(2)),
+    lambda m, f: f(0, 1, 4, layout=m.strided),
+])
+def test_linspace_logspace_arguments(fn, case):
+    check(lambda m: case(m, getattr(m, fn)))
+
+
+@pytest.mark.parametrize("case", [
+    lambda m: m.logspace(0, 2, 3, base=2),
+    lambda m: m.logspace(0, 2, 3, base=-2),
+    lambda m: m.logspace(0, 2, 3, base=0.5),
+    lambda m: m.logspace(0, 2, 3, base=0),
+    lambda m: m.logspace(0, 3, 4, base=10, dtype=m.int64),
+    lambda m: m.logspace(0, 2, 3, 2),
+    lambda m: m.logspace(-2, 2, 5, base=m.tensor(2.0)),
+    lambda m: m.logspace(0, 2, 3, "2"),  # (passed by keyword PyTorch lists it as base=str; we list it by position)
+])
+def test_logspace_base(case):
+    check(case)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 6. F.pad size errors and cropping
+
+PAD_CASES = [
+    # (input shape, pad, mode)
+    ((1, 2, 3), (1, 1), "reflect"),
+    ((1, 2, 3), (2, 2), "reflect"),
+    ((1, 2, 3), (3, 0), "reflect"),
+    ((1, 2, 3), (0, 3), "reflect"),
+    ((1, 2, 1), (1, 0), "reflect"),
+    ((1, 2, 3, 3), (1, 1, 3, 0), "reflect"),
+    ((1, 1, 2, 2, 2), (1, 1, 1, 1, 2, 2), "reflect"),
+    ((2, 3), (1, 1), "reflect"),
+    ((3,), (1, 1), "reflect"),
+    ((1, 2, 3), (1, 1, 1, 1), "reflect"),
+    ((1, 2, 3, 4), (1, 1), "reflect"),
+    ((1, 2, 3, 4, 5, 6), (1, 1), "reflect"),
+    ((1, 2, 3), (-1, 1), "reflect"),
+    ((1, 2, 5), (-1, -2), "reflect"),
+    ((1, 2, 5), (-3, 2), "reflect"),
+    ((1, 2, 3), (-2, -1), "reflect"),
+    ((1, 2, 4, 4), (-1, 1, 1, -2), "reflect"),
+    ((1, 2, 3), (2, 2), "replicate"),
+    ((1, 2, 3), (-1, 2), "replicate"),
+    ((1, 2, 3), (-2, -1), "replicate"),
+    ((1, 2, 3), (-3, 1), "replicate"),
+    ((1, 2, 3, 3), (1, -1, -2, 2), "replicate"),
+    ((3,), (1, 1), "replicate"),
+    ((2, 3), (1, 1), "replicate"),
+    ((1, 2, 3), (1, 1, 1, 1), "replicate"),
+    ((1, 2, 3, 4), (1, 1), "replicate"),
+    ((1, 2, 3, 4), (1, 1, 1, 1, 1, 1), "replicate"),
+    ((1, 2, 3, 4, 5, 6), (1, 1), "replicate"),
+    ((1, 2, 0), (1, 1), "replicate"),
+    ((1, 2, 3), (3, 3), "circular"),
+    ((1, 2, 3), (4, 0), "circular"),
+    ((1, 2, 3), (-1, 2), "circular"),
+    ((1, 2, 3), (-2, -1), "circular"),
+    ((1, 2, 3), (-3, 0), "circular"),
+    ((3,), (1, 1), "circular"),
+    ((2, 3), (1, 1), "circular"),
+    ((1, 2, 3), (1, 1, 1, 1), "circular"),
+    ((1, 2, 3, 4), (1, 1), "circular"),
+    ((1, 2, 3, 4, 5), (1, 1, 1, 1), "circular"),
+    ((1, 2, 3, 3), (1, 2, -1, 0), "circular"),
+    ((1, 2, 3), (1, 1), "constant"),
+    ((1, 2, 3), (-1, -1), "constant"),
+    ((1, 2, 3), (-2, -2), "constant"),
+    ((1, 2, 3), (-4, 1), "constant"),
+    ((2, 3), (1, -1, -1, 2), "constant"),
+    ((2, 3), (1, 1, 1, 1, 1, 1), "constant"),
+    ((2, 3), (1, 1, 1, 1, 1, 1, 1, 1), "constant"),
+    ((2, 3), (1,), "constant"),
+    ((2, 3), (1, 2, 3), "constant"),
+    ((1, 2, 3), (1,), "reflect"),
+    ((1, 2, 3), (1, 2, 3), "replicate"),
+    ((1, 2, 3), (), "constant"),
+    ((0, 3), (1, 1), "constant"),
+    ((0, 3), (1, 1), "reflect"),
+    ((1, 0, 3), (1, 1), "reflect"),
+    ((1, 2, 0), (1, 1), "reflect"),
+    ((1, 2, 0), (1, 1), "circular"),
+    ((1, 2, 0), (1, 1), "constant"),
+    ((1, 2, 3), (1, 1), "bogus"),
+]
+
+
+@pytest.mark.parametrize("shape, pad, mode", PAD_CASES, ids=[f"{s}-{p}-{m}" for s, p, m in PAD_CASES])
+def test_pad(shape, pad, mode):
+    n = math.prod(shape)
+    check(lambda m: m.nn.functional.pad(m.arange(n, dtype=m.float64).reshape(shape), pad, mode=mode))
+
+    def run(m):
+        x = m.arange(n, dtype=m.float64).reshape(shape).requires_grad_()
+        out = m.nn.functional.pad(x, pad, mode=mode)
+        w = m.arange(1, out.numel() + 1, dtype=out.dtype).reshape(out.shape)
+        return out, m.autograd.grad((out * w).sum(), x, allow_unused=True)[0]
+    if _outcome(lambda m: m.nn.functional.pad(m.zeros(shape), pad, mode=mode), torch)[0] == "ret" and n:
+        check(run)
+
+
+@pytest.mark.parametrize("case", [
+    lambda m: m.nn.functional.pad(m.ones(1, 2, 3), (1, 1), value=2.5),
+    lambda m: m.nn.functional.pad(m.ones(1, 2, 3), (1, 1), mode="reflect", value=2.5),
+    lambda m: m.nn.functional.pad(m.ones(1, 2, 3, dtype=m.int64), (1, 1), value=2.5),
+    lambda m: m.nn.functional.pad(m.ones(1, 2, 3), [1, 1]),
+    lambda m: m.nn.functional.pad(m.ones(1, 2, 3), (1.0, 1)),
+    lambda m: m.nn.functional.pad(m.ones(1, 2, 3), m.tensor([1, 1])),
+    lambda m: m.nn.functional.pad(m.ones(1, 2, 3, dtype=m.int64), (1, 1), mode="reflect"),
+    lambda m: m.nn.functional.pad(m.ones(1, 2, 3, dtype=m.bool), (1, 1), mode="replicate"),
+])
+def test_pad_arguments(case):
+    check(case)
+
+
+def test_pad_gradcheck():
+    x = tt.randn(1, 2, 5, dtype=tt.float64, requires_grad=True)
+    for mode, pad in (("reflect", (2, -1)), ("replicate", (-1, 3)), ("circular", (2, -1)), ("constant", (-2, 1))):
+        assert tt.autograd.gradcheck(lambda a: tt.nn.functional.pad(a, pad, mode=mode), (x,))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 7. isclose / allclose
+
+INF_NAN = [0.0, 1.0, INF, -INF, NAN, 1e-9, -0.0, 1e300]
+
+
+@pytest.mark.parametrize("equal_nan", [False, True])
+@pytest.mark.parametrize("rtol, atol", [(1e-5, 1e-8), (0, 0), (0.1, 0), (0, 1e-8), (INF, 0), (0, INF)])
+def test_isclose_inf_nan(equal_nan, rtol, atol):
+    a = [x for x in INF_NAN for _ in INF_NAN]
+    b = [y for _ in INF_NAN for y in INF_NAN]
+    check(lambda m: m.isclose(m.tensor(a, dtype=m.float64), m.tensor(b, dtype=m.float64), rtol, atol, equal_nan))
+    check(lambda m: m.allclose(m.tensor(a[:9], dtype=m.float64), m.tensor(b[:9], dtype=m.float64), rtol, atol,
+                               equal_nan))
+    check(lambda m: m.allclose(m.tensor([NAN, INF]), m.tensor([NAN, INF]), rtol, atol, equal_nan))
+
+
+@pytest.mark.parametrize("case", [
+    lambda m: m.isclose(m.tensor([1, 2, 3]), m.tensor([1, 2, 4])),
+    lambda m: m.isclose(m.tensor([1, 2, 3]), m.tensor([1, 2, 4]), rtol=0.3),
+    lambda m: m.isclose(m.tensor([1, 2, 3]), m.tensor([1, 2, 4]), atol=1),
+    lambda m: m.isclose(m.tensor([100, -100]), m.tensor([101, -101]), rtol=0.01, atol=0),
+    lambda m: m.isclose(m.tensor([1, 2], dtype=m.uint8), m.tensor([2, 1], dtype=m.uint8), atol=1),
+    lambda m: m.isclose(m.tensor([1, 2], dtype=m.uint8), m.tensor([2, 1], dtype=m.uint8), atol=0.5),
+    lambda m: m.isclose(m.tensor([True, False]), m.tensor([True, True])),
+    lambda m: m.isclose(m.tensor([True, False]), m.tensor([True, True]), atol=1),
+    lambda m: m.allclose(m.tensor([True, False]), m.tensor([True, False])),
+    lambda m: m.isclose(m.tensor([1, 2]), m.tensor([1.0, 2.0])),
+    lambda m: m.isclose(m.tensor([1.0, 2.0]), m.tensor([1.0, 2.0], dtype=m.float64)),
+    lambda m: m.allclose(m.tensor([1.0, 2.0]), m.tensor([1.0, 2.0], dtype=m.float64)),
+    lambda m: m.isclose(m.tensor([1, 2]), m.tensor([1, 2], dtype=m.int32)),
+    lambda m: m.isclose(m.tensor([True]), m.tensor([1])),
+    lambda m: m.isclose(m.tensor([1.0]), 1.0),
+    lambda m: m.isclose(m.tensor([1.0]), m.tensor(1.0)),
+    lambda m: m.isclose(m.tensor([1.0, 2.0]), m.tensor([[1.0], [2.0]])),
+    lambda m: m.isclose(m.tensor([1.0, 2.0]), m.tensor([1.0, 2.0, 3.0])),
+    lambda m: m.allclose(m.tensor([1.0, 2.0]), m.tensor([1.0, 2.0, 3.0])),
+    lambda m: m.isclose(m.tensor([1.0]), m.tensor([1.0]), rtol=-1e-5),
+    lambda m: m.isclose(m.tensor([1.0]), m.tensor([1.0]), atol=-1e-8),
+    lambda m: m.allclose(m.tensor([1.0]), m.tensor([1.0]), rtol=-1.0),
+    lambda m: m.allclose(m.tensor([1.0]), m.tensor([1.0]), atol=-1.0),
+    lambda m: m.isclose(m.tensor([1]), m.tensor([1]), rtol=-1),
+    lambda m: m.isclose(m.tensor([1.0]), m.tensor([1.0]), rtol=NAN),
+    lambda m: m.isclose(m.tensor([1.0], dtype=m.float16), m.tensor([1.001], dtype=m.float16)),
+    lambda m: m.isclose(m.tensor([1.0], dtype=m.bfloat16), m.tensor([1.001], dtype=m.bfloat16)),
+    lambda m: m.isclose(m.tensor([1 + 1j, INF + 0j, complex(NAN, 0), 1j]),
+                        m.tensor([1 + 1.00001j, INF + 0j, complex(NAN, 0), complex(0, INF)])),
+    lambda m: m.isclose(m.tensor([complex(NAN, 0), complex(INF, 1)]), m.tensor([complex(NAN, 0), complex(INF, 1)]),
+                        equal_nan=True),
+    lambda m: m.isclose(m.tensor([complex(INF, INF)]), m.tensor([complex(INF, INF)])),
+    lambda m: m.allclose(m.tensor([1 + 1j]), m.tensor([1 + 1j])),
+    lambda m: m.isclose(m.tensor([1 + 1j]), m.tensor([1.0 + 0j], dtype=m.complex128)),
+    lambda m: m.isclose(m.tensor([]), m.tensor([])),
+    lambda m: m.allclose(m.tensor([]), m.tensor([])),
+    lambda m: m.isclose(m.tensor([1.0], requires_grad=True), m.tensor([1.0])),
+    lambda m: m.tensor([1.0, NAN]).isclose(m.tensor([1.0, NAN]), equal_nan=True),
+    lambda m: m.tensor([1.0, NAN]).allclose(m.tensor([1.0, NAN]), equal_nan=True),
+])
+def test_isclose_dtypes_and_errors(case):
+    check(case)
