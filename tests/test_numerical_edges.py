@@ -69,8 +69,9 @@ def check(fn, rtol=1e-6, atol=1e-7, msg=True):
     ko, vo = _outcome(fn, tt)
     if kt == "exc":
         assert ko == "exc", f"torch raised {type(vt).__name__}({vt}), tinytorch returned {vo!r:.200}"
-        base = next(c for c in type(vt).__mro__ if c.__module__ == "builtins")
-        assert isinstance(vo, base), f"tinytorch raised {type(vo).__name__}({vo}), torch {type(vt).__name__}({vt})"
+        # the same builtin class (torch's own subclasses, e.g. torch.AcceleratorError, map to their builtin base)
+        base_t, base_o = (next(c for c in type(e).__mro__ if c.__module__ == "builtins") for e in (vt, vo))
+        assert base_o is base_t, f"tinytorch raised {type(vo).__name__}({vo}), torch {type(vt).__name__}({vt})"
         if msg:
             assert str(vo) == str(vt), f"message {str(vo)!r} vs torch {str(vt)!r}"
         return None, None

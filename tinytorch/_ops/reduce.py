@@ -826,18 +826,45 @@ def count_nonzero(input, dim=None):
 # ---- closeness -------------------------------------------------------------------------------------------------
 @method("allclose")
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """True when ``|input - other| <= atol + rtol * |other|`` everywhere."""
-    return builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())
+    """True when ``isclose(input, other, rtol, atol, equal_nan)`` holds everywhere (``torch.allclose``); the
+    same argument checks and errors as ``isclose``."""
+    return builtins.bool(_isclose("allclose", input, other, rtol, atol, equal_nan).all())
 
 
 @method("isclose")
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """Elementwise closeness test, bool tensor of the broadcast shape."""
-    diff = (input - other).abs()
-    close = (diff <= atol + rtol * abs(other)) | (input == other)
-    if equal_nan:
+    """Elementwise ``input == other or |input - other| <= atol + |rtol * other|`` (the difference finite), a
+    bool tensor of the broadcast shape (``torch.isclose``); with ``equal_nan`` two NaNs are close.
+
+    Both must be tensors of one dtype (TypeError / RuntimeError "Float did not match Double", as PyTorch);
+    rtol and atol must be >= 0 (RuntimeError). Integer and bool inputs compare in the default float dtype,
+    floating ones in their own precision; zero tolerances reduce to equality.
+    """
+    return _isclose("isclose", input, other, rtol, atol, equal_nan)
+
+
+def _isclose(op, input, other, rtol, atol, equal_nan):
+    from .._dispatch import _TYPE_NAMES
+    from .pointwise import isfinite
+    check_arg(op, "input", 1, input, "Tensor")
+    check_arg(op, "other", 2, other, "Tensor")
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"{_TYPE_NAMES[input.dtype.name]} did not match {_TYPE_NAMES[other.dtype.name]}")
+    if not rtol >= 0:  # NaN fails too
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
+    if not atol >= 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
+    close = input == other
+    inexact = input.dtype.is_floating_point or input.dtype.is_complex
+    if equal_nan and inexact:
         close = close | (isnan(input) & isnan(other))
-    return close
+    if rtol == 0 and atol == 0:
+        return close
+    if not inexact:  # an integer difference could wrap: PyTorch compares these in the default float dtype
+        input, other = input.to(_dt.get_default_dtype()), other.to(_dt.get_default_dtype())
+    allowed = atol + abs(rtol * other)
+    actual = abs(input - other)
+    return close | (isfinite(actual) & (actual <= allowed))
 
 
 @method("equal")
