@@ -158,9 +158,23 @@ def _index_meta(a, *tensors, spec):
 
 def _index_bw(c, g):
     from .creation import zeros
-    tensors = c.inputs[1:]
+    tensors = _saved_indices(c)
     return (index_put(zeros(c.shapes[0], dtype=g.dtype, device=g.device), g, tensors, c.kw["spec"], True),) + \
         (None,) * len(tensors)
+
+
+def _saved_indices(c):
+    """The index tensors saved by an index node. Only they are version-checked: the backward needs the input's
+    shape alone (PyTorch's IndexBackward saves no input), so ``y[:, i] += 1`` (a read, then a write into y)
+    differentiates as in PyTorch."""
+    from .._dispatch import _check_version
+    if c._unpack is not None or c.released or c._inputs is None:
+        return c.inputs[1:]
+    for k in range(1, len(c._inputs)):
+        t = c._inputs[k]
+        if t._storage._version[0] != c._versions[k]:
+            _check_version(t, c._versions[k], c, k)
+    return c._inputs[1:]
 
 
 _index_op = defop("index", _index_meta, _index_bw, complex_grad=True)
