@@ -171,7 +171,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if bad is not None:  # NumPy would make None a NaN
             raise TypeError(f"must be real number, not {type(bad[0]).__name__}")
     try:
-        arr = np.array(_plain(data), dtype=d.np)
+        with np.errstate(over="ignore"):  # 70000.0 as float16 is inf, silently, as in PyTorch
+            arr = np.array(_plain(data), dtype=d.np)
     except (ValueError, TypeError) as e:
         bad = _non_number(data)
         if bad is not None:  # PyTorch's parser: every element must be a number of the dtype
