@@ -625,6 +625,10 @@ def test_index_write_errors(case):
     lambda m, f: f(0, 1, 4, dtype=m.int64, requires_grad=True),
     lambda m, f: f(0, 1, 4, out=m.empty(2)),
     lambda m, f: f(0, 1, 4, layout=m.strided),
+    lambda m, f: f(0, 1, 2 ** 63),
+    lambda m, f: f(0, 1, -2 ** 63 - 1),
+    lambda m, f: f(0, 1, 4, pin_memory="yes"),
+    lambda m, f: f(0, 1, 4, requires_grad=1),
 ])
 def test_linspace_logspace_arguments(fn, case):
     check(lambda m: case(m, getattr(m, fn)))
@@ -802,6 +806,8 @@ def test_isclose_inf_nan(equal_nan, rtol, atol):
     lambda m: m.isclose(m.tensor([1.0], requires_grad=True), m.tensor([1.0])),
     lambda m: m.tensor([1.0, NAN]).isclose(m.tensor([1.0, NAN]), equal_nan=True),
     lambda m: m.tensor([1.0, NAN]).allclose(m.tensor([1.0, NAN]), equal_nan=True),
+    lambda m: m.isclose(m.tensor([1.0]), m.tensor([1.0]), equal_nan=None),
+    lambda m: m.allclose(m.tensor([1.0]), m.tensor([1.0]), equal_nan=1),
 ])
 def test_isclose_dtypes_and_errors(case):
     check(case)

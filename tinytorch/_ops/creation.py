@@ -425,8 +425,11 @@ def _space_args(op, start, end, steps, base, args, kw):
     steps_ok = (isinstance(steps, (int, np.integer)) and not isinstance(steps, (bool, np.bool_))) or \
         (isinstance(steps, Tensor) and steps.ndim == 0 and steps.dtype.is_int)
     base_ok = base is None or (isinstance(base, (numbers.Real, np.number, Tensor)) and not isinstance(base, complex))
-    if not (number(start) and number(end) and steps_ok and base_ok):
+    flags_ok = all(isinstance(kw.get(k, False), bool) for k in ("requires_grad", "pin_memory"))
+    if not (number(start) and number(end) and steps_ok and base_ok and flags_ok):
         raise _space_type_error(op, args, kw)
+    if isinstance(steps, int) and not -2 ** 63 <= steps < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
     ts, te = isinstance(start, Tensor), isinstance(end, Tensor)
     if (ts and start.ndim) or (te and end.ndim):
         if ts and te:
@@ -510,6 +513,7 @@ def _given(*args):
 
 
 def _given_kw(**kw):
+    """The keyword arguments that differ from their defaults (the ones PyTorch's message lists)."""
     defaults = {"requires_grad": False, "pin_memory": False}
     return {k: v for k, v in kw.items() if v is not None and not (k in defaults and v is defaults[k])}
 

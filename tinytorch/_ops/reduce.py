@@ -848,6 +848,8 @@ def _isclose(op, input, other, rtol, atol, equal_nan):
     from .pointwise import isfinite
     check_arg(op, "input", 1, input, "Tensor")
     check_arg(op, "other", 2, other, "Tensor")
+    if not isinstance(equal_nan, bool):
+        raise TypeError(f"{op}(): argument 'equal_nan' must be bool, not {type(equal_nan).__name__}")
     if input.dtype is not other.dtype:
         raise RuntimeError(f"{_TYPE_NAMES[input.dtype.name]} did not match {_TYPE_NAMES[other.dtype.name]}")
     if not rtol >= 0:  # NaN fails too
