@@ -171,7 +171,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if bad is not None:  # NumPy would make None a NaN
             raise TypeError(f"must be real number, not {type(bad[0]).__name__}")
     try:
-        arr = np.array(_plain(data), dtype=d.np)
+        with np.errstate(over="ignore"):  # 70000.0 as float16 is inf, silently, as in PyTorch
+            arr = np.array(_plain(data), dtype=d.np)
     except (ValueError, TypeError) as e:
         bad = _non_number(data)
         if bad is not None:  # PyTorch's parser: every element must be a number of the dtype
@@ -397,36 +398,164 @@ def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
                   device=device, requires_grad=requires_grad)
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):
-    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive (``torch.linspace``)."""
-    d = _dt.as_dtype(dtype, "linspace") or _dt.get_default_dtype()
-    return _from_host(_linspace(start, end, steps, "linspace").astype(d.np), d, device, requires_grad)
+_SPACE_KW = ("*, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+             "bool pin_memory = False, bool requires_grad = False)")
 
 
-def _linspace(start, end, steps, op):
-    """PyTorch's linspace values in float64: ``start + step * i`` for the first half, ``end - step * (steps -
-    i - 1)`` for the rest (both ends exact; infinite and NaN ends propagate as in PyTorch). TypeError for
-    non-numbers or a non-int ``steps``, RuntimeError for negative ``steps``, before anything is allocated."""
-    start, end = _number(start, op, "start", 1), _number(end, op, "end", 2)
-    steps = _number(steps, op, "steps", 3, "int")
+def _space_type_error(op, args, kw):
+    """PyTorch's overload-resolution TypeError for linspace / logspace: the argument types it got, then the four
+    (Tensor | Number start, Tensor | Number end) signatures."""
+    def name(v):
+        return "Tensor" if isinstance(v, Tensor) else "torch.dtype" if isinstance(v, _dt.dtype) else \
+            "torch.device" if isinstance(v, _device) else type(v).__name__
+    got = ", ".join([name(a) for a in args] + [f"{k}={name(v)}" for k, v in kw.items()])
+    base = "float base = 10.0, " if op == "logspace" else ""
+    sigs = "".join(f" * ({a} start, {b} end, int steps, {base}{_SPACE_KW}\n"
+                   for a, b in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"), ("Number", "Number")))
+    return TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:\n{sigs}")
+
+
+def _space_args(op, start, end, steps, base, args, kw):
+    """Check linspace / logspace arguments as PyTorch's parser and kernel do; returns (start, end, steps, base)
+    as Python numbers. TypeError (the overload message) for a non-number start/end/base, a steps that is not an
+    int (a bool, a float, a non-0-d or non-integer tensor), RuntimeError for start/end tensors with dims and for
+    negative steps."""
+    def number(v):
+        return isinstance(v, Tensor) or (isinstance(v, (numbers.Number, np.number, np.bool_)))
+    steps_ok = (isinstance(steps, (int, np.integer)) and not isinstance(steps, (bool, np.bool_))) or \
+        (isinstance(steps, Tensor) and steps.ndim == 0 and steps.dtype.is_int)
+    base_ok = base is None or (isinstance(base, (numbers.Real, np.number, Tensor)) and not isinstance(base, complex))
+    flags_ok = all(isinstance(kw.get(k, False), bool) for k in ("requires_grad", "pin_memory"))
+    if not (number(start) and number(end) and steps_ok and base_ok and flags_ok):
+        raise _space_type_error(op, args, kw)
+    if isinstance(steps, int) and not -2 ** 63 <= steps < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
+    ts, te = isinstance(start, Tensor), isinstance(end, Tensor)
+    if (ts and start.ndim) or (te and end.ndim):
+        if ts and te:
+            got = f"start with {start.ndim} dimension(s) and end with {end.ndim} dimension(s)."
+        else:
+            got = f"start with {start.ndim} dimension(s)." if ts else f"end with {end.ndim} dimension(s)."
+        raise RuntimeError(f"{op} only supports 0-dimensional start and end tensors, but got {got}")
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    steps = int(steps.item()) if isinstance(steps, Tensor) else int(steps)
+    if isinstance(base, Tensor):
+        base = base.item()
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    return start, end, steps, base
+
+
+def _space_dtype(op, dtype, out, cplx, requires_grad):
+    """The result dtype: ``dtype``, else ``out``'s, else the default float one (complex for complex ends)."""
+    d = _dt.as_dtype(dtype, op) or (out.dtype if out is not None else
+                                    _dt.complex128 if cplx and _dt.get_default_dtype() is _dt.float64 else
+                                    _dt.complex64 if cplx else _dt.get_default_dtype())
+    if d is _dt.bool:
+        raise NotImplementedError(f"\"{op}_cpu\" not implemented for 'Bool'")
+    if requires_grad and not (d.is_floating_point or d.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    return d
+
+
+def _space_result(vals, d, device, requires_grad, out):
+    """The values as a ``d`` tensor (integer dtypes truncate), written into ``out`` when given (resized, with
+    PyTorch's warning when it had other elements)."""
+    if not d.is_complex:
+        vals = vals.real
+    if not (d.is_floating_point or d.is_complex):
+        with np.errstate(all="ignore"):
+            vals = np.trunc(vals)
+    t = _from_host(vals.astype(d.np), d, device, requires_grad)
+    if out is None:
+        return t
+    if tuple(out._shape) != tuple(t._shape):
+        if out.numel():
+            import warnings
+            warnings.warn(f"An output with one or more elements was resized since it had shape {list(out._shape)}, "
+                          f"which does not match the required output shape {list(t._shape)}. This behavior is "
+                          "deprecated, and in a future PyTorch release outputs will not be resized unless they have "
+                          "zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
+                          "elements with t.resize_(0).", UserWarning, stacklevel=3)
+        out.resize_(t._shape)
+    out.copy_(t)
+    return out
+
+
+def _ends_for(d, start, end):
+    """PyTorch converts the ends to an integer dtype first (truncating) before spacing them."""
+    if d.is_floating_point or d.is_complex:
+        return start, end
+    return (math.trunc(v.real if isinstance(v, complex) else v) if math.isfinite(abs(v)) else v for v in (start, end))
+
+
+def linspace(start, end, steps=_NO_SIZE, *, dtype=None, device=None, requires_grad=False, out=None, layout=None,
+             pin_memory=False):
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive (``torch.linspace``).
+
+    start / end: numbers or 0-d tensors (complex ends give a complex result); steps: an int >= 0. The result has
+    ``dtype`` (else ``out``'s, else the default float dtype, or the default complex one for complex ends);
+    integer dtypes truncate. PyTorch's errors: TypeError for wrong argument types (its overload message),
+    RuntimeError for negative steps or start/end tensors with dims, NotImplementedError for bool.
+    """
+    args, kw = _given(start, end, steps), _given_kw(dtype=dtype, device=device, requires_grad=requires_grad,
+                                                   out=out, layout=layout, pin_memory=pin_memory)
+    if steps is _NO_SIZE:
+        raise _space_type_error("linspace", args, kw)
+    start, end, steps, _ = _space_args("linspace", start, end, steps, None, args, kw)
+    d = _space_dtype("linspace", dtype, out, isinstance(start, complex) or isinstance(end, complex), requires_grad)
+    start, end = _ends_for(d, start, end)
+    return _space_result(_linspace(start, end, steps, d), d, device, requires_grad, out)
+
+
+def _given(*args):
+    return tuple(a for a in args if a is not _NO_SIZE)
+
+
+def _given_kw(**kw):
+    """The keyword arguments that differ from their defaults (the ones PyTorch's message lists)."""
+    defaults = {"requires_grad": False, "pin_memory": False}
+    return {k: v for k, v in kw.items() if v is not None and not (k in defaults and v is defaults[k])}
+
+
+def _linspace(start, end, steps, d=_dt.float64):
+    """PyTorch's linspace values: ``start + step * i`` for the first half, ``end - step * (steps - i - 1)`` for
+    the rest (both ends exact; infinite and NaN ends propagate). Floating dtypes compute in their own precision,
+    as PyTorch's kernel does (so float16 values match it to the bit); integer ones in float64, complex ends in
+    complex128. Checked for size before anything is allocated."""
     check_alloc((steps,), _dt.float64)
+    if isinstance(start, complex) or isinstance(end, complex) or d.is_complex:
+        kind = np.complex128
+    elif d.is_floating_point:
+        kind = np.dtype(d.np).type
+    else:
+        kind = np.float64
     if steps == 1:
-        return np.array([start], dtype=np.float64)
+        return np.array([start], dtype=kind)
     with np.errstate(all="ignore"):
-        step = (end - start) / (steps - 1) if steps > 1 else 0.0
-        i = np.arange(steps, dtype=np.float64)
-        return np.where(i < steps // 2, start + step * i, end - step * (steps - i - 1))
+        start, end = kind(start), kind(end)
+        step = kind((end - start) / kind(steps - 1)) if steps > 1 else kind(0)
+        i = np.arange(steps, dtype=np.float64).astype(kind)
+        return np.where(np.arange(steps) < steps // 2, start + step * i,
+                        end - step * (kind(steps - 1) - i)).astype(kind)
 
 
-def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
-    """``steps`` values ``base ** linspace(start, end, steps)`` (``torch.logspace``)."""
-    d = _dt.as_dtype(dtype, "logspace") or _dt.get_default_dtype()
-    base = _number(base, "logspace", "base", 4)
+def logspace(start, end, steps=_NO_SIZE, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None,
+             layout=None, pin_memory=False):
+    """``steps`` values ``base ** linspace(start, end, steps)`` (``torch.logspace``); arguments, dtypes and errors
+    as ``linspace`` (``base`` a real number or 0-d tensor)."""
+    args = _given(start, end, steps) + ((base,) if base != 10.0 or type(base) is not float else ())
+    kw = _given_kw(dtype=dtype, device=device, requires_grad=requires_grad, out=out, layout=layout,
+                   pin_memory=pin_memory)
+    if steps is _NO_SIZE:
+        raise _space_type_error("logspace", args, kw)
+    start, end, steps, base = _space_args("logspace", start, end, steps, base, args, kw)
+    d = _space_dtype("logspace", dtype, out, isinstance(start, complex) or isinstance(end, complex), requires_grad)
+    start, end = _ends_for(d, start, end)
+    exps = _linspace(start, end, steps)
     with np.errstate(all="ignore"):
-        vals = np.power(float(base), _linspace(start, end, steps, "logspace"))
-    return _from_host(vals.astype(d.np), d, device, requires_grad)
+        vals = np.power(complex(base) if np.iscomplexobj(exps) else float(base), exps)
+    return _space_result(vals, d, device, requires_grad, out)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):

@@ -7,6 +7,7 @@ import numpy as np
 from .. import _strides
 from .. import _dtype as _dt
 from .._dispatch import defop, dispatch
+from ..autograd.grad_mode import _state
 from .._tensor import Tensor
 from ._util import defop_on_cpu, method
 from .movement import basic_index
@@ -44,10 +45,10 @@ def _parse_index(self, idx):
     items = []
     for it in idx:
         if isinstance(it, Tensor):
-            if it.ndim == 0 and it.dtype.is_int:
-                items.append(int(it.item()))
+            if it.ndim == 0 and it.dtype.is_int and it.dtype is not _dt.uint8:
+                items.append(int(it.item()))  # any 0-d integer tensor is an int index (a 0-d byte one a mask)
             else:
-                if it.dtype.is_floating_point or it.dtype.is_complex:
+                if it.dtype not in (_dt.int64, _dt.int32, _dt.uint8, _dt.bool):
                     raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
                 if it.dtype is _dt.uint8:
                     # a byte tensor is a mask, as in PyTorch (deprecated there, hence the warning)
@@ -73,16 +74,17 @@ def _parse_index(self, idx):
                              f"valid indices (got {type(it).__name__})")
     consumed = sum(it.ndim if isinstance(it, Tensor) and it.dtype is _dt.bool else
                    (0 if it is None or it is Ellipsis else 1) for it in items)
-    n_ell = sum(1 for it in items if it is Ellipsis)
-    if n_ell > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
     if consumed > self.ndim:
         raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
     spec, tensors = [], []
     dim = 0
+    expanded = False
     for it in items:
         if it is Ellipsis:
-            k = self.ndim - consumed
+            # PyTorch allows several: the first stands for the dims the other items leave, the later ones are
+            # then empty (x[..., 0, ...] is x[:, :, 0])
+            k = 0 if expanded else self.ndim - consumed
+            expanded = True
             spec.extend([slice(None)] * k)
             dim += k
         elif isinstance(it, Tensor):
@@ -107,7 +109,25 @@ def _parse_index(self, idx):
             spec.append(it)
             if it is not None:
                 dim += 1
+    if len(tensors) > 1:
+        _check_index_broadcast(tensors)
     return tuple(spec), tensors
+
+
+def _check_index_broadcast(tensors):
+    """PyTorch's IndexError when the index tensors do not broadcast; a mask counts as one index of shape
+    [number of Trues] per dim it covers (its nonzero() coordinates)."""
+    shapes = []
+    for t in tensors:
+        if t.dtype is _dt.bool:
+            shapes.extend([(int(t.sum().item()),)] * t.ndim)
+        else:
+            shapes.append(tuple(t._shape))
+    try:
+        _strides.broadcast_shapes(*shapes)
+    except RuntimeError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                         + ", ".join(str(list(sh)) for sh in shapes)) from None
 
 
 def _split_spec(self, spec, tensors):
@@ -143,7 +163,8 @@ def _index_bw(c, g):
         (None,) * len(tensors)
 
 
-# the indices only: self enters through its sizes
+# the indices only: self enters through its sizes (PyTorch's IndexBackward saves no input), so only they are
+# version-checked and ``y[:, i] += 1`` (a read, then a write into y) differentiates as in PyTorch
 _index_op = defop("index", _index_meta, _index_bw, save_inputs=lambda n, edges, kw: set(range(1, n)),
                   complex_grad=True)
 
@@ -210,13 +231,25 @@ def index_put(input, values, tensors, spec, accumulate=False):
     return dispatch(_index_put_op, (input, values, *tensors), {"spec": spec, "accumulate": accumulate})
 
 
+def _check_0d_int(self, idx):
+    """PyTorch's messages for a lone int indexing a 0-d tensor."""
+    if not self.ndim and isinstance(idx, int) and not isinstance(idx, bool):
+        if idx:
+            raise IndexError(f"index {idx} is out of bounds for dimension 0 with size 0")
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                         "in C++ to convert a 0-dim tensor to a number")
+
+
 def getitem(self, idx):
     """``self[idx]``: a view for ints/slices/None/Ellipsis; a copy with integer or boolean tensor indices."""
-    if isinstance(idx, int) and not isinstance(idx, bool) and self.ndim:
+    if isinstance(idx, int) and not isinstance(idx, bool):
         from .movement import select
+        _check_0d_int(self, idx)
         if idx < -self._shape[0] or idx >= self._shape[0]:
             raise IndexError(f"index {idx} is out of bounds for dimension 0 with size {self._shape[0]}")
         return select(self, 0, idx)
+    if isinstance(idx, slice) and not self.ndim:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     spec, tensors = _parse_index(self, idx)
     if not tensors:
         return basic_index(self, spec)
@@ -225,20 +258,101 @@ def getitem(self, idx):
 
 
 def setitem(self, idx, value):
-    """``self[idx] = value`` in place (writes through views; version counter bumped)."""
-    self._check_inplace()
+    """``self[idx] = value`` in place (writes through views; version counter bumped), as PyTorch's
+    ``THPVariable_setitem``: ``value`` is a tensor or a Python number (TypeError for anything else; a number is
+    range-checked for self's dtype); leading size-1 dims of ``value`` are dropped, then it broadcasts to
+    ``self[idx]``'s shape (RuntimeError: expand's message for ints/slices/None/Ellipsis, index_put's shape
+    mismatch for tensor indices). With tensor indices a tensor value must have self's dtype, except a one-element
+    value under a single mask (PyTorch's masked_fill_ route); with basic indices it is converted."""
     if isinstance(idx, Tensor) and idx.dtype is _dt.uint8 and not isinstance(value, Tensor):
+        self._check_inplace()
         # PyTorch fills through masked_fill_ here, which takes bool masks only
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
-    spec, tensors = _parse_index(self, idx)
-    if not isinstance(value, Tensor):
-        from .creation import tensor
-        value = tensor(value, dtype=self.dtype, device=self.device)
+    value = _setitem_value(self, value)
+    if idx is False:
+        return  # PyTorch writes nothing for a lone False, whatever the value's shape
+    _check_0d_int(self, idx)
+    # a lone True is self.unsqueeze(0), written as a view (PyTorch's copy_to), not a mask
+    spec, tensors = ((None,) + (slice(None),) * self.ndim, []) if idx is True else _parse_index(self, idx)
+    if _state.enabled and self.requires_grad and self.grad_fn is None:
+        # PyTorch's check runs on what it writes: self itself, or a view of it (int, partial slice, None)
+        view = builtins.any(it is None or not isinstance(it, (slice, tuple)) or
+                            (isinstance(it, slice) and it != slice(None)) for it in spec)
+        raise RuntimeError(f"a {'view of a ' if view else ''}leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    if value.ndim and value._shape[0] == 1:
+        lead = 0
+        while lead < value.ndim and value._shape[lead] == 1:
+            lead += 1
+        value = value.reshape(value._shape[lead:])
     if not tensors:
-        basic_index(self, spec)._write(value)
-    else:
-        view, spec = _split_spec(self, spec, tensors)
-        view._write(index_put(_original_self(view, value), value, tensors, spec, False))
+        dst = basic_index(self, spec)
+        if value.ndim and value._shape != dst._shape:
+            value = value.expand(dst._shape)  # expand's RuntimeError names the shapes as PyTorch's copy_to does
+        dst._write(value)
+        return
+    view, spec = _split_spec(self, spec, tensors)
+    if value.dtype is not self.dtype:
+        if len(tensors) == 1 and tensors[0].dtype is _dt.bool and value.numel() == 1:
+            value = value.to(self.dtype)  # PyTorch's masked_fill_ route converts a one-element value
+        else:
+            _index_put_dtype(self, value)
+    view._write(index_put(_original_self(view, value), value, tensors, spec, False))
+
+
+# C++ type names in PyTorch's "value cannot be converted" message
+_CONVERT_NAME = {"int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t", "uint8": "uint8_t",
+                 "float32": "float", "float64": "double", "complex64": "c10::complex<float>",
+                 "complex128": "c10::complex<double>"}
+
+
+def _setitem_value(self, value):
+    """The tensor ``value`` stands for in ``self[...] = value``: a tensor as is; a Python bool, int, float or
+    complex (or NumPy integer) as a 0-d tensor of self's dtype, with PyTorch's checks: ValueError for an int
+    outside int64, RuntimeError for a value the dtype cannot hold (bool, float16 and bfloat16 take anything;
+    uint8 also takes negatives down to -255, which wrap)."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, np.integer) and not isinstance(value, np.bool_):
+        value = int(value)
+    if not isinstance(value, (bool, int, float, complex)):
+        t = type(value)
+        name = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+        raise TypeError(f"can't assign a {name} to a {self.type()}")
+    if isinstance(value, int) and not isinstance(value, bool) and not -2 ** 63 <= value < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
+    d = self.dtype
+    if not isinstance(value, bool) and d.name in _CONVERT_NAME and _overflows(value, d):
+        raise RuntimeError(f"value cannot be converted to type {_CONVERT_NAME[d.name]} without overflow")
+    from .creation import tensor
+    # through the number's own 64-bit dtype: one rounding to d, and int -> uint8 wraps instead of raising
+    own = _dt.bool if isinstance(value, bool) else _dt.int64 if isinstance(value, int) else \
+        _dt.float64 if isinstance(value, float) else _dt.complex128
+    if own.is_floating_point and d.is_floating_point:
+        own = d
+    t = tensor(value, dtype=own, device=self.device)
+    return t if t.dtype is d else t.to(d)
+
+
+def _overflows(v, d):
+    """PyTorch's ``c10::overflows`` for a Python number converted to dtype ``d`` (not bool/float16/bfloat16)."""
+    import math
+    if isinstance(v, complex):
+        if d.is_complex:
+            return False
+        if v.imag != 0:
+            return True
+        v = v.real
+    if d.is_complex:
+        v = builtins.abs(v) if isinstance(v, float) else v
+        d = _dt.float32 if d is _dt.complex64 else _dt.float64
+    if d.is_floating_point:
+        return isinstance(v, float) and math.isfinite(v) and builtins.abs(v) > _dt.finfo(d).max
+    info = _dt.iinfo(d)
+    if isinstance(v, float):
+        return math.isnan(v) or math.isinf(v) or v < info.min or v > info.max
+    lo = -info.max if d is _dt.uint8 else info.min  # negatives wrap into unsigned types (two's complement)
+    return v < lo or v > info.max
 
 
 def _original_self(self, value):

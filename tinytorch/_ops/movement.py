@@ -406,7 +406,7 @@ def expand(input, *sizes):
     sizes = _shape_arg(sizes, "expand")
     n, m = input.ndim, len(sizes)
     if m < n:
-        raise RuntimeError(f"expand(torch.FloatTensor{{{list(input._shape)}}}, size={list(sizes)}): the number of "
+        raise RuntimeError(f"expand({input.type()}{{{list(input._shape)}}}, size={list(sizes)}): the number of "
                            f"sizes provided ({m}) must be greater or equal to the number of dimensions in the tensor ({n})")
     shape, stride = [], []
     for i, s in enumerate(sizes):

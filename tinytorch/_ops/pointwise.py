@@ -394,15 +394,20 @@ def _pow_bw(c, g):
     ga = gb = None
     if c.next_edges[0] is not None:
         if isinstance(b, Tensor):
-            ga = g * b * pow(a, b - 1)
+            # derivatives.yaml pow_backward_self: 0 where the exponent is 0, also at a 0 base (0 * inf)
+            ga = where(b == 0, 0.0, g * b * pow(a, b - 1))
         else:
             ga = g * (b * pow(a, b - 1)) if b != 0 else g * 0
     if len(c.next_edges) > 1 and c.next_edges[1] is not None:
         out = c.out
-        la = log(a) if isinstance(a, Tensor) else math.log(a) if a > 0 else float("nan")
-        gb = g * out * la
         if isinstance(a, Tensor):
-            gb = where((a == 0) & (b >= 0), 0.0, gb)
+            gb = where((a == 0) & (b >= 0), 0.0, g * out * log(a))
+        else:
+            # pow_backward_exponent with a scalar base: log(0) = -inf (so 0 ** -1 gets -inf), 0 for b >= 0
+            la = math.log(a) if a > 0 else -math.inf if a == 0 else math.nan
+            gb = g * out * la
+            if a == 0:
+                gb = where(b >= 0, 0.0, gb)
     return ga, gb
 
 
@@ -430,6 +435,9 @@ def _pow_check(input, exponent):
             not isinstance(exponent, (int, float)):
         return
     d = input.dtype
+    if not d.is_floating_point and not d.is_complex and isinstance(exponent, int) and exponent < 0:
+        # checked before the exponent's range: uint8 ** -1 is this error, not an overflow
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     if d.name not in _C_TYPE:
         return
     if d.is_floating_point:

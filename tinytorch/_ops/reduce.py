@@ -492,24 +492,59 @@ def corrcoef(input):
     return (c / d.unsqueeze(1) / d.unsqueeze(0)).clamp(-1, 1)
 
 
-@method("logsumexp")
-def logsumexp(input, dim, keepdim=False):
-    """``log(sum(exp(input), dim))`` computed stably (the max subtracted first; for complex input the max of
-    the real parts, so the imaginary parts are kept as PyTorch does). Integer inputs compute in the default
-    float dtype; an empty reduction gives -inf."""
-    dims = _dims_of(input, dim, "logsumexp")
-    if not (input.dtype.is_floating_point or input.dtype.is_complex):
-        input = input.to(_dt.get_default_dtype())
+def _logsumexp_meta(input, dims, keepdim):
+    shape = tuple(1 if k in dims else n for k, n in enumerate(input._shape)) if keepdim else \
+        tuple(n for k, n in enumerate(input._shape) if k not in dims)
+    return [(shape, input.dtype)], [None]
+
+
+def _logsumexp_decomp(input, dims, keepdim):
     if input.numel() == 0:
         return log(sum(exp(input), dims, keepdim))
     if input.dtype.is_complex:
         from .complex import real
-        m = amax(real(input), dims, keepdim=True).detach()
+        m = amax(real(input), dims, keepdim=True)
     else:
-        m = amax(input, dims, keepdim=True).detach()
+        m = amax(input, dims, keepdim=True)
     m = where(m.isinf(), 0.0, m)
     r = log(sum(exp(input - m), dims, keepdim=True)) + m
     return r if keepdim else r.squeeze(dims)
+
+
+def _logsumexp_bw(c, g):
+    """derivatives.yaml ``logsumexp_backward``: g * exp(input - result), the result broadcast back over the
+    reduced dims (so an input equal to the result gets exactly g, as in PyTorch, even where rounding made the
+    sum of the weights exceed 1)."""
+    x, out, dims = c.inputs[0], c.out, c.kw["dims"]
+    if not c.kw["keepdim"] and dims:
+        g, out = _unsqueeze(g, dims), _unsqueeze(out, dims)
+    w = exp(x - out)
+    return (g * (w.conj() if w.dtype.is_complex else w),)
+
+
+def _unsqueeze(t, dims):
+    for d in sorted(dims):
+        t = t.unsqueeze(d)
+    return t
+
+
+_logsumexp_op = defop("logsumexp", _logsumexp_meta, _logsumexp_bw, decomp=_logsumexp_decomp, save_output=True,
+                      complex_grad=True, reduction=True)
+
+
+@method("logsumexp")
+def logsumexp(input, dim, keepdim=False):
+    """``log(sum(exp(input), dim))`` computed stably (``torch.logsumexp``): the max subtracted first (for complex
+    input the max of the real parts, so the imaginary parts are kept as PyTorch does; a +-inf max is not
+    subtracted, so all -inf gives -inf and an inf gives inf). Integer inputs compute in the default float
+    dtype; an empty reduction gives -inf. ``dim=()`` without keepdim on a tensor with dims raises PyTorch's
+    RuntimeError (its output check sees the kept dims); with keepdim it reduces every dim."""
+    if isinstance(dim, (tuple, list)) and len(dim) == 0 and input.ndim and not keepdim:
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape [{', '.join('1' * input.ndim)}]")
+    dims = _dims_of(input, dim, "logsumexp")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        input = input.to(_dt.get_default_dtype())
+    return dispatch(_logsumexp_op, (input,), {"dims": dims, "keepdim": keepdim})
 
 
 @method("norm")
@@ -698,36 +733,58 @@ def cummin(input, dim):
     return _cummin(*_scan_extreme(input, dim, False))
 
 
+def _logcumsumexp_meta(a, dim):
+    return [(a._shape, a.dtype)], [None]
+
+
+def _logcumsumexp_scan(input, dim):
+    """The running log-sum-exp as a scan of ``logaddexp`` (the decomposition for backends without a kernel):
+    log2(n) doubling steps, each combining an element with the partial result ``step`` places back (-inf,
+    the identity, before the start)."""
+    from .binary import logaddexp
+    from .shape import cat
+    out, n, step = input, input._shape[dim], 1
+    while step < n:
+        pad = list(input._shape)
+        pad[dim] = step
+        back = cat([input.new_full(pad, -math.inf), out.narrow(dim, 0, n - step)], dim)
+        out = logaddexp(out, back)
+        step *= 2
+    return out
+
+
+def _logcumsumexp_bw(c, g):
+    """derivatives.yaml ``logcumsumexp_backward``: the gradient split by sign and carried as log-magnitudes, so
+    large inputs give no overflow; each part is a reversed running log-sum-exp of log|g| - result."""
+    from .shape import flip
+    x, out, d = c.inputs[0], c.out, c.kw["dim"]
+    if g.numel() <= 1:
+        return (g,)
+    lowest = _dt.finfo(g.dtype).min
+    log_abs = g.abs().log()
+
+    def part(mask):
+        lg = where(mask, log_abs, lowest)
+        return exp(flip(logcumsumexp(flip(lg - out, (d,)), d), (d,)) + x)
+    return (part(g > 0) - part(g < 0),)
+
+
+_logcumsumexp_op = defop("logcumsumexp", _logcumsumexp_meta, _logcumsumexp_bw, decomp=_logcumsumexp_scan,
+                         save_output=True,
+                         refused=refuse(("bool", "uint8", "int8", "int16", "int32", "int64") + COMPLEX_DTYPES,
+                                        NotImplementedError, "\"logcumsumexp_out_cpu\" not implemented for '{T}'"))
+
+
 @method("logcumsumexp")
 def logcumsumexp(input, dim):
-    """``log(cumsum(exp(input), dim))`` computed stably (``torch.logcumsumexp``)."""
-    from .pointwise import exp, log, where
+    """``log(cumsum(exp(input), dim))`` (``torch.logcumsumexp``), same shape and dtype, floating inputs only
+    (NotImplementedError for integer, bool and complex ones). Computed as a running ``logaddexp``, so large
+    inputs do not overflow, +-inf combine as in PyTorch (inf + inf = inf, -inf + -inf = -inf) and a NaN
+    carries to every later element; the gradient is PyTorch's sign-split formula."""
     d = _strides.wrap_dim(dim, builtins.max(input.ndim, 1))
-    # PyTorch scans in the accumulation type (double for float32, float for half types): the same here
-    acc = {_dt.float32: _dt.float64, _dt.float16: _dt.float32, _dt.bfloat16: _dt.float32}.get(input.dtype)
-    x = input if acc is None else input.to(acc)
-    # the shift ignores NaN, so a NaN poisons only its own position and those after it (as PyTorch's scan)
-    # rather than the whole slice through the maximum
-    finite_max = where(x.isnan(), float("-inf"), x)
-    m = finite_max.amax(d, keepdim=True).detach() if input.numel() else x.sum(d, keepdim=True)
-    m = where(m.isinf(), 0.0, m)
-    total = exp(x - m).cumsum(d)
-    # exp(x - max) underflows to 0 for a prefix of values more than ~745 below the slice's maximum (1e38
-    # beside 3e38), where PyTorch's pairwise scan stays finite: that prefix is redone shifted by its own
-    # maximum, with the values after it masked out. log only ever sees the sums it keeps (placeholders of 1
-    # elsewhere), so no 0 * inf turns the gradient into NaN.
-    under = (total == 0) & ((x > float("-inf")).cumsum(d) > 0) if input.numel() else total != total
-    out = where(under, float("-inf"), log(where(under, 1.0, total)) + m)
-    for _ in range(64):
-        if not under.any().item():
-            break
-        m2 = where(under, finite_max, float("-inf")).amax(d, keepdim=True).detach()
-        m2 = where(m2.isinf(), 0.0, m2)
-        total = exp(where(under, x, float("-inf")) - m2).cumsum(d)
-        done = under & (total > 0)
-        out = where(done, log(where(done, total, 1.0)) + m2, out)
-        under = under & ~done
-    return out if acc is None else out.to(input.dtype)
+    if input.ndim == 0:
+        return dispatch(_logcumsumexp_op, (input.reshape(1),), {"dim": 0}).reshape(())
+    return dispatch(_logcumsumexp_op, (input,), {"dim": d})
 
 
 @method("diff")
@@ -797,18 +854,47 @@ def count_nonzero(input, dim=None):
 # ---- closeness -------------------------------------------------------------------------------------------------
 @method("allclose")
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """True when ``|input - other| <= atol + rtol * |other|`` everywhere."""
-    return builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())
+    """True when ``isclose(input, other, rtol, atol, equal_nan)`` holds everywhere (``torch.allclose``); the
+    same argument checks and errors as ``isclose``."""
+    return builtins.bool(_isclose("allclose", input, other, rtol, atol, equal_nan).all())
 
 
 @method("isclose")
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """Elementwise closeness test, bool tensor of the broadcast shape."""
-    diff = (input - other).abs()
-    close = (diff <= atol + rtol * abs(other)) | (input == other)
-    if equal_nan:
+    """Elementwise ``input == other or |input - other| <= atol + |rtol * other|`` (the difference finite), a
+    bool tensor of the broadcast shape (``torch.isclose``); with ``equal_nan`` two NaNs are close.
+
+    Both must be tensors of one dtype (TypeError / RuntimeError "Float did not match Double", as PyTorch);
+    rtol and atol must be >= 0 (RuntimeError). Integer and bool inputs compare in the default float dtype,
+    floating ones in their own precision; zero tolerances reduce to equality.
+    """
+    return _isclose("isclose", input, other, rtol, atol, equal_nan)
+
+
+def _isclose(op, input, other, rtol, atol, equal_nan):
+    from .._dispatch import _TYPE_NAMES
+    from .pointwise import isfinite
+    check_arg(op, "input", 1, input, "Tensor")
+    check_arg(op, "other", 2, other, "Tensor")
+    if not isinstance(equal_nan, bool):
+        raise TypeError(f"{op}(): argument 'equal_nan' must be bool, not {type(equal_nan).__name__}")
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"{_TYPE_NAMES[input.dtype.name]} did not match {_TYPE_NAMES[other.dtype.name]}")
+    if not rtol >= 0:  # NaN fails too
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
+    if not atol >= 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
+    close = input == other
+    inexact = input.dtype.is_floating_point or input.dtype.is_complex
+    if equal_nan and inexact:
         close = close | (isnan(input) & isnan(other))
-    return close
+    if rtol == 0 and atol == 0:
+        return close
+    if not inexact:  # an integer difference could wrap: PyTorch compares these in the default float dtype
+        input, other = input.to(_dt.get_default_dtype()), other.to(_dt.get_default_dtype())
+    allowed = atol + abs(rtol * other)
+    actual = abs(input - other)
+    return close | (isfinite(actual) & (actual <= allowed))
 
 
 @method("equal")

@@ -324,8 +324,28 @@ def pad(input, pad, mode="constant", value=None):
     if len(pad) // 2 > input.ndim:
         raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
                            f"padding length {len(pad)} and input of dimension {input.ndim}")
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    k = len(pad) // 2
+    if mode != "constant":
+        if value is not None and value != 0:
+            raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+        if mode != "circular":
+            # ATen's check_valid_input: only a batch dim (of a (k + 2)-d input) may be empty
+            first = 1 if input.ndim == k + 2 else 0
+            if builtins.any(n == 0 for n in input._shape[first:]):
+                raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and "
+                                   f"other non-zero dimensions for input, but got: {list(input._shape)}")
+        for i in range(k):
+            n, lo, hi = input._shape[input.ndim - 1 - i], pad[2 * i], pad[2 * i + 1]
+            if mode == "circular" and (lo > n or hi > n):
+                raise RuntimeError("Padding value causes wrapping around more than once.")
+            if mode == "reflect" and (lo >= n or hi >= n):
+                raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding input "
+                                   f"dimension, but got: padding ({lo}, {hi}) at dimension {input.ndim - 1 - i} of "
+                                   f"input {list(input._shape)}")
     out = input
-    for i in range(len(pad) // 2):
+    for i in range(k):
         d = input.ndim - 1 - i
         lo, hi = pad[2 * i], pad[2 * i + 1]
         n = out._shape[d]
@@ -349,9 +369,6 @@ def pad(input, pad, mode="constant", value=None):
             raise RuntimeError(f"input ({label}: {n}) is too small. Calculated output {label}: {n + lo + hi}")
         v = np.arange(-lo, n + hi)
         if mode == "reflect":
-            if lo >= n or hi >= n:
-                raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
-                                   f"but got: padding ({lo}, {hi}) at dimension {d} of input {list(input._shape)}")
             idx = np.where(v < 0, -v, np.where(v > n - 1, 2 * (n - 1) - v, v))
         elif mode == "replicate":
             idx = np.clip(v, 0, n - 1)
@@ -360,8 +377,6 @@ def pad(input, pad, mode="constant", value=None):
                 raise RuntimeError("Negative padding value is resulting in an empty dimension")
             start, m = max(-lo, 0), n - max(-lo, 0) - max(-hi, 0)
             idx = np.arange(-max(lo, 0), m + max(hi, 0)) % m + start if m > 0 else np.zeros(0, np.int64)
-        else:
-            raise NotImplementedError(f"pad(): mode '{mode}' is not supported")
         out = index_select(out, d, _from_host(idx.astype(np.int64), _dt.int64, input.device))
     return out
 

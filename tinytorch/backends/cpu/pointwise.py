@@ -87,6 +87,16 @@ def _clamp(a, lo, hi):
 @KERNELS.register("pow")
 def _pow(a, b):
     with _quiet():
+        if not isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and b.dtype.kind in "iu" and \
+                not isinstance(a, float):
+            # a Python integer base wraps into the exponent's dtype, as PyTorch's scalar cast does
+            a = np.array(int(a), dtype=np.int64).astype(b.dtype)
+        if isinstance(b, (int, float)) and isinstance(a, np.ndarray) and a.dtype.kind == "f" and \
+                a.dtype != np.float16 and b in (0.5, -0.5):
+            # PyTorch computes x ** 0.5 as sqrt and x ** -0.5 as rsqrt (float, double, bfloat16; not half),
+            # which differs from pow at -0.0 (-0.0, -inf) and at -inf (nan)
+            r = np.sqrt(a)
+            return r if b == 0.5 else np.reciprocal(r)
         if np.issubdtype(np.result_type(a, b), np.integer) and np.any(np.asarray(b) < 0):
             if np.ndim(b) == 0:
                 raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -95,7 +105,12 @@ def _pow(a, b):
             safe = np.power(a, np.where(neg, 0, b))
             sign_one = np.where(np.asarray(b) % 2 == 0, 1, -1)
             return np.where(neg, np.where(a == 1, 1, np.where(a == -1, sign_one, 0)), safe).astype(safe.dtype)
-        return np.power(a, b)
+        out = np.power(a, b)
+        if isinstance(b, np.ndarray) and b.size == 1 and b.dtype.kind == "f" and isinstance(a, np.ndarray) and \
+                a.dtype.kind == "f" and float(b.reshape(-1)[0]) == 0.5:
+            # NumPy's loop for a broadcast exponent of 0.5 takes sqrt; a tensor exponent is plain pow in PyTorch
+            out = np.where((a == 0) | (a == -np.inf), np.abs(a).astype(out.dtype), out)
+        return out
 
 
 @KERNELS.register("remainder")

@@ -170,6 +170,14 @@ def _cumop(fn):
     return k
 
 
+@KERNELS.register("logcumsumexp")
+def _logcumsumexp(a, dim):
+    # NumPy's logaddexp has PyTorch's rules at +-inf and NaN; half-precision inputs accumulate in float32
+    work = a.astype(np.float32) if a.dtype.itemsize < 4 else a
+    with np.errstate(all="ignore"):
+        return np.logaddexp.accumulate(work, axis=dim).astype(a.dtype, copy=False)
+
+
 for _name, _kernel in {
     "prod": lambda a, dims, keepdim, dtype: np.prod(a, axis=_ax(dims), keepdims=keepdim, dtype=_np_dt(dtype, a)),
     "amax": lambda a, dims, keepdim: np.amax(a, axis=_ax(dims), keepdims=keepdim),
