@@ -11,7 +11,7 @@ from .._dispatch import COMPLEX_DTYPES, autocast_op, defop, dispatch, refuse
 from .. import _strides
 from .. import _dtype as _dt
 from .._tensor import Tensor
-from ._util import as_dims, check_arg, method
+from ._util import SCALAR_NAMES, as_dims, check_arg, method
 from .pointwise import abs, exp, isnan, log, sqrt, where
 from .unary import _float
 
@@ -745,15 +745,59 @@ def count_nonzero(input, dim=None):
 
 
 # ---- closeness -------------------------------------------------------------------------------------------------
-@method("allclose")
+def _check_close_args(fn, input, other, rtol, atol, equal_nan, method=False):
+    """PyTorch's argument rules of isclose/allclose: tensors of one dtype (TypeError from the argument parser,
+    RuntimeError "Float did not match Long" from the kernel), float tolerances that are >= 0, a bool equal_nan
+    (not with complex inputs)."""
+    if not method:
+        check_arg(fn, "input", 1, input, "Tensor")
+    check_arg(fn, "other", 1 if method else 2, other, "Tensor")
+    for name, v in (("rtol", rtol), ("atol", atol)):
+        if not (isinstance(v, (int, float)) or isinstance(v, Tensor) and v.ndim == 0):
+            raise TypeError(f"{fn}(): argument '{name}' must be float, not {type(v).__name__}")
+    if not isinstance(equal_nan, builtins.bool):
+        raise TypeError(f"{fn}(): argument 'equal_nan' must be bool, not {type(equal_nan).__name__}")
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"{SCALAR_NAMES[input.dtype.name]} did not match {SCALAR_NAMES[other.dtype.name]}")
+    if equal_nan and input.dtype.is_complex:
+        raise RuntimeError("isclose with equal_nan=True is not supported for complex inputs.")
+    for name, v in (("rtol", float(rtol)), ("atol", float(atol))):
+        if not v >= 0:  # NaN fails too
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {v:g}")
+
+
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """True when ``|input - other| <= atol + rtol * |other|`` everywhere."""
-    return builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())
+    """True when ``|input - other| <= atol + rtol * |other|`` everywhere (``torch.allclose``). TypeError for a
+    non-tensor ``input``/``other``, a non-number tolerance or a non-bool ``equal_nan``; RuntimeError when the
+    dtypes differ or a tolerance is negative, as PyTorch."""
+    _check_close_args("allclose", input, other, rtol, atol, equal_nan)
+    return builtins.bool(_isclose(input, other, rtol, atol, equal_nan).all())
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise closeness test, bool tensor of the broadcast shape (``torch.isclose``); the argument rules
+    (errors) are ``allclose``'s."""
+    _check_close_args("isclose", input, other, rtol, atol, equal_nan)
+    return _isclose(input, other, rtol, atol, equal_nan)
+
+
+@method("allclose")
+def _allclose_method(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``Tensor.allclose``: ``allclose``, with the method's argument positions in its TypeErrors."""
+    _check_close_args("allclose", self, other, rtol, atol, equal_nan, method=True)
+    return builtins.bool(_isclose(self, other, rtol, atol, equal_nan).all())
 
 
 @method("isclose")
-def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """Elementwise closeness test, bool tensor of the broadcast shape."""
+def _isclose_method(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``Tensor.isclose``: ``isclose``, with the method's argument positions in its TypeErrors."""
+    _check_close_args("isclose", self, other, rtol, atol, equal_nan, method=True)
+    return _isclose(self, other, rtol, atol, equal_nan)
+
+
+def _isclose(input, other, rtol, atol, equal_nan):
+    if input.dtype.name == "bool":  # PyTorch measures the error of bools in the default float dtype
+        input, other = input.to(_dt.get_default_dtype()), other.to(_dt.get_default_dtype())
     diff = (input - other).abs()
     close = (diff <= atol + rtol * abs(other)) | (input == other)
     if equal_nan:
