@@ -486,6 +486,15 @@ class Tensor:
             raise TypeError(f"{fn.__name__}_(): argument 'other' (position 1) must be Tensor, not "
                             f"{type(args[0]).__name__}")
         name = fn.__name__
+        if name in _TENSOR_OTHER and args and not isinstance(args[0], Tensor):
+            raise TypeError(f"{name}_(): argument 'other' (position 1) must be Tensor, not {type(args[0]).__name__}")
+        if name in _NOT_DIFFERENTIABLE and _state.enabled:
+            # PyTorch records no graph for these, so it neither checks for a leaf nor drops requires_grad
+            _state.enabled = False
+            try:
+                return self._inplace(fn, *args, **kw)
+            finally:
+                _state.enabled = True
         if name in self._storage.backend.inplace_kernels and "rounding_mode" not in kw:
             return _dispatch.dispatch(_dispatch.OPS[name], (self,) + args, kw, out=self)
         if _state.enabled and (self.requires_grad or builtins.any(
@@ -510,6 +519,15 @@ def reset_grads(params, set_to_none=True):
             else:
                 p._grad = p._grad.detach()
                 p._grad.zero_()
+
+
+# in-place ops whose PyTorch schema has no Scalar overload of ``other`` (``x.hypot_(2.0)`` is a TypeError)
+_TENSOR_OTHER = frozenset(("atan2", "arctan2", "gcd", "lcm", "heaviside", "hypot", "igamma", "igammac", "ldexp",
+                           "logical_and", "logical_or", "logical_xor", "nextafter"))
+
+
+# in-place ops PyTorch gives no derivative: allowed on a leaf that requires grad
+_NOT_DIFFERENTIABLE = frozenset(("logical_and", "logical_or", "logical_xor", "logical_not"))
 
 
 def _second_param(fn, _cache={}):

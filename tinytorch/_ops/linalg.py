@@ -6,6 +6,7 @@ from .._dispatch import autocast_op, defop, dispatch, refuse
 from .. import _strides
 from .. import _dtype as _dt
 from .._tensor import Tensor
+from ..autograd.grad_mode import _state as _grad_state
 from .._geometry import parse_einsum as _parse_einsum
 from ._util import method
 
@@ -414,6 +415,9 @@ def fill_diagonal_(input, fill_value, wrap=False):
     an input with more than two must be equal (RuntimeError otherwise)."""
     if input.ndim < 2:
         raise RuntimeError("dimensions must larger than 1")
+    if input.requires_grad and input.grad_fn is None and _grad_state.enabled:
+        # PyTorch writes through a strided view of the input, so its leaf check names a view
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     if input.ndim > 2 and len(set(input._shape)) != 1:
         raise RuntimeError("all dimensions of input must be of equal length")
     from .creation import arange

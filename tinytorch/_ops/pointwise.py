@@ -300,20 +300,37 @@ def add(input, other, *, alpha=1, out=None):
     return r if out is None else out._write(r)
 
 
+def _sub_check(a, b):
+    """PyTorch's sub_check: RuntimeError when either operand is bool (a Python bool counts as a bool tensor, as
+    PyTorch wraps it), with its own message when both are."""
+    ba = a.dtype is _dt.bool if isinstance(a, Tensor) else isinstance(a, bool)
+    bb = b.dtype is _dt.bool if isinstance(b, Tensor) else isinstance(b, bool)
+    if ba and bb:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if ba or bb:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 @method("sub")
 def sub(input, other, *, alpha=1, out=None):
     """``input - alpha * other`` with broadcasting (``torch.sub``). Bool tensors raise RuntimeError."""
-    if isinstance(input, Tensor) and input.dtype is _dt.bool and (not isinstance(other, Tensor) or
-                                                                   other.dtype is _dt.bool):
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                           "Use the `^` or `logical_xor()` operator instead.")
+    _sub_check(input, other)
     r = dispatch(_sub_op, (input, other), {"alpha": alpha} if alpha != 1 else None)
     return r if out is None else out._write(r)
 
 
 subtract = sub
 method("add_")(lambda self, other, *, alpha=1: self._inplace(add, other, alpha=alpha))
-method("sub_")(lambda self, other, *, alpha=1: self._inplace(sub, other, alpha=alpha))
+@method("sub_")
+def _sub_(self, other, *, alpha=1):
+    """``Tensor.sub_``: ``sub`` written into ``self`` (bool operands refused first, as ``sub``)."""
+    _sub_check(self, other)
+    return self._inplace(sub, other, alpha=alpha)
+
+
+method("subtract_")(_sub_)
 method("subtract")(sub)
 
 
@@ -785,7 +802,7 @@ method("__invert__")(_invert)
 method("__lshift__")(bitwise_left_shift)
 method("__rshift__")(bitwise_right_shift)
 method("__iadd__")(lambda self, o: self._inplace(add, o))
-method("__isub__")(lambda self, o: self._inplace(sub, o))
+method("__isub__")(lambda self, o: _sub_(self, o))
 method("__imul__")(lambda self, o: self._inplace(mul, o))
 method("__itruediv__")(lambda self, o: self._inplace(div, o))
 method("__ipow__")(lambda self, o: self._inplace(pow, o))

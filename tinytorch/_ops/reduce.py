@@ -618,7 +618,7 @@ def cumprod(input, dim, *, dtype=None):
     return dispatch(_cumprod_op, (input,), {"dim": d, "dtype": dtype})
 
 
-method("cumsum_")(lambda self, dim: self._write(cumsum(self, dim)))
+method("cumsum_")(lambda self, dim: self._inplace(cumsum, dim))
 
 
 _cummax = collections.namedtuple("cummax", ["values", "indices"])

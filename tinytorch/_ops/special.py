@@ -414,7 +414,7 @@ __all__ += ["igamma", "igammac"]
 
 # ---- nextafter: the next representable float, a cpu kernel (NumPy's) ---------------------------------------
 def _nextafter_meta(a, b):
-    return _float_pair_meta("nextafter", a, b, RuntimeError)
+    return _float_pair_meta("nextafter", a, b, NotImplementedError)
 
 
 def _nextafter_bw(c, g):
