@@ -16,7 +16,7 @@ from .._dispatch import defop, dispatch
 from .._storage import Storage, check_alloc
 from .._tensor import Tensor, _new
 from ..device import _default_device, as_device, device as _device, get_backend
-from ._util import method
+from ._util import check_scalar_fits, method
 
 _CPU = _device("cpu")
 
@@ -705,8 +705,10 @@ def copy_(self, src, non_blocking=False):
 
 @method("fill_")
 def fill_(self, value):
-    """Fill ``self`` with the scalar (or 0-dim tensor) ``value`` in place."""
+    """Fill ``self`` with the scalar (or 0-dim tensor) ``value`` in place. RuntimeError for a complex value
+    (non-zero imaginary part) into a real tensor, as PyTorch."""
     self._check_inplace()
+    check_scalar_fits(value, self.dtype)
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "

@@ -8,7 +8,7 @@ from .. import _strides
 from .. import _dtype as _dt
 from .._dispatch import defop, dispatch
 from .._tensor import Tensor
-from ._util import defop_on_cpu, method
+from ._util import SCALAR_NAMES, check_scalar_fits, defop_on_cpu, method
 from .movement import basic_index
 
 _INT_TYPES = (int, np.integer)
@@ -47,7 +47,7 @@ def _parse_index(self, idx):
             if it.ndim == 0 and it.dtype.is_int:
                 items.append(int(it.item()))
             else:
-                if it.dtype.is_floating_point or it.dtype.is_complex:
+                if it.dtype.is_floating_point or it.dtype.is_complex or it.dtype in (_dt.int16, _dt.int8):
                     raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
                 if it.dtype is _dt.uint8:
                     # a byte tensor is a mask, as in PyTorch (deprecated there, hence the warning)
@@ -425,11 +425,15 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if src.dtype is not input.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if (reduce == "mean" and input.dtype is _dt.bool) or (reduce in ("amax", "amin") and input.dtype.is_complex):
+        raise NotImplementedError(f"\"scatter_gather_tensor_cpu_reduce_{reduce}\" not implemented for "
+                                  f"'{SCALAR_NAMES[input.dtype.name]}'")
     d = _strides.wrap_dim(dim, max(input.ndim, 1))
     _check_index("scatter_reduce", input, d, index, src)
     if reduce in ("sum", "mean"):
-        ones = src.new_ones(index.shape)
-        count = scatter_add(_zeros_of(input), d, index, ones)
+        # counted in int64: a complex count could not be compared with 0
+        ones = src.new_ones(index.shape, dtype=_dt.int64)
+        count = scatter_add(_zeros_of(input).to(_dt.int64), d, index, ones)
         base = input if include_self else where(count > 0, 0, input)
         total = scatter_add(base, d, index, src[tuple(slice(0, n) for n in index.shape)])
         if reduce == "sum":
@@ -557,7 +561,9 @@ method("index_add_")(lambda self, dim, index, source, *, alpha=1: self._inplace(
 @method("index_copy")
 def index_copy(input, dim, index, source):
     """``input`` with the slices ``index`` of ``dim`` replaced by those of ``source`` (``torch.index_copy``).
-    Differentiable in input (zero where overwritten) and source. RuntimeError for a source of another dtype."""
+    Differentiable in input (zero where overwritten) and source. RuntimeError for a non-int64 index or a source
+    of another dtype."""
+    _long_index("index_copy_", index)
     if source.dtype is not input.dtype:
         from .movement import _SCALAR_TYPE as w
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
@@ -587,6 +593,9 @@ def index_fill(input, dim, index, value):
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.ndim} "
                            "dimension(s).")
+    if isinstance(value, Tensor) and value.dtype.is_complex and not input.dtype.is_complex:
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
+    check_scalar_fits(value, input.dtype)
     n = input._shape[d] if input.ndim else 1
     if index.numel():
         bounds = _index_bounds(index)
@@ -612,6 +621,7 @@ def masked_fill(input, mask, value):
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.ndim} dimension(s).")
+    check_scalar_fits(value, input.dtype)
     from .pointwise import where
     r = where(mask, value, input)
     return r if r.dtype is input.dtype else r.to(input.dtype)
@@ -632,7 +642,11 @@ def masked_select(input, mask):
 @method("masked_scatter")
 def masked_scatter(input, mask, source):
     """``input`` with the positions where ``mask`` (broadcast to input) is True filled, in order, with the
-    leading elements of ``source`` (``torch.masked_scatter``)."""
+    leading elements of ``source`` (``torch.masked_scatter``). RuntimeError for a source of another dtype."""
+    if source.dtype is not input.dtype:
+        # (PyTorch's message lacks the space after "got")
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
+                           f"{SCALAR_NAMES[input.dtype.name]} and {SCALAR_NAMES[source.dtype.name]}")
     m = mask.expand(input._shape) if tuple(mask._shape) != tuple(input._shape) else mask
     k = int(m.sum().item())
     if source.numel() < k:
@@ -674,8 +688,10 @@ def take(input, index):
 def put(input, index, source, accumulate=False):
     """A copy of ``input`` with ``source`` written (or with ``accumulate`` added) at the flat ``index``
     positions of row-major ``input`` (``torch.put``). index: int64, as many elements as source."""
-    from .indexing import _long_index
     _long_index("put_", index)
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{SCALAR_NAMES[input.dtype.name]} and source.dtype = {SCALAR_NAMES[source.dtype.name]}")
     if index.numel() != source.numel():
         raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
                          f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
