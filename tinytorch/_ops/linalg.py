@@ -102,7 +102,8 @@ def _linear_decomp(x, w, b):
     return out + b if b is not None else out
 
 
-_linear_op = defop("linear", _linear_meta, _linear_bw, decomp=_linear_decomp)
+_linear_op = defop("linear", _linear_meta, _linear_bw, decomp=_linear_decomp,
+    refused=refuse(("bool",), NotImplementedError, "\"addmm_impl_cpu_\" not implemented for '{T}'"))
 
 
 @autocast_op("lower")

@@ -269,7 +269,9 @@ _bitwise_not_op = defop("bitwise_not", _bitwise_not_meta, elementwise=True)
 
 @method("frac")
 def frac(input):
-    """``input - trunc(input)`` elementwise (``torch.frac``)."""
+    """``input - trunc(input)`` elementwise (``torch.frac``). NotImplementedError for integral, bool and complex
+    input (PyTorch's kernel is floating point only)."""
+    check_dtype("frac_cpu", input.dtype, floating=True)
     return input - trunc(input).detach()
 
 
@@ -384,7 +386,10 @@ method("div_")(lambda self, other, *, rounding_mode=None: self._inplace(div, oth
 
 @method("floor_divide")
 def floor_divide(input, other):
-    """``floor(input / other)`` elementwise (``torch.floor_divide``)."""
+    """``floor(input / other)`` elementwise (``torch.floor_divide``). NotImplementedError when both are bool."""
+    if (isinstance(input, Tensor) and input.dtype is _dt.bool and
+            (other.dtype is _dt.bool if isinstance(other, Tensor) else isinstance(other, bool))):
+        raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
     return div(input, other, rounding_mode="floor")
 
 
@@ -602,6 +607,8 @@ def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
+        if input.dtype.is_complex:
+            raise NotImplementedError("clamp is not supported for complex types")
         # tensor bounds: min(max(x, lo), hi) gives each of the three its gradient
         out = input if min is None else maximum(input, min)
         return out if max is None else minimum(out, max)
@@ -655,7 +662,9 @@ def _identity(x):
 # ---- composites ------------------------------------------------------------------------------------
 @method("square")
 def square(input):
-    """``input * input`` (``torch.square``)."""
+    """``input * input`` (``torch.square``); a bool input squares as int64, as PyTorch's ``pow(input, 2)``."""
+    if isinstance(input, Tensor) and input.dtype is _dt.bool:
+        input = input.to(_dt.int64)
     return input * input
 
 
@@ -691,15 +700,26 @@ def _addc_args(fn, input, tensor1, tensor2):
 
 @method("addcmul")
 def addcmul(input, tensor1, tensor2, *, value=1):
-    """``input + value * tensor1 * tensor2`` (``torch.addcmul``); TypeError for a non-tensor operand."""
+    """``input + value * tensor1 * tensor2`` (``torch.addcmul``); TypeError for a non-tensor operand,
+    NotImplementedError when all three are bool (PyTorch's kernel has no bool version)."""
     _addc_args("addcmul", input, tensor1, tensor2)
+    if input.dtype is _dt.bool and tensor1.dtype is _dt.bool and tensor2.dtype is _dt.bool:
+        raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     return input + (tensor1 * tensor2) * value
 
 
 @method("addcdiv")
 def addcdiv(input, tensor1, tensor2, *, value=1):
-    """``input + value * tensor1 / tensor2`` (``torch.addcdiv``); TypeError for a non-tensor operand."""
+    """``input + value * tensor1 / tensor2`` (``torch.addcdiv``); TypeError for a non-tensor operand,
+    RuntimeError when both divided tensors are integral or bool (PyTorch dropped integer addcdiv)."""
     _addc_args("addcdiv", input, tensor1, tensor2)
+    if not any(t.dtype.is_floating_point or t.dtype.is_complex for t in (tensor1, tensor2)):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a "
+            "true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + "
+            "value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * "
+            "tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes.")
     return input + (tensor1 / tensor2) * value
 
 

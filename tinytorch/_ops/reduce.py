@@ -132,6 +132,13 @@ def _type_word(d):
 
 @method("nanmean")
 def nanmean(input, dim=None, keepdim=False):
+    """Mean over the non-NaN elements (``torch.nanmean``). RuntimeError for an integral, bool or complex input,
+    as PyTorch."""
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{SCALAR_NAMES[input.dtype.name]}")
+    if input.dtype.is_complex:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     notnan = (input == input)
     return nansum(input, dim, keepdim) / sum(notnan, dim, keepdim)
 
@@ -250,8 +257,10 @@ def _max_dim_bw(c, g):
     return scatter(zeros(c.shapes[0], dtype=g.dtype, device=g.device), d, idx, g)
 
 
-_max_dim_op = defop("max_dim", _index_red_meta("max"), _max_dim_bw, save_inputs=False, save_output=True, reduction=True)
-_min_dim_op = defop("min_dim", _index_red_meta("min"), _max_dim_bw, save_inputs=False, save_output=True, reduction=True)
+_max_dim_op = defop("max_dim", _index_red_meta("max"), _max_dim_bw, save_inputs=False, save_output=True, reduction=True,
+    refused=refuse(COMPLEX_DTYPES, RuntimeError, "max(): does not support complex input"))
+_min_dim_op = defop("min_dim", _index_red_meta("min"), _max_dim_bw, save_inputs=False, save_output=True, reduction=True,
+    refused=refuse(COMPLEX_DTYPES, RuntimeError, "min(): does not support complex input"))
 
 max_ret = collections.namedtuple("max", ["values", "indices"])
 min_ret = collections.namedtuple("min", ["values", "indices"])
@@ -267,6 +276,8 @@ def max(input, dim=None, keepdim=False, *, out=None):
         if input.numel() == 0:
             raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
                                "reduction dim with the 'dim' argument.")
+        if input.dtype.is_complex:  # PyTorch's full reduction is its own kernel, named in the message
+            raise NotImplementedError(f"\"max_all\" not implemented for '{SCALAR_NAMES[input.dtype.name]}'")
         return amax(input)
     d = _strides.wrap_dim(dim, input.ndim)
     if input.ndim == 0:
@@ -284,6 +295,8 @@ def min(input, dim=None, keepdim=False):
         if input.numel() == 0:
             raise RuntimeError("min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
                                "reduction dim with the 'dim' argument.")
+        if input.dtype.is_complex:  # PyTorch's full reduction is its own kernel, named in the message
+            raise NotImplementedError(f"\"min_all\" not implemented for '{SCALAR_NAMES[input.dtype.name]}'")
         return amin(input)
     d = _strides.wrap_dim(dim, input.ndim)
     if input.ndim == 0:

@@ -72,6 +72,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     """Mean squared error ``(input - target)^2`` reduced by ``reduction`` ('mean' | 'sum' | 'none');
     an elementwise ``weight`` (input's shape) scales each term, and 'mean' then divides by its sum."""
     _check_same_size(input, target, "mse_loss")
+    check_dtype("mse_cpu", _dt.promote_types(input.dtype, target.dtype), floating=True)
     d = input - target
     if weight is not None:
         return _weighted(d * d, weight, input, reduction)
