@@ -488,6 +488,12 @@ class Tensor:
         name = fn.__name__
         if name in _TENSOR_OTHER and args and not isinstance(args[0], Tensor):
             raise TypeError(f"{name}_(): argument 'other' (position 1) must be Tensor, not {type(args[0]).__name__}")
+        if args and isinstance(args[0], complex) and not self.dtype.is_complex and _second_param(fn) == "other" \
+                and name not in _COMPARISONS:
+            # the result type is complex: refused before any kernel runs (NumPy's would raise its own error)
+            cplx = {"float16": "ComplexHalf", "float64": "ComplexDouble"}.get(self.dtype.name, "ComplexFloat")
+            raise RuntimeError(f"result type {cplx} can't be cast to the desired output type "
+                               f"{_dispatch._TYPE_NAMES[self.dtype.name]}")
         if name in _NOT_DIFFERENTIABLE and _state.enabled:
             # PyTorch records no graph for these, so it neither checks for a leaf nor drops requires_grad
             _state.enabled = False
@@ -526,6 +532,9 @@ _TENSOR_OTHER = frozenset(("atan2", "arctan2", "gcd", "lcm", "heaviside", "hypot
                            "logical_and", "logical_or", "logical_xor", "nextafter"))
 
 
+# comparisons compute a bool result whatever their operands: a complex scalar is not a complex result
+_COMPARISONS = frozenset(("eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
+                          "not_equal"))
 # in-place ops PyTorch gives no derivative: allowed on a leaf that requires grad
 _NOT_DIFFERENTIABLE = frozenset(("logical_and", "logical_or", "logical_xor", "logical_not"))
 

@@ -798,7 +798,8 @@ method("__abs__")(abs)
 
 def _logic_or_bitwise(logical, bitwise):
     def f(self, other):
-        if self.dtype is _dt.bool and (not isinstance(other, Tensor) or other.dtype is _dt.bool):
+        # an int scalar promotes a bool tensor to int64 (``mask | 1`` is int64), a bool scalar does not
+        if self.dtype is _dt.bool and (isinstance(other, bool) or isinstance(other, Tensor) and other.dtype is _dt.bool):
             return logical(self, other) if isinstance(other, Tensor) else logical(self, _scalar_bool(self, other))
         return bitwise(self, other)
     return f
