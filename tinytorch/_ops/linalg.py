@@ -164,11 +164,20 @@ def _mv_check(out, mat, vec):
                            f"{words[2]}")
 
 
+def _expands_to(input, result):
+    """PyTorch's check that the ``input`` of addmm/baddbmm/addr/addbmm expands to ``result``'s shape (its
+    ``expand`` errors)."""
+    if isinstance(input, Tensor) and tuple(input._shape) != tuple(result._shape):
+        input.expand(result._shape)
+
+
 @method("addmm")
 @autocast_op("lower")
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``)."""
+    """``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``). RuntimeError when ``input`` does not expand
+    to the product's shape (PyTorch expands it one way, it does not broadcast both)."""
     p = mm(mat1, mat2)
+    _expands_to(input, p)
     if alpha != 1:
         p = p * alpha
     return p + (input * beta if beta != 1 else input) if beta != 0 else p
@@ -177,8 +186,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 @method("baddbmm")
 @autocast_op("lower")
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    """``beta * input + alpha * (batch1 @ batch2)`` for batches (``torch.baddbmm``)."""
+    """``beta * input + alpha * (batch1 @ batch2)`` for batches (``torch.baddbmm``). RuntimeError when ``input``
+    does not expand to the product's shape."""
     p = bmm(batch1, batch2)
+    _expands_to(input, p)
     if alpha != 1:
         p = p * alpha
     return p + (input * beta if beta != 1 else input) if beta != 0 else p
@@ -243,6 +254,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     from .linalg import _outer_check, outer
     _outer_check(vec1, vec2, "addr", "vec1")
     o = outer(vec1, vec2)
+    _expands_to(input, o)
     return (input * beta if beta != 1 else input) + (o * alpha if alpha != 1 else o) if beta != 0 else o * alpha
 
 

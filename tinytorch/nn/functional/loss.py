@@ -117,6 +117,25 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 
 @autocast_op("fp32")
+def _nll_shape_check(input, target):
+    """PyTorch's shape checks of nll_loss (nll_loss_nd, then the 1-2-D / 4-D / other kernels), in its order."""
+    nt = target._shape[0] if target.ndim else 0  # (PyTorch reads size 0 of a 0-d target as 0)
+    if input.ndim != 1 and input._shape[0] != nt:
+        raise ValueError(f"Expected input batch_size ({input._shape[0]}) to match target batch_size ({nt}).")
+    if input.ndim <= 2:
+        if target.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    elif input.ndim == 4:
+        if target.ndim != 3:
+            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
+                               f"dimension: {target.ndim}")
+        if tuple(target._shape) != (input._shape[0],) + tuple(input._shape[2:]):
+            raise RuntimeError(f"size mismatch (got input: {list(input._shape)} , target: {list(target._shape)}")
+    elif tuple(target._shape[1:]) != tuple(input._shape[2:]):
+        raise RuntimeError(f"Expected target size {[input._shape[0]] + list(input._shape[2:])}, got "
+                           f"{list(target._shape)}")
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """Negative log-likelihood of log-probabilities ``input`` (N, C[, d...]) at class ``target`` (N[, d...]).
 
@@ -128,6 +147,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     if input.ndim == 1 and target.ndim == 1 and target._shape[0] != 1:
         raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target._shape[0]}")
+    _nll_shape_check(input, target)
     out_shape = tuple(target._shape)  # the shape of the 'none' result: (N, d...), or () unbatched
     if input.ndim == 1:
         input, target = input.unsqueeze(0), target.unsqueeze(0)
@@ -203,6 +223,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
     if not label_smoothing > 0.0:
         label_smoothing = 0.0
+    probs = target.dtype.is_floating_point and tuple(target._shape) == tuple(input._shape)
+    if not probs:
+        # class indices (a floating target of another shape is read as indices too, and refused there)
+        if input.ndim == 1 and target.ndim == 1 and target._shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target._shape[0]}")
+        _nll_shape_check(input, target)
     if input.ndim == 1:
         input = input.unsqueeze(0)
         target = target.unsqueeze(0)
@@ -211,9 +237,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         squeeze = False
     logp = log_softmax(input, 1)
     c = input._shape[1]
-    if target.dtype.is_floating_point:  # probabilities
-        if target._shape != input._shape:
-            raise RuntimeError(f"Expected target size {list(input._shape)}, got {list(target._shape)}")
+    if probs:
         t = target * (1 - label_smoothing) + label_smoothing / c if label_smoothing else target
         w = weight.reshape((1, -1) + (1,) * (input.ndim - 2)) if weight is not None else 1
         loss = -(logp * t * w).sum(1)
