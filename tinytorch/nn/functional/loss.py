@@ -392,6 +392,25 @@ def _log_add3(a, b, c):
     return _pw.where(finite, out, -math.inf)
 
 
+def _ctc_targets_check(targets, n, tl):
+    """PyTorch's checks of batched ctc_loss targets: the concatenated 1-D form holds sum(target_lengths)
+    labels, the padded (N, S) form has N rows of at least max(target_lengths)."""
+    where = "for argument #2 'targets' (while checking arguments for ctc_loss_allocate_outputs)"
+    if targets.ndim == 1:
+        if targets._shape[0] != sum(tl):
+            raise RuntimeError(f"Expected tensor to have size {sum(tl)} at dimension 0, but got size "
+                               f"{targets._shape[0]} {where}")
+    elif targets.ndim == 2:
+        if targets._shape[0] != n:
+            raise RuntimeError(f"Expected tensor to have size {n} at dimension 0, but got size {targets._shape[0]} "
+                               f"{where}")
+        if tl and targets._shape[1] < max(tl):
+            raise RuntimeError(f"Expected tensor to have size at least {max(tl)} at dimension 1, but got size "
+                               f"{targets._shape[1]} {where}")
+    else:
+        raise RuntimeError(f"Expected 1 to 2 dimensions, but got {targets.ndim}-dimensional tensor {where}")
+
+
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
     """Connectionist temporal classification loss (Graves et al. 2006; ``torch.nn.functional.ctc_loss``).
 
@@ -407,6 +426,11 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if log_probs.numel() == 0:
         raise RuntimeError("log_probs tensor must not be empty")
     unbatched = log_probs.ndim == 2
+    if log_probs.ndim != 3:  # PyTorch reads any other rank as unbatched and adds a batch dim before checking
+        where = "(while checking arguments for ctc_loss_allocate_outputs)"
+        if log_probs.ndim != 2:
+            raise RuntimeError(f"Expected 3-dimensional tensor, but got {log_probs.ndim + 1}-dimensional tensor for "
+                               f"argument #1 'log_probs' {where}")
     lp = log_probs.unsqueeze(1) if unbatched else log_probs
     t_max, n, _ = lp._shape
     dev = lp.device
@@ -417,6 +441,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if len(il) != n or len(tl) != n:
         raise RuntimeError(f"ctc_loss: expected input_lengths and target_lengths of size {n}, but got {len(il)} and "
                            f"{len(tl)}")
+    if not unbatched and isinstance(targets, Tensor):
+        _ctc_targets_check(targets, n, tl)
     if max(il) > t_max:
         raise RuntimeError(f"Expected input_lengths to have value at most {t_max}, but got value {max(il)}")
     tg = targets.reshape(1, -1) if unbatched and targets.ndim == 1 and targets.numel() == tl[0] else targets
@@ -558,7 +584,13 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 @autocast_op("fp32")
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """``1 - cos(x1, x2)`` where target is 1, ``max(0, cos(x1, x2) - margin)`` where it is -1.
-    Inputs (N, D) or (D,), target (N,) or ()."""
+    Inputs (N, D) or (D,), target (N,) or (); RuntimeError for other ranks, as PyTorch."""
+    if target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    want = 2 if target.ndim == 1 else 1
+    if input1.ndim != want or input2.ndim != want:
+        raise RuntimeError(f"{target.ndim}D target tensor expects {want}D input tensors, but found inputs with sizes "
+                           f"{list(input1._shape)} and {list(input2._shape)}.")
     d = 1 if input1.ndim == 2 else 0
     dot = (input1 * input2).sum(d)
     m1 = (input1 * input1).sum(d) + 1e-12
