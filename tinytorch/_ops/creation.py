@@ -696,8 +696,13 @@ def clone(input, *, memory_format=None):
 
 @method("copy_")
 def copy_(self, src, non_blocking=False):
-    """Copy ``src`` (broadcastable, any dtype/device) into ``self`` in place; differentiable w.r.t. ``src``."""
+    """Copy ``src`` (broadcastable, any dtype/device) into ``self`` in place; differentiable w.r.t. ``src``.
+    A complex number into a real tensor keeps its real part, with PyTorch's warning."""
     self._check_inplace()
+    if isinstance(src, complex) and not self.dtype.is_complex:
+        import warnings
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
+        src = src.real
     if not isinstance(src, Tensor):
         src = tensor(src, dtype=self.dtype, device=self.device)
     return self._write(src)

@@ -164,6 +164,16 @@ def _mv_check(out, mat, vec):
                            f"{words[2]}")
 
 
+def _batch2_size2(batch1, batch2):
+    """PyTorch's baddbmm/addbmm read ``batch2.size(2)`` (for the result's shape) before checking ranks: an
+    IndexError when batch2 has fewer than 3 dims and batch1 has 3."""
+    if batch1.ndim == 3 and batch2.ndim < 3:
+        if batch2.ndim == 0:
+            raise IndexError("Dimension specified as 2 but tensor has no dimensions")
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-batch2.ndim}, {batch2.ndim - 1}], "
+                         "but got 2)")
+
+
 def _expands_to(input, result):
     """PyTorch's check that the ``input`` of addmm/baddbmm/addr/addbmm expands to ``result``'s shape (its
     ``expand`` errors)."""
@@ -188,6 +198,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * (batch1 @ batch2)`` for batches (``torch.baddbmm``). RuntimeError when ``input``
     does not expand to the product's shape."""
+    _batch2_size2(batch1, batch2)
     p = bmm(batch1, batch2)
     _expands_to(input, p)
     if alpha != 1:

@@ -171,6 +171,8 @@ def qr(input, some=True, *, out=None):
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * sum_b batch1[b] @ batch2[b] (``torch.addbmm``): batch1 (b, n, m), batch2
     (b, m, p), input broadcastable to (n, p)."""
+    from .linalg import _batch2_size2
+    _batch2_size2(batch1, batch2)
     if batch1.ndim != 3 or batch2.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor, batch2 must be a 3D tensor (got {batch1.ndim}-D and "
                            f"{batch2.ndim}-D)")

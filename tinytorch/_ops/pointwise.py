@@ -612,6 +612,11 @@ def clamp(input, min=None, max=None):
         # tensor bounds: min(max(x, lo), hi) gives each of the three its gradient
         out = input if min is None else maximum(input, min)
         return out if max is None else minimum(out, max)
+    if input.dtype is _dt.bool and all(b is None or isinstance(b, bool) for b in (min, max)):
+        # a bool result: PyTorch's scalar clamp kernels have no bool version
+        kernel = "clamp_scalar_cpu" if min is not None and max is not None else \
+            ("clamp_min_scalar_cpu" if max is None else "clamp_max_scalar_cpu")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     return dispatch(_clamp_op, (input, min, max))
 
 
