@@ -617,7 +617,9 @@ method("index_fill_")(lambda self, dim, index, value: self._inplace(index_fill, 
 def masked_fill(input, mask, value):
     """A copy of ``input`` with ``value`` where the bool ``mask`` (broadcastable) is True."""
     if mask.dtype is not _dt.bool:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
+        from .creation import _CPP_NAMES
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_CPP_NAMES.get(mask.dtype.name, mask.dtype.name)}")
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.ndim} dimension(s).")

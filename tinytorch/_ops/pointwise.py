@@ -245,7 +245,7 @@ def round(input, *, decimals=0):
     ``decimals``; NotImplementedError for integer input with nonzero ``decimals`` (as PyTorch)."""
     if not isinstance(decimals, int) or isinstance(decimals, bool):
         raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
-    if decimals and not (input.dtype.is_floating_point or input.dtype.is_complex):
+    if decimals and not input.dtype.is_floating_point:
         from .movement import _SCALAR_TYPE
         raise NotImplementedError(f"\"round_cpu\" not implemented for '{_SCALAR_TYPE.get(input.dtype.name)}'")
     # 10 ** decimals is inf (or 0) in every float dtype far before this bound; the kernel's int must not overflow

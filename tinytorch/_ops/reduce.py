@@ -373,7 +373,7 @@ def _scaled_var(input, dim, unbiased, keepdim, correction, op):
         dim, unbiased = unbiased, None
     corr = correction if correction is not None else (0 if unbiased is False else 1)
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
-        raise RuntimeError(f"{op}(): std and var only support floating point and complex dtypes")
+        raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = _dims_of(input, dim, op)
     n = _strides.numel(input._shape[d] for d in dims) if input.ndim else 1
     dev = input - mean(input, dims, keepdim=True)
@@ -423,12 +423,16 @@ def _welford_mean(input, dim, keepdim):
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(variance, mean) over ``dim`` (``torch.var_mean``): the mean as PyTorch's Welford reduction gives it
     (NaN when an infinite element is not the last one reduced)."""
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError("var_mean only support floating point and complex dtypes")
     return var(input, dim, unbiased, keepdim, correction=correction), _welford_mean(input, dim, keepdim)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(standard deviation, mean) over ``dim`` (``torch.std_mean``): the mean as PyTorch's Welford reduction
     gives it (NaN when an infinite element is not the last one reduced)."""
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError("std_mean only support floating point and complex dtypes")
     return std(input, dim, unbiased, keepdim, correction=correction), _welford_mean(input, dim, keepdim)
 
 

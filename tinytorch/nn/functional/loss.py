@@ -438,9 +438,9 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
                            ([input_lengths] if isinstance(input_lengths, int) else input_lengths))]
     tl = [int(v) for v in (target_lengths.reshape(-1).tolist() if isinstance(target_lengths, Tensor) else
                            ([target_lengths] if isinstance(target_lengths, int) else target_lengths))]
-    if len(il) != n or len(tl) != n:
-        raise RuntimeError(f"ctc_loss: expected input_lengths and target_lengths of size {n}, but got {len(il)} and "
-                           f"{len(tl)}")
+    for name, lengths in (("input_lengths", il), ("target_lengths", tl)):
+        if len(lengths) != n:
+            raise RuntimeError(f"{name} must be of size batch_size")
     if not unbatched and isinstance(targets, Tensor):
         _ctc_targets_check(targets, n, tl)
     if max(il) > t_max:
