@@ -125,7 +125,16 @@ def ldexp(input, other):
     return x * (2.0 ** other if not isinstance(other, Tensor) else other.to(x.dtype).exp2())
 
 
-method("ldexp_")(lambda self, other: self._inplace(ldexp, other))
+@method("ldexp_")
+def _ldexp_(self, other):
+    """``Tensor.ldexp_``: ``ldexp`` written into ``self``; RuntimeError for an integral or bool ``self``
+    (PyTorch's message names ldexp itself)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"ldexp_(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        from .._dispatch import _TYPE_NAMES
+        raise RuntimeError(f"ldexp can't be cast to the desired output type {_TYPE_NAMES[self.dtype.name]}")
+    return self._inplace(ldexp, other)
 
 
 def rsub(input, other, *, alpha=1):

@@ -622,12 +622,28 @@ def clamp(input, min=None, max=None):
 
 clip = clamp
 method("clip")(clamp)
-method("clamp_")(lambda self, min=None, max=None: self._inplace(clamp, min, max))
-method("clip_")(lambda self, min=None, max=None: self._inplace(clamp, min, max))
+def _clamp_(self, min=None, max=None):
+    """``Tensor.clamp_``: ``clamp`` written into ``self``. RuntimeError when a number bound makes the result
+    dtype one ``self`` cannot hold (PyTorch's message names self's C++ type)."""
+    from .creation import _CPP_NAMES
+    bounds = [b for b in (min, max) if b is not None and not isinstance(b, Tensor)]
+    if builtins.any(isinstance(b, builtins.complex) for b in bounds):
+        raise NotImplementedError("clamp is not supported for complex types")
+    if bounds and not isinstance(min, Tensor) and not isinstance(max, Tensor):
+        common = _dt.result_type_of([self], bounds)
+        if common is not self.dtype and common.category > self.dtype.category:
+            from .._dispatch import _TYPE_NAMES
+            raise RuntimeError(f"result type {_TYPE_NAMES[common.name]} can't be cast to the desired output type "
+                               f"{_CPP_NAMES[self.dtype.name]}")
+    return self._inplace(clamp, min, max)
+
+
+method("clamp_")(_clamp_)
+method("clip_")(_clamp_)
 method("clamp_min")(lambda self, min: clamp(self, min=min))
 method("clamp_max")(lambda self, max: clamp(self, max=max))
-method("clamp_min_")(lambda self, min: self._inplace(clamp, min, None))
-method("clamp_max_")(lambda self, max: self._inplace(clamp, None, max))
+method("clamp_min_")(lambda self, min: _clamp_(self, min, None))
+method("clamp_max_")(lambda self, max: _clamp_(self, None, max))
 
 
 def _nan_to_num_meta(a, **kw):
@@ -735,7 +751,10 @@ method("lerp_")(lambda self, end, weight: self._inplace(lerp, end, weight))
 
 @method("logit")
 def logit(input, eps=None):
-    """``log(p / (1 - p))``, with ``p`` clamped to [eps, 1 - eps] when eps is given (``torch.logit``)."""
+    """``log(p / (1 - p))``, with ``p`` clamped to [eps, 1 - eps] when eps is given (``torch.logit``);
+    integral and bool input is computed in the default float dtype, as PyTorch's unary float ops."""
+    if isinstance(input, Tensor) and not (input.dtype.is_floating_point or input.dtype.is_complex):
+        input = input.to(_dt.get_default_dtype())
     if eps is not None:
         input = clamp(input, eps, 1 - eps)
     return log(input / (1 - input))
