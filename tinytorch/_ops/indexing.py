@@ -454,6 +454,12 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     with 'prod', 'mean', 'amax' or 'amin', counting input's own slice unless ``include_self`` is False
     (``torch.index_reduce``): ``scatter_reduce`` with the index spread along ``dim``. Same shape as input."""
     d = _strides.wrap_dim(dim, builtins.max(source.ndim, 1))
+    if index.dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: "
+                           f"{SCALAR_NAMES[index.dtype.name]}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({SCALAR_NAMES[input.dtype.name]}) and source "
+                           f"({SCALAR_NAMES[source.dtype.name]}) must have the same scalar type")
     if index.ndim != 1:
         raise IndexError(f"index_reduce_(): Index is supposed to be a vector, got {index.ndim}-D")
     if reduce not in ("prod", "mean", "amax", "amin"):
@@ -493,7 +499,9 @@ def _index_bounds(index):
 
 def _check_1d_index(name, input, dim, index):
     if index.dtype not in (_dt.int64, _dt.int32):
-        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+        if name == "index_select":
+            raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+        raise RuntimeError(f"{name}_(): Expected dtype int32/int64 for index but got: {SCALAR_NAMES[index.dtype.name]}")
     if index.ndim > 1:
         raise IndexError(f"{name}(): Index is supposed to be a vector")
     size = input._shape[dim] if input.ndim else 1

@@ -86,8 +86,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                                       f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
                                       "on GitHub.")
         if per_sample_weights._shape != input._shape:
-            raise ValueError(f"embedding_bag: If per_sample_weights ({list(per_sample_weights._shape)}) is not None, "
-                             f"then it must have the same shape as the input ({list(input._shape)})")
+            raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, "
+                             f"then it must have the same shape as the input ({input.shape})")
     if input.ndim == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
