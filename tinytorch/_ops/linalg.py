@@ -131,7 +131,7 @@ def bmm(input, mat2):
     """Batched matrix product of (b, n, m) and (b, m, p) tensors."""
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor" if input.ndim != 3 else "batch2 must be a 3D tensor")
-    if input._shape[0] != mat2._shape[0]:
+    if input._shape[0] != mat2._shape[0] or input._shape[2] != mat2._shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{input._shape[0]}, "
                            f"{input._shape[2]}] but got: [{mat2._shape[0]}, {mat2._shape[1]}].")
     return matmul(input, mat2)
@@ -186,6 +186,9 @@ def _expands_to(input, result):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``). RuntimeError when ``input`` does not expand
     to the product's shape (PyTorch expands it one way, it does not broadcast both)."""
+    for name, m in (("mat1", mat1), ("mat2", mat2)):
+        if isinstance(m, Tensor) and m.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
     p = mm(mat1, mat2)
     _expands_to(input, p)
     if alpha != 1:
