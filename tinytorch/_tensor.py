@@ -486,6 +486,33 @@ class Tensor:
             raise TypeError(f"{fn.__name__}_(): argument 'other' (position 1) must be Tensor, not "
                             f"{type(args[0]).__name__}")
         name = fn.__name__
+        if name in _TENSOR_OTHER and args and not isinstance(args[0], Tensor):
+            raise TypeError(f"{name}_(): argument 'other' (position 1) must be Tensor, not {type(args[0]).__name__}")
+        if args and isinstance(args[0], complex) and not self.dtype.is_complex and name not in _COMPARISONS \
+                and _second_param(fn) in ("other", "exponent"):
+            # the result type is complex: refused before any kernel runs (NumPy's would raise its own error)
+            cplx = {"float16": "ComplexHalf", "float64": "ComplexDouble"}.get(self.dtype.name, "ComplexFloat")
+            raise RuntimeError(f"result type {cplx} can't be cast to the desired output type "
+                               f"{_dispatch._TYPE_NAMES[self.dtype.name]}")
+        if name in _PROMOTING and args and isinstance(args[0], (Tensor, int, float, bool)):
+            # PyTorch computes the operands' common dtype first and refuses an in-place op whose common dtype
+            # cannot be cast to self's, before the kernel's own dtype checks
+            o = args[0]
+            common = _dt.result_type_of([self, o] if isinstance(o, Tensor) else [self],
+                                        () if isinstance(o, Tensor) else (o,))
+            if name in _INT_TO_FLOAT and not (common.is_floating_point or common.is_complex) \
+                    and not kw.get("rounding_mode"):
+                common = _dt.get_default_dtype()
+            if common is not self.dtype and not _dispatch._can_cast(common, self.dtype):
+                raise RuntimeError(f"result type {_dispatch._TYPE_NAMES[common.name]} can't be cast to the desired "
+                                   f"output type {_dispatch._TYPE_NAMES[self.dtype.name]}")
+        if name in _NOT_DIFFERENTIABLE and _state.enabled:
+            # PyTorch records no graph for these, so it neither checks for a leaf nor drops requires_grad
+            _state.enabled = False
+            try:
+                return self._inplace(fn, *args, **kw)
+            finally:
+                _state.enabled = True
         if name in self._storage.backend.inplace_kernels and "rounding_mode" not in kw:
             return _dispatch.dispatch(_dispatch.OPS[name], (self,) + args, kw, out=self)
         if _state.enabled and (self.requires_grad or builtins.any(
@@ -510,6 +537,25 @@ def reset_grads(params, set_to_none=True):
             else:
                 p._grad = p._grad.detach()
                 p._grad.zero_()
+
+
+# in-place ops whose PyTorch schema has no Scalar overload of ``other`` (``x.hypot_(2.0)`` is a TypeError)
+_TENSOR_OTHER = frozenset(("atan2", "arctan2", "gcd", "lcm", "heaviside", "hypot", "igamma", "igammac", "ldexp",
+                           "logical_and", "logical_or", "logical_xor", "nextafter"))
+
+
+# binary ops whose in-place form checks the operands' common dtype against self's first (TensorIterator's
+# common-dtype rule)
+_PROMOTING = frozenset(("add", "sub", "mul", "div", "remainder", "fmod", "pow", "atan2", "arctan2", "hypot",
+                        "copysign", "xlogy", "nextafter", "igamma", "igammac", "gcd", "lcm", "bitwise_and",
+                        "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "floor_divide"))
+# ... of which these compute integral operands in the default float dtype (true division and friends)
+_INT_TO_FLOAT = frozenset(("div", "atan2", "arctan2", "copysign", "xlogy"))
+# comparisons compute a bool result whatever their operands: a complex scalar is not a complex result
+_COMPARISONS = frozenset(("eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
+                          "not_equal"))
+# in-place ops PyTorch gives no derivative: allowed on a leaf that requires grad
+_NOT_DIFFERENTIABLE = frozenset(("logical_and", "logical_or", "logical_xor", "logical_not"))
 
 
 def _second_param(fn, _cache={}):

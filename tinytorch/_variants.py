@@ -21,7 +21,7 @@ _TORCH_FROM_TENSOR = ("clamp_min", "clamp_max", "cholesky", "detach", "detach_",
 # through self's storage, so views and the version counter behave as for every other in-place op)
 _INPLACE = ("acosh", "arccosh", "arcsinh", "arctanh", "asinh", "atanh", "bitwise_not", "copysign", "cumprod",
             "deg2rad", "divide", "erfc", "floor_divide", "frac", "greater", "greater_equal", "hypot", "less",
-            "less_equal", "logit", "multiply", "not_equal", "rad2deg", "sgn", "sinc", "square", "subtract",
+            "less_equal", "logit", "multiply", "not_equal", "rad2deg", "sgn", "sinc", "square",
             "true_divide", "xlogy", "addmm", "addmv", "addr", "baddbmm", "absolute", "arccos", "arcsin", "arctan",
             "arctan2", "negative", "fix", "igamma", "igammac")
 # ``torch.op_(input, ...)``: the Tensor method of the same name

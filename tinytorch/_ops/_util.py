@@ -88,6 +88,22 @@ SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfl
                 "uint32": "UInt32", "uint64": "UInt64"}
 
 
+# the C++ type names PyTorch's "value cannot be converted to type ... without overflow" messages use
+_CPP_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+              "int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
+
+
+def check_scalar_fits(value, dtype):
+    """RuntimeError, as PyTorch's checked scalar conversion, when the scalar ``value`` (a number or a 0-d tensor)
+    is complex with a non-zero imaginary part and ``dtype`` is real (bool takes any value)."""
+    if isinstance(value, Tensor):
+        if value.ndim or not value.dtype.is_complex:
+            return
+        value = value.item()
+    if isinstance(value, complex) and value.imag != 0 and dtype.name in _CPP_NAMES:
+        raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[dtype.name]} without overflow")
+
+
 def check_dtype(kernel, dtype, floating=False, complex_ok=False, integral=False):
     """``dtype`` when it is in the families the PyTorch kernel ``kernel`` is compiled for (floating point,
     complex, integral: bool is none of them), else PyTorch's NotImplementedError (``"<kernel>" not implemented

@@ -14,8 +14,14 @@ from .unary import _float, signbit
 
 @method("hypot")
 def hypot(input, other):
-    """``sqrt(input^2 + other^2)`` elementwise, broadcast (``torch.hypot``)."""
+    """``sqrt(input^2 + other^2)`` elementwise, broadcast (``torch.hypot``). NotImplementedError when the
+    operands' result dtype is not floating (PyTorch's kernel is compiled for floating types only)."""
     from .pointwise import sqrt
+    from ._util import SCALAR_NAMES
+    dt = _dt.result_type_of([t for t in (input, other) if isinstance(t, Tensor)],
+                            [s for s in (input, other) if not isinstance(s, Tensor)])
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"hypot_cpu\" not implemented for '{SCALAR_NAMES[dt.name]}'")
     return sqrt(input * input + other * other)
 
 
@@ -70,8 +76,13 @@ def heaviside(input, values):
 
 
 def _int_pair(op, a, b):
-    if a.dtype.is_floating_point or b.dtype.is_floating_point or a.dtype.is_complex or b.dtype.is_complex:
-        raise RuntimeError(f"\"{op}_cpu\" not implemented for '{_dt.promote_types(a.dtype, b.dtype)}'")
+    """Both operands in their integral result dtype; NotImplementedError naming it, as PyTorch's kernel, when
+    that is floating, complex or bool."""
+    from ._util import SCALAR_NAMES
+    dt = _dt.result_type_of([a, b])
+    if dt.is_floating_point or dt.is_complex or dt is _dt.bool:
+        raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{SCALAR_NAMES[dt.name]}'")
+    return a.to(dt), b.to(dt)
 
 
 @method("gcd")
@@ -80,7 +91,7 @@ def gcd(input, other):
     algorithm on whole tensors. RuntimeError for floating-point inputs."""
     from .pointwise import where, abs as _abs
     b = other if isinstance(other, Tensor) else input.new_tensor(other)
-    _int_pair("gcd", input, b)
+    input, b = _int_pair("gcd", input, b)
     x, y = _abs(input), _abs(b)
     x, y = x + y * 0, y + x * 0  # broadcast both to the result shape
     while bool((y != 0).any()):
@@ -95,7 +106,7 @@ def lcm(input, other):
     """Elementwise least common multiple of integer tensors, non-negative (``torch.lcm``); 0 when either is 0."""
     from .pointwise import where, abs as _abs
     b = other if isinstance(other, Tensor) else input.new_tensor(other)
-    _int_pair("lcm", input, b)
+    input, b = _int_pair("lcm", input, b)
     g = gcd(input, b)
     return where(g == 0, 0, _abs(input // where(g == 0, 1, g) * b))
 
@@ -106,16 +117,30 @@ for _n in ("gcd", "lcm"):
 
 @method("ldexp")
 def ldexp(input, other):
-    """``input * 2 ** other`` (``torch.ldexp``), in the floating type of the result."""
+    """``input * 2 ** other`` (``torch.ldexp``), in the floating type of the result. NotImplementedError for a
+    bool ``other``, as PyTorch's exp2 kernel."""
+    if isinstance(other, Tensor) and other.dtype is _dt.bool:
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     x = input if input.dtype.is_floating_point or input.dtype.is_complex else input.to(_dt.get_default_dtype())
     return x * (2.0 ** other if not isinstance(other, Tensor) else other.to(x.dtype).exp2())
 
 
-method("ldexp_")(lambda self, other: self._inplace(ldexp, other))
+@method("ldexp_")
+def _ldexp_(self, other):
+    """``Tensor.ldexp_``: ``ldexp`` written into ``self``; RuntimeError for an integral or bool ``self``
+    (PyTorch's message names ldexp itself)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"ldexp_(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        from .._dispatch import _TYPE_NAMES
+        raise RuntimeError(f"ldexp can't be cast to the desired output type {_TYPE_NAMES[self.dtype.name]}")
+    return self._inplace(ldexp, other)
 
 
 def rsub(input, other, *, alpha=1):
-    """``other - alpha * input`` (``torch.rsub``)."""
+    """``other - alpha * input`` (``torch.rsub``). RuntimeError for a bool operand, as ``sub``."""
+    from .pointwise import _sub_check
+    _sub_check(input, other)
     return other - input * alpha if alpha != 1 else other - input
 
 

@@ -12,7 +12,6 @@ The kernels exist on ``cpu``; other backends run them through ``cpu`` (their dec
 """
 import math
 
-from .. import _dispatch
 from .. import _dtype as _dt
 from .._dispatch import defop, dispatch
 from .._tensor import Tensor
@@ -113,7 +112,7 @@ def is_conj(input):
 
 def _var_meta(a):
     if not a.dtype.is_complex:
-        raise RuntimeError(f"view_as_real is only supported for complex tensors")
+        raise RuntimeError("view_as_real is only supported for complex tensors")
     return [(a._shape + (2,), a.dtype.to_real())], [None]
 
 

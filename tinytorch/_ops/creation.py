@@ -16,7 +16,7 @@ from .._dispatch import defop, dispatch
 from .._storage import Storage, check_alloc
 from .._tensor import Tensor, _new
 from ..device import _default_device, as_device, device as _device, get_backend
-from ._util import method
+from ._util import check_scalar_fits, method
 
 _CPU = _device("cpu")
 
@@ -825,8 +825,13 @@ def clone(input, *, memory_format=None):
 
 @method("copy_")
 def copy_(self, src, non_blocking=False):
-    """Copy ``src`` (broadcastable, any dtype/device) into ``self`` in place; differentiable w.r.t. ``src``."""
+    """Copy ``src`` (broadcastable, any dtype/device) into ``self`` in place; differentiable w.r.t. ``src``.
+    A complex number into a real tensor keeps its real part, with PyTorch's warning."""
     self._check_inplace()
+    if isinstance(src, complex) and not self.dtype.is_complex:
+        import warnings
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
+        src = src.real
     if not isinstance(src, Tensor):
         src = tensor(src, dtype=self.dtype, device=self.device)
     return self._write(src)
@@ -834,8 +839,10 @@ def copy_(self, src, non_blocking=False):
 
 @method("fill_")
 def fill_(self, value):
-    """Fill ``self`` with the scalar (or 0-dim tensor) ``value`` in place."""
+    """Fill ``self`` with the scalar (or 0-dim tensor) ``value`` in place. RuntimeError for a complex value
+    (non-zero imaginary part) into a real tensor, as PyTorch."""
     self._check_inplace()
+    check_scalar_fits(value, self.dtype)
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "

@@ -13,7 +13,6 @@ Backward formulas (PyTorch's ``FunctionsManual.cpp``): the adjoint of a DFT is t
         (indices 1 .. n - n//2 - 1 of the last dim) doubled.
 The kernels exist on ``cpu`` (NumPy's pocketfft); other backends run them through ``cpu``.
 """
-from .. import _dispatch
 from .. import _dtype as _dt
 from .._dispatch import dispatch
 from ._util import defop_on_cpu

@@ -9,7 +9,7 @@ from .. import _dtype as _dt
 from .._dispatch import defop, dispatch
 from ..autograd.grad_mode import _state
 from .._tensor import Tensor
-from ._util import defop_on_cpu, method
+from ._util import SCALAR_NAMES, check_scalar_fits, defop_on_cpu, method
 from .movement import basic_index
 
 _INT_TYPES = (int, np.integer)
@@ -403,7 +403,7 @@ def _check_index(name, input, dim, index, src=None):
     if isinstance(src, Tensor) and src.dtype is not input.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     if index.ndim != input.ndim and not (index.ndim <= 1 and input.ndim <= 1):
-        raise RuntimeError(f"Index tensor must have the same number of dimensions as input tensor")
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     for d in range(index.ndim):
         if d != dim and index._shape[d] > input._shape[d]:
             raise RuntimeError(f"Size does not match at dimension {d} expected index {list(index._shape)} to be "
@@ -545,11 +545,15 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if src.dtype is not input.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if (reduce == "mean" and input.dtype is _dt.bool) or (reduce in ("amax", "amin") and input.dtype.is_complex):
+        raise NotImplementedError(f"\"scatter_gather_tensor_cpu_reduce_{reduce}\" not implemented for "
+                                  f"'{SCALAR_NAMES[input.dtype.name]}'")
     d = _strides.wrap_dim(dim, max(input.ndim, 1))
     _check_index("scatter_reduce", input, d, index, src)
     if reduce in ("sum", "mean"):
-        ones = src.new_ones(index.shape)
-        count = scatter_add(_zeros_of(input), d, index, ones)
+        # counted in int64: a complex count could not be compared with 0
+        ones = src.new_ones(index.shape, dtype=_dt.int64)
+        count = scatter_add(_zeros_of(input).to(_dt.int64), d, index, ones)
         base = input if include_self else where(count > 0, 0, input)
         total = scatter_add(base, d, index, src[tuple(slice(0, n) for n in index.shape)])
         if reduce == "sum":
@@ -570,6 +574,12 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     with 'prod', 'mean', 'amax' or 'amin', counting input's own slice unless ``include_self`` is False
     (``torch.index_reduce``): ``scatter_reduce`` with the index spread along ``dim``. Same shape as input."""
     d = _strides.wrap_dim(dim, builtins.max(source.ndim, 1))
+    if index.dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: "
+                           f"{SCALAR_NAMES[index.dtype.name]}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({SCALAR_NAMES[input.dtype.name]}) and source "
+                           f"({SCALAR_NAMES[source.dtype.name]}) must have the same scalar type")
     if index.ndim != 1:
         raise IndexError(f"index_reduce_(): Index is supposed to be a vector, got {index.ndim}-D")
     if reduce not in ("prod", "mean", "amax", "amin"):
@@ -610,7 +620,9 @@ def _index_bounds(index):
 
 def _check_1d_index(name, input, dim, index):
     if index.dtype not in (_dt.int64, _dt.int32):
-        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+        if name == "index_select":
+            raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+        raise RuntimeError(f"{name}_(): Expected dtype int32/int64 for index but got: {SCALAR_NAMES[index.dtype.name]}")
     if index.ndim > 1:
         raise IndexError(f"{name}(): Index is supposed to be a vector")
     size = input._shape[dim] if input.ndim else 1
@@ -680,7 +692,9 @@ method("index_add_")(lambda self, dim, index, source, *, alpha=1: self._inplace(
 @method("index_copy")
 def index_copy(input, dim, index, source):
     """``input`` with the slices ``index`` of ``dim`` replaced by those of ``source`` (``torch.index_copy``).
-    Differentiable in input (zero where overwritten) and source. RuntimeError for a source of another dtype."""
+    Differentiable in input (zero where overwritten) and source. RuntimeError for a non-int64 index or a source
+    of another dtype."""
+    _long_index("index_copy_", index)
     if source.dtype is not input.dtype:
         from .movement import _SCALAR_TYPE as w
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
@@ -710,6 +724,9 @@ def index_fill(input, dim, index, value):
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.ndim} "
                            "dimension(s).")
+    if isinstance(value, Tensor) and value.dtype.is_complex and not input.dtype.is_complex:
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
+    check_scalar_fits(value, input.dtype)
     n = input._shape[d] if input.ndim else 1
     if index.numel():
         bounds = _index_bounds(index)
@@ -731,10 +748,13 @@ method("index_fill_")(lambda self, dim, index, value: self._inplace(index_fill, 
 def masked_fill(input, mask, value):
     """A copy of ``input`` with ``value`` where the bool ``mask`` (broadcastable) is True."""
     if mask.dtype is not _dt.bool:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
+        from .creation import _CPP_NAMES
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_CPP_NAMES.get(mask.dtype.name, mask.dtype.name)}")
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.ndim} dimension(s).")
+    check_scalar_fits(value, input.dtype)
     from .pointwise import where
     r = where(mask, value, input)
     return r if r.dtype is input.dtype else r.to(input.dtype)
@@ -747,7 +767,7 @@ method("masked_fill_")(lambda self, mask, value: self._inplace(masked_fill, mask
 def masked_select(input, mask):
     """1-D tensor of the elements of ``input`` where ``mask`` (broadcast together) is True."""
     if mask.dtype is not _dt.bool:
-        raise RuntimeError(f"masked_select: expected BoolTensor for mask")
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = _strides.broadcast_shapes(input._shape, mask._shape)
     return getitem(input.expand(shape), mask.expand(shape))
 
@@ -755,7 +775,11 @@ def masked_select(input, mask):
 @method("masked_scatter")
 def masked_scatter(input, mask, source):
     """``input`` with the positions where ``mask`` (broadcast to input) is True filled, in order, with the
-    leading elements of ``source`` (``torch.masked_scatter``)."""
+    leading elements of ``source`` (``torch.masked_scatter``). RuntimeError for a source of another dtype."""
+    if source.dtype is not input.dtype:
+        # (PyTorch's message lacks the space after "got")
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
+                           f"{SCALAR_NAMES[input.dtype.name]} and {SCALAR_NAMES[source.dtype.name]}")
     m = mask.expand(input._shape) if tuple(mask._shape) != tuple(input._shape) else mask
     k = int(m.sum().item())
     if source.numel() < k:
@@ -797,8 +821,10 @@ def take(input, index):
 def put(input, index, source, accumulate=False):
     """A copy of ``input`` with ``source`` written (or with ``accumulate`` added) at the flat ``index``
     positions of row-major ``input`` (``torch.put``). index: int64, as many elements as source."""
-    from .indexing import _long_index
     _long_index("put_", index)
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{SCALAR_NAMES[input.dtype.name]} and source.dtype = {SCALAR_NAMES[source.dtype.name]}")
     if index.numel() != source.numel():
         raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
                          f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
@@ -828,7 +854,6 @@ def _long_index(op, index):
 def take_along_dim(input, indices, dim=None):
     if dim is None:
         return take(input, indices.reshape(-1))
-    from .movement import broadcast_tensors
     d = _strides.wrap_dim(dim, input.ndim)
     shp_i = list(input._shape)
     shp_x = list(indices._shape)

@@ -467,7 +467,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if dtype is not None:
         A = A.to(dtype)
     if A.ndim < 2:
-        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     d0, d1 = (_strides.wrap_dim(d, A.ndim) for d in dim)
     if A.numel() == 0 and ord in ("fro", "nuc", 1, 2, math.inf):
         # the norm of an empty matrix is 0 (PyTorch), though max/min over its empty dims have no identity

@@ -6,6 +6,7 @@ from .._dispatch import autocast_op, defop, dispatch, refuse
 from .. import _strides
 from .. import _dtype as _dt
 from .._tensor import Tensor
+from ..autograd.grad_mode import _state as _grad_state
 from .._geometry import parse_einsum as _parse_einsum
 from ._util import method
 
@@ -104,7 +105,8 @@ def _linear_decomp(x, w, b):
 
 
 # torch's linear is addmm / matmul: input saved for weight's gradient, weight for input's, bias never
-_linear_op = defop("linear", _linear_meta, _linear_bw, decomp=_linear_decomp, save_inputs=((0, (1,)), (1, (0,))))
+_linear_op = defop("linear", _linear_meta, _linear_bw, decomp=_linear_decomp, save_inputs=((0, (1,)), (1, (0,))),
+    refused=refuse(("bool",), NotImplementedError, "\"addmm_impl_cpu_\" not implemented for '{T}'"))
 
 
 @autocast_op("lower")
@@ -131,8 +133,8 @@ def mm(input, mat2):
 def bmm(input, mat2):
     """Batched matrix product of (b, n, m) and (b, m, p) tensors."""
     if input.ndim != 3 or mat2.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor" if input.ndim != 3 else "batch2 must be a 3D tensor")
-    if input._shape[0] != mat2._shape[0]:
+        raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3 else "batch2 must be a 3D tensor")
+    if input._shape[0] != mat2._shape[0] or input._shape[2] != mat2._shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{input._shape[0]}, "
                            f"{input._shape[2]}] but got: [{mat2._shape[0]}, {mat2._shape[1]}].")
     return matmul(input, mat2)
@@ -165,11 +167,33 @@ def _mv_check(out, mat, vec):
                            f"{words[2]}")
 
 
+def _batch2_size2(batch1, batch2):
+    """PyTorch's baddbmm/addbmm read ``batch2.size(2)`` (for the result's shape) before checking ranks: an
+    IndexError when batch2 has fewer than 3 dims and batch1 has 3."""
+    if batch1.ndim == 3 and batch2.ndim < 3:
+        if batch2.ndim == 0:
+            raise IndexError("Dimension specified as 2 but tensor has no dimensions")
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-batch2.ndim}, {batch2.ndim - 1}], "
+                         "but got 2)")
+
+
+def _expands_to(input, result):
+    """PyTorch's check that the ``input`` of addmm/baddbmm/addr/addbmm expands to ``result``'s shape (its
+    ``expand`` errors)."""
+    if isinstance(input, Tensor) and tuple(input._shape) != tuple(result._shape):
+        input.expand(result._shape)
+
+
 @method("addmm")
 @autocast_op("lower")
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``)."""
+    """``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``). RuntimeError when ``input`` does not expand
+    to the product's shape (PyTorch expands it one way, it does not broadcast both)."""
+    for name, m in (("mat1", mat1), ("mat2", mat2)):
+        if isinstance(m, Tensor) and m.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
     p = mm(mat1, mat2)
+    _expands_to(input, p)
     if alpha != 1:
         p = p * alpha
     return p + (input * beta if beta != 1 else input) if beta != 0 else p
@@ -178,8 +202,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 @method("baddbmm")
 @autocast_op("lower")
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    """``beta * input + alpha * (batch1 @ batch2)`` for batches (``torch.baddbmm``)."""
+    """``beta * input + alpha * (batch1 @ batch2)`` for batches (``torch.baddbmm``). RuntimeError when ``input``
+    does not expand to the product's shape."""
+    _batch2_size2(batch1, batch2)
     p = bmm(batch1, batch2)
+    _expands_to(input, p)
     if alpha != 1:
         p = p * alpha
     return p + (input * beta if beta != 1 else input) if beta != 0 else p
@@ -244,6 +271,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     from .linalg import _outer_check, outer
     _outer_check(vec1, vec2, "addr", "vec1")
     o = outer(vec1, vec2)
+    _expands_to(input, o)
     return (input * beta if beta != 1 else input) + (o * alpha if alpha != 1 else o) if beta != 0 else o * alpha
 
 
@@ -252,7 +280,7 @@ def cross(input, other, dim=None):
     """Cross product of 3-vectors along ``dim`` (the first size-3 dim when None, as ``torch.cross``)."""
     from .shape import stack
     if input.ndim != other.ndim:
-        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     if input.dtype is not other.dtype and input.numel() and other.numel():
         from .movement import _SCALAR_TYPE as w
         raise RuntimeError(f"expected scalar type {w[input.dtype.name]} but found {w[other.dtype.name]}")
@@ -421,6 +449,9 @@ def fill_diagonal_(input, fill_value, wrap=False):
     an input with more than two must be equal (RuntimeError otherwise)."""
     if input.ndim < 2:
         raise RuntimeError("dimensions must larger than 1")
+    if input.requires_grad and input.grad_fn is None and _grad_state.enabled:
+        # PyTorch writes through a strided view of the input, so its leaf check names a view
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     if input.ndim > 2 and len(set(input._shape)) != 1:
         raise RuntimeError("all dimensions of input must be of equal length")
     from .creation import arange
@@ -492,5 +523,5 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1._shape[-1]} X2: "
                            f"{x2._shape[-1]}")
     if p < 0:
-        raise RuntimeError(f"cdist only supports non-negative p values")
+        raise RuntimeError("cdist only supports non-negative p values")
     return vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, -1)

@@ -171,10 +171,14 @@ def qr(input, some=True, *, out=None):
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * sum_b batch1[b] @ batch2[b] (``torch.addbmm``): batch1 (b, n, m), batch2
     (b, m, p), input broadcastable to (n, p)."""
+    from .linalg import _batch2_size2
+    _batch2_size2(batch1, batch2)
     if batch1.ndim != 3 or batch2.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor, batch2 must be a 3D tensor (got {batch1.ndim}-D and "
                            f"{batch2.ndim}-D)")
     prod = (batch1 @ batch2).sum(0)
+    from .linalg import _expands_to
+    _expands_to(input, prod)
     r = (input * beta if beta != 1 else input) + (prod * alpha if alpha != 1 else prod) if beta != 0 else \
         prod * alpha
     return r if out is None else out._write(r)

@@ -9,8 +9,8 @@ import operator
 
 from .. import _strides
 from .._dtype import _SCALAR_TYPE  # noqa: F401  (other op modules import it from here)
-from .._dispatch import OpNode, defop, dispatch
-from .._tensor import Tensor, _new
+from .._dispatch import defop, dispatch
+from .._tensor import Tensor
 from ..autograd.grad_mode import _state
 from ._util import method
 
@@ -705,7 +705,7 @@ def chunk(input, chunks, dim=0):
 def tensor_split(input, indices_or_sections, dim=0):
     """Views splitting ``dim`` into ``n`` near-equal sections or at the given indices (``torch.tensor_split``)."""
     if input.ndim == 0:
-        raise RuntimeError(f"tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _strides.wrap_dim(dim, input.ndim)
     n = input._shape[d]
     if isinstance(indices_or_sections, int):

@@ -9,12 +9,15 @@ from .._geometry import first_valid_tap, pool_geometry, pool_out_size  # noqa: F
 from ._util import SCALAR_NAMES, method
 
 
-def _softmax_meta(x, dim):
-    if not x.dtype.is_floating_point:
-        from .movement import _SCALAR_TYPE
-        raise NotImplementedError(f"\"softmax_lastdim_kernel_impl\" not implemented for "
-                                  f"'{_SCALAR_TYPE.get(x.dtype.name, x.dtype.name)}'")
-    return [(x._shape, x.dtype)], [None]
+def _softmax_meta_of(name):
+    def meta(x, dim):
+        if not x.dtype.is_floating_point:
+            # PyTorch has one kernel for the last dim and one for the others, named in its message
+            last = x.ndim <= 1 or dim in (-1, x.ndim - 1)
+            raise NotImplementedError(f"\"{name}{'_lastdim' if last else ''}_kernel_impl\" not implemented for "
+                                      f"'{SCALAR_NAMES.get(x.dtype.name, x.dtype.name)}'")
+        return [(x._shape, x.dtype)], [None]
+    return meta
 
 
 def _log_softmax_decomp(x, dim):
@@ -57,9 +60,9 @@ def _grad_meta(g, out, dim):
     return [(out._shape, out.dtype)], [out.dtype, None]
 
 
-_log_softmax_op = defop("log_softmax", _softmax_meta, _log_softmax_bw, decomp=_log_softmax_decomp,
+_log_softmax_op = defop("log_softmax", _softmax_meta_of("log_softmax"), _log_softmax_bw, decomp=_log_softmax_decomp,
                         save_inputs=False, save_output=True)
-_softmax_op = defop("softmax", _softmax_meta, _softmax_bw, decomp=_softmax_decomp, save_inputs=False,
+_softmax_op = defop("softmax", _softmax_meta_of("softmax"), _softmax_bw, decomp=_softmax_decomp, save_inputs=False,
                     save_output=True)
 # the gradients are ops too (one fused kernel where a backend has one), with their own backward for double grad
 _log_softmax_backward_op = defop("log_softmax_backward", _grad_meta, _log_softmax_bw_bw,

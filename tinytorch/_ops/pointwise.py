@@ -245,7 +245,7 @@ def round(input, *, decimals=0):
     ``decimals``; NotImplementedError for integer input with nonzero ``decimals`` (as PyTorch)."""
     if not isinstance(decimals, int) or isinstance(decimals, bool):
         raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
-    if decimals and not (input.dtype.is_floating_point or input.dtype.is_complex):
+    if decimals and not input.dtype.is_floating_point:
         from .movement import _SCALAR_TYPE
         raise NotImplementedError(f"\"round_cpu\" not implemented for '{_SCALAR_TYPE.get(input.dtype.name)}'")
     # 10 ** decimals is inf (or 0) in every float dtype far before this bound; the kernel's int must not overflow
@@ -269,7 +269,9 @@ _bitwise_not_op = defop("bitwise_not", _bitwise_not_meta, elementwise=True)
 
 @method("frac")
 def frac(input):
-    """``input - trunc(input)`` elementwise (``torch.frac``)."""
+    """``input - trunc(input)`` elementwise (``torch.frac``). NotImplementedError for integral, bool and complex
+    input (PyTorch's kernel is floating point only)."""
+    check_dtype("frac_cpu", input.dtype, floating=True)
     return input - trunc(input).detach()
 
 
@@ -300,20 +302,37 @@ def add(input, other, *, alpha=1, out=None):
     return r if out is None else out._write(r)
 
 
+def _sub_check(a, b):
+    """PyTorch's sub_check: RuntimeError when either operand is bool (a Python bool counts as a bool tensor, as
+    PyTorch wraps it), with its own message when both are."""
+    ba = a.dtype is _dt.bool if isinstance(a, Tensor) else isinstance(a, bool)
+    bb = b.dtype is _dt.bool if isinstance(b, Tensor) else isinstance(b, bool)
+    if ba and bb:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if ba or bb:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 @method("sub")
 def sub(input, other, *, alpha=1, out=None):
     """``input - alpha * other`` with broadcasting (``torch.sub``). Bool tensors raise RuntimeError."""
-    if isinstance(input, Tensor) and input.dtype is _dt.bool and (not isinstance(other, Tensor) or
-                                                                   other.dtype is _dt.bool):
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                           "Use the `^` or `logical_xor()` operator instead.")
+    _sub_check(input, other)
     r = dispatch(_sub_op, (input, other), {"alpha": alpha} if alpha != 1 else None)
     return r if out is None else out._write(r)
 
 
 subtract = sub
 method("add_")(lambda self, other, *, alpha=1: self._inplace(add, other, alpha=alpha))
-method("sub_")(lambda self, other, *, alpha=1: self._inplace(sub, other, alpha=alpha))
+@method("sub_")
+def _sub_(self, other, *, alpha=1):
+    """``Tensor.sub_``: ``sub`` written into ``self`` (bool operands refused first, as ``sub``)."""
+    _sub_check(self, other)
+    return self._inplace(sub, other, alpha=alpha)
+
+
+method("subtract_")(_sub_)
 method("subtract")(sub)
 
 
@@ -369,7 +388,10 @@ method("div_")(lambda self, other, *, rounding_mode=None: self._inplace(div, oth
 
 @method("floor_divide")
 def floor_divide(input, other):
-    """``floor(input / other)`` elementwise (``torch.floor_divide``)."""
+    """``floor(input / other)`` elementwise (``torch.floor_divide``). NotImplementedError when both are bool."""
+    if (isinstance(input, Tensor) and input.dtype is _dt.bool and
+            (other.dtype is _dt.bool if isinstance(other, Tensor) else isinstance(other, bool))):
+        raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
     return div(input, other, rounding_mode="floor")
 
 
@@ -620,18 +642,41 @@ def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
+        if input.dtype.is_complex:
+            raise NotImplementedError("clamp is not supported for complex types")
         return dispatch(_clamp_tensor_op, (input, min, max))
+    if input.dtype is _dt.bool and all(b is None or isinstance(b, bool) for b in (min, max)):
+        # a bool result: PyTorch's scalar clamp kernels have no bool version
+        kernel = "clamp_scalar_cpu" if min is not None and max is not None else \
+            ("clamp_min_scalar_cpu" if max is None else "clamp_max_scalar_cpu")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     return dispatch(_clamp_op, (input, min, max))
 
 
 clip = clamp
 method("clip")(clamp)
-method("clamp_")(lambda self, min=None, max=None: self._inplace(clamp, min, max))
-method("clip_")(lambda self, min=None, max=None: self._inplace(clamp, min, max))
+def _clamp_(self, min=None, max=None):
+    """``Tensor.clamp_``: ``clamp`` written into ``self``. RuntimeError when a number bound makes the result
+    dtype one ``self`` cannot hold (PyTorch's message names self's C++ type)."""
+    from .creation import _CPP_NAMES
+    bounds = [b for b in (min, max) if b is not None and not isinstance(b, Tensor)]
+    if builtins.any(isinstance(b, builtins.complex) for b in bounds):
+        raise NotImplementedError("clamp is not supported for complex types")
+    if bounds and not isinstance(min, Tensor) and not isinstance(max, Tensor):
+        common = _dt.result_type_of([self], bounds)
+        if common is not self.dtype and common.category > self.dtype.category:
+            from .._dispatch import _TYPE_NAMES
+            raise RuntimeError(f"result type {_TYPE_NAMES[common.name]} can't be cast to the desired output type "
+                               f"{_CPP_NAMES[self.dtype.name]}")
+    return self._inplace(clamp, min, max)
+
+
+method("clamp_")(_clamp_)
+method("clip_")(_clamp_)
 method("clamp_min")(lambda self, min: clamp(self, min=min))
 method("clamp_max")(lambda self, max: clamp(self, max=max))
-method("clamp_min_")(lambda self, min: self._inplace(clamp, min, None))
-method("clamp_max_")(lambda self, max: self._inplace(clamp, None, max))
+method("clamp_min_")(lambda self, min: _clamp_(self, min, None))
+method("clamp_max_")(lambda self, max: _clamp_(self, None, max))
 
 
 def _nan_to_num_meta(a, **kw):
@@ -671,7 +716,9 @@ def _identity(x):
 # ---- composites ------------------------------------------------------------------------------------
 @method("square")
 def square(input):
-    """``input * input`` (``torch.square``)."""
+    """``input * input`` (``torch.square``); a bool input squares as int64, as PyTorch's ``pow(input, 2)``."""
+    if isinstance(input, Tensor) and input.dtype is _dt.bool:
+        input = input.to(_dt.int64)
     return input * input
 
 
@@ -707,15 +754,26 @@ def _addc_args(fn, input, tensor1, tensor2):
 
 @method("addcmul")
 def addcmul(input, tensor1, tensor2, *, value=1):
-    """``input + value * tensor1 * tensor2`` (``torch.addcmul``); TypeError for a non-tensor operand."""
+    """``input + value * tensor1 * tensor2`` (``torch.addcmul``); TypeError for a non-tensor operand,
+    NotImplementedError when all three are bool (PyTorch's kernel has no bool version)."""
     _addc_args("addcmul", input, tensor1, tensor2)
+    if input.dtype is _dt.bool and tensor1.dtype is _dt.bool and tensor2.dtype is _dt.bool:
+        raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     return input + (tensor1 * tensor2) * value
 
 
 @method("addcdiv")
 def addcdiv(input, tensor1, tensor2, *, value=1):
-    """``input + value * tensor1 / tensor2`` (``torch.addcdiv``); TypeError for a non-tensor operand."""
+    """``input + value * tensor1 / tensor2`` (``torch.addcdiv``); TypeError for a non-tensor operand,
+    RuntimeError when both divided tensors are integral or bool (PyTorch dropped integer addcdiv)."""
     _addc_args("addcdiv", input, tensor1, tensor2)
+    if not any(t.dtype.is_floating_point or t.dtype.is_complex for t in (tensor1, tensor2)):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a "
+            "true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + "
+            "value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * "
+            "tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes.")
     return input + (tensor1 / tensor2) * value
 
 
@@ -726,7 +784,10 @@ method("lerp_")(lambda self, end, weight: self._inplace(lerp, end, weight))
 
 @method("logit")
 def logit(input, eps=None):
-    """``log(p / (1 - p))``, with ``p`` clamped to [eps, 1 - eps] when eps is given (``torch.logit``)."""
+    """``log(p / (1 - p))``, with ``p`` clamped to [eps, 1 - eps] when eps is given (``torch.logit``);
+    integral and bool input is computed in the default float dtype, as PyTorch's unary float ops."""
+    if isinstance(input, Tensor) and not (input.dtype.is_floating_point or input.dtype.is_complex):
+        input = input.to(_dt.get_default_dtype())
     if eps is not None:
         input = clamp(input, eps, 1 - eps)
     return log(input / (1 - input))
@@ -794,7 +855,8 @@ method("__abs__")(abs)
 
 def _logic_or_bitwise(logical, bitwise):
     def f(self, other):
-        if self.dtype is _dt.bool and (not isinstance(other, Tensor) or other.dtype is _dt.bool):
+        # an int scalar promotes a bool tensor to int64 (``mask | 1`` is int64), a bool scalar does not
+        if self.dtype is _dt.bool and (isinstance(other, bool) or isinstance(other, Tensor) and other.dtype is _dt.bool):
             return logical(self, other) if isinstance(other, Tensor) else logical(self, _scalar_bool(self, other))
         return bitwise(self, other)
     return f
@@ -818,7 +880,7 @@ method("__invert__")(_invert)
 method("__lshift__")(bitwise_left_shift)
 method("__rshift__")(bitwise_right_shift)
 method("__iadd__")(lambda self, o: self._inplace(add, o))
-method("__isub__")(lambda self, o: self._inplace(sub, o))
+method("__isub__")(lambda self, o: _sub_(self, o))
 method("__imul__")(lambda self, o: self._inplace(mul, o))
 method("__itruediv__")(lambda self, o: self._inplace(div, o))
 method("__ipow__")(lambda self, o: self._inplace(pow, o))

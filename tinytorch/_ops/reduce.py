@@ -11,7 +11,7 @@ from .._dispatch import COMPLEX_DTYPES, autocast_op, defop, dispatch, refuse
 from .. import _strides
 from .. import _dtype as _dt
 from .._tensor import Tensor
-from ._util import as_dims, check_arg, method
+from ._util import SCALAR_NAMES, as_dims, check_arg, method
 from .pointwise import abs, exp, isnan, log, sqrt, where
 from .unary import _float
 
@@ -132,6 +132,13 @@ def _type_word(d):
 
 @method("nanmean")
 def nanmean(input, dim=None, keepdim=False):
+    """Mean over the non-NaN elements (``torch.nanmean``). RuntimeError for an integral, bool or complex input,
+    as PyTorch."""
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{SCALAR_NAMES[input.dtype.name]}")
+    if input.dtype.is_complex:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     notnan = (input == input)
     return nansum(input, dim, keepdim) / sum(notnan, dim, keepdim)
 
@@ -273,10 +280,10 @@ def _max_dim_bw(c, g):
 
 
 # indices only (value_selecting_reduction_backward)
-_max_dim_op = defop("max_dim", _index_red_meta("max"), _max_dim_bw, save_inputs=False, save_output=(1,),
-                   reduction=True)
-_min_dim_op = defop("min_dim", _index_red_meta("min"), _max_dim_bw, save_inputs=False, save_output=(1,),
-                   reduction=True)
+_max_dim_op = defop("max_dim", _index_red_meta("max"), _max_dim_bw, save_inputs=False, save_output=(1,), reduction=True,
+    refused=refuse(COMPLEX_DTYPES, RuntimeError, "max(): does not support complex input"))
+_min_dim_op = defop("min_dim", _index_red_meta("min"), _max_dim_bw, save_inputs=False, save_output=(1,), reduction=True,
+    refused=refuse(COMPLEX_DTYPES, RuntimeError, "min(): does not support complex input"))
 
 max_ret = collections.namedtuple("max", ["values", "indices"])
 min_ret = collections.namedtuple("min", ["values", "indices"])
@@ -292,6 +299,8 @@ def max(input, dim=None, keepdim=False, *, out=None):
         if input.numel() == 0:
             raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
                                "reduction dim with the 'dim' argument.")
+        if input.dtype.is_complex:  # PyTorch's full reduction is its own kernel, named in the message
+            raise NotImplementedError(f"\"max_all\" not implemented for '{SCALAR_NAMES[input.dtype.name]}'")
         return _evenly_selected(input, amax(input.detach()))
     d = _strides.wrap_dim(dim, input.ndim)
     if input.ndim == 0:
@@ -309,6 +318,8 @@ def min(input, dim=None, keepdim=False):
         if input.numel() == 0:
             raise RuntimeError("min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
                                "reduction dim with the 'dim' argument.")
+        if input.dtype.is_complex:  # PyTorch's full reduction is its own kernel, named in the message
+            raise NotImplementedError(f"\"min_all\" not implemented for '{SCALAR_NAMES[input.dtype.name]}'")
         return _evenly_selected(input, amin(input.detach()))
     d = _strides.wrap_dim(dim, input.ndim)
     if input.ndim == 0:
@@ -385,7 +396,7 @@ def _scaled_var(input, dim, unbiased, keepdim, correction, op):
         dim, unbiased = unbiased, None
     corr = correction if correction is not None else (0 if unbiased is False else 1)
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
-        raise RuntimeError(f"{op}(): std and var only support floating point and complex dtypes")
+        raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = _dims_of(input, dim, op)
     n = _strides.numel(input._shape[d] for d in dims) if input.ndim else 1
     dev = input - mean(input, dims, keepdim=True)
@@ -435,12 +446,16 @@ def _welford_mean(input, dim, keepdim):
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(variance, mean) over ``dim`` (``torch.var_mean``): the mean as PyTorch's Welford reduction gives it
     (NaN when an infinite element is not the last one reduced)."""
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError("var_mean only support floating point and complex dtypes")
     return var(input, dim, unbiased, keepdim, correction=correction), _welford_mean(input, dim, keepdim)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(standard deviation, mean) over ``dim`` (``torch.std_mean``): the mean as PyTorch's Welford reduction
     gives it (NaN when an infinite element is not the last one reduced)."""
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError("std_mean only support floating point and complex dtypes")
     return std(input, dim, unbiased, keepdim, correction=correction), _welford_mean(input, dim, keepdim)
 
 
@@ -678,7 +693,7 @@ def cumprod(input, dim, *, dtype=None):
     return dispatch(_cumprod_op, (input,), {"dim": d, "dtype": dtype})
 
 
-method("cumsum_")(lambda self, dim: self._write(cumsum(self, dim)))
+method("cumsum_")(lambda self, dim: self._inplace(cumsum, dim))
 
 
 _cummax = collections.namedtuple("cummax", ["values", "indices"])

@@ -385,6 +385,9 @@ def meshgrid(*tensors, indexing="ij"):
     """Coordinate grids from 1-D tensors; ``indexing`` 'ij' (matrix) or 'xy' (Cartesian)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    for t in tensors:
+        if t.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
     shape = tuple(t.numel() for t in tensors)
     if indexing == "xy" and len(tensors) >= 2:
         shape = (shape[1], shape[0]) + shape[2:]

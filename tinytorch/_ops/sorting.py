@@ -60,7 +60,8 @@ def _topk_meta(a, k, dim, largest, sorted):
 
 
 _topk_op = defop("topk", _topk_meta, _scatter_back, save_inputs=False, save_output=(1,),  # indices
-    refused=refuse(COMPLEX_DTYPES, RuntimeError, " topk does not support complex dtypes on CPU"))
+    refused={**refuse(COMPLEX_DTYPES, RuntimeError, " topk does not support complex dtypes on CPU"),
+             **refuse(("bool",), RuntimeError, "topk does not support bool dtypes on CPU")})
 
 
 @method("topk")
@@ -75,14 +76,18 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     return topk_ret(*dispatch(_topk_op, (input,), {"k": k, "dim": d, "largest": largest, "sorted": sorted}))
 
 
+_COMPLEX_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
 @method("median")
 def median(input, dim=None, keepdim=False):
     """Lower median (``torch.median``): over all elements (NaN for an empty input), or (values, indices) along
     ``dim`` (IndexError when that dim has size 0). Any NaN makes the median NaN; along ``dim`` its index is the
     first NaN's, as PyTorch. NotImplementedError for bool input, as PyTorch."""
+    if input.dtype is _dt.bool or input.dtype.is_complex:
+        raise NotImplementedError(f"\"{'median_cpu' if dim is None else 'median_out'}\" not implemented for "
+                                  f"'{'Bool' if input.dtype is _dt.bool else _COMPLEX_NAMES[input.dtype.name]}'")
     from .pointwise import isnan, where
-    if input.dtype is _dt.bool:
-        raise NotImplementedError(f"\"{'median_cpu' if dim is None else 'median_out'}\" not implemented for 'Bool'")
     if dim is None:
         flat = input.reshape(-1)
         if flat.numel() == 0:
@@ -111,9 +116,9 @@ def median(input, dim=None, keepdim=False):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """(values, indices) of the k-th smallest element along ``dim`` (1-based k) (``torch.kthvalue``)."""
     from .reduce import _nonempty_dim
-    if input.dtype.is_complex:
+    if input.dtype.is_complex or input.dtype is _dt.bool:
         raise NotImplementedError(f"\"kthvalue_cpu\" not implemented for "
-                                  f"'{'ComplexFloat' if input.dtype is _dt.complex64 else 'ComplexDouble'}'")
+                                  f"'{'Bool' if input.dtype is _dt.bool else _COMPLEX_NAMES[input.dtype.name]}'")
     d = _strides.wrap_dim(dim, max(input.ndim, 1))
     _nonempty_dim(input, d, "kthvalue")
     n = input._shape[d] if input.ndim else 1

@@ -414,7 +414,7 @@ __all__ += ["igamma", "igammac"]
 
 # ---- nextafter: the next representable float, a cpu kernel (NumPy's) ---------------------------------------
 def _nextafter_meta(a, b):
-    return _float_pair_meta("nextafter", a, b, RuntimeError)
+    return _float_pair_meta("nextafter", a, b, NotImplementedError)
 
 
 def _nextafter_bw(c, g):
@@ -448,7 +448,6 @@ _SBJ0_DENOMS = (-6.0, 120.0, -5040.0, 362880.0, -39916800.0, 6227020800.0)
 
 def _sbj0_coefficients(dtype):
     # T(1) / T(n) of ATen's series, each rounded in the computing dtype as the C++ template does
-    import numpy as np
     t = dtype.np.type
     return [float(t(1.0) / t(d)) for d in _SBJ0_DENOMS]
 

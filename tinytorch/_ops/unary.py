@@ -77,7 +77,10 @@ def sinc(input):
 
 @method("signbit")
 def signbit(input):
-    """True where the sign bit is set (negative numbers, -0.0, NaN with the bit) (``torch.signbit``)."""
+    """True where the sign bit is set (negative numbers, -0.0, NaN with the bit) (``torch.signbit``).
+    NotImplementedError for complex input, as PyTorch."""
+    if input.dtype.is_complex:
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
     if not input.dtype.is_floating_point:
         return input < 0
     from .pointwise import where

@@ -107,6 +107,9 @@ def hardswish(input, inplace=False):
 
 
 def logsigmoid(input):
+    """``log(sigmoid(input))`` computed as ``-softplus(-input)`` (no overflow). NotImplementedError for
+    non-floating input, as PyTorch's kernel."""
+    check_dtype("log_sigmoid_cpu", input.dtype, floating=True)
     return -softplus(-input)
 
 

@@ -5,6 +5,26 @@ from ..._ops.linalg import linear  # noqa: F401  (one op: a fused kernel where t
 
 @autocast_op("off")
 def bilinear(input1, input2, weight, bias=None):
+    """``x1^T W_o x2 + b_o`` for each output o: input1 (N, in1), input2 (N, in2), weight (out, in1, in2), bias
+    (out,) (``torch.nn.functional.bilinear``). RuntimeError (IndexError for a 0-d bias) when the sizes do not
+    match, with PyTorch's messages."""
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
+    for i in range(input1.ndim - 1):
+        if input1._shape[i] != input2._shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {input1._shape[i]} and "
+                               f"{input2._shape[i]}")
+    if weight.ndim == 3:
+        for k, x in ((1, input1), (2, input2)):
+            if x.ndim and x._shape[-1] != weight._shape[k]:
+                raise RuntimeError(f"bilinear(): input{k} size does not match weight size: got {x._shape[-1]} but "
+                                   f"expected {weight._shape[k]}")
+        if bias is not None:
+            if bias.ndim == 0:
+                raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+            if bias._shape[0] != weight._shape[0]:
+                raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias._shape[0]} but "
+                                   f"expected {weight._shape[0]}")
     out = _einsum("bi,oij,bj->bo", input1, weight, input2)
     return out + bias if bias is not None else out
 

@@ -72,6 +72,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     """Mean squared error ``(input - target)^2`` reduced by ``reduction`` ('mean' | 'sum' | 'none');
     an elementwise ``weight`` (input's shape) scales each term, and 'mean' then divides by its sum."""
     _check_same_size(input, target, "mse_loss")
+    check_dtype("mse_cpu", _dt.promote_types(input.dtype, target.dtype), floating=True)
     d = input - target
     if weight is not None:
         return _weighted(d * d, weight, input, reduction)
@@ -116,6 +117,25 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 
 @autocast_op("fp32")
+def _nll_shape_check(input, target):
+    """PyTorch's shape checks of nll_loss (nll_loss_nd, then the 1-2-D / 4-D / other kernels), in its order."""
+    nt = target._shape[0] if target.ndim else 0  # (PyTorch reads size 0 of a 0-d target as 0)
+    if input.ndim != 1 and input._shape[0] != nt:
+        raise ValueError(f"Expected input batch_size ({input._shape[0]}) to match target batch_size ({nt}).")
+    if input.ndim <= 2:
+        if target.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    elif input.ndim == 4:
+        if target.ndim != 3:
+            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
+                               f"dimension: {target.ndim}")
+        if tuple(target._shape) != (input._shape[0],) + tuple(input._shape[2:]):
+            raise RuntimeError(f"size mismatch (got input: {list(input._shape)} , target: {list(target._shape)}")
+    elif tuple(target._shape[1:]) != tuple(input._shape[2:]):
+        raise RuntimeError(f"Expected target size {[input._shape[0]] + list(input._shape[2:])}, got "
+                           f"{list(target._shape)}")
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """Negative log-likelihood of log-probabilities ``input`` (N, C[, d...]) at class ``target`` (N[, d...]).
 
@@ -127,6 +147,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     if input.ndim == 1 and target.ndim == 1 and target._shape[0] != 1:
         raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target._shape[0]}")
+    _nll_shape_check(input, target)
     out_shape = tuple(target._shape)  # the shape of the 'none' result: (N, d...), or () unbatched
     if input.ndim == 1:
         input, target = input.unsqueeze(0), target.unsqueeze(0)
@@ -202,6 +223,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
     if not label_smoothing > 0.0:
         label_smoothing = 0.0
+    probs = target.dtype.is_floating_point and tuple(target._shape) == tuple(input._shape)
+    if not probs:
+        # class indices (a floating target of another shape is read as indices too, and refused there)
+        if input.ndim == 1 and target.ndim == 1 and target._shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target._shape[0]}")
+        _nll_shape_check(input, target)
     if input.ndim == 1:
         input = input.unsqueeze(0)
         target = target.unsqueeze(0)
@@ -210,9 +237,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         squeeze = False
     logp = log_softmax(input, 1)
     c = input._shape[1]
-    if target.dtype.is_floating_point:  # probabilities
-        if target._shape != input._shape:
-            raise RuntimeError(f"Expected target size {list(input._shape)}, got {list(target._shape)}")
+    if probs:
         t = target * (1 - label_smoothing) + label_smoothing / c if label_smoothing else target
         w = weight.reshape((1, -1) + (1,) * (input.ndim - 2)) if weight is not None else 1
         loss = -(logp * t * w).sum(1)
@@ -367,6 +392,25 @@ def _log_add3(a, b, c):
     return _pw.where(finite, out, -math.inf)
 
 
+def _ctc_targets_check(targets, n, tl):
+    """PyTorch's checks of batched ctc_loss targets: the concatenated 1-D form holds sum(target_lengths)
+    labels, the padded (N, S) form has N rows of at least max(target_lengths)."""
+    where = "for argument #2 'targets' (while checking arguments for ctc_loss_allocate_outputs)"
+    if targets.ndim == 1:
+        if targets._shape[0] != sum(tl):
+            raise RuntimeError(f"Expected tensor to have size {sum(tl)} at dimension 0, but got size "
+                               f"{targets._shape[0]} {where}")
+    elif targets.ndim == 2:
+        if targets._shape[0] != n:
+            raise RuntimeError(f"Expected tensor to have size {n} at dimension 0, but got size {targets._shape[0]} "
+                               f"{where}")
+        if tl and targets._shape[1] < max(tl):
+            raise RuntimeError(f"Expected tensor to have size at least {max(tl)} at dimension 1, but got size "
+                               f"{targets._shape[1]} {where}")
+    else:
+        raise RuntimeError(f"Expected 1 to 2 dimensions, but got {targets.ndim}-dimensional tensor {where}")
+
+
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
     """Connectionist temporal classification loss (Graves et al. 2006; ``torch.nn.functional.ctc_loss``).
 
@@ -382,6 +426,11 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if log_probs.numel() == 0:
         raise RuntimeError("log_probs tensor must not be empty")
     unbatched = log_probs.ndim == 2
+    if log_probs.ndim != 3:  # PyTorch reads any other rank as unbatched and adds a batch dim before checking
+        where = "(while checking arguments for ctc_loss_allocate_outputs)"
+        if log_probs.ndim != 2:
+            raise RuntimeError(f"Expected 3-dimensional tensor, but got {log_probs.ndim + 1}-dimensional tensor for "
+                               f"argument #1 'log_probs' {where}")
     lp = log_probs.unsqueeze(1) if unbatched else log_probs
     t_max, n, _ = lp._shape
     dev = lp.device
@@ -389,9 +438,11 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
                            ([input_lengths] if isinstance(input_lengths, int) else input_lengths))]
     tl = [int(v) for v in (target_lengths.reshape(-1).tolist() if isinstance(target_lengths, Tensor) else
                            ([target_lengths] if isinstance(target_lengths, int) else target_lengths))]
-    if len(il) != n or len(tl) != n:
-        raise RuntimeError(f"ctc_loss: expected input_lengths and target_lengths of size {n}, but got {len(il)} and "
-                           f"{len(tl)}")
+    for name, lengths in (("input_lengths", il), ("target_lengths", tl)):
+        if len(lengths) != n:
+            raise RuntimeError(f"{name} must be of size batch_size")
+    if not unbatched and isinstance(targets, Tensor):
+        _ctc_targets_check(targets, n, tl)
     if max(il) > t_max:
         raise RuntimeError(f"Expected input_lengths to have value at most {t_max}, but got value {max(il)}")
     tg = targets.reshape(1, -1) if unbatched and targets.ndim == 1 and targets.numel() == tl[0] else targets
@@ -533,7 +584,13 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 @autocast_op("fp32")
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """``1 - cos(x1, x2)`` where target is 1, ``max(0, cos(x1, x2) - margin)`` where it is -1.
-    Inputs (N, D) or (D,), target (N,) or ()."""
+    Inputs (N, D) or (D,), target (N,) or (); RuntimeError for other ranks, as PyTorch."""
+    if target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    want = 2 if target.ndim == 1 else 1
+    if input1.ndim != want or input2.ndim != want:
+        raise RuntimeError(f"{target.ndim}D target tensor expects {want}D input tensors, but found inputs with sizes "
+                           f"{list(input1._shape)} and {list(input2._shape)}.")
     d = 1 if input1.ndim == 2 else 0
     dot = (input1 * input2).sum(d)
     m1 = (input1 * input1).sum(d) + 1e-12

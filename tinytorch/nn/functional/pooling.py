@@ -6,6 +6,7 @@ from ..._ops import pointwise as _pw
 from ..._ops.creation import ones, zeros
 from ..._ops.nn import im2col
 from ..._ops.shape import pad as _pad
+from ..._ops._util import check_dtype
 from ._utils import _pair, _scalar_name
 from .activation import relu
 from .conv import _int_tuple
@@ -157,6 +158,13 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     RuntimeError for a bad window (``_pool_check``).
     """
     _pool_check("avg_pool2d", 2, kernel_size, stride, padding)
+    if input.dtype.name == "int64":
+        # PyTorch's int64 kernel divides the window sums in C++ integers (truncating); float64 holds those sums
+        # and quotients exactly for any realistic size
+        return avg_pool2d(input.double(), kernel_size, stride, padding, ceil_mode, count_include_pad,
+                          divisor_override).trunc().long()
+    if not input.dtype.is_floating_point:
+        check_dtype("avg_pool2d", input.dtype, floating=True)
     if input.ndim < 3:  # PyTorch reads size(-3) first
         n = max(input.ndim, 1)
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got -3)")

@@ -21,6 +21,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if input.dtype.is_floating_point:
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
     if max_norm is not None:
         from ..._ops.reduce import norm
         from ...autograd.grad_mode import no_grad
@@ -72,6 +74,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     from ..._ops.creation import _from_host
     from ..._ops.shape import stack
     import numpy as np
+    if weight.ndim != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
     if mode not in ("sum", "mean", "max"):
         raise ValueError(f"mode has to be one of sum, mean or max, but got {mode}")
     if input.dtype.is_floating_point:
@@ -82,8 +86,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                                       f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
                                       "on GitHub.")
         if per_sample_weights._shape != input._shape:
-            raise ValueError(f"embedding_bag: If per_sample_weights ({list(per_sample_weights._shape)}) is not None, "
-                             f"then it must have the same shape as the input ({list(input._shape)})")
+            raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, "
+                             f"then it must have the same shape as the input ({input.shape})")
     if input.ndim == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
