@@ -296,7 +296,7 @@ def test_set_num_threads_controls_blas_threads():
         tt.set_num_threads(1)
         assert tt.get_num_threads() == 1
         a = tt.randn(64, 64)
-        assert_close(a @ a, torch.tensor(a.numpy()) @ torch.tensor(a.numpy()))
+        assert_close(a @ a, torch.tensor(a.numpy()) @ torch.tensor(a.numpy()), atol=1e-4)  # 64-term sums cancel
     finally:
         tt.set_num_threads(before)
     assert tt.get_num_threads() == before

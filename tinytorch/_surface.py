@@ -212,6 +212,39 @@ def _bool_parameters(fn):
     return tuple(out)
 
 
+# PyTorch's Scalar parameters (a number of any kind): an int outside int64 is an OverflowError there, where an
+# ``int`` parameter (a dim, a count, an offset) gives ValueError "Overflow when unpacking long long"
+_SCALAR_PARAMETERS = frozenset({"other", "alpha", "beta", "value", "fill_value", "min", "max", "exponent", "self",
+                                "input", "start", "end", "step", "threshold", "lambd", "scalar", "tensor1",
+                                "tensor2", "weight", "p", "lower", "upper", "base"})
+
+
+def _parameter_names(fn):
+    import inspect
+    try:
+        return tuple(p.name for p in inspect.signature(fn).parameters.values()
+                     if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    except (TypeError, ValueError):
+        return ()
+
+
+def _check_int64(args, kwargs, names):
+    """PyTorch's error for a Python int outside int64 given as an argument: its argument parser converts every
+    int to a 64-bit one before the function runs."""
+    for i, v in enumerate(args):
+        if v.__class__ is int and not -0x8000000000000000 <= v <= 0x7FFFFFFFFFFFFFFF:
+            _int64_error(names[i] if i < len(names) else "", v)
+    for k, v in kwargs.items():
+        if v.__class__ is int and not -0x8000000000000000 <= v <= 0x7FFFFFFFFFFFFFFF:
+            _int64_error(k, v)
+
+
+def _int64_error(name, v):
+    if name in _SCALAR_PARAMETERS:
+        raise OverflowError("int too big to convert" if v > 0 else "can't convert negative int to unsigned")
+    raise ValueError("Overflow when unpacking long long")
+
+
 def _check_bools(name, bools, args, kwargs, offset):
     for i, pname in bools:
         if i is not None and i < len(args):
@@ -225,18 +258,20 @@ def _check_bools(name, bools, args, kwargs, offset):
             raise TypeError(f"{name}(): argument '{pname}'{where} must be bool, not {type(v).__name__}")
 
 
-def translated_errors(fn, name=None, method=False):
+def translated_errors(fn, name=None, method=False, native=True):
     """``fn`` raising PyTorch's exceptions where its Python code trips over a bad argument before any op's
     check runs: an AttributeError on a non-tensor argument (``mm(x, 1.5)`` reads ``1.5.ndim``) becomes
     TypeError naming the function and the position, and NumPy's MemoryError (or its ValueError for a size
     that overflows) becomes PyTorch's allocation RuntimeError. A parameter with a bool default must get a bool
     (TypeError otherwise, as PyTorch's argument parser). ``method``: ``fn`` is a Tensor method (positions in
-    messages do not count ``self``). One extra call frame; the failure paths run only once something was
-    raised."""
+    messages do not count ``self``). ``native``: PyTorch's own function is native, so every int argument must
+    fit int64 (``nn.functional``'s are Python code that passes some arguments on unread). One extra call frame;
+    the failure paths run only once something was raised."""
     import functools
     name = name or getattr(fn, "__name__", "function")
     bools = _bool_parameters(fn)
     offset = 1 if method else 0
+    names = _parameter_names(fn) if native else None
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -246,6 +281,8 @@ def translated_errors(fn, name=None, method=False):
                 return r
         if bools:
             _check_bools(name, bools, args, kwargs, offset)
+        if names is not None:
+            _check_int64(args, kwargs, names)
         try:
             return fn(*args, **kwargs)
         except (AttributeError, TypeError) as e:
@@ -286,7 +323,7 @@ def translate_namespace_errors(*namespaces):
                 # a re-export of another public module's function (``tinytorch.vmap`` is ``tinytorch.func.vmap``)
                 # stays that very object; transforms also run user code, whose own errors are not translated
                 continue
-            setattr(ns, name, translated_errors(fn, name))
+            setattr(ns, name, translated_errors(fn, name, native=not ns.__name__.endswith("nn.functional")))
     for name, fn in list(vars(Tensor).items()):
         # the public methods; operators (``__add__``) and the hot properties stay one frame
         if name.startswith("_") or not isinstance(fn, types.FunctionType) or getattr(fn, "_translated", False) or \

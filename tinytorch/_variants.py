@@ -328,12 +328,15 @@ def hardshrink(input, lambd=0.5):
     return _F().hardshrink(input, lambd)
 
 
-def kl_div(input, target, reduction=1, *, log_target=False):
+# The torch.* spellings of the losses below take an integer ``reduction`` (0 none, 1 mean, 2 sum). Their schemas
+# say ``reduction=Mean``, yet PyTorch's Python binding reduces nothing when the argument is left out (measured
+# on torch 2.13: ``torch.kl_div(a, b).shape == a.shape``); the default here is that behaviour, 0.
+def kl_div(input, target, reduction=0, *, log_target=False):
     """``torch.kl_div`` with an integer ``reduction`` (0 none, 1 mean, 2 sum)."""
     return _F().kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
     """``torch.binary_cross_entropy_with_logits`` with an integer ``reduction`` (0 none, 1 mean, 2 sum)."""
     return _F().binary_cross_entropy_with_logits(input, target, weight, reduction=_reduction(reduction),
                                                  pos_weight=pos_weight)
@@ -344,22 +347,22 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     return _F().poisson_nll_loss(input, target, log_input, full, eps=eps, reduction=_reduction(reduction))
 
 
-def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     """``torch.cosine_embedding_loss`` with an integer ``reduction``."""
     return _F().cosine_embedding_loss(input1, input2, target, margin, reduction=_reduction(reduction))
 
 
-def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
     """``torch.hinge_embedding_loss`` with an integer ``reduction``."""
     return _F().hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
 
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     """``torch.margin_ranking_loss`` with an integer ``reduction``."""
     return _F().margin_ranking_loss(input1, input2, target, margin, reduction=_reduction(reduction))
 
 
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=1):
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=0):
     """``torch.triplet_margin_loss`` with an integer ``reduction``."""
     return _F().triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=_reduction(reduction))
 

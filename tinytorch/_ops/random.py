@@ -554,8 +554,16 @@ def _bernoulli_fill(g, shape, dt, p=0.5):
 
 _rand_fill("bernoulli_", _bernoulli_fill, torch_stream=True, check=_check_bernoulli)
 def _libm(f, x):
-    """``f`` (a ``math`` function: the C library's double one, as ATen's std:: calls) on each element of ``x``."""
-    return np.array([f(v) for v in np.asarray(x, np.float64).ravel().tolist()], np.float64).reshape(np.shape(x))
+    """``f`` (a ``math`` function: the C library's double one, as ATen's std:: calls) on each element of ``x``,
+    with C's results where Python raises instead: inf on overflow, -inf for log(0), NaN outside the domain."""
+    def c(v):
+        try:
+            return f(v)
+        except OverflowError:
+            return math.inf
+        except ValueError:
+            return -math.inf if (f is math.log and v == 0) or (f is math.log1p and v == -1) else math.nan
+    return np.array([c(v) for v in np.asarray(x, np.float64).ravel().tolist()], np.float64).reshape(np.shape(x))
 
 
 # ATen's CPU kernels for these draw one double uniform (a 64-bit draw) per element, transform it in double and
