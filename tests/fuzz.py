@@ -175,7 +175,7 @@ def python_params(fn, method=False):
             if p.name in ("tensors", "operands", "inputs"):
                 params.append(Param("*" + p.name, "Tensor[]", False, False))
             continue
-        ty = _annotation_type(p.annotation, p.name)
+        ty = "params" if p.name == "params" else _annotation_type(p.annotation, p.name)
         if ty is None and p.default is not p.empty and p.default is not None:
             ty = {bool: "bool", int: "int", float: "float", str: "str"}.get(type(p.default))
         has_default = p.default is not p.empty
