@@ -269,7 +269,9 @@ def translated_errors(fn, name=None, method=False, native=True):
     the failure paths run only once something was raised."""
     import functools
     name = name or getattr(fn, "__name__", "function")
-    bools = _bool_parameters(fn)
+    # a function that words its own argument errors (PyTorch's "invalid combination of arguments" for an
+    # overloaded signature) says ``_parses_arguments``: it checks its bools itself
+    bools = () if getattr(fn, "_parses_arguments", False) else _bool_parameters(fn)
     offset = 1 if method else 0
     names = _parameter_names(fn) if native else None
 

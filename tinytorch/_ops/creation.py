@@ -540,6 +540,9 @@ def _linspace(start, end, steps, d=_dt.float64):
                         end - step * (kind(steps - 1) - i)).astype(kind)
 
 
+linspace._parses_arguments = True  # its overloads' TypeError names every argument
+
+
 def logspace(start, end, steps=_NO_SIZE, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None,
              layout=None, pin_memory=False):
     """``steps`` values ``base ** linspace(start, end, steps)`` (``torch.logspace``); arguments, dtypes and errors
@@ -556,6 +559,9 @@ def logspace(start, end, steps=_NO_SIZE, base=10.0, *, dtype=None, device=None, 
     with np.errstate(all="ignore"):
         vals = np.power(complex(base) if np.iscomplexobj(exps) else float(base), exps)
     return _space_result(vals, d, device, requires_grad, out)
+
+
+logspace._parses_arguments = True
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):

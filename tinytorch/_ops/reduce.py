@@ -867,14 +867,24 @@ def count_nonzero(input, dim=None):
 
 
 # ---- closeness -------------------------------------------------------------------------------------------------
-@method("allclose")
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True when ``isclose(input, other, rtol, atol, equal_nan)`` holds everywhere (``torch.allclose``); the
     same argument checks and errors as ``isclose``."""
     return builtins.bool(_isclose("allclose", input, other, rtol, atol, equal_nan).all())
 
 
+@method("allclose")
+def _allclose_method(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``Tensor.allclose``: ``allclose``, with the method's argument positions in its TypeErrors."""
+    return builtins.bool(_isclose("allclose", self, other, rtol, atol, equal_nan, method=True).all())
+
+
 @method("isclose")
+def _isclose_method(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``Tensor.isclose``: ``isclose``, with the method's argument positions in its TypeErrors."""
+    return _isclose("isclose", self, other, rtol, atol, equal_nan, method=True)
+
+
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Elementwise ``input == other or |input - other| <= atol + |rtol * other|`` (the difference finite), a
     bool tensor of the broadcast shape (``torch.isclose``); with ``equal_nan`` two NaNs are close.
@@ -886,11 +896,16 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return _isclose("isclose", input, other, rtol, atol, equal_nan)
 
 
-def _isclose(op, input, other, rtol, atol, equal_nan):
+def _isclose(op, input, other, rtol, atol, equal_nan, method=False):
     from .._dispatch import _TYPE_NAMES
     from .pointwise import isfinite
-    check_arg(op, "input", 1, input, "Tensor")
-    check_arg(op, "other", 2, other, "Tensor")
+    if not method:
+        check_arg(op, "input", 1, input, "Tensor")
+    check_arg(op, "other", 1 if method else 2, other, "Tensor")
+    for name, v in (("rtol", rtol), ("atol", atol)):
+        if not (isinstance(v, (int, float)) or isinstance(v, Tensor) and v.ndim == 0):
+            raise TypeError(f"{op}(): argument '{name}' must be float, not {type(v).__name__}")
+    rtol, atol = float(rtol), float(atol)
     if not isinstance(equal_nan, bool):
         raise TypeError(f"{op}(): argument 'equal_nan' must be bool, not {type(equal_nan).__name__}")
     if input.dtype is not other.dtype:

@@ -101,12 +101,19 @@ def median(input, dim=None, keepdim=False):
     if input.ndim == 0:
         return median_ret(input.clone(), _zeros_idx(input))
     _nonempty_dim(input, d, "median")
-    v, i = sort(input, d)
+    i = sort(input.detach(), d).indices
     n = input._shape[d]
     # the stable sort puts the first NaN (in input order) at position count(non-NaN); without NaN, the middle
     numbers = (~isnan(input)).sum(d, keepdim=True)
     pos = where(numbers < n, numbers, (n - 1) // 2)
-    v, i = v.gather(d, pos), i.gather(d, pos)
+    i = i.gather(d, pos)
+    # read by advanced indexing, whose node saves the indices only: like PyTorch's median (value-selecting
+    # backward) the gradient then needs the returned indices and not the input
+    from .creation import arange
+    where_ = [arange(n_, device=input.device).reshape([-1 if k == j else 1 for k in range(input.ndim)])
+              for j, n_ in enumerate(input._shape)]
+    where_[d] = i
+    v = input[tuple(where_)]
     if not keepdim:
         v, i = v.squeeze(d), i.squeeze(d)
     return median_ret(v, i)
