@@ -402,7 +402,7 @@ def classify(base, desc, args, kw, seed):
                 (f" from {leak}" if leak else "")
         if leak:
             return "LEAK", f"{type(oe).__name__} from {leak}: {str(oe)[:90]}"
-        return "OK", ""
+        return "OK", "both raise"
     if rt[0] == "exc":
         return "SILENT", f"torch {type(rt[1]).__name__}: {str(rt[1])[:110]}"
     if ro[0] == "exc":

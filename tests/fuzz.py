@@ -641,11 +641,14 @@ def table(rows, limit=None):
 
 
 def summary(results):
-    """Counts per verdict, and the share of tinytorch's raises that came from outside a deliberate check."""
+    """Counts per verdict, and the share of tinytorch's raises that came from outside a deliberate check (LEAK
+    among every call where tinytorch raised: both raised, TYPE, LEAK, REFUSED)."""
     counts = {}
     for cls, *_ in results:
         counts[cls] = counts.get(cls, 0) + 1
-    return counts
+    raised = sum(1 for cls, _, _, detail in results if cls in ("TYPE", "LEAK", "REFUSED") or
+                 cls == "OK" and detail == "both raise")
+    return counts, counts.get("LEAK", 0) / max(raised, 1), raised
 
 
 def main(argv=None):
@@ -660,12 +663,14 @@ def main(argv=None):
     a = ap.parse_args(argv)
     t0 = time.perf_counter()
     results = run(a.budget, a.seed, names=a.name, areas=a.area, trace=a.trace)
-    counts = summary(results)
+    counts, leak_share, raised = summary(results)
     n_targets = len({(b.area, b.name) for _, b, d, _ in results})
     print(f"{len(results)} calls of {n_targets} targets (seed {a.seed}, budget {a.budget}) in "
           f"{time.perf_counter() - t0:.1f} s")
     for cls in ("OK", "SKIP") + FAIL_CLASSES + ("CRASH", "HARNESS"):
         print(f"  {cls:8} {counts.get(cls, 0)}")
+    print(f"  tinytorch raised in {raised} calls; {100 * leak_share:.2f}% of those raises came from outside a "
+          "deliberate check (LEAK)")
     fails = [r for r in results if r[0] in FAIL_CLASSES + ("CRASH", "HARNESS")]
     if a.report:
         print(table(sorted(fails, key=lambda r: (r[0], r[1].area, r[1].name)), a.limit))

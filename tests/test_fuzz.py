@@ -51,6 +51,13 @@ def test_listed_differences_still_occur(results):
     assert not gone, f"{len(gone)} listed differences are fixed; delete them from {KNOWN}:\n" + "\n".join(gone)
 
 
+def test_raises_come_from_deliberate_checks(results):
+    """Under 2% of tinytorch's raises come from outside a deliberate check (inside NumPy or a kernel, or an
+    incidental IndexError/KeyError/AttributeError): the issue's bound."""
+    _, share, raised = fuzz.summary(results)
+    assert share < 0.02, f"{100 * share:.2f}% of {raised} raises leaked"
+
+
 def test_sample_reaches_every_area(results):
     """The sample covers each surface: functions, Tensor methods, nn.functional, modules and optimizers."""
     areas = {ref.area for _, ref, _, _ in results}

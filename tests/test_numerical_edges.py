@@ -851,3 +851,7 @@ def test_index_read_then_write_grad():
         y[m.tensor([True, False, True])] *= 2.0
         return y, m.autograd.grad((y * m.arange(12, dtype=m.float64).reshape(3, 4)).sum(), x)[0]
     check(run)
+
+
+# thousands of cheap cases: CI runs a sample (TINYTORCH_SAMPLE, tests/conftest.py), a local run all of them
+pytestmark = pytest.mark.sweep

@@ -162,3 +162,7 @@ def test_normal_cache_survives_between_calls():
         res.append([_np(t) for t in (a, b, c, d)])
     for w, g_ in zip(*res):
         np.testing.assert_array_equal(g_, w)
+
+
+# thousands of cheap cases: CI runs a sample (TINYTORCH_SAMPLE, tests/conftest.py), a local run all of them
+pytestmark = pytest.mark.sweep

@@ -558,3 +558,7 @@ def test_inplace_result_dtype_refusals_as_torch(cid, name, xd, argfn):
     # the cast refusal's message is compared in full: it names both dtypes
     check(cid, _inplace_case(name, xd, argfn or _find_args(name), False, False),
           message=lambda e: "can't be cast to the desired output type" in str(e))
+
+
+# thousands of cheap cases: CI runs a sample (TINYTORCH_SAMPLE, tests/conftest.py), a local run all of them
+pytestmark = pytest.mark.sweep
