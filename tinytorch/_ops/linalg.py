@@ -177,6 +177,12 @@ def _batch2_size2(batch1, batch2):
                          "but got 2)")
 
 
+def _tensor_arg(op, input):
+    """TypeError, as PyTorch's argument parser, when ``input`` is not a Tensor."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+
+
 def _expands_to(input, result):
     """PyTorch's check that the ``input`` of addmm/baddbmm/addr/addbmm expands to ``result``'s shape (its
     ``expand`` errors)."""
@@ -189,10 +195,14 @@ def _expands_to(input, result):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``). RuntimeError when ``input`` does not expand
     to the product's shape (PyTorch expands it one way, it does not broadcast both)."""
+    _tensor_arg("addmm", input)
     for name, m in (("mat1", mat1), ("mat2", mat2)):
         if isinstance(m, Tensor) and m.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
     p = mm(mat1, mat2)
+    if input.dtype is not mat2.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dt_word(input.dtype)} and "
+                           f"{_dt_word(mat2.dtype)}")
     _expands_to(input, p)
     if alpha != 1:
         p = p * alpha
@@ -204,8 +214,13 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * (batch1 @ batch2)`` for batches (``torch.baddbmm``). RuntimeError when ``input``
     does not expand to the product's shape."""
+    _tensor_arg("baddbmm", input)
     _batch2_size2(batch1, batch2)
     p = bmm(batch1, batch2)
+    if input.dtype is not batch1.dtype or batch1.dtype is not batch2.dtype:
+        from .creation import _CPP_NAMES
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_CPP_NAMES[input.dtype.name]}, batch1: "
+                           f"{_CPP_NAMES[batch1.dtype.name]}, batch2: {_CPP_NAMES[batch2.dtype.name]}")
     _expands_to(input, p)
     if alpha != 1:
         p = p * alpha
