@@ -22,7 +22,7 @@ _TORCH_FROM_TENSOR = ("clamp_min", "clamp_max", "cholesky", "detach", "detach_",
 _INPLACE = ("acosh", "arccosh", "arcsinh", "arctanh", "asinh", "atanh", "bitwise_not", "copysign", "cumprod",
             "deg2rad", "divide", "erfc", "floor_divide", "frac", "greater", "greater_equal", "hypot", "less",
             "less_equal", "logit", "multiply", "not_equal", "rad2deg", "sgn", "sinc", "square",
-            "true_divide", "xlogy", "addmm", "addmv", "addr", "baddbmm", "absolute", "arccos", "arcsin", "arctan",
+            "true_divide", "xlogy", "addmm", "addmv", "addr", "baddbmm", "arccos", "arcsin", "arctan",
             "arctan2", "negative", "fix", "igamma", "igammac")
 # ``torch.op_(input, ...)``: the Tensor method of the same name
 _TORCH_INPLACE = ("abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",

@@ -8,7 +8,7 @@ import math
 
 from .. import _dtype as _dt
 from .._tensor import Tensor
-from ._util import method
+from ._util import SCALAR_NAMES, method
 from .unary import _float, signbit
 
 
@@ -45,6 +45,13 @@ def logaddexp2(input, other):
 def copysign(input, other):
     """|input| with the sign bit of ``other`` (``torch.copysign``)."""
     from .pointwise import where
+    for a in (input, other):
+        if not isinstance(a, (Tensor, int, float, bool)):
+            raise TypeError(f"copysign() received an invalid combination of arguments - got ({type(input).__name__}, "
+                            f"{type(other).__name__}), but expected one of: (Tensor input, Tensor other) or (Tensor "
+                            "input, Number other)")
+        if isinstance(a, Tensor) and a.dtype.is_complex:
+            raise NotImplementedError(f"\"copysign_cpu\" not implemented for '{SCALAR_NAMES[a.dtype.name]}'")
     x = _float(input) if isinstance(input, Tensor) else input
     if not isinstance(other, Tensor):
         return where(signbit(x.new_tensor(other)), -x.abs(), x.abs())
