@@ -530,13 +530,26 @@ def vander(x, N=None, increasing=False):
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """Pairwise ``p``-norm distances between the rows of x1 (*, P, M) and x2 (*, R, M) -> (*, P, R)
     (``torch.cdist``). Computed from the differences, so it is exact (PyTorch may use a matmul shortcut for
-    p = 2); the gradient at a zero distance is 0."""
+    p = 2); the gradient at a zero distance is 0. ValueError for an unknown ``compute_mode``; RuntimeError for
+    ranks below 2, non-floating or mismatched dtypes, a negative or NaN ``p``; NotImplementedError for float16 /
+    bfloat16 (PyTorch's CPU kernel has neither)."""
     from .lapack import vector_norm
+    if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                            "donot_use_mm_for_euclid_dist"):
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     if x1.ndim < 2 or x2.ndim < 2:
-        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X{1 if x1.ndim < 2 else 2} got: "
+                           f"{min(x1.ndim, x2.ndim) if x1.ndim < 2 else x2.ndim}D")
+    for i, x in ((1, x1), (2, x2)):
+        if not x.dtype.is_floating_point:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, X{i} got: {_dt_word(x.dtype)}")
     if x1._shape[-1] != x2._shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1._shape[-1]} X2: "
                            f"{x2._shape[-1]}")
-    if p < 0:
+    if x1.dtype.name in ("float16", "bfloat16"):
+        raise NotImplementedError(f"\"cdist\" not implemented for '{_dt_word(x1.dtype)}'")
+    if x1.dtype is not x2.dtype:
+        raise RuntimeError(f"expected scalar type {_dt_word(x1.dtype)} but found {_dt_word(x2.dtype)}")
+    if not p >= 0:
         raise RuntimeError("cdist only supports non-negative p values")
     return vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, -1)
