@@ -216,11 +216,12 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     does not expand to the product's shape."""
     _tensor_arg("baddbmm", input)
     _batch2_size2(batch1, batch2)
-    p = bmm(batch1, batch2)
-    if input.dtype is not batch1.dtype or batch1.dtype is not batch2.dtype:
+    if isinstance(batch1, Tensor) and isinstance(batch2, Tensor) and \
+            (input.dtype is not batch1.dtype or batch1.dtype is not batch2.dtype):
         from .creation import _CPP_NAMES
         raise RuntimeError(f"Input dtypes must be the same, got: input {_CPP_NAMES[input.dtype.name]}, batch1: "
                            f"{_CPP_NAMES[batch1.dtype.name]}, batch2: {_CPP_NAMES[batch2.dtype.name]}")
+    p = bmm(batch1, batch2)
     _expands_to(input, p)
     if alpha != 1:
         p = p * alpha
