@@ -98,6 +98,25 @@ CASES = [
     *[(f"cdist-mode-{m!r}", lambda L, m=m: L.cdist(_mat(L), _mat(L), compute_mode=m), None)
       for m in ("a", None, 2, "donot_use_mm_for_euclid_dist")],
     ("cdist-p-nan", lambda L: L.cdist(_mat(L), _mat(L), p=float("nan")), "cdist only supports non-negative p"),
+    # index_copy: PyTorch's IndexErrors for the index's rank, the source's rank and the count of indices
+    *[(f"index_copy-{cid}", lambda L, i=i, src=src: L.zeros(4, 5).index_copy(0, i(L), src(L)), None)
+      for cid, i, src in (
+          ("index-2d", lambda L: L.tensor([[1]]), lambda L: L.ones(1, 5)),
+          ("source-rank", lambda L: L.tensor([1]), lambda L: L.ones(5)),
+          ("count", lambda L: L.tensor([0, 1]), lambda L: L.ones(3, 5)),
+          ("count-0d-source", lambda L: L.tensor([0, 1]), lambda L: L.tensor(2.0)),
+          ("slice-shape", lambda L: L.tensor([0, 1]), lambda L: L.ones(2, 4)),
+          ("int32-index", lambda L: L.tensor([1], dtype=L.int32), lambda L: L.ones(1, 5)),
+          ("0d-index-ok", lambda L: L.tensor(1), lambda L: L.ones(1, 5)),
+          ("ok", lambda L: L.tensor([3, 0]), lambda L: L.ones(2, 5) * 2))],
+    ("index_copy_-count", lambda L: L.zeros(4, 5).index_copy_(0, L.tensor([0, 1]), L.ones(3, 5)), "Number of"),
+    # Tensor-only binary ops
+    *[(f"{n}-{cid}", lambda L, n=n, a=a: getattr(L, n)(*a(L)), None)
+      for n in ("logical_and", "logical_or", "logical_xor", "heaviside")
+      for cid, a in (("other-float", lambda L: (_x(L), 1.5)), ("other-none", lambda L: (_x(L), None)),
+                     ("input-float", lambda L: (1.5, _x(L))), ("ok", lambda L: (_x(L), _x(L) * 0)))],
+    *[(f"is_conj-{v!r}", lambda L, v=v: L.is_conj(v), None) for v in (1.5, "a", None, [1.0, 2.0])],
+    ("is_conj-ok", lambda L: L.is_conj(_x(L)), None),
 ]
 
 
@@ -122,6 +141,8 @@ def test_matches_torch(case):
             assert msg in str(our_err), our_err
         return
     assert our_err is None, f"we raised {type(our_err).__name__}: {our_err}; torch returned"
+    if not isinstance(theirs, torch.Tensor):
+        assert ours == theirs
     if isinstance(theirs, torch.Tensor):
         tol = (1e-5, 1e-6)
         if theirs.dtype in (torch.bfloat16, torch.float16):

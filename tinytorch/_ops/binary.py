@@ -73,8 +73,11 @@ def float_power(input, exponent):
 @method("heaviside")
 def heaviside(input, values):
     """Step function: 0 where input < 0, ``values`` where input == 0, 1 where input > 0 (``torch.heaviside``).
-    RuntimeError unless both have one dtype, as PyTorch. Not differentiable."""
+    RuntimeError unless both have one dtype; TypeError unless both are tensors, as PyTorch. Not differentiable."""
     from .pointwise import where
+    from ._util import check_arg
+    check_arg("heaviside", "input", 1, input, "Tensor")
+    check_arg("heaviside", "values", 2, values, "Tensor")
     v = values if isinstance(values, Tensor) else input.new_tensor(values)
     if v.dtype is not input.dtype:
         raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes: {input.dtype} "

@@ -543,9 +543,9 @@ ge = _binary("ge", "bool",
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 for _a, _f in (("greater", gt), ("greater_equal", ge), ("less", lt), ("less_equal", le), ("not_equal", ne)):
     method(_a)(_f)
-logical_and = _binary("logical_and", "logical")
-logical_or = _binary("logical_or", "logical")
-logical_xor = _binary("logical_xor", "logical")
+logical_and = _binary("logical_and", "logical", tensor_only=True)
+logical_or = _binary("logical_or", "logical", tensor_only=True)
+logical_xor = _binary("logical_xor", "logical", tensor_only=True)
 bitwise_and = _binary("bitwise_and", "int")
 bitwise_or = _binary("bitwise_or", "int")
 bitwise_xor = _binary("bitwise_xor", "int")
