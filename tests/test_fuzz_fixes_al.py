@@ -117,6 +117,23 @@ CASES = [
                      ("input-float", lambda L: (1.5, _x(L))), ("ok", lambda L: (_x(L), _x(L) * 0)))],
     *[(f"is_conj-{v!r}", lambda L, v=v: L.is_conj(v), None) for v in (1.5, "a", None, [1.0, 2.0])],
     ("is_conj-ok", lambda L: L.is_conj(_x(L)), None),
+    # histogram with a tensor of edges: PyTorch's placement (edges that do not increase included), its checks
+    *[(f"histogram-edges-{i}", lambda L, e=e, dens=dens: tuple(L.histogram(
+        L.tensor([0.1, 0.5, 0.9, 0.3, 2.0, -1.0, 0.7, 1.0, 0.0, 0.8]), L.tensor(e), density=dens)), None)
+      for i, (e, dens) in enumerate((([0.0, 0.8, 0.2, 1.0], False), ([0.0, 0.8, 0.2, 1.0], True),
+                                     ([1.0, 0.0, 0.5], False), ([0.0, 0.25, 0.5, 1.0], True), ([0.5], False),
+                                     ([0.3, 0.3, 0.9], False), ([0.9, 0.1, 0.4, 0.2, 0.95], False)))],
+    ("histogram-weight", lambda L: tuple(L.histogram(L.tensor([0.1, 0.5, 0.9]), L.tensor([0.0, 0.7, 0.2, 1.0]),
+                                                     weight=L.tensor([1.0, 2.0, 4.0]))), None),
+    *[(f"histogram-bad-{cid}", lambda L, b=b, kw=kw: L.histogram(_x(L), b(L), **kw(L)), None)
+      for cid, b, kw in (("edges-2d", lambda L: L.ones(2, 2), lambda L: {}),
+                         ("edges-empty", lambda L: L.ones(0), lambda L: {}),
+                         ("edges-int64", lambda L: L.tensor([0, 1]), lambda L: {}),
+                         ("edges-float64", lambda L: L.tensor([0.0, 1.0], dtype=L.float64), lambda L: {}),
+                         ("bins-str", lambda L: "a", lambda L: {}),
+                         ("weight-shape", lambda L: L.tensor([0.0, 1.0]), lambda L: {"weight": L.ones(3)}),
+                         ("weight-dtype", lambda L: L.tensor([0.0, 1.0]),
+                          lambda L: {"weight": L.ones(2, 3, dtype=L.int64)}))],
 ]
 
 
@@ -141,6 +158,10 @@ def test_matches_torch(case):
             assert msg in str(our_err), our_err
         return
     assert our_err is None, f"we raised {type(our_err).__name__}: {our_err}; torch returned"
+    if isinstance(theirs, tuple):
+        for o, t in zip(ours, theirs):
+            np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-6, atol=1e-7)
+        return
     if not isinstance(theirs, torch.Tensor):
         assert ours == theirs
     if isinstance(theirs, torch.Tensor):
