@@ -220,19 +220,26 @@ _SCALAR_PARAMETERS = frozenset({"other", "alpha", "beta", "value", "fill_value",
 
 
 def _parameter_names(fn):
+    """The names of ``fn``'s positional parameters, then ``"*name"`` for its ``*name`` parameter if it has one."""
     import inspect
     try:
-        return tuple(p.name for p in inspect.signature(fn).parameters.values()
-                     if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+        params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
         return ()
+    return tuple(p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)) + \
+        tuple("*" + p.name for p in params if p.kind is p.VAR_POSITIONAL)
 
 
-def _check_int64(args, kwargs, names):
+def _check_int64(args, kwargs, names, fname=""):
     """PyTorch's error for a Python int outside int64 given as an argument: its argument parser converts every
-    int to a 64-bit one before the function runs."""
+    int to a 64-bit one before the function runs. Ints in a ``*sizes`` parameter are PyTorch's int list, whose
+    unpacking error is a TypeError."""
+    var = names[-1] if names and names[-1][:1] == "*" else None
     for i, v in enumerate(args):
         if v.__class__ is int and not -0x8000000000000000 <= v <= 0x7FFFFFFFFFFFFFFF:
+            if var is not None and i >= len(names) - 1:
+                raise TypeError(f"{fname}(): argument '{var[1:]}' failed to unpack the object at pos "
+                                f"{i - len(names) + 2} with error \"Overflow when unpacking long long\"")
             _int64_error(names[i] if i < len(names) else "", v)
     for k, v in kwargs.items():
         if v.__class__ is int and not -0x8000000000000000 <= v <= 0x7FFFFFFFFFFFFFFF:
@@ -284,7 +291,7 @@ def translated_errors(fn, name=None, method=False, native=True):
         if bools:
             _check_bools(name, bools, args, kwargs, offset)
         if names is not None:
-            _check_int64(args, kwargs, names)
+            _check_int64(args, kwargs, names, name)
         try:
             return fn(*args, **kwargs)
         except (AttributeError, TypeError) as e:

@@ -7,7 +7,7 @@ Nothing here computes anything new: each name calls an op defined elsewhere, so 
 error messages are that op's.
 """
 from ._tensor import Tensor
-from ._ops._util import TENSOR_METHODS, method
+from ._ops._util import TENSOR_METHODS, check_arg, method
 
 # ---- aliases ---------------------------------------------------------------------------------------------
 # Tensor methods whose functions tinytorch already has under the same name in the torch namespace
@@ -22,7 +22,7 @@ _TORCH_FROM_TENSOR = ("clamp_min", "clamp_max", "cholesky", "detach", "detach_",
 _INPLACE = ("acosh", "arccosh", "arcsinh", "arctanh", "asinh", "atanh", "bitwise_not", "copysign", "cumprod",
             "deg2rad", "divide", "erfc", "floor_divide", "frac", "greater", "greater_equal", "hypot", "less",
             "less_equal", "logit", "multiply", "not_equal", "rad2deg", "sgn", "sinc", "square",
-            "true_divide", "xlogy", "addmm", "addmv", "addr", "baddbmm", "absolute", "arccos", "arcsin", "arctan",
+            "true_divide", "xlogy", "addmm", "addmv", "addr", "baddbmm", "arccos", "arcsin", "arctan",
             "arctan2", "negative", "fix", "igamma", "igammac")
 # ``torch.op_(input, ...)``: the Tensor method of the same name
 _TORCH_INPLACE = ("abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
@@ -163,44 +163,62 @@ def adaptive_max_pool1d(input, output_size):
     return _F().adaptive_max_pool1d(input, output_size, return_indices=True)
 
 
+def _dropout_args(fn, input, p, train):
+    """PyTorch's argument parser on ``torch.<fn>(Tensor input, float p, bool train)``: TypeError naming the
+    argument of the wrong type; RuntimeError for ``p`` outside [0, 1]."""
+    check_arg(fn, "input", 1, input, "Tensor")
+    check_arg(fn, "p", 2, p, "float")
+    check_arg(fn, "train", 3, train, "bool")
+    if not 0 <= p <= 1:  # ATen's check (nn.functional's own is a ValueError)
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
 def dropout(input, p, train):
     """``torch.dropout(input, p, train)``: see ``nn.functional.dropout``."""
+    _dropout_args("dropout", input, p, train)
     return _F().dropout(input, p, train)
 
 
 def dropout_(input, p, train):
     """In-place ``torch.dropout``: writes the result into ``input`` and returns it."""
+    _dropout_args("dropout_", input, p, train)
     return _F().dropout(input, p, train, inplace=True)
 
 
 def alpha_dropout(input, p, train):
     """``torch.alpha_dropout(input, p, train)``: see ``nn.functional.alpha_dropout``."""
+    _dropout_args("alpha_dropout", input, p, train)
     return _F().alpha_dropout(input, p, train)
 
 
 def alpha_dropout_(input, p, train):
     """In-place ``torch.alpha_dropout``: writes the result into ``input`` and returns it."""
+    _dropout_args("alpha_dropout_", input, p, train)
     return _F().alpha_dropout(input, p, train, inplace=True)
 
 
 def feature_alpha_dropout(input, p, train):
     """``torch.feature_alpha_dropout(input, p, train)``: see ``nn.functional.feature_alpha_dropout``."""
+    _dropout_args("feature_alpha_dropout", input, p, train)
     return _F().feature_alpha_dropout(input, p, train)
 
 
 def feature_alpha_dropout_(input, p, train):
     """In-place ``torch.feature_alpha_dropout``: writes the result into ``input`` and returns it."""
+    _dropout_args("feature_alpha_dropout_", input, p, train)
     return _F().feature_alpha_dropout(input, p, train, inplace=True)
 
 
 def feature_dropout(input, p, train):
     """``torch.feature_dropout(input, p, train)``: whole channels of an (N, C, *) input zeroed with probability
     ``p``, the rest scaled by 1 / (1 - p)."""
+    _dropout_args("feature_dropout", input, p, train)
     return _F()._feature_dropout(input, p, train, False)
 
 
 def feature_dropout_(input, p, train):
     """In-place ``torch.feature_dropout``: writes the result into ``input`` and returns it."""
+    _dropout_args("feature_dropout_", input, p, train)
     return _F()._feature_dropout(input, p, train, True)
 
 
@@ -332,7 +350,16 @@ def hardshrink(input, lambd=0.5):
 # say ``reduction=Mean``, yet PyTorch's Python binding reduces nothing when the argument is left out (measured
 # on torch 2.13: ``torch.kl_div(a, b).shape == a.shape``); the default here is that behaviour, 0.
 def kl_div(input, target, reduction=0, *, log_target=False):
-    """``torch.kl_div`` with an integer ``reduction`` (0 none, 1 mean, 2 sum)."""
+    """``torch.kl_div`` with an integer ``reduction`` (0 none, 1 mean, 2 sum). TypeError for arguments of the
+    wrong type; RuntimeError for complex, integral or bool operands (PyTorch has no kernel for them)."""
+    check_arg("kl_div", "input", 1, input, "Tensor")
+    check_arg("kl_div", "target", 2, target, "Tensor")
+    check_arg("kl_div", "reduction", 3, reduction, "int")
+    check_arg("kl_div", "log_target", None, log_target, "bool")
+    if input.dtype.is_complex or target.dtype.is_complex:
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     return _F().kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
 
 

@@ -8,7 +8,7 @@ import math
 
 from .. import _dtype as _dt
 from .._tensor import Tensor
-from ._util import method
+from ._util import SCALAR_NAMES, method
 from .unary import _float, signbit
 
 
@@ -45,6 +45,13 @@ def logaddexp2(input, other):
 def copysign(input, other):
     """|input| with the sign bit of ``other`` (``torch.copysign``)."""
     from .pointwise import where
+    for a in (input, other):
+        if not isinstance(a, (Tensor, int, float, bool)):
+            raise TypeError(f"copysign() received an invalid combination of arguments - got ({type(input).__name__}, "
+                            f"{type(other).__name__}), but expected one of: (Tensor input, Tensor other) or (Tensor "
+                            "input, Number other)")
+        if isinstance(a, Tensor) and a.dtype.is_complex:
+            raise NotImplementedError(f"\"copysign_cpu\" not implemented for '{SCALAR_NAMES[a.dtype.name]}'")
     x = _float(input) if isinstance(input, Tensor) else input
     if not isinstance(other, Tensor):
         return where(signbit(x.new_tensor(other)), -x.abs(), x.abs())
@@ -66,8 +73,11 @@ def float_power(input, exponent):
 @method("heaviside")
 def heaviside(input, values):
     """Step function: 0 where input < 0, ``values`` where input == 0, 1 where input > 0 (``torch.heaviside``).
-    RuntimeError unless both have one dtype, as PyTorch. Not differentiable."""
+    RuntimeError unless both have one dtype; TypeError unless both are tensors, as PyTorch. Not differentiable."""
     from .pointwise import where
+    from ._util import check_arg
+    check_arg("heaviside", "input", 1, input, "Tensor")
+    check_arg("heaviside", "values", 2, values, "Tensor")
     v = values if isinstance(values, Tensor) else input.new_tensor(values)
     if v.dtype is not input.dtype:
         raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes: {input.dtype} "

@@ -106,7 +106,10 @@ resolve_neg = resolve_conj
 
 @method("is_conj")
 def is_conj(input):
-    """Always False: conj() returns a materialised tensor, never a lazily conjugated view."""
+    """Always False: conj() returns a materialised tensor, never a lazily conjugated view. TypeError for a
+    non-tensor, as PyTorch's argument parser."""
+    from ._util import check_arg
+    check_arg("is_conj", "input", 1, input, "Tensor")
     return False
 
 

@@ -649,10 +649,21 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
 
 # ---- windows (torch.*_window) ------------------------------------------------------------------------------
 def _window(name, n, periodic, dtype, device, fn):
+    """The window ``fn(k, N)`` for k = 0..n-1 as a ``dtype`` tensor. TypeError for a non-int ``n``;
+    RuntimeError for a negative one or a non-floating ``dtype``; NotImplementedError for a complex ``dtype``
+    (PyTorch's arange has no complex kernel), as PyTorch."""
     from .creation import arange
+    from ._util import SCALAR_NAMES, check_arg
+    check_arg(name, "window_length", 1, n, "int")
     if n < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={n}")
     dt = dtype or _dt.get_default_dtype()
+    if dt.is_complex:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{SCALAR_NAMES[dt.name]}'")
+    if not dt.is_floating_point:
+        raise RuntimeError(f"{name} expects floating point dtypes, got: TensorOptions(dtype={_CPP_NAMES[dt.name]}, "
+                           "device=cpu, layout=Strided (default), requires_grad=false (default), "
+                           "pinned_memory=false, memory_format=(nullopt))")
     if n == 1:
         from .creation import ones
         return ones(1, dtype=dt, device=device)

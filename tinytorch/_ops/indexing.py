@@ -693,13 +693,30 @@ method("index_add_")(lambda self, dim, index, source, *, alpha=1: self._inplace(
 def index_copy(input, dim, index, source):
     """``input`` with the slices ``index`` of ``dim`` replaced by those of ``source`` (``torch.index_copy``).
     Differentiable in input (zero where overwritten) and source. RuntimeError for a non-int64 index or a source
-    of another dtype."""
+    of another dtype or a source whose slices differ from input's; IndexError (as PyTorch) for an index of more
+    than one dim, a source of another rank (unless one is 0-d) or a count of indices other than
+    ``source.size(dim)``."""
+    if isinstance(index, Tensor) and index.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
     _long_index("index_copy_", index)
+    if input.ndim and source.ndim and input.ndim != source.ndim:
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their dimensionality must "
+                         f"match. Source dimensionality ({source.ndim}), destination dimensionality ({input.ndim})")
+    d = _strides.wrap_dim(dim, max(input.ndim, 1))
+    n_src = source._shape[d] if source.ndim else 1
+    if index.numel() != n_src:
+        raise IndexError(f"index_copy_(): Number of indices ({index.numel()}) should be equal to source.size(dim) "
+                         f"({n_src})")
+    rest_in = [s for i, s in enumerate(input._shape) if i != d]
+    rest_src = [s for i, s in enumerate(source._shape) if i != d]
+    if input.ndim and source.ndim and rest_in != rest_src:
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+                           f"slice shape: {' '.join(map(str, rest_in))} at dimension {d} and source slice shape: "
+                           f"{' '.join(map(str, rest_src))} at dimension {d}.")
     if source.dtype is not input.dtype:
         from .movement import _SCALAR_TYPE as w
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
                            f"{w[input.dtype.name]} and (source) {w[source.dtype.name]}")
-    d = _strides.wrap_dim(dim, max(input.ndim, 1))
     sl = (slice(None),) * d + (index,)
     out = input.clone()
     out[sl] = source

@@ -177,6 +177,12 @@ def _batch2_size2(batch1, batch2):
                          "but got 2)")
 
 
+def _tensor_arg(op, input):
+    """TypeError, as PyTorch's argument parser, when ``input`` is not a Tensor."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+
+
 def _expands_to(input, result):
     """PyTorch's check that the ``input`` of addmm/baddbmm/addr/addbmm expands to ``result``'s shape (its
     ``expand`` errors)."""
@@ -189,10 +195,14 @@ def _expands_to(input, result):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``). RuntimeError when ``input`` does not expand
     to the product's shape (PyTorch expands it one way, it does not broadcast both)."""
+    _tensor_arg("addmm", input)
     for name, m in (("mat1", mat1), ("mat2", mat2)):
         if isinstance(m, Tensor) and m.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
     p = mm(mat1, mat2)
+    if input.dtype is not mat2.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dt_word(input.dtype)} and "
+                           f"{_dt_word(mat2.dtype)}")
     _expands_to(input, p)
     if alpha != 1:
         p = p * alpha
@@ -204,7 +214,13 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * (batch1 @ batch2)`` for batches (``torch.baddbmm``). RuntimeError when ``input``
     does not expand to the product's shape."""
+    _tensor_arg("baddbmm", input)
     _batch2_size2(batch1, batch2)
+    if isinstance(batch1, Tensor) and isinstance(batch2, Tensor) and \
+            (input.dtype is not batch1.dtype or batch1.dtype is not batch2.dtype):
+        from .creation import _CPP_NAMES
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_CPP_NAMES[input.dtype.name]}, batch1: "
+                           f"{_CPP_NAMES[batch1.dtype.name]}, batch2: {_CPP_NAMES[batch2.dtype.name]}")
     p = bmm(batch1, batch2)
     _expands_to(input, p)
     if alpha != 1:
@@ -515,13 +531,26 @@ def vander(x, N=None, increasing=False):
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """Pairwise ``p``-norm distances between the rows of x1 (*, P, M) and x2 (*, R, M) -> (*, P, R)
     (``torch.cdist``). Computed from the differences, so it is exact (PyTorch may use a matmul shortcut for
-    p = 2); the gradient at a zero distance is 0."""
+    p = 2); the gradient at a zero distance is 0. ValueError for an unknown ``compute_mode``; RuntimeError for
+    ranks below 2, non-floating or mismatched dtypes, a negative or NaN ``p``; NotImplementedError for float16 /
+    bfloat16 (PyTorch's CPU kernel has neither)."""
     from .lapack import vector_norm
+    if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                            "donot_use_mm_for_euclid_dist"):
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     if x1.ndim < 2 or x2.ndim < 2:
-        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X{1 if x1.ndim < 2 else 2} got: "
+                           f"{min(x1.ndim, x2.ndim) if x1.ndim < 2 else x2.ndim}D")
+    for i, x in ((1, x1), (2, x2)):
+        if not x.dtype.is_floating_point:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, X{i} got: {_dt_word(x.dtype)}")
     if x1._shape[-1] != x2._shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1._shape[-1]} X2: "
                            f"{x2._shape[-1]}")
-    if p < 0:
+    if x1.dtype.name in ("float16", "bfloat16"):
+        raise NotImplementedError(f"\"cdist\" not implemented for '{_dt_word(x1.dtype)}'")
+    if x1.dtype is not x2.dtype:
+        raise RuntimeError(f"expected scalar type {_dt_word(x1.dtype)} but found {_dt_word(x2.dtype)}")
+    if not p >= 0:
         raise RuntimeError("cdist only supports non-negative p values")
     return vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, -1)

@@ -101,12 +101,27 @@ _as_strided_op = _view_op("as_strided", _as_strided_bw,
 def as_strided(input, size, stride, storage_offset=None):
     """A view with explicit ``size``, ``stride`` and ``storage_offset`` over ``input``'s storage.
 
-    RuntimeError when the view would read outside the storage. Mirrors ``torch.as_strided``.
+    TypeError for a size, stride or offset that is not an int64 (as PyTorch's argument parser); RuntimeError for
+    negative sizes or strides, a storage extent past int64, or a view that would read outside the storage.
+    Mirrors ``torch.as_strided``.
     """
-    size, stride = tuple(size), tuple(stride)
+    size, stride = _shape_arg((size,), "as_strided", "size"), _shape_arg((stride,), "as_strided", "stride")
+    if storage_offset is not None:
+        if isinstance(storage_offset, bool) or not isinstance(storage_offset, (builtins.int, Tensor)):
+            raise TypeError(f"as_strided(): argument 'storage_offset' (position 3) must be int, not "
+                            f"{type(storage_offset).__name__}")
+        storage_offset = _shape_arg((storage_offset,), "as_strided", "storage_offset")[0]
     off = input._offset if storage_offset is None else storage_offset
     if len(size) != len(stride):
         raise RuntimeError(f"mismatch in length of strides and shape: {len(size)} vs {len(stride)}")
+    if builtins.any(st < 0 for st in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
+                           f"{list(stride)}")
+    # PyTorch computes the storage the view needs in int64 before anything else, so a negative size or an
+    # extent past int64 overflows there
+    if builtins.any(s < 0 for s in size) or (_strides.numel(size) and
+                                             builtins.sum((s - 1) * st for s, st in zip(size, stride)) >= 2 ** 63):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     if _strides.numel(size):
         hi = off + builtins.sum((s - 1) * st for s, st in zip(size, stride))
         if hi >= input._storage.size or off < 0 or builtins.any(st < 0 for st in stride):
@@ -167,10 +182,15 @@ def _shape_arg(shape, op="view", arg="size"):
         if isinstance(s, Tensor) and s.ndim == 0 and not (s.dtype.is_floating_point or s.dtype.is_complex):
             s = s.item()
         try:
-            out.append(operator.index(s))
+            v = operator.index(s)
         except TypeError:
             raise TypeError(f"{op}(): argument '{arg}' failed to unpack the object at pos {i + 1} with error \"type "
                             f"must be tuple of ints,but got {type(s).__name__}\"") from None
+        if not -2 ** 63 <= v < 2 ** 63:
+            # PyTorch's parser unpacks each size into a C int64 before the op sees it
+            raise TypeError(f"{op}(): argument '{arg}' failed to unpack the object at pos {i + 1} with error "
+                            "\"Overflow when unpacking long long\"")
+        out.append(v)
     return tuple(out)
 
 
@@ -434,6 +454,8 @@ def expand(input, *sizes):
                                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
                                f"{list(input._shape)}")
     shape, stride = tuple(shape), tuple(stride)
+    if _strides.numel(shape) >= 2 ** 63:
+        raise RuntimeError("numel: integer multiplication overflow")
     if shape == input._shape:
         return input
     return dispatch(_expand_op, (input,), {"size": shape, "stride_": stride})
@@ -444,7 +466,7 @@ method("expand_as")(lambda self, other: expand(self, other._shape))
 
 def broadcast_to(input, size):
     """``input.expand(size)`` (``torch.broadcast_to``)."""
-    return expand(input, tuple(size))
+    return expand(input, _shape_arg((size,), "broadcast_to"))
 
 
 method("broadcast_to")(broadcast_to)

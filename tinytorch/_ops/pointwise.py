@@ -69,7 +69,8 @@ def _meta(kind, name="bitwise"):
 _same, _float, _bool, _int, _logical = (_meta(k) for k in ("same", "float", "bool", "int", "logical"))
 
 
-def _unary(name, kind, backward=None, save_output=False, save_inputs=True, doc=None, meta=None, **flags):
+def _unary(name, kind, backward=None, save_output=False, save_inputs=True, doc=None, meta=None, inplace=True,
+           **flags):
     flags.setdefault("elementwise", True)
     op = defop(name, meta or (_same if kind == "same" else _float if kind == "float" else _bool), backward,
                save_inputs=save_inputs, save_output=save_output, **flags)
@@ -81,7 +82,8 @@ def _unary(name, kind, backward=None, save_output=False, save_inputs=True, doc=N
                          f"({'floating: integer inputs promote to the default dtype' if kind == 'float' else 'same dtype'}). "
                          f"Mirrors ``torch.{name}``.")
     method(name)(fn)
-    method(name + "_")(lambda self: self._inplace(fn))
+    if inplace:  # False: the op declares its own ``name_`` (with checks of its own)
+        method(name + "_")(lambda self: self._inplace(fn))
     return fn
 
 
@@ -178,10 +180,22 @@ def _abs_meta(a):
     return outs, casts
 
 
-abs = _unary("abs", "same", lambda c, g: g * _sgn(c.inputs[0]), meta=_abs_meta, complex_grad=True,
+abs = _unary("abs", "same", lambda c, g: g * _sgn(c.inputs[0]), meta=_abs_meta, complex_grad=True, inplace=False,
              doc="Elementwise absolute value; for complex input the modulus, a float tensor (``torch.abs``).",
     refused=refuse(("bool",), NotImplementedError, "\"abs_cpu\" not implemented for '{T}'"))
 absolute = abs
+
+
+def _abs_(self):
+    """In-place ``abs``. RuntimeError for complex ``self``, as PyTorch (the modulus is real: no complex result
+    to write back)."""
+    if self.dtype.is_complex:
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return self._inplace(abs)
+
+
+method("abs_")(_abs_)
+method("absolute_")(_abs_)
 def _sign_meta(a):
     if a.dtype.is_complex:
         raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
@@ -529,9 +543,9 @@ ge = _binary("ge", "bool",
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 for _a, _f in (("greater", gt), ("greater_equal", ge), ("less", lt), ("less_equal", le), ("not_equal", ne)):
     method(_a)(_f)
-logical_and = _binary("logical_and", "logical")
-logical_or = _binary("logical_or", "logical")
-logical_xor = _binary("logical_xor", "logical")
+logical_and = _binary("logical_and", "logical", tensor_only=True)
+logical_or = _binary("logical_or", "logical", tensor_only=True)
+logical_xor = _binary("logical_xor", "logical", tensor_only=True)
 bitwise_and = _binary("bitwise_and", "int")
 bitwise_or = _binary("bitwise_or", "int")
 bitwise_xor = _binary("bitwise_xor", "int")
@@ -788,6 +802,9 @@ def logit(input, eps=None):
     integral and bool input is computed in the default float dtype, as PyTorch's unary float ops."""
     if isinstance(input, Tensor) and not (input.dtype.is_floating_point or input.dtype.is_complex):
         input = input.to(_dt.get_default_dtype())
+    if isinstance(input, Tensor) and input.dtype.is_complex:
+        from ._util import check_dtype
+        check_dtype("logit_cpu", input.dtype, floating=True)
     if eps is not None:
         input = clamp(input, eps, 1 - eps)
     return log(input / (1 - input))

@@ -164,6 +164,48 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 histogram_result = collections.namedtuple("histogram", ["hist", "bin_edges"])
 
 
+def _check_bin_edges(input, bins):
+    """PyTorch's checks of a tensor of bin edges: 1-D, at least two edges, input's dtype (RuntimeError)."""
+    from .creation import _CPP_NAMES
+    if bins.ndim <= 1 and bins.numel() == 1:  # one edge (or a 0-d tensor): no bin
+        raise RuntimeError("torch.histogram(): bins must be > 0, but got 0 for dimension 0")
+    if bins.ndim != 1:
+        raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but got {bins.ndim} "
+                           "dimensions in the bins tensor for dimension 0")
+    if bins.numel() == 0:
+        raise RuntimeError("torch.histogramdd: bins tensor should have at least 1 element, but got 0 elements in "
+                           "the bins tensor for dimension 0")
+    if bins.dtype is not input.dtype:
+        raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but got "
+                           f"input with dtype {_CPP_NAMES[input.dtype.name]} and bins for dimension 0 with dtype "
+                           f"{_CPP_NAMES[bins.dtype.name]}")
+
+
+def _histogram_by_edges(x, edges, w):
+    """Counts (or summed weights) of ``x`` per bin of ``edges`` as PyTorch's CPU kernel places them: elements
+    outside [edges[0], edges[-1]] are dropped, the others go to bin ``upper_bound(edges, v) - 1`` (the last bin
+    keeps its right edge). The binary search is the C++ ``std::upper_bound``'s, step for step, so edges that do
+    not increase (which PyTorch does not check) give PyTorch's counts, where NumPy refuses them."""
+    import numpy as np
+    n = edges.size
+    hist = np.zeros(max(n - 1, 0), dtype=np.float64)
+    keep = (x >= edges[0]) & (x <= edges[-1])
+    v = x[keep]
+    first = np.zeros(v.shape, dtype=np.int64)
+    count = np.full(v.shape, n, dtype=np.int64)
+    while count.any():
+        step = count // 2
+        it = first + step
+        right = (count > 0) & ~(v < edges[np.minimum(it, n - 1)])
+        first = np.where(right, it + 1, first)
+        count = np.where(right, count - step - 1, np.where(count > 0, step, 0))
+    pos = first - 1
+    pos = np.where(pos == n - 1, pos - 1, pos)
+    if hist.size:
+        np.add.at(hist, pos, 1.0 if w is None else w[keep])
+    return hist
+
+
 @method("histogram")
 def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
     """Histogram of ``input`` (``torch.histogram``): ``bins`` an int (equal-width bins over ``range``, the data's
@@ -175,9 +217,30 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the same dtype, but got "
                            f"input {input.dtype} and bins float")
+    if not isinstance(bins, (Tensor, builtins.int)) or isinstance(bins, bool):
+        raise TypeError(f"histogram() received an invalid combination of arguments - got ({type(bins).__name__}), "
+                        "but expected one of: (Tensor bins, ...) or (int bins, ...)")
+    if weight is not None:
+        from .creation import _CPP_NAMES
+        if tuple(weight._shape) != tuple(input._shape):
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+                               f"should have the same shape, but got input({list(input._shape)}), and "
+                               f"weight({list(weight._shape)})")
+        if weight.dtype is not input.dtype:
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided it should have the same dtype as "
+                               f"the input tensor, but got weight with dtype {_CPP_NAMES[weight.dtype.name]} and "
+                               f"input with dtype {_CPP_NAMES[input.dtype.name]}")
     x = input.detach().cpu().numpy().reshape(-1)
     w = None if weight is None else weight.detach().cpu().numpy().reshape(-1)
-    b = bins.detach().cpu().numpy() if isinstance(bins, Tensor) else int(bins)
+    if isinstance(bins, Tensor):
+        _check_bin_edges(input, bins)
+        edges = bins.detach().cpu().numpy()
+        hist = _histogram_by_edges(x, edges, w)
+        if density:
+            hist = hist / (hist.sum() * np.diff(edges))
+        return histogram_result(tensor(hist, dtype=input.dtype, device=input.device),
+                                tensor(edges, dtype=input.dtype, device=input.device))
+    b = int(bins)
     rng = None
     if range is not None:
         rng = (float(range[0]), float(range[1]))

@@ -7,7 +7,7 @@ Signatures, defaults and results follow the PyTorch 2.x documentation of the fun
 import math
 
 from .. import _dtype as _dt
-from ._util import method
+from ._util import check_dtype, method
 
 
 def _float(x):
@@ -50,12 +50,16 @@ for _n, _f in (("arcsinh", asinh), ("arccosh", acosh), ("arctanh", atanh)):
 def erfc(input):
     """``1 - erf(x)`` (``torch.erfc``)."""
     from .pointwise import erf
+    if input.dtype.is_complex:  # PyTorch has no complex erfc kernel
+        check_dtype("erfc_vml_cpu", input.dtype, floating=True)
     return 1 - erf(_float(input))
 
 
 @method("deg2rad")
 def deg2rad(input):
-    """Degrees to radians (``torch.deg2rad``)."""
+    """Degrees to radians (``torch.deg2rad``); RuntimeError for complex input, as PyTorch."""
+    if input.dtype.is_complex:
+        raise RuntimeError("deg2rad is not supported for complex tensors.")
     return _float(input) * (math.pi / 180)
 
 
@@ -90,13 +94,17 @@ def signbit(input):
 
 @method("isneginf")
 def isneginf(input):
-    """True where input is -inf (``torch.isneginf``)."""
+    """True where input is -inf (``torch.isneginf``). RuntimeError for complex input, as PyTorch."""
+    if input.dtype.is_complex:
+        raise RuntimeError("isneginf does not support complex inputs.")
     return input.isinf() & (input < 0) if input.dtype.is_floating_point else input != input
 
 
 @method("isposinf")
 def isposinf(input):
-    """True where input is +inf (``torch.isposinf``)."""
+    """True where input is +inf (``torch.isposinf``). RuntimeError for complex input, as PyTorch."""
+    if input.dtype.is_complex:
+        raise RuntimeError("isposinf does not support complex inputs.")
     return input.isinf() & (input > 0) if input.dtype.is_floating_point else input != input
 
 

@@ -276,7 +276,10 @@ def prelu(input, weight):
 
 
 def hardshrink(input, lambd=0.5):
-    """``x`` where ``|x| > lambd``, else 0."""
+    """``x`` where ``|x| > lambd``, else 0. NotImplementedError for integral, bool and complex input (PyTorch's
+    kernel is compiled for floating point only)."""
+    from ..._ops._util import check_dtype
+    check_dtype("hardshrink_cpu", input.dtype, floating=True)
     return _pw.where(input.abs() > lambd, input, 0.0)
 
 
