@@ -9,6 +9,8 @@ import tomllib
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # distribution name -> the module it installs, where the two differ
 MODULE_OF = {"pyyaml": "yaml", "pillow": "PIL", "cuda_bindings": "cuda"}
+# further top-level modules a distribution installs (the torch wheel ships torchgen, its schema parser)
+ALSO_INSTALLS = {"torch": {"torchgen"}}
 # what ComfyUI's own environment provides to a node pack it loads (and to the test that starts ComfyUI)
 COMFYUI_HOST = {"comfy", "folder_paths", "torch", "PIL"}
 
@@ -47,6 +49,7 @@ def test_test_extra_declares_what_the_tests_import():
     names = {re.match(r"[A-Za-z0-9_.\-]+", r).group(0).lower().replace("-", "_")
              for r in project["optional-dependencies"]["test"] + project["optional-dependencies"]["ecosystem"]}
     allowed = _declared() | {MODULE_OF.get(n, n) for n in names} | set(sys.stdlib_module_names) | \
+        {m for n in names for m in ALSO_INSTALLS.get(n, ())} | \
         {"tinytorch", "comfyui_tinytorch", "conftest", "op_db", "mydevice", "__future__"}
     # the repository's own scripts, which tests put on sys.path
     local = {p.stem for d in ("tests", "examples", "tools", "benchmarks") for p in (ROOT / d).rglob("*.py")} | \
