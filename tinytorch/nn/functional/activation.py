@@ -210,7 +210,8 @@ def _rrelu(input, lower, upper, training, inplace, _generator):
             + lower
     else:
         slope = (lower + upper) / 2
-    return _activation(input, inplace, lambda input: _pw.where(input >= 0, input, input * slope))
+    # like leaky_relu, zero takes the slope branch (0 * an infinite slope is NaN, as in PyTorch)
+    return _activation(input, inplace, lambda input: _pw.where(input > 0, input, input * slope))
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):

@@ -95,8 +95,10 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     _check_same_size(input, target, "smooth_l1_loss")
     if not beta >= 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    check_dtype("smooth_l1_cpu", _dt.promote_types(input.dtype, target.dtype), floating=True, integral=True)
-    d = (input - target).abs()
+    common = check_dtype("smooth_l1_cpu", _dt.promote_types(input.dtype, target.dtype), floating=True,
+                         integral=True)
+    # a bool operand is promoted first (ATen's TensorIterator), so a bool - float never reaches subtraction
+    d = (input.to(common) - target.to(common)).abs()
     loss = _pw.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta) if beta > 0 else d
     return _reduce(loss, reduction)
 
