@@ -113,6 +113,20 @@ TYPE_CASES = [
     ("triplet_with_distance-float", lambda m: m.nn.functional.triplet_margin_with_distance_loss(x(m), 1.5, x(m))),
     ("KLDivLoss-log_target", lambda m: m.nn.KLDivLoss(log_target=None)(x(m), x(m))),
 ]
+TYPE_CASES += [
+    ("alpha_dropout-eval", lambda m: m.nn.functional.alpha_dropout(1.5)),
+    ("alpha_dropout-train", lambda m: m.nn.functional.alpha_dropout(None, training=True)),
+    ("alpha_dropout-p-first", lambda m: m.nn.functional.alpha_dropout(1.5, p=2.0)),
+]
+for fn in ("channel_shuffle", "native_channel_shuffle"):
+    for shape, g in (((2, 4), 2), ((4,), 0), ((2, 4, 3), 0), ((2, 4, 3), 2)):
+        case(f"{fn}-{shape}-{g}", lambda m, f=fn, s=shape, g=g: getattr(m.nn.functional, f)(x(m, *s), g))
+for cell in ("RNNCell", "GRUCell", "LSTMCell"):
+    case(f"{cell}-3d-input", lambda m, c=cell: getattr(m.nn, c)(4, 3)(x(m, 2, 2, 4)))
+    case(f"{cell}-3d-hidden", lambda m, c=cell: getattr(m.nn, c)(4, 3)(
+        x(m, 2, 4), (x(m, 2, 3), x(m, 1, 2, 3)) if c == "LSTMCell" else x(m, 1, 2, 3)))
+for nl in ("bogus", 1, None):
+    case(f"RNNCell-nonlinearity-{nl}", lambda m, nl=nl: m.nn.RNNCell(4, 3, nonlinearity=nl)(x(m, 2, 4)))
 for name, fn in TYPE_CASES:
     case(f"type-{name}", fn)
 
