@@ -391,7 +391,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=0):
     """``torch.triplet_margin_loss`` with an integer ``reduction``."""
-    return _F().triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=_reduction(reduction))
+    return _F().loss._triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, _reduction(reduction))
 
 
 __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "avg_pool1d", "max_pool1d",

@@ -1,4 +1,5 @@
 """Activation functions: relu and its variants, the sigmoid / tanh / shrink family, softmax, glu, prelu."""
+import math
 import warnings
 
 from ...amp.autocast_mode import autocast_op
@@ -13,6 +14,12 @@ from ._utils import _scalar_name
 
 sigmoid = _pw.sigmoid
 tanh = _pw.tanh
+
+
+def _tensor_arg(fn, input):
+    """``input`` when it is a tensor, else PyTorch's argument-parser TypeError for ``fn``'s first parameter."""
+    from ..._tensor import Tensor
+    return check_arg(fn, "input", 1, input, "Tensor") if not isinstance(input, Tensor) else input
 
 
 def _activation(input, inplace, fn):
@@ -97,12 +104,15 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def hardsigmoid(input, inplace=False):
-    """``relu6(x + 3) / 6``."""
+    """``relu6(x + 3) / 6``. NotImplementedError for non-floating input, as PyTorch's kernel."""
+    check_dtype("hardsigmoid_cpu", _tensor_arg("hardsigmoid", input).dtype, floating=True)
     return _activation(input, inplace, lambda input: _pw.clamp(input / 6 + 0.5, 0.0, 1.0))
 
 
 def hardswish(input, inplace=False):
-    """``x * relu6(x + 3) / 6`` (Howard et al. 2019)."""
+    """``x * relu6(x + 3) / 6`` (Howard et al. 2019). NotImplementedError for non-floating input, as
+    PyTorch's kernel."""
+    check_dtype("hardswish_cpu", _tensor_arg("hardswish", input).dtype, floating=True)
     return _activation(input, inplace, lambda input: input * _pw.clamp(input / 6 + 0.5, 0.0, 1.0))
 
 
@@ -179,13 +189,29 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 
 def _rrelu(input, lower, upper, training, inplace, _generator):
+    # PyTorch's out-of-place rrelu first insists on finite bounds; both forms then on lower <= upper
+    # (a NaN bound fails that comparison too)
+    if not inplace:
+        for name, v in (("lower", lower), ("upper", upper)):
+            if not math.isfinite(v):
+                raise RuntimeError(f"rrelu: {name} bound must be finite, got {_fmt(v)}")
+    if not lower <= upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    # training draws slopes in rrelu_with_noise (no Half kernel); eval is a leaky_relu (no integer kernel)
+    if training:
+        check_dtype("rrelu_with_noise_out_cpu", input.dtype, floating=True)
+        if input.dtype is _dt.float16:
+            raise NotImplementedError("\"rrelu_with_noise_out_cpu\" not implemented for 'Half'")
+    else:
+        check_dtype("leaky_relu_cpu", input.dtype, floating=True)
     if training:
         from ..._ops.random import rand
         slope = rand(input._shape, dtype=input.dtype, device=input.device, generator=_generator) * (upper - lower) \
             + lower
     else:
         slope = (lower + upper) / 2
-    return _activation(input, inplace, lambda input: _pw.where(input >= 0, input, input * slope))
+    # like leaky_relu, zero takes the slope branch (0 * an infinite slope is NaN, as in PyTorch)
+    return _activation(input, inplace, lambda input: _pw.where(input > 0, input, input * slope))
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
@@ -207,6 +233,11 @@ def glu(input, dim=-1):
         raise NotImplementedError(f"\"glu_cpu\" not implemented for '{_scalar_name(input.dtype)}'")
     a, b = input.chunk(2, d) if input._shape[d] else (input, input)
     return a * _pw.sigmoid(b)
+
+
+def _fmt(v):
+    # C++ streams print non-finite doubles as inf / -inf / nan
+    return "nan" if v != v else ("inf" if v == math.inf else ("-inf" if v == -math.inf else f"{v:g}"))
 
 
 def _get_softmax_dim(name, ndim, stacklevel):
@@ -276,15 +307,18 @@ def prelu(input, weight):
 
 
 def hardshrink(input, lambd=0.5):
-    """``x`` where ``|x| > lambd``, else 0. NotImplementedError for integral, bool and complex input (PyTorch's
-    kernel is compiled for floating point only)."""
-    from ..._ops._util import check_dtype
+    """``x`` where ``|x| > lambd``, else 0. NotImplementedError for non-floating input, as PyTorch's kernel."""
     check_dtype("hardshrink_cpu", input.dtype, floating=True)
     return _pw.where(input.abs() > lambd, input, 0.0)
 
 
 def softshrink(input, lambd=0.5):
-    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
-    if lambd < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0. NotImplementedError for
+    non-floating input; RuntimeError for a negative ``lambd`` or one outside the input dtype's finite range
+    (NaN and inf included), as PyTorch."""
+    check_dtype("softshrink_check", input.dtype, floating=True)
+    top = _dt.finfo(input.dtype).max
+    if not 0 <= lambd <= top:
+        raise RuntimeError(f"lambda must be in range [0, {top:.6g}] for input dtype {_scalar_name(input.dtype)}, "
+                           f"but found {_fmt(lambd)}")
     return _pw.where(input > lambd, input - lambd, _pw.where(input < -lambd, input + lambd, 0.0))

@@ -109,6 +109,8 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 
 def _alpha_dropout(input, p, training, inplace, feature):
     _check_dropout_p(p)
+    # PyTorch parses the input even when the call is a no-op (eval mode)
+    check_arg("feature_alpha_dropout" if feature else "alpha_dropout", "input", 1, input, "Tensor")
     if feature and input.ndim < 2:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     if not training or p == 0:

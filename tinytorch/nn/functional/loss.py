@@ -90,10 +90,15 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 @autocast_op("fp32")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """Huber-like loss: ``0.5 d^2 / beta`` below ``beta``, ``d - 0.5 beta`` above (d = |input - target|).
+    RuntimeError for a negative or NaN ``beta``, NotImplementedError for a complex operand, as PyTorch."""
     _check_same_size(input, target, "smooth_l1_loss")
-    if beta < 0:
+    if not beta >= 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    d = (input - target).abs()
+    common = check_dtype("smooth_l1_cpu", _dt.promote_types(input.dtype, target.dtype), floating=True,
+                         integral=True)
+    # a bool operand is promoted first (ATen's TensorIterator), so a bool - float never reaches subtraction
+    d = (input.to(common) - target.to(common)).abs()
     loss = _pw.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta) if beta > 0 else d
     return _reduce(loss, reduction)
 
@@ -338,6 +343,16 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 @autocast_op("fp32")
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """Kullback-Leibler divergence of log-probabilities ``input`` from ``target`` (log-probabilities with
+    ``log_target``). TypeError for a non-tensor operand or non-bool ``log_target``; RuntimeError for complex or
+    integral operands (complex reported first), as PyTorch."""
+    check_arg("kl_div", "input", 1, input, "Tensor")
+    check_arg("kl_div", "target", 2, target, "Tensor")
+    check_arg("kl_div", "log_target", None, log_target, "bool")
+    if input.dtype.is_complex or target.dtype.is_complex:
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     loss = _pw.exp(target) * (target - input) if log_target else _pw.xlogy(target, target) - target * input
     if reduction == "batchmean":
         return loss.sum() / input._shape[0]
@@ -348,7 +363,12 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     """Poisson negative log-likelihood: ``exp(input) - target * input`` (``log_input``) or
-    ``input - target * log(input + eps)``; ``full`` adds Stirling's term where target > 1."""
+    ``input - target * log(input + eps)``; ``full`` adds Stirling's term where target > 1. TypeError for
+    arguments of the wrong type, as PyTorch's argument parser."""
+    for pos, name, v, kind in ((1, "input", input, "Tensor"), (2, "target", target, "Tensor"),
+                               (3, "log_input", log_input, "bool"), (4, "full", full, "bool"),
+                               (5, "eps", eps, "float")):
+        check_arg("poisson_nll_loss", name, pos, v, kind)
     loss = _pw.exp(input) - target * input if log_input else input - target * _pw.log(input + eps)
     if full:
         st = target * _pw.log(target) - target + 0.5 * _pw.log(2 * math.pi * target)
@@ -557,7 +577,15 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     """``max(d(a, p) - d(a, n) + margin, 0)`` with the p-norm pairwise distance (Balntas et al. 2016);
-    ``swap`` uses min(d(a, n), d(p, n)). Inputs (N, D) or (D,)."""
+    ``swap`` uses min(d(a, n), d(p, n)). Inputs (N, D) or (D,). ValueError for a margin <= 0 (the
+    functional's check; ``torch.triplet_margin_loss`` has none, see ``_triplet_margin_loss``)."""
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return _triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction)
+
+
+def _triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction):
+    check_arg("triplet_margin_loss", "p", 5, p, "float")
     if not (anchor.ndim == positive.ndim == negative.ndim):
         raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
                            f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
@@ -572,7 +600,20 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
                                       swap=False, reduction="mean"):
     """``max(d(a, p) - d(a, n) + margin, 0)`` with a given distance (default: pairwise_distance)
-    (``F.triplet_margin_with_distance_loss``)."""
+    (``F.triplet_margin_with_distance_loss``). ValueError for a bad reduction or a margin <= 0; RuntimeError
+    for inputs of different ranks, as PyTorch."""
+    _check_reduction(reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = [getattr(t, "ndim", None) for t in (anchor, positive, negative)]
+    if None in dims:
+        name = ("anchor", "positive", "negative")[dims.index(None)]
+        bad = (anchor, positive, negative)[dims.index(None)]
+        raise TypeError(f"triplet_margin_with_distance_loss(): argument '{name}' must be Tensor, "
+                        f"not {type(bad).__name__}")
+    if not dims[0] == dims[1] == dims[2]:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D inputs")
     d = distance_function or pairwise_distance
     d_pos = d(anchor, positive)
     d_neg = d(anchor, negative)
@@ -603,9 +644,13 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 
 @autocast_op("fp32")
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
-    """``x`` where target is 1, ``max(0, margin - x)`` where it is -1 (``torch.nn.functional.hinge_embedding_loss``)."""
-    margin_part = _pw.where(target != 1, _pw.clamp(margin - input, min=0), 0.0)
-    self_part = _pw.where(target != -1, input, 0.0)
+    """``x`` where target is 1, ``max(0, margin - x)`` where it is -1 (``torch.nn.functional.hinge_embedding_loss``).
+    Computed in ``input``'s dtype, as ATen (an integer input truncates ``margin``; its 'mean' then raises
+    mean()'s RuntimeError). TypeError for a non-tensor input."""
+    check_arg("hinge_embedding_loss", "input", 1, input, "Tensor")
+    zero = zeros((), dtype=input.dtype, device=input.device)
+    margin_part = _pw.where(target != 1, _pw.clamp(full_like(input, margin) - input, min=0), zero)
+    self_part = _pw.where(target != -1, input, zero)
     return _reduce(margin_part + self_part, reduction)
 
 
@@ -613,8 +658,17 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Two-class logistic loss ``log(1 + exp(-y x))`` for targets y in {1, -1}, in ``input``'s dtype (as
     ATen, which writes it into a tensor like ``input``); RuntimeError for integer input, as torch."""
+    check_arg("soft_margin_loss", "target", 2, target, "Tensor")
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_scalar_name(input.dtype)}")
+    # ATen writes the loss into a tensor shaped like input, so target must broadcast to exactly that shape
+    from ..._strides import broadcast_shapes
+    shape = tuple(broadcast_shapes(input._shape, target._shape))
+    if shape != tuple(input._shape):
+        raise RuntimeError(f"output with shape {list(input._shape)} doesn't match the broadcast shape {list(shape)}")
+    if target.requires_grad and _grad_enabled():
+        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. "
+                           "This input cannot have requires_grad True.")
     return _reduce(softplus(-target * input).to(input.dtype), reduction)
 
 

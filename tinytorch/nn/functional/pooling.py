@@ -2,6 +2,7 @@
 ``pooling_adaptive``). Windows are reshapes where they tile the input, else im2col."""
 import math
 
+from ... import _dtype as _dt
 from ..._ops import pointwise as _pw
 from ..._ops.creation import ones, zeros
 from ..._ops.nn import im2col
@@ -245,6 +246,11 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, na
             lo, hi = default[d] - st[d], default[d] + st[d]
             if not lo < out[d] < hi:
                 raise ValueError(f'invalid output_size "{out}" (dim {d} must be between {lo} and {hi})')
+    # ATen's unpooling kernels: int64 indices only, and values of floating dtypes (1-D runs the 2-D kernel)
+    if indices.dtype is not _dt.int64:
+        raise RuntimeError("elements in indices should be type int64" +
+                           (f" but got: {_scalar_name(indices.dtype)}" if n < 3 else ""))
+    check_dtype("max_unpool3d" if n == 3 else "max_unpool2d", input.dtype, floating=True)
     lead = input._shape[:-n]
     flat_in = input.reshape(lead + (-1,))
     flat_idx = indices.reshape(lead + (-1,))

@@ -438,6 +438,17 @@ class RNNCellBase(Module):
     def _w(self):
         return self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh
 
+    def _check_ranks(self, input, hx, hx_name="hidden"):
+        """ValueError (PyTorch's wording) unless ``input`` and each hidden state are 1-D or 2-D."""
+        name = type(self).__name__
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        states = [] if hx is None else ([(hx_name, hx)] if hx_name == "hidden" else
+                                        [(f"hx[{i}]", h) for i, h in enumerate(hx)])
+        for label, h in states:
+            if h.dim() not in (1, 2):
+                raise ValueError(f"{name}: Expected {label} to be 1D or 2D, got {h.dim()}D instead")
+
 
 class RNNCell(RNNCellBase):
     r"""One step of :class:`RNN`: input (N, H_in) or (H_in,), hx (N, H) -> h' (N, H):
@@ -470,6 +481,11 @@ class RNNCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
+        """h' for ``input`` and ``hx``; ValueError for inputs that are not 1-D or 2-D, RuntimeError for a
+        nonlinearity other than 'tanh' / 'relu' (checked here, as PyTorch, not in the constructor)."""
+        self._check_ranks(input, hx)
+        if self.nonlinearity not in ("tanh", "relu"):
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         return _rnn_cell(input, self._zeros(input) if hx is None else hx, *self._w(), self.nonlinearity)
 
 
@@ -499,6 +515,8 @@ class LSTMCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
+        """(h', c') for ``input`` and ``hx = (h, c)``; ValueError for inputs or states not 1-D or 2-D."""
+        self._check_ranks(input, hx, "hx")
         h, c = (self._zeros(input), self._zeros(input)) if hx is None else hx
         return _lstm_cell(input, h, c, *self._w())
 
@@ -528,4 +546,6 @@ class GRUCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
+        """h' for ``input`` and ``hx``; ValueError for inputs that are not 1-D or 2-D."""
+        self._check_ranks(input, hx)
         return _gru_cell(input, self._zeros(input) if hx is None else hx, *self._w())
