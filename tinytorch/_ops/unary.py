@@ -11,33 +11,77 @@ from ._util import method
 
 
 def _float(x):
-    return x if x.dtype.is_floating_point else x.to(_dt.get_default_dtype())
+    """``x`` itself when floating or complex, else ``x`` in the default dtype (integer and bool input)."""
+    return x if x.dtype.is_floating_point or x.dtype.is_complex else x.to(_dt.get_default_dtype())
+
+
+def _half_in_float(fn):
+    """``fn`` computed in float32 for float16/bfloat16 input and rounded once to the input's dtype, as
+    PyTorch's CPU kernels compute the half types (a formula's intermediates, x^2 or pi x, would otherwise
+    overflow or lose the digits the result keeps)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(input):
+        if input.dtype in (_dt.float16, _dt.bfloat16):
+            return fn(input.to(_dt.float32)).to(input.dtype)
+        return fn(input)
+    return wrapper
+
+
+# above this magnitude sqrt(x^2 + 1) is |x| to the last bit in float64 (and float32), and x^2 may overflow, so
+# the inverse hyperbolics use log(|x|) + log(2) (what C's asinh/acosh do for large arguments)
+_BIG = 2.0 ** 28
 
 
 @method("asinh")
+@_half_in_float
 def asinh(input):
-    """Inverse hyperbolic sine, ``sign(x) * log(|x| + sqrt(x^2 + 1))`` (``torch.asinh``)."""
-    from .pointwise import log1p, sqrt, where
+    """Inverse hyperbolic sine, ``sign(x) * log(|x| + sqrt(x^2 + 1))`` (``torch.asinh``); integer input gives
+    the default dtype, complex input the principal branch in its own dtype. Exact at +-inf and for
+    magnitudes whose square overflows (as C's ``asinh``)."""
+    from .pointwise import log, log1p, sqrt, where
     x = _float(input)
-    a = x.abs()
+    if x.dtype.is_complex:
+        # odd: computed for Re z >= 0, where z + sqrt(z^2 + 1) does not cancel, and mirrored
+        flip = x.real < 0
+        z = where(flip, -x, x)
+        # sqrt(z - i) sqrt(z + i), not sqrt(z^2 + 1): the right side of the cut on the imaginary axis
+        r = log(z + sqrt(z - 1j) * sqrt(z + 1j))
+        return where(flip, -r, r)
+    a = where(x < 0, -x, x)  # not abs(): its gradient at 0 is 0, asinh's is 1
+    big = a > _BIG
+    small = where(big, 1.0, a)  # the branch not taken gets harmless input, so its gradient is 0, not NaN
     # log1p(a + a^2 / (1 + sqrt(1 + a^2))) keeps precision near 0; the where keeps the gradient 1 at x = 0
-    r = log1p(a + a * a / (1 + sqrt(a * a + 1)))
+    r = where(big, log(where(big, a, 1.0)) + math.log(2.0), log1p(small + small * small / (1 + sqrt(small * small + 1))))
     return where(x < 0, -r, r) if x.numel() else r
 
 
 @method("acosh")
+@_half_in_float
 def acosh(input):
-    """Inverse hyperbolic cosine, ``log(x + sqrt(x^2 - 1))`` for x >= 1, NaN below (``torch.acosh``)."""
-    from .pointwise import log, sqrt
+    """Inverse hyperbolic cosine, ``log(x + sqrt(x^2 - 1))`` for x >= 1, NaN below (``torch.acosh``); complex
+    input gives the principal branch ``log(z + sqrt(z + 1) sqrt(z - 1))``. Exact for magnitudes whose square
+    overflows."""
+    from .pointwise import log, sqrt, where
     x = _float(input)
-    return log(x + sqrt(x * x - 1))
+    if x.dtype.is_complex:
+        return log(x + sqrt(x + 1) * sqrt(x - 1))
+    big = x > _BIG
+    small = where(big, 1.0, x)
+    # sqrt(x - 1) sqrt(x + 1): NaN below -1 without squaring x (which would overflow to inf)
+    return where(big, log(where(big, x, 1.0)) + math.log(2.0), log(small + sqrt(small - 1) * sqrt(small + 1)))
 
 
 @method("atanh")
+@_half_in_float
 def atanh(input):
-    """Inverse hyperbolic tangent, ``0.5 * log1p(2x / (1 - x))`` (``torch.atanh``)."""
+    """Inverse hyperbolic tangent, ``0.5 * log1p(2x / (1 - x))`` (``torch.atanh``); complex input gives the
+    principal branch ``(log1p(z) - log1p(-z)) / 2`` in its own dtype."""
     from .pointwise import log1p
     x = _float(input)
+    if x.dtype.is_complex:
+        return (log1p(x) - log1p(-x)) * 0.5
     return log1p(2 * x / (1 - x)) * 0.5
 
 
@@ -48,26 +92,33 @@ for _n, _f in (("arcsinh", asinh), ("arccosh", acosh), ("arctanh", atanh)):
 
 @method("erfc")
 def erfc(input):
-    """``1 - erf(x)`` (``torch.erfc``)."""
+    """``1 - erf(x)`` (``torch.erfc``). NotImplementedError for complex input (no complex kernel in PyTorch)."""
     from .pointwise import erf
+    if input.dtype.is_complex:
+        raise NotImplementedError(f'"erfc_vml_cpu" not implemented for \'{_dt._SCALAR_TYPE[input.dtype.name]}\'')
     return 1 - erf(_float(input))
 
 
 @method("deg2rad")
 def deg2rad(input):
-    """Degrees to radians (``torch.deg2rad``)."""
+    """Degrees to radians (``torch.deg2rad``). RuntimeError for complex input, as PyTorch."""
+    if input.dtype.is_complex:
+        raise RuntimeError("deg2rad is not supported for complex tensors.")
     return _float(input) * (math.pi / 180)
 
 
 @method("rad2deg")
 def rad2deg(input):
-    """Radians to degrees (``torch.rad2deg``)."""
+    """Radians to degrees (``torch.rad2deg``). RuntimeError for complex input, as PyTorch."""
+    if input.dtype.is_complex:
+        raise RuntimeError("rad2deg is not supported for complex tensors.")
     return _float(input) * (180 / math.pi)
 
 
 @method("sinc")
+@_half_in_float
 def sinc(input):
-    """Normalized sinc, ``sin(pi x) / (pi x)`` with 1 at 0 (``torch.sinc``)."""
+    """Normalized sinc, ``sin(pi x) / (pi x)`` with 1 at 0 (``torch.sinc``); complex input stays complex."""
     from .pointwise import sin, where
     x = _float(input)
     px = x * math.pi
