@@ -808,7 +808,8 @@ def xlogy(input, other):
     input, other = (v if isinstance(v, Tensor) else
                     full((), scalar_check(v, "xlogy", "other"), dtype=_dt.get_default_dtype(), device=t.device)
                     for v in (input, other))
-    return where(input == 0, 0.0, input * log(other))
+    # NaN where other is NaN, even where input is 0 (as PyTorch): 0 * log(NaN) is not taken to be 0
+    return where((input == 0) & (other == other), 0.0, input * log(other))
 
 
 # operators ---------------------------------------------------------------------------------------------
