@@ -128,7 +128,8 @@ def slogdet(A, *, out=None):
     from .complex import sgn
     from .pointwise import abs as _abs, log
     d = det(A)
-    return linalg_slogdet(sgn(d).detach(), log(_abs(d)))  # sgn: z / |z| for complex A
+    # the sign is part of the graph, as in PyTorch: its gradient is 0 for real A and z / |z|'s for complex A
+    return linalg_slogdet(sgn(d), log(_abs(d)))
 
 
 def logdet(A):
