@@ -182,3 +182,16 @@ def test_optim_failed_step_leaves_params():
     with pytest.raises(AssertionError):
         opt.step()
     assert p.detach().tolist() == [1.0, 1.0, 1.0] and not opt.state
+
+
+def test_lgamma_infinities_xlogy_mixed_precision_slogdet_overflow():
+    for fn in (lambda L: L.lgamma(L.tensor([INF, -INF, 2.0])),
+               lambda L: L.tensor([INF, -INF]).lgamma_(),
+               lambda L: L.xlogy(L.tensor([0.7, -1.3, 0.0]), L.tensor([0.3, 5.1, NAN], dtype=L.float16)),
+               lambda L: L.xlogy(L.tensor([3, 0]), L.tensor([2, 7])),
+               lambda L: L.linalg.slogdet(L.tensor([[1e38, 0.0], [0.0, 3e38]]))[1],
+               lambda L: L.linalg.slogdet(L.tensor([[1e38, 0.0], [0.0, -3e38]]))[0]):
+        _same(fn(tt), fn(torch), 1e-5, 1e-6)
+    for L in (tt, torch):
+        with pytest.raises(NotImplementedError, match="xlogy_cpu"):
+            L.xlogy(L.tensor([1j]), L.tensor([2.0]))

@@ -71,7 +71,8 @@ def _lgamma_decomp(x):
     # precision; at the poles (non-positive integers) it is log(pi / 0) = inf, as in torch
     frac = x - x.floor()
     refl = math.log(math.pi) - log(abs(sin(frac * math.pi))) - pos
-    return where(small, refl, pos)
+    # lgamma(+-inf) = inf (the series above gives inf - inf there)
+    return where(abs(x) == float("inf"), float("inf"), where(small, refl, pos))
 
 
 def _lgamma_bw(c, g):
