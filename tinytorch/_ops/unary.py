@@ -7,6 +7,7 @@ Signatures, defaults and results follow the PyTorch 2.x documentation of the fun
 import math
 
 from .. import _dtype as _dt
+from .._dispatch import defop, dispatch
 from ._util import method
 
 
@@ -34,6 +35,45 @@ def _half_in_float(fn):
 _BIG = 2.0 ** 28
 
 
+def _same_meta(x):
+    return [(x._shape, x.dtype)], [None]
+
+
+def _asinh_decomp(x):
+    from .pointwise import log, log1p, sqrt, where
+    a = where(x < 0, -x, x)
+    big = a > _BIG
+    small = where(big, 1.0, a)  # the branch not taken gets harmless input
+    # log1p(a + a^2 / (1 + sqrt(1 + a^2))) keeps precision near 0
+    r = where(big, log(where(big, a, 1.0)) + math.log(2.0), log1p(small + small * small / (1 + sqrt(small * small + 1))))
+    return where(x < 0, -r, r) if x.numel() else r
+
+
+def _acosh_decomp(x):
+    from .pointwise import log, sqrt, where
+    big = x > _BIG
+    small = where(big, 1.0, x)
+    # sqrt(x - 1) sqrt(x + 1): NaN below -1 without squaring x (which would overflow to inf)
+    return where(big, log(where(big, x, 1.0)) + math.log(2.0), log(small + sqrt(small - 1) * sqrt(small + 1)))
+
+
+def _asinh_bw(c, g):
+    from .pointwise import rsqrt
+    x = c.inputs[0]
+    return g * rsqrt(x * x + 1)  # PyTorch's formula: 0 where x^2 overflows
+
+
+def _acosh_bw(c, g):
+    from .pointwise import rsqrt
+    x = c.inputs[0]
+    return g * rsqrt(x * x - 1)
+
+
+# real asinh/acosh as ops that save their input, as PyTorch's (an in-place change of it then fails backward)
+_asinh_op = defop("asinh", _same_meta, _asinh_bw, decomp=_asinh_decomp)
+_acosh_op = defop("acosh", _same_meta, _acosh_bw, decomp=_acosh_decomp)
+
+
 @method("asinh")
 @_half_in_float
 def asinh(input):
@@ -49,12 +89,9 @@ def asinh(input):
         # sqrt(z - i) sqrt(z + i), not sqrt(z^2 + 1): the right side of the cut on the imaginary axis
         r = log(z + sqrt(z - 1j) * sqrt(z + 1j))
         return where(flip, -r, r)
-    a = where(x < 0, -x, x)  # not abs(): its gradient at 0 is 0, asinh's is 1
-    big = a > _BIG
-    small = where(big, 1.0, a)  # the branch not taken gets harmless input, so its gradient is 0, not NaN
-    # log1p(a + a^2 / (1 + sqrt(1 + a^2))) keeps precision near 0; the where keeps the gradient 1 at x = 0
-    r = where(big, log(where(big, a, 1.0)) + math.log(2.0), log1p(small + small * small / (1 + sqrt(small * small + 1))))
-    return where(x < 0, -r, r) if x.numel() else r
+    # |x| as x times a constant sign, not abs() (whose gradient at 0 is 0, asinh's is 1); the product keeps x
+    # saved for backward, so modifying x in place before backward raises, as in PyTorch
+    return dispatch(_asinh_op, (x,))
 
 
 @method("acosh")
@@ -67,10 +104,7 @@ def acosh(input):
     x = _float(input)
     if x.dtype.is_complex:
         return log(x + sqrt(x + 1) * sqrt(x - 1))
-    big = x > _BIG
-    small = where(big, 1.0, x)
-    # sqrt(x - 1) sqrt(x + 1): NaN below -1 without squaring x (which would overflow to inf)
-    return where(big, log(where(big, x, 1.0)) + math.log(2.0), log(small + sqrt(small - 1) * sqrt(small + 1)))
+    return dispatch(_acosh_op, (x,))
 
 
 @method("atanh")
