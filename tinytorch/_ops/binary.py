@@ -8,6 +8,8 @@ import math
 
 from .. import _dtype as _dt
 from .._tensor import Tensor
+from .._dispatch import defop as _defop
+from ..autograd.grad_mode import _state as _grad_state
 from ._util import SCALAR_NAMES, method
 from .unary import _float, signbit
 
@@ -70,10 +72,25 @@ def float_power(input, exponent):
     return base ** exp
 
 
+def _heaviside_bw(c, g):
+    raise RuntimeError("derivative for aten::heaviside is not implemented")
+
+
+def _heaviside_meta(input, values, result):
+    return [(result._shape, result.dtype)], [None, None, None]
+
+
+# the step computed without autograd, then attached to input's and values' graph by a node whose backward
+# refuses: the result requires grad as in PyTorch (whose derivative is "not implemented"), backward raises
+_heaviside_op = _defop("heaviside", _heaviside_meta, _heaviside_bw, decomp=lambda input, values, result: result,
+                       save_inputs=False)
+
+
 @method("heaviside")
 def heaviside(input, values):
     """Step function: 0 where input < 0, ``values`` where input == 0, 1 where input > 0 (``torch.heaviside``).
-    RuntimeError unless both have one dtype; TypeError unless both are tensors, as PyTorch. Not differentiable."""
+    RuntimeError unless both have one dtype; TypeError unless both are tensors, as PyTorch. Not differentiable:
+    the result requires grad when an operand does, and backward through it raises RuntimeError, as PyTorch."""
     from .pointwise import where
     from ._util import check_arg
     check_arg("heaviside", "input", 1, input, "Tensor")
@@ -82,7 +99,13 @@ def heaviside(input, values):
     if v.dtype is not input.dtype:
         raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes: {input.dtype} "
                            f"and {v.dtype}")
-    return where(input == 0, v, (input > 0).to(input.dtype)).detach()
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        r = where(input == 0, v, (input > 0).to(input.dtype))
+    if (input.requires_grad or v.requires_grad) and _grad_state.enabled:
+        from .._dispatch import dispatch
+        return dispatch(_heaviside_op, (input, v, r))
+    return r
 
 
 def _int_pair(op, a, b):

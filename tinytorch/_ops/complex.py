@@ -182,7 +182,8 @@ def angle(input):
     if input.dtype.is_complex:
         return atan2(imag(input), real(input))
     x = input if input.dtype.is_floating_point else input.to(_dt.get_default_dtype())
-    return where(x < 0, math.pi, 0.0).to(x.dtype) + x * 0  # NaN propagates, gradient is 0
+    # NaN stays NaN (x * 0 only where x is NaN, as -inf * 0 would be NaN too); the gradient is 0 everywhere
+    return where(x != x, x * 0, where(x < 0, math.pi, 0.0).to(x.dtype))
 
 
 @method("sgn")

@@ -127,8 +127,13 @@ def slogdet(A, *, out=None):
     _check(A, "linalg.slogdet")
     from .complex import sgn
     from .pointwise import abs as _abs, log
-    d = det(A)
-    return linalg_slogdet(sgn(d).detach(), log(_abs(d)))  # sgn: z / |z| for complex A
+    # the determinant in double precision: a float32 matrix's det may overflow float32 where its log does not
+    wide = {_dt.float32: _dt.float64, _dt.complex64: _dt.complex128}.get(A.dtype)
+    d = det(A if wide is None else A.to(wide))
+    if wide is not None:
+        return linalg_slogdet(sgn(d).to(A.dtype), log(_abs(d)).to(_dt.float32))
+    # the sign is part of the graph, as in PyTorch: its gradient is 0 for real A and z / |z|'s for complex A
+    return linalg_slogdet(sgn(d), log(_abs(d)))
 
 
 def logdet(A):

@@ -426,10 +426,13 @@ def tensordot(a, b, dims=2, out=None):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """Matrices whose ``offset`` diagonal (in dims dim1, dim2 of the result) holds the last dim of ``input``
     (``torch.diag_embed``): (*, n) -> (*, n + |offset|, n + |offset|)."""
-    from .creation import eye
+    from .creation import eye, zeros
+    from .pointwise import where
     from .shape import pad
     n = input._shape[-1]
-    m = input.unsqueeze(-1) * eye(n, dtype=input.dtype, device=input.device)  # (*, n, n): row i holds x_i at i
+    # (*, n, n): row i holds x_i at i; a where, not a product with eye, so inf and NaN leave the zeros zero
+    m = where(eye(n, dtype=_dt.bool, device=input.device), input.unsqueeze(-1),
+              zeros((), dtype=input.dtype, device=input.device))
     k = abs(offset)
     if k:
         m = pad(m, (k, 0, 0, k) if offset > 0 else (0, k, k, 0))

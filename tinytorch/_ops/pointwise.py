@@ -825,7 +825,15 @@ def xlogy(input, other):
     input, other = (v if isinstance(v, Tensor) else
                     full((), scalar_check(v, "xlogy", "other"), dtype=_dt.get_default_dtype(), device=t.device)
                     for v in (input, other))
-    return where(input == 0, 0.0, input * log(other))
+    # both operands in the result dtype first, so a float16 other of a float32 input has its log in float32
+    dt = _dt.result_type_of((input, other))
+    if dt.is_complex:
+        raise NotImplementedError(f"\"xlogy_cpu\" not implemented for '{_dt._SCALAR_TYPE[dt.name]}'")
+    if not dt.is_floating_point:
+        dt = _dt.get_default_dtype()
+    input, other = input.to(dt), other.to(dt)
+    # NaN where other is NaN, even where input is 0 (as PyTorch): 0 * log(NaN) is not taken to be 0
+    return where((input == 0) & (other == other), 0.0, input * log(other))
 
 
 # operators ---------------------------------------------------------------------------------------------

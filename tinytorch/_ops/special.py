@@ -36,6 +36,19 @@ def _as_float(x):
     return x if x.dtype.is_floating_point else x.to(_dt.get_default_dtype())
 
 
+def _half_in_float(decomp):
+    """``decomp`` computed in float32 for float16/bfloat16 input and rounded once to that dtype, as PyTorch's
+    CPU kernels compute the half types (its series in half precision would lose most of the digits)."""
+    import functools
+
+    @functools.wraps(decomp)
+    def wrapper(x, *args, **kw):
+        if isinstance(x, Tensor) and x.dtype in (_dt.float16, _dt.bfloat16):
+            return decomp(x.to(_dt.float32), *args, **kw).to(x.dtype)
+        return decomp(x, *args, **kw)
+    return wrapper
+
+
 def _lgamma_pos(x):
     """lgamma for x >= 0.5 (Lanczos)."""
     from .pointwise import log
@@ -47,6 +60,7 @@ def _lgamma_pos(x):
     return (z + 0.5) * log(t) - t + log(a) + 0.5 * math.log(2 * math.pi)
 
 
+@_half_in_float
 def _lgamma_decomp(x):
     from .pointwise import abs, log, sin, where
     x = _as_float(x)
@@ -57,7 +71,8 @@ def _lgamma_decomp(x):
     # precision; at the poles (non-positive integers) it is log(pi / 0) = inf, as in torch
     frac = x - x.floor()
     refl = math.log(math.pi) - log(abs(sin(frac * math.pi))) - pos
-    return where(small, refl, pos)
+    # lgamma(+-inf) = inf (the series above gives inf - inf there)
+    return where(abs(x) == float("inf"), float("inf"), where(small, refl, pos))
 
 
 def _lgamma_bw(c, g):
@@ -68,6 +83,7 @@ _lgamma_op = defop("lgamma", _float_meta, _lgamma_bw, decomp=_lgamma_decomp,
     refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"lgamma_vml_cpu\" not implemented for '{T}'"))
 
 
+@_half_in_float
 def _digamma_decomp(x):
     from .pointwise import log, tan, where
     x = _as_float(x)
@@ -124,11 +140,15 @@ def _zeta(s, q):
     return where(qi, float("inf"), total)
 
 
+@_half_in_float
 def _polygamma_decomp(x, n):
     if n == 0:
         return digamma(x)
     x = _as_float(x)
-    return _zeta(n + 1, x) * ((-1) ** (n + 1) * math.factorial(n))
+    # (-1)^(n+1) n! as a float: inf past 170! (where torch's exp(lgamma(n + 1)) overflows too) rather than an
+    # exact factorial, whose digits take minutes for the huge n a caller may pass
+    fact = float(math.factorial(n)) if n <= 170 else float("inf")
+    return _zeta(n + 1, x) * (fact if n % 2 else -fact)
 
 
 def _polygamma_bw(c, g):
@@ -236,11 +256,12 @@ def mvlgamma(input, p):
     p (p - 1) / 4 log(pi) + sum_{i<p} lgamma(x - i / 2), elementwise. p: an int >= 1."""
     if not isinstance(p, int) or p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
+    from .creation import arange
     x = _as_float(input)
-    out = lgamma(x)
-    for i in range(1, p):
-        out = out + lgamma(x - i / 2)
-    return out + p * (p - 1) / 4 * math.log(math.pi)
+    # as ATen: the p shifts (1 - p) / 2 ... 0 as one tensor in x's dtype, broadcast against x on a last dim and
+    # summed, so a huge p fails at that allocation (as there) instead of looping p times
+    shifts = arange(-p * 0.5 + 0.5, 0.5, 0.5, dtype=x.dtype, device=x.device)
+    return lgamma(x.unsqueeze(-1) + shifts).sum(-1) + p * (p - 1) * 0.25 * math.log(math.pi)
 
 
 for _name, _fn in (("lgamma_", lgamma), ("digamma_", digamma)):

@@ -8,6 +8,9 @@ class Adadelta(Optimizer):
     """``v = rho v + (1 - rho) g^2``; ``d = sqrt(u + eps) / sqrt(v + eps) * g``; ``u = rho u + (1 - rho) d^2``;
     ``p -= lr d``."""
 
+    _differentiable_step = True  # step runs under set_grad_enabled(differentiable), as torch's
+    _capturable_lists = ('params and state_steps', 'params and state_steps', False, False)
+
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
                  maximize=False, differentiable=False):
         check_range(lr=lr, eps=eps, weight_decay=weight_decay)

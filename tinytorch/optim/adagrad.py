@@ -10,6 +10,8 @@ class Adagrad(Optimizer):
     """``s += g^2``; ``p -= lr / (1 + (t - 1) lr_decay) * g / (sqrt(s) + eps)``. The accumulator starts at
     ``initial_accumulator_value`` (state is created at construction, as PyTorch does)."""
 
+    _differentiable_step = True  # step runs under set_grad_enabled(differentiable), as torch's
+
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
         check_range(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,

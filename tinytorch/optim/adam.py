@@ -10,20 +10,23 @@ class Adam(Optimizer):
     """Adam (Kingma & Ba 2015); ``weight_decay`` is L2 added to the gradient, or, with
     ``decoupled_weight_decay=True`` (as in AdamW), decays the parameter directly (Loshchilov & Hutter 2019)."""
 
+    _differentiable_step = True  # step runs under set_grad_enabled(differentiable), as torch's
+    _capturable_lists = ('params and state_steps', 'params and state_steps', True, False)
+
     _decoupled = False
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
-        if lr < 0.0:
+        if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
-        if eps < 0.0:
+        if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= betas[0] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
         if not 0.0 <= betas[1] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if weight_decay < 0.0:
+        if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
                                       maximize=maximize, foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused, decoupled_weight_decay=decoupled_weight_decay))

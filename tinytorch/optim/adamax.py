@@ -8,6 +8,9 @@ from .optimizer import Optimizer, check_betas, check_range, _bump_step, _init_st
 class Adamax(Optimizer):
     """``m = b1 m + (1 - b1) g``; ``u = max(b2 u, |g| + eps)``; ``p -= lr / (1 - b1^t) * m / u``."""
 
+    _differentiable_step = True  # step runs under set_grad_enabled(differentiable), as torch's
+    _capturable_lists = ('params and state_steps', 'params and state_steps', True, False)
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):
         check_range(lr=lr, eps=eps, weight_decay=weight_decay)

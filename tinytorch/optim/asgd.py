@@ -10,6 +10,9 @@ class ASGD(Optimizer):
     running average ``ax`` of the iterates that starts at step ``t0``. ``eta`` and ``mu`` are kept as 0-dim
     tensors of the default dtype, as PyTorch keeps them (so their rounding matches)."""
 
+    _differentiable_step = True  # step runs under set_grad_enabled(differentiable), as torch's
+    _capturable_lists = ('params, mus, etas, and state_steps', 'params, mus, etas, and state_steps', True, False)
+
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None, maximize=False,
                  differentiable=False, capturable=False):
         check_range(lr=lr, weight_decay=weight_decay)

@@ -4,6 +4,7 @@ cubic interpolation). Follows PyTorch's implementation step for step, so traject
 import math
 
 from ..autograd.grad_mode import enable_grad, no_grad
+from .._tensor import Tensor
 from .optimizer import Optimizer
 
 
@@ -105,7 +106,9 @@ class LBFGS(Optimizer):
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
                  history_size=100, line_search_fn=None):
-        if isinstance(lr, (int, float)) and lr < 0.0:
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:  # NaN fails too; a non-number raises TypeError from the comparison, as in torch
             raise ValueError(f"Invalid learning rate: {lr}")
         if max_eval is None:
             max_eval = max_iter * 5 // 4
@@ -187,8 +190,12 @@ class LBFGS(Optimizer):
                     old_stps.append(s)
                     ro.append(1.0 / ys)
                     H_diag = ys / float(y.dot(y))
-                # two-loop recursion: d = -H g
-                al = [0.0] * len(old_dirs)
+                # two-loop recursion: d = -H g. The coefficients live in state['al'], history_size long, as in
+                # torch (whose state_dict carries it); a history_size that is not a non-negative int fails here
+                # as there (TypeError, IndexError, MemoryError, OverflowError from the list itself)
+                if "al" not in state:
+                    state["al"] = [None] * history_size
+                al = state["al"]
                 q = -flat_grad
                 for i in range(len(old_dirs) - 1, -1, -1):
                     al[i] = float(old_stps[i].dot(q)) * ro[i]

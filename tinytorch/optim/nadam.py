@@ -8,6 +8,9 @@ class NAdam(Optimizer):
     """Adam whose step mixes the current gradient and the momentum with the momentum schedule
     ``mu_t = b1 (1 - 0.5 * 0.96^(t * momentum_decay))``. ``decoupled_weight_decay`` gives NAdamW."""
 
+    _differentiable_step = True  # step runs under set_grad_enabled(differentiable), as torch's
+    _capturable_lists = ('params, mu_products and state_steps', 'params, mu_products, and state_steps', True, False)
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):

@@ -134,6 +134,38 @@ def _cast_state(param, value, step_on_device, key=None):
     return value
 
 
+_CAPTURABLE_DEVICES = ("cuda", "xpu", "hpu")
+
+
+def _check_step_flags(opt):
+    """The checks PyTorch's ``step`` makes of the ``differentiable`` and ``capturable`` options before it changes
+    a parameter (after the step pre-hooks, as there).
+
+    ``differentiable``: the optimizers whose step runs under ``set_grad_enabled(defaults['differentiable'])``
+    (``_differentiable_step``) raise its TypeError for a value that is not a bool. ``capturable``: a group with a
+    true ``capturable`` whose params with gradients are not on a CUDA-like device raises AssertionError naming the
+    per-parameter lists the class keeps (``_capturable_lists``: the single-tensor and the ``foreach=True``
+    wording, and whether each path's device list names 'xla'). Raised before any state is created, so a failed
+    step leaves the optimizer as it was."""
+    cls = type(opt)
+    if getattr(cls, "_differentiable_step", False):
+        flag = opt.defaults.get("differentiable", False)
+        if flag.__class__ is not bool:
+            raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
+                            f"{type(flag).__name__}")
+    lists = getattr(cls, "_capturable_lists", None)
+    if lists is None:
+        return
+    for g in opt.param_groups:
+        if not g.get("capturable"):
+            continue
+        if all(p._grad is None or p.device.type in _CAPTURABLE_DEVICES for p in g["params"]):
+            continue
+        path = 1 if g.get("foreach") is True else 0
+        devices = list(_CAPTURABLE_DEVICES) + ["privateuseone"] + (["xla"] if lists[2 + path] else [])
+        raise AssertionError(f"If capturable=True, {lists[path]} must be on supported devices: {devices}.")
+
+
 def _with_step_hooks(step):
     import functools
 
@@ -141,6 +173,7 @@ def _with_step_hooks(step):
     def wrapper(self, *args, **kwargs):
         hooks = self.__dict__.get("_step_hooks")
         if not hooks:
+            _check_step_flags(self)
             return step(self, *args, **kwargs)
         for hook in list(hooks["pre"].values()):
             r = hook(self, args, kwargs)
@@ -148,6 +181,7 @@ def _with_step_hooks(step):
                 if not (isinstance(r, tuple) and len(r) == 2):
                     raise RuntimeError(f"{hook} must return None or a tuple of (new_args, new_kwargs), but got {r}.")
                 args, kwargs = r
+        _check_step_flags(self)
         out = step(self, *args, **kwargs)
         for hook in list(hooks["post"].values()):
             hook(self, args, kwargs)

@@ -10,6 +10,9 @@ class RAdam(Optimizer):
     """Adam whose adaptive term is switched on, and rectified, once the variance estimate is tractable
     (``rho_t > 5``); before that a bias-corrected momentum step. ``decoupled_weight_decay`` as AdamW."""
 
+    _differentiable_step = True  # step runs under set_grad_enabled(differentiable), as torch's
+    _capturable_lists = ('params and state_steps', 'params and state_steps', True, False)
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
                  *, foreach=None, maximize=False, capturable=False, differentiable=False):
         check_range(lr=lr, eps=eps, weight_decay=weight_decay)

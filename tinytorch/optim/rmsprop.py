@@ -10,6 +10,9 @@ class RMSprop(Optimizer):
     """``v = alpha v + (1 - alpha) g^2``; ``p -= lr g / (sqrt(v [- mean(g)^2]) + eps)`` (through a momentum
     buffer when ``momentum > 0``). ValueError on a negative lr, eps, momentum, alpha or weight_decay."""
 
+    _differentiable_step = True  # step runs under set_grad_enabled(differentiable), as torch's
+    _capturable_lists = ('params and state_steps', 'params and state_steps', True, True)
+
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
         check_range(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)

@@ -10,6 +10,9 @@ class Rprop(Optimizer):
     ``etas[0]`` when it flips (clamped to ``step_sizes``); the parameter moves by ``-sign(g) * step_size``, and
     after a sign flip the gradient is taken as 0 for one step, as PyTorch's formulation."""
 
+    _differentiable_step = True  # step runs under set_grad_enabled(differentiable), as torch's
+    _capturable_lists = ('params and state_steps', 'params and state_steps', True, True)
+
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
                  maximize=False, differentiable=False):
         check_range(lr=lr)

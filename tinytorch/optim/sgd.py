@@ -9,6 +9,8 @@ _SGD_HYPER = {"lr": "lr", "momentum": "momentum", "weight_decay": "weight_decay"
 class SGD(Optimizer):
     """``v = mu v + (1 - dampening) g``; ``p -= lr * (g + mu v if nesterov else v)`` (PyTorch's formulation)."""
 
+    _differentiable_step = True  # step runs under set_grad_enabled(differentiable), as torch's
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *, maximize=False,
                  foreach=None, differentiable=False, fused=None):
         if lr is not required and lr < 0.0:

@@ -273,10 +273,15 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """Samples from the Gumbel-softmax distribution (Jang et al. 2016): ``softmax((logits + g) / tau)`` with
-    Gumbel noise g; ``hard`` returns one-hot vectors with the soft sample's gradient (straight-through)."""
-    from ..._ops.random import rand
-    u = rand(logits._shape, dtype=logits.dtype, device=logits.device)
-    gumbels = -_pw.log(-_pw.log(u + eps) + eps)
+    Gumbel noise g; ``hard`` returns one-hot vectors with the soft sample's gradient (straight-through).
+
+    As PyTorch, g = -log(e) with e ~ Exp(1) drawn into a contiguous tensor of logits' shape (so the random
+    stream fills it in row-major order whatever logits' strides), and ``eps`` is deprecated: a value other
+    than 1e-10 warns and has no effect."""
+    from ..._ops.creation import empty
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -empty(logits._shape, dtype=logits.dtype, device=logits.device).exponential_().log()
     y = softmax((logits + gumbels) / tau, dim)
     if not hard:
         return y
