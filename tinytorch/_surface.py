@@ -216,7 +216,8 @@ def _bool_parameters(fn):
 # ``int`` parameter (a dim, a count, an offset) gives ValueError "Overflow when unpacking long long"
 _SCALAR_PARAMETERS = frozenset({"other", "alpha", "beta", "value", "fill_value", "min", "max", "exponent", "self",
                                 "input", "start", "end", "step", "threshold", "lambd", "scalar", "tensor1",
-                                "tensor2", "weight", "p", "lower", "upper", "base"})
+                                "tensor2", "weight", "p", "lower", "upper", "base", "lr", "eps", "momentum",
+                                "weight_decay", "dampening"})
 
 
 def _parameter_names(fn):
@@ -248,6 +249,8 @@ def _check_int64(args, kwargs, names, fname=""):
 
 def _int64_error(name, v):
     if name in _SCALAR_PARAMETERS:
+        if 0 < v < 0x10000000000000000:
+            return  # a Scalar also holds a uint64: PyTorch accepts 2**63 <= v < 2**64 there
         raise OverflowError("int too big to convert" if v > 0 else "can't convert negative int to unsigned")
     raise ValueError("Overflow when unpacking long long")
 
