@@ -383,8 +383,14 @@ def movedim(input, source, destination):
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
     n = input.ndim
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain "
+                           f"the same number of dims as destination ({list(dst)} dims)")
     src = [_strides.wrap_dim(d, n) for d in src]
     dst = [_strides.wrap_dim(d, n) for d in dst]
+    for what, dims in (("source", src), ("destination", dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{what}` ({dims})")
     order = [d for d in range(n) if d not in src]
     perm = [None] * n
     for s, d in zip(src, dst):

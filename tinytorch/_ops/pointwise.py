@@ -277,6 +277,9 @@ def frac(input):
 
 @method("positive")
 def positive(input):
+    """``+input``: the input itself (``torch.positive``); RuntimeError for a bool tensor, as PyTorch."""
+    if input.dtype is _dt.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
@@ -808,6 +811,9 @@ def xlogy(input, other):
     input, other = (v if isinstance(v, Tensor) else
                     full((), scalar_check(v, "xlogy", "other"), dtype=_dt.get_default_dtype(), device=t.device)
                     for v in (input, other))
+    for v in (input, other):
+        if v.dtype.is_complex:  # PyTorch's xlogy kernel is compiled for real dtypes only
+            raise NotImplementedError(f'"xlogy_cpu" not implemented for \'{_dt._SCALAR_TYPE[v.dtype.name]}\'')
     return where(input == 0, 0.0, input * log(other))
 
 

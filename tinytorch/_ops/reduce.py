@@ -91,6 +91,12 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 
 @method("nansum")
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """Sum treating NaN as zero (``torch.nansum``); complex input or dtype is refused, as PyTorch's CPU kernel."""
+    if input.dtype.is_complex:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
+    dt = _dt.as_dtype(dtype, "nansum")
+    if dt is not None and dt.is_complex:
+        raise NotImplementedError(f'"nansum_cpu" not implemented for \'{_dt._SCALAR_TYPE[dt.name]}\'')
     return sum(where(input != input, 0.0, input), dim, keepdim, dtype=dtype)
 
 
@@ -636,10 +642,18 @@ def _root(s, p, safe):
 @method("renorm")
 def renorm(input, p, dim, maxnorm):
     """Each slice along ``dim`` rescaled so its ``p``-norm is at most ``maxnorm`` (``torch.renorm``).
-    RuntimeError for an input of less than 2 dims, as PyTorch."""
+    RuntimeError, as PyTorch, for p <= 0 or NaN, maxnorm < 0 or NaN, an input of less than 2 dims, and an
+    input that is not floating point or complex."""
+    if not p > 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if not maxnorm >= 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
     if input.ndim < 2:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
     d = _strides.wrap_dim(dim, input.ndim)
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_dt._SCALAR_TYPE[input.dtype.name]}")
     others = tuple(i for i in range(input.ndim) if i != d)
     norms = input.abs().pow(p).sum(others, keepdim=True).pow(1.0 / p)
     from .pointwise import where

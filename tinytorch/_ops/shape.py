@@ -388,6 +388,9 @@ def meshgrid(*tensors, indexing="ij"):
     for t in tensors:
         if t.ndim > 1:
             raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
+    for t in tensors[1:]:
+        if t.dtype is not tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
     shape = tuple(t.numel() for t in tensors)
     if indexing == "xy" and len(tensors) >= 2:
         shape = (shape[1], shape[0]) + shape[2:]

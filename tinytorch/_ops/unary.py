@@ -55,13 +55,17 @@ def erfc(input):
 
 @method("deg2rad")
 def deg2rad(input):
-    """Degrees to radians (``torch.deg2rad``)."""
+    """Degrees to radians (``torch.deg2rad``); RuntimeError for complex input, as PyTorch."""
+    if input.dtype.is_complex:
+        raise RuntimeError("deg2rad is not supported for complex tensors.")
     return _float(input) * (math.pi / 180)
 
 
 @method("rad2deg")
 def rad2deg(input):
-    """Radians to degrees (``torch.rad2deg``)."""
+    """Radians to degrees (``torch.rad2deg``); RuntimeError for complex input, as PyTorch."""
+    if input.dtype.is_complex:
+        raise RuntimeError("rad2deg is not supported for complex tensors.")
     return _float(input) * (180 / math.pi)
 
 

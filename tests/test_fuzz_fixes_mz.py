@@ -1,0 +1,110 @@
+"""Differential cases for the bad-input fixes the generated fuzzer (tests/fuzz.py) found in torch.* functions and
+Tensor methods named m..z (issue 32): each case is one expression run in PyTorch and in tinytorch with the same
+tensors bound to ``x`` (3x4 float32), ``v`` (a 1-D float32 of 4) and ``m`` (the library). Both must raise the
+same exception type with the same message, or both return equal results; an in-place call that raises must
+leave ``x`` as it was."""
+import numpy as np
+import pytest
+
+import tinytorch
+from conftest import torch
+
+CASES = [
+    # polar / complex: tensor arguments, dtypes, out dtype
+    "m.polar(x, x, out=m.empty(0))",
+    "m.polar(x.long(), x.double())",
+    "m.polar(x, 1.5)",
+    "m.polar(1.5, x)",
+    "m.polar(x, x.double())",
+    "m.polar(x.bfloat16(), x)",
+    "m.polar(x, x.bool())",
+    "m.polar(x, x)",
+    "m.complex(x, x.double())",
+    "m.complex(x.int(), x)",
+    # renorm: p, maxnorm, dtype
+    "m.renorm(x.long(), -1, 0, -1)",
+    "m.renorm(x, 1, 0, float('nan'))",
+    "m.renorm(x, 1, 0, -9223372036854775807)",
+    "m.renorm(x, float('nan'), 0, 1)",
+    "m.renorm(x, float('-inf'), 0, 1)",
+    "m.renorm(x.int(), 2, 0, 1)",
+    "x.renorm_(2, 0, -1)",
+    "x.renorm_(-3.0, 0, 1)",
+    "m.renorm(x, 2, 1, 1.5)",
+    # meshgrid: one dtype
+    "m.meshgrid(v, v.long(), indexing='ij')",
+    "m.meshgrid(v.bool(), v, indexing='xy')",
+    "m.meshgrid(v, v, indexing='ij')",
+    # movedim / moveaxis: matching lengths, no repeated dims
+    "m.movedim(x, (0, 0), (1, 0))",
+    "m.movedim(x, (0, 1), (1, 1))",
+    "m.movedim(x, (), (1,))",
+    "m.moveaxis(x, (0,), ())",
+    "x.moveaxis((0, 1), (1, 0))",
+    # dtypes PyTorch's kernels are not compiled for
+    "m.xlogy(x.cfloat(), 2)",
+    "m.xlogy(2, x.cfloat())",
+    "m.xlogy(x, x.cdouble())",
+    "x.cfloat().xlogy_(x)",
+    "m.rad2deg(x.cfloat())",
+    "m.deg2rad(x.cdouble())",
+    "x.cfloat().rad2deg_()",
+    "m.positive(x.bool())",
+    "m.positive(x.long())",
+    "m.mvlgamma(x.bool(), 1)",
+    "m.mvlgamma(x.cfloat(), 1)",
+    "x.cfloat().mvlgamma_(2)",
+    "m.nansum(x.cfloat())",
+    "m.nansum(x, dtype=m.complex64)",
+    "x.nansum(dtype=m.complex128)",
+    "m.unique(x.cfloat())",
+    "m.unique(x.cfloat(), dim=0)",
+    "m.unique_consecutive(x.cfloat())",
+    "x.cfloat().unique()",
+    # select_scatter / slice_scatter: src a tensor of the slice's shape, step a positive int
+    "m.select_scatter(x, m.ones(3), 0, 0)",
+    "m.select_scatter(x, 1.5, 0, 0)",
+    "m.slice_scatter(x, m.ones(4), step=None)",
+    "m.slice_scatter(x, m.ones(1, 4))",
+    "m.slice_scatter(x, m.ones(3, 4), step=0)",
+    "m.slice_scatter(x, m.ones(3, 4), step=-7)",
+    "m.slice_scatter(x, None)",
+    "m.slice_scatter(x, m.ones(1, 4), 0, 1, 2)",
+    "m.slice_scatter(x, m.ones(3, 2), 1, step=2)",
+    "x.slice_scatter(m.ones(2, 4), start=1)",
+]
+
+
+def _run(lib, expr):
+    x = lib.tensor(np.arange(12, dtype=np.float32).reshape(3, 4) / 4 - 1)
+    v = lib.tensor(np.arange(4, dtype=np.float32))
+    before = x.detach().clone()
+    try:
+        return "ok", eval(expr, {"m": lib, "x": x, "v": v})
+    except Exception as e:  # noqa: BLE001 - the exception is what is compared
+        assert bool((x.detach() == before).all()), f"{expr} raised but changed x"
+        return "raise", e
+
+
+def _np(r):
+    if isinstance(r, (tuple, list)):
+        return [_np(t) for t in r]
+    return r.detach().resolve_conj().numpy() if hasattr(r, "detach") else r
+
+
+@pytest.mark.parametrize("expr", CASES)
+def test_matches_torch(expr):
+    k1, r1 = _run(torch, expr)
+    k2, r2 = _run(tinytorch, expr)
+    assert k1 == k2, f"torch: {k1} {r1!r}; tinytorch: {k2} {r2!r}"
+    if k1 == "raise":
+        assert type(r2).__name__ == type(r1).__name__, f"torch {r1!r}; tinytorch {r2!r}"
+        assert str(r2) == str(r1)
+    else:
+        a, b = _np(r1), _np(r2)
+        if isinstance(a, list):
+            assert len(a) == len(b)
+            for p, q in zip(a, b):
+                np.testing.assert_allclose(q, p, rtol=1e-5, atol=1e-6)
+        else:
+            np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
