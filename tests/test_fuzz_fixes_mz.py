@@ -72,6 +72,35 @@ CASES = [
     "m.slice_scatter(x, m.ones(1, 4), 0, 1, 2)",
     "m.slice_scatter(x, m.ones(3, 2), 1, step=2)",
     "x.slice_scatter(m.ones(2, 4), start=1)",
+    # rrelu: finite bounds (out of place), lower <= upper, a floating dtype
+    "m.rrelu(x.long())",
+    "m.rrelu(x.cfloat())",
+    "m.rrelu(x, lower=float('inf'))",
+    "m.rrelu(x, upper=float('nan'))",
+    "m.rrelu(x, lower=2)",
+    "m.rrelu(x.long(), lower=2)",
+    "m.rrelu(x, lower=float('inf'), training=True)",
+    "m.rrelu_(x, lower=float('inf'))",
+    "m.rrelu_(x, upper=float('nan'))",
+    "m.rrelu_(x, upper=-1.0)",
+    "m.rrelu_(x.bool())",
+    "m.nn.functional.rrelu(x, lower=float('nan'))",
+    "m.rrelu(x.half())",
+    "m.rrelu(x)",
+    # var / std and their _mean forms: unbiased a bool
+    "m.std(x, 1)",
+    "m.std(x, True)",
+    "m.var(x, 0, False)",
+    "m.var(x, (0, 1))",
+]
+
+# PyTorch's argument parser lists its overloads in these messages: only the exception type is compared
+TYPE_ONLY = [
+    "m.std(x, unbiased=2)",
+    "m.std(x, 0, 2)",
+    "x.var(unbiased='yes')",
+    "m.var_mean(x, unbiased=2)",
+    "m.std_mean(x, 0, unbiased='yes')",
 ]
 
 
@@ -90,6 +119,14 @@ def _np(r):
     if isinstance(r, (tuple, list)):
         return [_np(t) for t in r]
     return r.detach().resolve_conj().numpy() if hasattr(r, "detach") else r
+
+
+@pytest.mark.parametrize("expr", TYPE_ONLY)
+def test_same_exception_type(expr):
+    k1, r1 = _run(torch, expr)
+    k2, r2 = _run(tinytorch, expr)
+    assert k1 == k2 == "raise", f"torch: {k1} {r1!r}; tinytorch: {k2} {r2!r}"
+    assert type(r2).__name__ == type(r1).__name__, f"torch {r1!r}; tinytorch {r2!r}"
 
 
 @pytest.mark.parametrize("expr", CASES)

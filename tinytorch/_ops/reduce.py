@@ -393,13 +393,23 @@ def any(input, dim=None, keepdim=False):
     return dispatch(_any_op, (input,), {"dims": dims, "keepdim": keepdim})
 
 
+def _check_unbiased(op, unbiased):
+    """PyTorch's argument parser takes only a bool (or nothing) for ``unbiased``: TypeError otherwise."""
+    if unbiased is not None and not isinstance(unbiased, bool):
+        raise TypeError(f"{op}() received an invalid combination of arguments - got (Tensor, "
+                        f"unbiased={type(unbiased).__name__}), but expected one of:\n"
+                        f" * (Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False)\n"
+                        f" * (Tensor input, tuple of ints dim = None, *, Number correction = None, "
+                        f"bool keepdim = False)\n * (Tensor input, bool unbiased = True)")
+
+
 def _scaled_var(input, dim, unbiased, keepdim, correction, op):
     """(s, v) with var = s**2 * v: the deviations from the mean are divided by s, the power of two at or below
     their largest magnitude along the reduced dims, before squaring, so the squares never overflow where the variance (for ``var``) or
     the deviation (for ``std``) itself does not (PyTorch accumulates in double). s is detached: the variance
     does not depend on it. Complex input gives the variance of the moduli of the deviations, real."""
-    if isinstance(unbiased, (int, tuple, list)) and not isinstance(unbiased, bool):
-        dim, unbiased = unbiased, None
+    if isinstance(dim, bool) and unbiased is None:  # PyTorch's (input, bool unbiased) overload: std(x, True)
+        dim, unbiased = None, dim
     corr = correction if correction is not None else (0 if unbiased is False else 1)
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError("std and var only support floating point and complex dtypes")
@@ -422,6 +432,7 @@ def _scaled_var(input, dim, unbiased, keepdim, correction, op):
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Variance over ``dim`` with Bessel's ``correction`` (default 1; ``unbiased=False`` means 0); real for
     complex input. RuntimeError for integer input, as ``torch.var``."""
+    _check_unbiased("var", unbiased)
     sc, v = _scaled_var(input, dim, unbiased, keepdim, correction, "var")
     return v if sc is None else v * (sc * sc)
 
@@ -430,6 +441,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation: ``sqrt(var(...))`` with the same arguments (computed as scale * sqrt(scaled
     variance), so it is finite wherever the result is)."""
+    _check_unbiased("std", unbiased)
     sc, v = _scaled_var(input, dim, unbiased, keepdim, correction, "std")
     return sqrt(v) if sc is None else sqrt(v) * sc
 
@@ -452,6 +464,7 @@ def _welford_mean(input, dim, keepdim):
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(variance, mean) over ``dim`` (``torch.var_mean``): the mean as PyTorch's Welford reduction gives it
     (NaN when an infinite element is not the last one reduced)."""
+    _check_unbiased("var_mean", unbiased)
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError("var_mean only support floating point and complex dtypes")
     return var(input, dim, unbiased, keepdim, correction=correction), _welford_mean(input, dim, keepdim)
@@ -460,6 +473,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(standard deviation, mean) over ``dim`` (``torch.std_mean``): the mean as PyTorch's Welford reduction
     gives it (NaN when an infinite element is not the last one reduced)."""
+    _check_unbiased("std_mean", unbiased)
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError("std_mean only support floating point and complex dtypes")
     return std(input, dim, unbiased, keepdim, correction=correction), _welford_mean(input, dim, keepdim)

@@ -1,4 +1,5 @@
 """Activation functions: relu and its variants, the sigmoid / tanh / shrink family, softmax, glu, prelu."""
+import math
 import warnings
 
 from ...amp.autocast_mode import autocast_op
@@ -179,6 +180,15 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 
 def _rrelu(input, lower, upper, training, inplace, _generator):
+    # PyTorch's out-of-place rrelu checks the bounds are finite; both spellings need lower <= upper (so a NaN
+    # bound fails) and a dtype its leaky_relu kernel is compiled for, checked before anything is written
+    if not inplace:
+        for name, b in (("lower", lower), ("upper", upper)):
+            if not math.isfinite(b):
+                raise RuntimeError(f"rrelu: {name} bound must be finite, got {float(b)}")
+    if not lower <= upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    check_dtype("leaky_relu_cpu", input.dtype, floating=True)
     if training:
         from ..._ops.random import rand
         slope = rand(input._shape, dtype=input.dtype, device=input.device, generator=_generator) * (upper - lower) \
