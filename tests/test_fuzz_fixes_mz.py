@@ -92,6 +92,46 @@ CASES = [
     "m.std(x, True)",
     "m.var(x, 0, False)",
     "m.var(x, (0, 1))",
+    # pdist: p a non-negative float, a float32/float64 input
+    "m.pdist(x.half())",
+    "m.pdist(x, p=-1.0)",
+    "m.pdist(x.cfloat())",
+    "m.pdist(x, p=None)",
+    "m.pdist(x, p=float('nan'))",
+    "m.pdist(x, p='a')",
+    "m.pdist(x.long(), p=-1)",
+    "m.pdist(x, p=1)",
+    # requires_grad_ takes a bool
+    "x.requires_grad_(2)",
+    "x.requires_grad_(None)",
+    "x.requires_grad_()",
+    # repeat_interleave: output_size must be the real size
+    "x.repeat_interleave(2, output_size=2)",
+    "x.repeat_interleave(2, output_size=-7)",
+    "x.repeat_interleave(2, output_size=24)",
+    "m.repeat_interleave(x, 2, dim=0, output_size=5)",
+    "m.repeat_interleave(x, m.tensor([1, 2, 3]), dim=0, output_size=7)",
+    "m.repeat_interleave(x, m.tensor([1, 2, 3]), dim=0, output_size=6)",
+    # scatter_add / scatter: a tensor src (or scatter's value)
+    "m.scatter_add(x, 0, m.zeros(1, 4).long(), None)",
+    "m.scatter_add(x, 0, m.zeros(1, 4).long(), 1.5)",
+    "m.scatter_add(x, 0, m.zeros(1, 4).long(), 'a')",
+    "m.scatter_add(x, 0, m.zeros(1, 4).long(), [1.0, 2.0])",
+    "m.scatter(x, 0, m.zeros(1, 4).long(), value=2.0)",
+    "m.scatter(x, 0, m.zeros(1, 4).long(), 2.0)",
+    # non-tensor inputs
+    "m.resolve_neg(1.5)",
+    "m.resolve_conj(None)",
+    "m.resolve_conj(x)",
+    "m.square(1.5)",
+    # softmax: torch's spelling needs an int dim, nn.functional's picks one
+    "m.softmax(x, 0)",
+    "m.log_softmax(x, 1)",
+    "m.nn.functional.softmax(x)",
+    # unfold: int size and step
+    "x.unfold(0, 1.5, 1)",
+    "x.unfold(0, 2, float('nan'))",
+    "x.unfold(0, 2, 1)",
 ]
 
 # PyTorch's argument parser lists its overloads in these messages: only the exception type is compared
@@ -101,6 +141,13 @@ TYPE_ONLY = [
     "x.var(unbiased='yes')",
     "m.var_mean(x, unbiased=2)",
     "m.std_mean(x, 0, unbiased='yes')",
+    "x.repeat_interleave(2, output_size=1.5)",
+    "x.scatter_add_(0, m.zeros(1, 4).long(), None)",
+    "x.scatter(0, m.zeros(1, 4).long(), None)",
+    "m.scatter(x, 0, m.zeros(1, 4).long(), None)",
+    "m.softmax(x, None)",
+    "x.softmax(None)",
+    "x.log_softmax(None)",
 ]
 
 

@@ -97,11 +97,19 @@ method("resolve_neg")(lambda self: self)
 
 
 def resolve_conj(input):
-    """Identity: tinytorch materialises conjugates, so there is no lazy conjugate bit to resolve."""
+    """Identity: tinytorch materialises conjugates, so there is no lazy conjugate bit to resolve. TypeError
+    for a non-tensor, as PyTorch."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"resolve_conj(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return input
 
 
-resolve_neg = resolve_conj
+def resolve_neg(input):
+    """Identity: tinytorch materialises negations, so there is no lazy negative bit to resolve. TypeError
+    for a non-tensor, as PyTorch."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"resolve_neg(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return input
 
 
 @method("is_conj")

@@ -471,6 +471,10 @@ _scatter_op = defop("scatter", _scatter_meta, _scatter_bw, save_inputs=lambda n,
 @method("scatter")
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """A copy of ``input`` with ``src`` (tensor or scalar ``value``) written at ``index`` along ``dim``."""
+    if src is None and value is None:
+        raise TypeError("scatter() received an invalid combination of arguments - got (Tensor, int, Tensor, "
+                        "NoneType), but expected one of:\n * (Tensor input, int dim, Tensor index, Tensor src)\n"
+                        " * (Tensor input, int dim, Tensor index, Number value)")
     if src is None:
         src = value
     d = _strides.wrap_dim(dim, input.ndim)
@@ -482,7 +486,10 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
 
 @method("scatter_add")
 def scatter_add(input, dim, index, src):
-    """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (duplicates accumulate)."""
+    """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (duplicates accumulate); TypeError
+    when ``src`` is not a tensor, as PyTorch."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_add(): argument 'src' (position 4) must be Tensor, not {type(src).__name__}")
     d = _strides.wrap_dim(dim, input.ndim)
     _check_index("scatter_add", input, d, index, src)
     return dispatch(_scatter_op, (input, index, src), {"dim": d, "reduce": "add"})

@@ -612,6 +612,9 @@ _unfold_op = _view_op("unfold", _unfold_bw, _unfold_meta)
 @method("unfold")
 def unfold(input, dimension, size, step):
     """All windows of ``size`` with ``step`` along ``dimension``, as a view with a new last dim (``Tensor.unfold``)."""
+    for name, pos, v in (("dimension", 1, dimension), ("size", 2, size), ("step", 3, step)):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"unfold(): argument '{name}' (position {pos}) must be int, not {type(v).__name__}")
     d = _strides.wrap_dim(dimension, input.ndim)
     if size < 0:
         raise RuntimeError(f"size is {size} but must be >= 0")

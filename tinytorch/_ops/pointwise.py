@@ -719,8 +719,11 @@ def _identity(x):
 # ---- composites ------------------------------------------------------------------------------------
 @method("square")
 def square(input):
-    """``input * input`` (``torch.square``); a bool input squares as int64, as PyTorch's ``pow(input, 2)``."""
-    if isinstance(input, Tensor) and input.dtype is _dt.bool:
+    """``input * input`` (``torch.square``); a bool input squares as int64, as PyTorch's ``pow(input, 2)``.
+    TypeError for a non-tensor."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"square(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input.dtype is _dt.bool:
         input = input.to(_dt.int64)
     return input * input
 

@@ -31,12 +31,22 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 def pdist(input, p=2):
-    """Distances between all pairs of rows i < j of (N, M) -> (N (N - 1) / 2,), row-major (``torch.pdist``)."""
+    """Distances between all pairs of rows i < j of (N, M) -> (N (N - 1) / 2,), row-major (``torch.pdist``).
+    As PyTorch: TypeError for a non-float p; RuntimeError for a non-2-D or non-floating input and p < 0 or
+    NaN; NotImplementedError for float16/bfloat16."""
     import numpy as np
     from ..._ops.creation import _from_host
     from ..._ops.linalg import cdist
+    from ..._ops._util import check_arg, check_dtype
+    check_arg("pdist", "p", None, p, "float")
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if not p >= 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    if input.dtype in (_dt.float16, _dt.bfloat16):  # PyTorch's pdist kernel is compiled for float32/64 only
+        raise NotImplementedError(f'"pdist" not implemented for \'{_dt._SCALAR_TYPE[input.dtype.name]}\'')
     n = input._shape[0]
     i, j = np.triu_indices(n, 1)
     idx = lambda a: _from_host(a.astype(np.int64), _dt.int64, input.device)  # noqa: E731
