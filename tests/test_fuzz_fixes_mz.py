@@ -132,6 +132,17 @@ CASES = [
     "x.unfold(0, 1.5, 1)",
     "x.unfold(0, 2, float('nan'))",
     "x.unfold(0, 2, 1)",
+    # trapezoid / trapz: no bool, a 1-D x as long as y along dim (and lined up with it)
+    "m.trapezoid(x.bool())",
+    "m.trapezoid(x, x.bool())",
+    "m.trapz(x.long(), x.bool())",
+    "m.trapezoid(x, dx=2.0, dim=1)",
+    "m.trapezoid(v, x)",
+    "m.trapezoid(x, m.ones(3))",
+    "m.trapezoid(x, v ** 2)",
+    "m.trapezoid(x, (v.repeat(3, 1) + 3) ** 2, dim=0)",
+    "m.trapz(x, v[:3] ** 2, dim=0)",
+    "m.trapz(v, v ** 2)",
 ]
 
 # PyTorch's argument parser lists its overloads in these messages: only the exception type is compared
@@ -148,6 +159,7 @@ TYPE_ONLY = [
     "m.softmax(x, None)",
     "x.softmax(None)",
     "x.log_softmax(None)",
+    "m.trapezoid(x, m.ones(2, 3, 4))",
 ]
 
 

@@ -856,14 +856,26 @@ def dist(input, other, p=2):
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
-    """Trapezoid rule along ``dim`` with sample points ``x`` or spacing ``dx`` (default 1) (``torch.trapezoid``)."""
+    """Trapezoid rule along ``dim`` with sample points ``x`` or spacing ``dx`` (default 1) (``torch.trapezoid``).
+    As PyTorch: RuntimeError for bool input, for a 1-D ``x`` of another length than ``y`` along ``dim``, and
+    when the spacings of an n-D ``x`` (taken along ``dim`` wrapped against ``y``) do not broadcast with ``y``."""
+    if y.dtype is _dt.bool or (x is not None and x.dtype is _dt.bool):
+        which = "`y`" if x is None else "`x` or `y`"
+        raise RuntimeError(f"trapezoid: received a bool input for {which}, but bool is not supported")
     d = _strides.wrap_dim(dim, y.ndim)
     n = y._shape[d]
+    if x is not None and x.ndim == 1 and x._shape[0] != n:
+        raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
     if n == 0:
         return y.sum(d)
     mid = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) * 0.5
     if x is not None:
-        return (mid * diff(x, dim=dim if x.ndim > 1 else -1)).sum(d)
+        if x.ndim > 1:
+            d_x = _strides.wrap_dim(d, x.ndim)
+            dx_ = x.narrow(d_x, 1, x._shape[d_x] - 1) - x.narrow(d_x, 0, x._shape[d_x] - 1)
+            return (mid * dx_).sum(d)
+        # a 1-D x lines up with dim d of y
+        return (mid * diff(x, dim=-1).reshape((n - 1,) + (1,) * (y.ndim - 1 - d))).sum(d)
     return mid.sum(d) * (1 if dx is None else dx)
 
 
