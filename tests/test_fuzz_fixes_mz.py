@@ -143,6 +143,20 @@ CASES = [
     "m.trapezoid(x, (v.repeat(3, 1) + 3) ** 2, dim=0)",
     "m.trapz(x, v[:3] ** 2, dim=0)",
     "m.trapz(v, v ** 2)",
+    # shape and argument checks of rms_norm, pinverse, vander, channel_shuffle, triangular_solve
+    "m.rms_norm(x, ())",
+    "m.rms_norm(x, [])",
+    "m.rms_norm(x, [4])",
+    "m.pinverse(x, rcond=None)",
+    "m.pinverse(x, rcond='a')",
+    "m.pinverse(x, rcond=0.5)",
+    "m.vander(v, N=1.5)",
+    "m.vander(v, N=None)",
+    "m.native_channel_shuffle(x, 2)",
+    "m.nn.functional.channel_shuffle(x, 2)",
+    "m.native_channel_shuffle(m.ones(1, 4, 2), 2)",
+    "m.triangular_solve(m.ones(3), m.eye(3))",
+    "m.triangular_solve(m.ones(3, 1), m.ones(3))",
 ]
 
 # PyTorch's argument parser lists its overloads in these messages: only the exception type is compared

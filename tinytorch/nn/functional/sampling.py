@@ -530,7 +530,11 @@ def pixel_unshuffle(input, downscale_factor):
 
 
 def channel_shuffle(input, groups):
-    """(N, g*k, *) -> channels reordered as (k, g) (Zhang et al. 2018, ShuffleNet) (``F.channel_shuffle``)."""
+    """(N, g*k, *) -> channels reordered as (k, g) (Zhang et al. 2018, ShuffleNet) (``F.channel_shuffle``).
+    RuntimeError for an input of 2 dims or fewer, a non-positive ``groups`` or channels it does not divide."""
+    if input.ndim <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+                           f"{list(input._shape)}")
     n, c = input._shape[:2]
     if groups <= 0:
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
