@@ -299,7 +299,11 @@ class Tensor:
                                "https://github.com/pytorch/rfcs/pull/17 for more details.")
 
     def requires_grad_(self, requires_grad=True):
-        """Set ``requires_grad`` in place. Only leaves may change it (RuntimeError otherwise)."""
+        """Set ``requires_grad`` in place. Only leaves may change it (RuntimeError otherwise); TypeError for a
+        non-bool, as PyTorch's argument parser."""
+        if not isinstance(requires_grad, bool):
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                            f"{type(requires_grad).__name__}")
         if requires_grad and self._storage.inference and not _state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         if self.grad_fn is not None and not requires_grad:

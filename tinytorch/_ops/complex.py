@@ -97,11 +97,19 @@ method("resolve_neg")(lambda self: self)
 
 
 def resolve_conj(input):
-    """Identity: tinytorch materialises conjugates, so there is no lazy conjugate bit to resolve."""
+    """Identity: tinytorch materialises conjugates, so there is no lazy conjugate bit to resolve. TypeError
+    for a non-tensor, as PyTorch."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"resolve_conj(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return input
 
 
-resolve_neg = resolve_conj
+def resolve_neg(input):
+    """Identity: tinytorch materialises negations, so there is no lazy negative bit to resolve. TypeError
+    for a non-tensor, as PyTorch."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"resolve_neg(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return input
 
 
 @method("is_conj")
@@ -153,14 +161,20 @@ def view_as_complex(input):
     return dispatch(_vac_op, (input,))
 
 
+def _check_real_pair(real, imag):
+    """PyTorch's dtype checks of ``torch.complex`` / ``torch.polar``: one dtype, float16/32/64."""
+    a, b = _dt._SCALAR_TYPE[real.dtype.name], _dt._SCALAR_TYPE[imag.dtype.name]
+    # the float check comes first: PyTorch names both dtypes when either is not Half/Float/Double
+    for t in (real, imag):
+        if not t.dtype.is_floating_point or t.dtype is _dt.bfloat16:
+            raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {a} and {b}")
+    if real.dtype is not imag.dtype:
+        raise RuntimeError(f"Expected object of scalar type {a} but got scalar type {b} for second argument")
+
+
 def complex(real, imag, *, out=None):
     """``real + i*imag`` from two float tensors of one dtype (``torch.complex``)."""
-    if real.dtype is not imag.dtype:
-        raise RuntimeError(f"Expected object of scalar type {real.dtype.name.capitalize()} but got scalar type "
-                           f"{imag.dtype.name.capitalize()} for second argument")
-    if not real.dtype.is_floating_point or real.dtype is _dt.bfloat16:
-        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
-                           f"{real.dtype.name.capitalize()} and {imag.dtype.name.capitalize()}")
+    _check_real_pair(real, imag)
     from .shape import stack
     from .movement import broadcast_tensors
     r = view_as_complex(stack(broadcast_tensors(real, imag), -1))
@@ -168,8 +182,17 @@ def complex(real, imag, *, out=None):
 
 
 def polar(abs, angle, *, out=None):
-    """``abs * (cos(angle) + i*sin(angle))`` (``torch.polar``)."""
+    """``abs * (cos(angle) + i*sin(angle))`` (``torch.polar``): abs and angle float16/32/64 tensors of one
+    dtype, result the matching complex dtype. TypeError for a non-tensor, RuntimeError for mixed or non-float
+    dtypes and for an ``out`` of another dtype, as PyTorch (checked before anything is computed)."""
     from .pointwise import cos, sin
+    for name, pos, v in (("abs", 1, abs), ("angle", 2, angle)):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"polar(): argument '{name}' (position {pos}) must be Tensor, not {type(v).__name__}")
+    _check_real_pair(abs, angle)
+    if out is not None and out.dtype is not abs.dtype.to_complex():
+        raise RuntimeError(f"Expected object of scalar type {_dt._SCALAR_TYPE[abs.dtype.to_complex().name]} but "
+                           f"got scalar type {_dt._SCALAR_TYPE[out.dtype.name]} for argument 'out'")
     r = complex(abs * cos(angle), abs * sin(angle))
     return r if out is None else out._write(r)
 

@@ -471,6 +471,10 @@ _scatter_op = defop("scatter", _scatter_meta, _scatter_bw, save_inputs=lambda n,
 @method("scatter")
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """A copy of ``input`` with ``src`` (tensor or scalar ``value``) written at ``index`` along ``dim``."""
+    if src is None and value is None:
+        raise TypeError("scatter() received an invalid combination of arguments - got (Tensor, int, Tensor, "
+                        "NoneType), but expected one of:\n * (Tensor input, int dim, Tensor index, Tensor src)\n"
+                        " * (Tensor input, int dim, Tensor index, Number value)")
     if src is None:
         src = value
     d = _strides.wrap_dim(dim, input.ndim)
@@ -482,7 +486,10 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
 
 @method("scatter_add")
 def scatter_add(input, dim, index, src):
-    """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (duplicates accumulate)."""
+    """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (duplicates accumulate); TypeError
+    when ``src`` is not a tensor, as PyTorch."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_add(): argument 'src' (position 4) must be Tensor, not {type(src).__name__}")
     d = _strides.wrap_dim(dim, input.ndim)
     _check_index("scatter_add", input, d, index, src)
     return dispatch(_scatter_op, (input, index, src), {"dim": d, "reduce": "add"})
@@ -884,25 +891,38 @@ def take_along_dim(input, indices, dim=None):
 
 
 # ---- out-of-place writes into a view: select_scatter, slice_scatter, diagonal_scatter -------------------
-def _scatter_into(input, src, view_of):
-    """``input`` with ``view_of(copy)`` replaced by ``src``: a differentiable out-of-place view write."""
+def _scatter_into(input, src, view_of, op=None):
+    """``input`` with ``view_of(copy)`` replaced by ``src``: a differentiable out-of-place view write. With
+    ``op`` (the PyTorch name), ``src`` must be a tensor of exactly the view's shape (PyTorch does not
+    broadcast it): TypeError / RuntimeError otherwise, before anything is written."""
+    if op is not None and not isinstance(src, Tensor):
+        raise TypeError(f"{op}(): argument 'src' (position 2) must be Tensor, not {type(src).__name__}")
     out = input.clone()
-    view_of(out).copy_(src)
+    view = view_of(out)
+    if op is not None and view._shape != src._shape:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src._shape)}, "
+                           f"slice size = {list(view._shape)}")
+    view.copy_(src)
     return out
 
 
 @method("select_scatter")
 def select_scatter(input, src, dim, index):
     """``input`` with ``input.select(dim, index)`` replaced by ``src`` (``torch.select_scatter``)."""
-    return _scatter_into(input, src, lambda t: t.select(dim, index))
+    return _scatter_into(input, src, lambda t: t.select(dim, index), "select_scatter")
 
 
 @method("slice_scatter")
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
-    """``input`` with the slice ``start:end:step`` of ``dim`` replaced by ``src`` (``torch.slice_scatter``)."""
+    """``input`` with the slice ``start:end:step`` of ``dim`` replaced by ``src`` (``torch.slice_scatter``);
+    ``src`` must have the slice's shape. TypeError for a non-int step, RuntimeError for a step < 1."""
+    if isinstance(step, bool) or not isinstance(step, int):
+        raise TypeError(f"slice_scatter(): argument 'step' must be int, not {type(step).__name__}")
+    if step < 1:
+        raise RuntimeError("slice step must be positive")
     d = _strides.wrap_dim(dim, input.ndim)
     sl = (slice(None),) * d + (slice(start, end, step),)
-    return _scatter_into(input, src, lambda t: t[sl])
+    return _scatter_into(input, src, lambda t: t[sl], "slice_scatter")
 
 
 @method("diagonal_scatter")

@@ -518,6 +518,8 @@ def vander(x, N=None, increasing=False):
     """Vandermonde matrix of the 1-D ``x``: columns ``x ** (N - 1) ... x ** 0`` (reversed when ``increasing``)
     (``torch.vander``)."""
     from .creation import arange
+    if N is not None and (isinstance(N, bool) or not isinstance(N, int)):
+        raise TypeError(f"vander(): argument 'N' must be int, not {type(N).__name__}")
     if x.ndim != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")
     n = x._shape[0] if N is None else N

@@ -39,7 +39,12 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """``torch.triangular_solve`` (deprecated in torch for ``linalg.solve_triangular``): solves A X = b, or
-    A^T X = b with ``transpose``; returns (solution, cloned_coefficient)."""
+    A^T X = b with ``transpose``; returns (solution, cloned_coefficient). RuntimeError when b or A has
+    fewer than 2 dims, as PyTorch."""
+    for name, t in (("b", b), ("A", A)):
+        if t.ndim < 2:
+            raise RuntimeError(f"torch.triangular_solve: Expected {name} to have at least 2 dimensions, but it has "
+                               f"{t.ndim} dimensions instead")
     T = _triangle(A, upper, unitriangular)
     X = solve(_mT(T) if transpose else T, b)
     return triangular_solve_result(X, A.clone())
@@ -144,7 +149,10 @@ def matrix_power(input, n):
 
 
 def pinverse(input, rcond=1e-15):
-    """``torch.pinverse``: ``linalg.pinv`` with singular values below ``rcond * max(S)`` taken as zero."""
+    """``torch.pinverse``: ``linalg.pinv`` with singular values below ``rcond * max(S)`` taken as zero.
+    TypeError for a non-float ``rcond``, as PyTorch's parser."""
+    if isinstance(rcond, bool) or not isinstance(rcond, (int, float)):
+        raise TypeError(f"pinverse(): argument 'rcond' must be float, not {type(rcond).__name__}")
     return pinv(input, rtol=rcond)
 
 

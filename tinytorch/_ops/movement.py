@@ -403,8 +403,14 @@ def movedim(input, source, destination):
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
     n = input.ndim
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain "
+                           f"the same number of dims as destination ({list(dst)} dims)")
     src = [_strides.wrap_dim(d, n) for d in src]
     dst = [_strides.wrap_dim(d, n) for d in dst]
+    for what, dims in (("source", src), ("destination", dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{what}` ({dims})")
     order = [d for d in range(n) if d not in src]
     perm = [None] * n
     for s, d in zip(src, dst):
@@ -628,6 +634,9 @@ _unfold_op = _view_op("unfold", _unfold_bw, _unfold_meta)
 @method("unfold")
 def unfold(input, dimension, size, step):
     """All windows of ``size`` with ``step`` along ``dimension``, as a view with a new last dim (``Tensor.unfold``)."""
+    for name, pos, v in (("dimension", 1, dimension), ("size", 2, size), ("step", 3, step)):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"unfold(): argument '{name}' (position {pos}) must be int, not {type(v).__name__}")
     d = _strides.wrap_dim(dimension, input.ndim)
     if size < 0:
         raise RuntimeError(f"size is {size} but must be >= 0")

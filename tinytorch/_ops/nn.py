@@ -6,7 +6,7 @@ from .. import _strides
 from .. import _dtype as _dt
 from .._dispatch import defop, dispatch
 from .._geometry import first_valid_tap, pool_geometry, pool_out_size  # noqa: F401 (re-exported)
-from ._util import SCALAR_NAMES, method
+from ._util import SCALAR_NAMES, check_arg, method
 
 
 def _softmax_meta_of(name):
@@ -82,16 +82,20 @@ def _prep(input, dim, dtype):
 
 @method("softmax")
 def softmax(input, dim=None, dtype=None):
-    """``exp(x) / sum(exp(x), dim)`` computed stably along ``dim`` (``torch.softmax``)."""
-    x, d, sq = _prep(input, -1 if dim is None else dim, dtype)
+    """``exp(x) / sum(exp(x), dim)`` computed stably along ``dim`` (``torch.softmax``). TypeError without an
+    int ``dim``, as PyTorch (only ``nn.functional``'s spelling picks a dim implicitly)."""
+    check_arg("softmax", "dim", 2, dim, "int")
+    x, d, sq = _prep(input, dim, dtype)
     r = dispatch(_softmax_op, (x,), {"dim": d})
     return r.reshape(()) if sq else r
 
 
 @method("log_softmax")
 def log_softmax(input, dim=None, dtype=None):
-    """``x - logsumexp(x, dim)`` along ``dim`` (``torch.log_softmax``)."""
-    x, d, sq = _prep(input, -1 if dim is None else dim, dtype)
+    """``x - logsumexp(x, dim)`` along ``dim`` (``torch.log_softmax``). TypeError without an
+    int ``dim``, as PyTorch (only ``nn.functional``'s spelling picks a dim implicitly)."""
+    check_arg("log_softmax", "dim", 2, dim, "int")
+    x, d, sq = _prep(input, dim, dtype)
     r = dispatch(_log_softmax_op, (x,), {"dim": d})
     return r.reshape(()) if sq else r
 

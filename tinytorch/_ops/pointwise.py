@@ -291,6 +291,9 @@ def frac(input):
 
 @method("positive")
 def positive(input):
+    """``+input``: the input itself (``torch.positive``); RuntimeError for a bool tensor, as PyTorch."""
+    if input.dtype is _dt.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
@@ -730,8 +733,11 @@ def _identity(x):
 # ---- composites ------------------------------------------------------------------------------------
 @method("square")
 def square(input):
-    """``input * input`` (``torch.square``); a bool input squares as int64, as PyTorch's ``pow(input, 2)``."""
-    if isinstance(input, Tensor) and input.dtype is _dt.bool:
+    """``input * input`` (``torch.square``); a bool input squares as int64, as PyTorch's ``pow(input, 2)``.
+    TypeError for a non-tensor."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"square(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input.dtype is _dt.bool:
         input = input.to(_dt.int64)
     return input * input
 

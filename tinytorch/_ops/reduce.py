@@ -91,6 +91,12 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 
 @method("nansum")
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """Sum treating NaN as zero (``torch.nansum``); complex input or dtype is refused, as PyTorch's CPU kernel."""
+    if input.dtype.is_complex:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
+    dt = _dt.as_dtype(dtype, "nansum")
+    if dt is not None and dt.is_complex:
+        raise NotImplementedError(f'"nansum_cpu" not implemented for \'{_dt._SCALAR_TYPE[dt.name]}\'')
     return sum(where(input != input, 0.0, input), dim, keepdim, dtype=dtype)
 
 
@@ -387,13 +393,23 @@ def any(input, dim=None, keepdim=False):
     return dispatch(_any_op, (input,), {"dims": dims, "keepdim": keepdim})
 
 
+def _check_unbiased(op, unbiased):
+    """PyTorch's argument parser takes only a bool (or nothing) for ``unbiased``: TypeError otherwise."""
+    if unbiased is not None and not isinstance(unbiased, bool):
+        raise TypeError(f"{op}() received an invalid combination of arguments - got (Tensor, "
+                        f"unbiased={type(unbiased).__name__}), but expected one of:\n"
+                        f" * (Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False)\n"
+                        f" * (Tensor input, tuple of ints dim = None, *, Number correction = None, "
+                        f"bool keepdim = False)\n * (Tensor input, bool unbiased = True)")
+
+
 def _scaled_var(input, dim, unbiased, keepdim, correction, op):
     """(s, v) with var = s**2 * v: the deviations from the mean are divided by s, the power of two at or below
     their largest magnitude along the reduced dims, before squaring, so the squares never overflow where the variance (for ``var``) or
     the deviation (for ``std``) itself does not (PyTorch accumulates in double). s is detached: the variance
     does not depend on it. Complex input gives the variance of the moduli of the deviations, real."""
-    if isinstance(unbiased, (int, tuple, list)) and not isinstance(unbiased, bool):
-        dim, unbiased = unbiased, None
+    if isinstance(dim, bool) and unbiased is None:  # PyTorch's (input, bool unbiased) overload: std(x, True)
+        dim, unbiased = None, dim
     corr = correction if correction is not None else (0 if unbiased is False else 1)
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError("std and var only support floating point and complex dtypes")
@@ -416,6 +432,7 @@ def _scaled_var(input, dim, unbiased, keepdim, correction, op):
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Variance over ``dim`` with Bessel's ``correction`` (default 1; ``unbiased=False`` means 0); real for
     complex input. RuntimeError for integer input, as ``torch.var``."""
+    _check_unbiased("var", unbiased)
     sc, v = _scaled_var(input, dim, unbiased, keepdim, correction, "var")
     return v if sc is None else v * (sc * sc)
 
@@ -424,6 +441,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation: ``sqrt(var(...))`` with the same arguments (computed as scale * sqrt(scaled
     variance), so it is finite wherever the result is)."""
+    _check_unbiased("std", unbiased)
     sc, v = _scaled_var(input, dim, unbiased, keepdim, correction, "std")
     return sqrt(v) if sc is None else sqrt(v) * sc
 
@@ -446,6 +464,7 @@ def _welford_mean(input, dim, keepdim):
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(variance, mean) over ``dim`` (``torch.var_mean``): the mean as PyTorch's Welford reduction gives it
     (NaN when an infinite element is not the last one reduced)."""
+    _check_unbiased("var_mean", unbiased)
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError("var_mean only support floating point and complex dtypes")
     return var(input, dim, unbiased, keepdim, correction=correction), _welford_mean(input, dim, keepdim)
@@ -454,6 +473,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(standard deviation, mean) over ``dim`` (``torch.std_mean``): the mean as PyTorch's Welford reduction
     gives it (NaN when an infinite element is not the last one reduced)."""
+    _check_unbiased("std_mean", unbiased)
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError("std_mean only support floating point and complex dtypes")
     return std(input, dim, unbiased, keepdim, correction=correction), _welford_mean(input, dim, keepdim)
@@ -636,10 +656,18 @@ def _root(s, p, safe):
 @method("renorm")
 def renorm(input, p, dim, maxnorm):
     """Each slice along ``dim`` rescaled so its ``p``-norm is at most ``maxnorm`` (``torch.renorm``).
-    RuntimeError for an input of less than 2 dims, as PyTorch."""
+    RuntimeError, as PyTorch, for p <= 0 or NaN, maxnorm < 0 or NaN, an input of less than 2 dims, and an
+    input that is not floating point or complex."""
+    if not p > 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if not maxnorm >= 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
     if input.ndim < 2:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
     d = _strides.wrap_dim(dim, input.ndim)
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_dt._SCALAR_TYPE[input.dtype.name]}")
     others = tuple(i for i in range(input.ndim) if i != d)
     norms = input.abs().pow(p).sum(others, keepdim=True).pow(1.0 / p)
     from .pointwise import where
@@ -828,14 +856,26 @@ def dist(input, other, p=2):
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
-    """Trapezoid rule along ``dim`` with sample points ``x`` or spacing ``dx`` (default 1) (``torch.trapezoid``)."""
+    """Trapezoid rule along ``dim`` with sample points ``x`` or spacing ``dx`` (default 1) (``torch.trapezoid``).
+    As PyTorch: RuntimeError for bool input, for a 1-D ``x`` of another length than ``y`` along ``dim``, and
+    when the spacings of an n-D ``x`` (taken along ``dim`` wrapped against ``y``) do not broadcast with ``y``."""
+    if y.dtype is _dt.bool or (x is not None and x.dtype is _dt.bool):
+        which = "`y`" if x is None else "`x` or `y`"
+        raise RuntimeError(f"trapezoid: received a bool input for {which}, but bool is not supported")
     d = _strides.wrap_dim(dim, y.ndim)
     n = y._shape[d]
+    if x is not None and x.ndim == 1 and x._shape[0] != n:
+        raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
     if n == 0:
         return y.sum(d)
     mid = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) * 0.5
     if x is not None:
-        return (mid * diff(x, dim=dim if x.ndim > 1 else -1)).sum(d)
+        if x.ndim > 1:
+            d_x = _strides.wrap_dim(d, x.ndim)
+            dx_ = x.narrow(d_x, 1, x._shape[d_x] - 1) - x.narrow(d_x, 0, x._shape[d_x] - 1)
+            return (mid * dx_).sum(d)
+        # a 1-D x lines up with dim d of y
+        return (mid * diff(x, dim=-1).reshape((n - 1,) + (1,) * (y.ndim - 1 - d))).sum(d)
     return mid.sum(d) * (1 if dx is None else dx)
 
 

@@ -258,6 +258,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Repeat each element ``repeats`` times (an int or a 1-D tensor of counts) along ``dim``."""
     from .creation import _from_host
     from .indexing import index_select
+    check_arg("repeat_interleave", "output_size", None, output_size, "int?")
     if dim is None:
         input = input.reshape(-1)
         dim = 0
@@ -278,6 +279,11 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         raise TypeError(f"repeat_interleave(): argument 'repeats' must be Tensor or int, not {type(repeats).__name__}")
     elif repeats < 0:
         raise RuntimeError("Repeats must be non-negative")
+    if output_size is not None:
+        total = int(reps.sum()) if isinstance(repeats, Tensor) and repeats.ndim == 1 else n * int(reps)
+        if output_size != total:
+            raise RuntimeError("allocated size does not match required size" if isinstance(repeats, Tensor) else
+                               f"repeat_interleave: Invalid output_size, expected {total} but got {output_size}")
     idx = np.repeat(np.arange(n, dtype=np.int64), reps)
     return index_select(input, d, _from_host(idx, _dt.int64, input.device))
 
@@ -388,6 +394,9 @@ def meshgrid(*tensors, indexing="ij"):
     for t in tensors:
         if t.ndim > 1:
             raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
+    for t in tensors[1:]:
+        if t.dtype is not tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
     shape = tuple(t.numel() for t in tensors)
     if indexing == "xy" and len(tensors) >= 2:
         shape = (shape[1], shape[0]) + shape[2:]

@@ -256,6 +256,10 @@ def mvlgamma(input, p):
     p (p - 1) / 4 log(pi) + sum_{i<p} lgamma(x - i / 2), elementwise. p: an int >= 1."""
     if not isinstance(p, int) or p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
+    if input.dtype is _dt.bool:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    if input.dtype.is_complex:  # PyTorch builds the p offsets with arange in the input's dtype
+        raise NotImplementedError(f'"arange_cpu" not implemented for \'{_dt._SCALAR_TYPE[input.dtype.name]}\'')
     from .creation import arange
     x = _as_float(input)
     # as ATen: the p shifts (1 - p) / 2 ... 0 as one tensor in x's dtype, broadcast against x on a last dim and

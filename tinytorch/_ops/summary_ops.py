@@ -41,6 +41,13 @@ def _unique_floats(a):
     return s[starts], inv, np.diff(np.append(starts, s.size)).astype(np.int64)
 
 
+def _refuse_complex(input, dim):
+    """PyTorch's unique kernels are compiled for real dtypes only (NumPy would order complex numbers)."""
+    if input.dtype.is_complex:
+        kernel = "unique" if dim is None else "unique_dim"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dt._SCALAR_TYPE[input.dtype.name]}\'')
+
+
 @method("unique")
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """Distinct elements (or distinct slices along ``dim``), in ascending order (``torch.unique``).
@@ -53,6 +60,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     from .creation import _from_host
     for name, v in (("sorted", sorted), ("return_inverse", return_inverse), ("return_counts", return_counts)):
         check_arg("_unique2", name, None, v, "bool")
+    _refuse_complex(input, dim)
     a = input.detach().numpy(force=True)
     if dim is None and input.dtype.is_floating_point:
         vals, inv, cnt = _unique_floats(a.reshape(-1))
@@ -137,6 +145,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     with ``return_inverse`` the run number of each element, with ``return_counts`` the run lengths."""
     from .creation import tensor
     from .shape import cat
+    _refuse_complex(input, dim)
     if dim is None:
         x = input.reshape(-1)
         change = x[1:] != x[:-1]

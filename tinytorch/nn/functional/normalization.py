@@ -215,6 +215,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     kernel. RuntimeError for a mismatched shape or weight, NotImplementedError for a non-floating input."""
     normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(normalized_shape)
+    if k == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           "element, but got normalized_shape = []")
     if input._shape[input.ndim - k:] != normalized_shape:
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input._shape)}")
