@@ -54,7 +54,7 @@ def pdist(input, p=2):
     import numpy as np
     from ..._ops.creation import _from_host
     from ..._ops.linalg import cdist
-    from ..._ops._util import check_arg, check_dtype
+    from ..._ops._util import check_arg
     check_arg("pdist", "p", None, p, "float")
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
