@@ -108,7 +108,7 @@ def _data(t, seed):
 
 def _tensor(m, t, seed):
     a = _data(t, seed)
-    if t.dtype in ("int64", "uint8") and t.kind == "n":
+    if t.dtype in ("int64", "uint8", "int32", "int16", "int8") and t.kind == "n":
         # distinct integers: ties would make the indices of sort/kthvalue/max implementation-defined
         a = np.random.default_rng(seed).permutation(a.size).reshape(a.shape) - (a.size // 2 if t.dtype == "int64"
                                                                                  else 0)
@@ -308,6 +308,8 @@ def _leak_frame(tb):
 
 def _to_np(x):
     x = x.detach()
+    if str(x.layout) != "torch.strided":
+        x = x.to_dense()
     if str(x.dtype) == "torch.bfloat16":
         x = x.float()
     if hasattr(x, "resolve_conj"):

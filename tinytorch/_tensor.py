@@ -320,8 +320,14 @@ class Tensor:
         return self._alias()
 
     def detach_(self):
-        if self._base is not None and self._base.requires_grad:
-            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        """Take ``self`` out of the graph in place. RuntimeError for a view (its base would keep the graph), as
+        PyTorch."""
+        if self._base is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using "
+                               "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as "
+                               "True, gradients are views of DDP buckets, and hence detach_() cannot be called on "
+                               "these gradients. To fix this error, please refer to the Optimizer.zero_grad() "
+                               "function in torch/optim/optimizer.py as the solution.")
         self.grad_fn = None
         self.requires_grad = False
         return self

@@ -836,6 +836,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     from .shape import cat
     if input.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
     d = _strides.wrap_dim(dim, input.ndim)
     x = input
     if prepend is not None or append is not None:

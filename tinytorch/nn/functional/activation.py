@@ -143,7 +143,8 @@ def threshold(input, threshold, value, inplace=False):
             if not info.min <= v <= info.max:
                 raise RuntimeError(f"value cannot be converted to type {input.dtype.name}_t without overflow")
         threshold, value = int(threshold), int(value)
-    return _activation(input, inplace, lambda input: _pw.where(input > threshold, input, value))
+    # ``value`` only where input <= threshold: a NaN input stays NaN, as PyTorch's kernel
+    return _activation(input, inplace, lambda input: _pw.where(input <= threshold, value, input))
 
 
 _threshold = threshold  # threshold_'s parameter is named ``threshold`` (as torch's) and shadows the function
