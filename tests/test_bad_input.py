@@ -85,6 +85,8 @@ ISSUE_EXAMPLES = [
     "m.zeros(3, requires_grad=True).normal_()", "m.zeros(3, requires_grad=True).bernoulli_(0.5)",
     "m.zeros(3, dtype=m.int64).uniform_()", "m.rand(3, dtype=m.int64)", "m.abs(m.ones(2, dtype=m.bool))",
     "m.sort(m.ones(2, dtype=m.complex64))", "m.zeros_like(1.5)", "m.tensor([1, None])",
+    # found by the generated fuzzer: NumPy's repeat wrapped past int64 and crashed the interpreter
+    "m.ones(4, 4).repeat_interleave(2**62)", "m.repeat_interleave(m.ones(3), m.tensor([2**62, 2**62, 1]))",
 ]
 
 

@@ -284,6 +284,11 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         if output_size != total:
             raise RuntimeError("allocated size does not match required size" if isinstance(repeats, Tensor) else
                                f"repeat_interleave: Invalid output_size, expected {total} but got {output_size}")
+    # the output length in Python ints: NumPy's own product wraps past int64 and then crashes the interpreter
+    total = sum(int(r) for r in np.ravel(reps).tolist()) if isinstance(repeats, Tensor) and repeats.ndim == 1 \
+        else n * int(reps)
+    if total >= 1 << 63:
+        raise RuntimeError("numel: integer multiplication overflow")
     idx = np.repeat(np.arange(n, dtype=np.int64), reps)
     return index_select(input, d, _from_host(idx, _dt.int64, input.device))
 
