@@ -1,6 +1,7 @@
 """Differential cases for the WRONG/HANG verdicts of the generated fuzzer (issue 32) and for its ``optim`` area:
 each case runs in tinytorch and in PyTorch (the spec) and compares values, dtypes, requires_grad and errors."""
 import math
+import re
 import time
 import warnings
 
@@ -152,7 +153,10 @@ def _optim_outcome(L, name, kw):
                 p.grad = L.tensor(rng.standard_normal((3, 4)).astype(np.float32))
                 opt.step((lambda: (p * p).sum()) if name == "LBFGS" else None)
     except Exception as e:  # noqa: BLE001 - the type and message are what is compared
-        return type(e).__name__, str(e), p.detach().numpy().copy()
+        # the capturable message lists the process's PrivateUse1 backend, which other tests rename in real torch
+        # (tinytorch.torch_backend registers a device there): the list itself is not compared
+        return type(e).__name__, re.sub(r"supported devices: \[.*\]", "supported devices: [...]", str(e)), \
+            p.detach().numpy().copy()
     return "ok", "", p.detach().numpy().copy()
 
 
