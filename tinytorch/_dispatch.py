@@ -720,6 +720,69 @@ def _inplace_direct(op, kernel, self, args, kw):
     return True
 
 
+def check_out_grad(name, args, kw):
+    """PyTorch's refusal of ``out=`` in a recorded graph: an op writing into ``out`` has no derivative, so with
+    grad mode on no tensor argument (nor one inside a list argument) may require grad."""
+    if not _state.enabled:
+        return
+    for a in (*args, *kw.values()):
+        if isinstance(a, Tensor) and a.requires_grad or \
+                type(a) in (list, tuple) and any(isinstance(x, Tensor) and x.requires_grad for x in a):
+            raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                               "differentiation, but one of the arguments requires grad.")
+
+
+def write_out(name, out, result):
+    """The ``out=`` step: ``result`` (a Tensor, or a tuple of them for ops with several outputs) written into
+    ``out`` (a Tensor, or a tuple/list of as many) with PyTorch's rules, and ``out`` returned (a tuple result
+    keeps its named-tuple type). Every public function's ``out=`` argument ends here (``_surface`` passes it).
+
+    - ``out`` of another shape is resized to the result's (a UserWarning when it had elements: PyTorch
+      deprecates resizing a non-empty ``out``); memory borrowed from NumPy cannot grow (RuntimeError).
+    - The result's dtype must cast to ``out``'s without changing kind (float into int, int into bool: RuntimeError
+      "result type Float can't be cast to the desired output type Long"); the device must be ``out``'s.
+    - TypeError for an ``out`` that is not a Tensor (not a tuple of Tensors for a tuple result) and for a tuple
+      of the wrong length. Every ``out`` is checked before any is written, so a refused call changes nothing.
+    """
+    import warnings
+    if isinstance(result, tuple):
+        if not isinstance(out, (tuple, list)):
+            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+        if len(out) != len(result):
+            raise TypeError(f"expected tuple of {len(result)} elements but got {len(out)}")
+        outs, results = tuple(out), result
+    else:
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        outs, results = (out,), (result,)
+    for o, r in zip(outs, results):
+        if not isinstance(o, Tensor):
+            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(o).__name__}")
+        if not isinstance(r, Tensor):
+            return result  # a value that is not a tensor (a Python number) has no ``out`` to fill
+        if not _can_cast(r.dtype, o.dtype):
+            raise RuntimeError(f"result type {_TYPE_NAMES[r.dtype.name]} can't be cast to the desired output "
+                               f"type {_TYPE_NAMES[o.dtype.name]}")
+        if o.device != r.device:
+            raise RuntimeError(f"Expected out tensor to have device {r.device}, but got {o.device} instead")
+        if o._shape != r._shape and not o._storage.resizable and \
+                o._offset + _strides.numel(r._shape) > o._storage.size:
+            raise RuntimeError("Trying to resize storage that is not resizable")
+    for o, r in zip(outs, results):
+        if o._shape != r._shape:
+            if o.numel():
+                warnings.warn(f"An output with one or more elements was resized since it had shape {list(o._shape)}, "
+                              f"which does not match the required output shape {list(r._shape)}. This behavior is "
+                              "deprecated, and in a future PyTorch release outputs will not be resized unless they "
+                              "have zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, "
+                              "to zero elements with t.resize_(0).", UserWarning, stacklevel=3)
+            o.resize_(r._shape)
+        dispatch(COPY_OP, (o, r), {"op": name})
+    if isinstance(result, tuple):
+        return type(result)(*outs) if hasattr(result, "_fields") else outs
+    return out
+
+
 def _overlaps_itself(t):
     for s, st in zip(t._shape, t._stride):
         if st == 0 and s > 1:

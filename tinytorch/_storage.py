@@ -11,6 +11,7 @@ class Storage:
 
     __slots__ = ("buf", "dtype", "device", "size", "_version", "backend", "inference", "__weakref__")
     sparse = False  # True for the stand-in storage of a sparse tensor (tinytorch/sparse): the dispatcher routes it
+    resizable = True  # False for memory borrowed from another owner (``from_numpy``): resize_ cannot grow it
 
     def __init__(self, buf, dtype, device, size, backend):
         self.backend = backend
@@ -30,6 +31,15 @@ class Storage:
 
     def __repr__(self):
         return f"Storage(size={self.size}, dtype={self.dtype}, device={self.device})"
+
+
+class BorrowedStorage(Storage):
+    """A Storage over memory another library owns (``from_numpy``'s array): it cannot grow, so a ``resize_`` (or
+    an ``out=`` argument) that needs more elements raises "Trying to resize storage that is not resizable", as
+    PyTorch's storage over a NumPy array."""
+
+    __slots__ = ()
+    resizable = False
 
 
 def host_address(buf):

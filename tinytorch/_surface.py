@@ -195,10 +195,13 @@ _TRUTH_TESTED = frozenset({"inplace", "return_indices", "antialias", "hard", "re
                            "reduce", "full", "log_target", "check_finite", "strict", "out"})
 
 
-def _bool_parameters(fn):
-    """(position, name) of ``fn``'s parameters whose default is a bool: PyTorch's argument parser reads those
-    as ``bool`` and refuses any other type (``keepdim='yes'``, ``ceil_mode=None``); position is None for a
-    keyword-only one."""
+def _bool_parameters(fn, native=True):
+    """(position, name, kind) of ``fn``'s parameters that PyTorch's argument parser types strictly; position is
+    None for a keyword-only one. ``kind`` "bool": the default is a bool, so the parser reads a ``bool`` and
+    refuses any other type (``keepdim='yes'``, ``ceil_mode=None``). For a native function (``native``) also
+    ``kind`` "Number"/"int"/"float": the default is a number, so the parameter is not optional there and None is
+    refused (``alpha=None``, ``dim=None`` where the dim defaults to -1); and "Tensor": a required parameter,
+    which no schema lets be None except the ones ``_NONE_ACCEPTED`` names."""
     import inspect
     try:
         params = list(inspect.signature(fn).parameters.values())
@@ -206,10 +209,29 @@ def _bool_parameters(fn):
         return ()
     out = []
     for i, p in enumerate(params):
-        if type(p.default) is bool and p.name not in _TRUTH_TESTED and \
-                p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
-            out.append((i if p.kind is p.POSITIONAL_OR_KEYWORD else None, p.name))
+        if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            continue
+        pos = i if p.kind is p.POSITIONAL_OR_KEYWORD else None
+        d = p.default
+        if type(d) is bool:
+            if p.name not in _TRUTH_TESTED:
+                out.append((pos, p.name, "bool"))
+        elif not native or p.name in _NONE_ACCEPTED:
+            continue
+        elif type(d) in (int, float):
+            # the Scalar parameters' type is "Number"; ``step`` is a Scalar only in arange/range, which parse
+            # their own arguments, and an int elsewhere (``slice_scatter``)
+            out.append((pos, p.name, "Number" if p.name in _SCALAR_PARAMETERS and p.name != "step" and
+                        type(d) is int else type(d).__name__))
+        elif d is p.empty and pos is not None:
+            out.append((pos, p.name, "Tensor"))
     return tuple(out)
+
+
+# parameters of native functions whose schema type is optional although they are required or default to a number
+# (``Tensor? weight``, ``float? nan=0.0``): None is a value there
+_NONE_ACCEPTED = frozenset({"weight", "bias", "running_mean", "running_var", "fill_value", "generator", "data", "nan",
+                            "memory_format", "dtype", "device", "layout", "out"})
 
 
 # PyTorch's Scalar parameters (a number of any kind): an int outside int64 is an OverflowError there, where an
@@ -256,19 +278,23 @@ def _int64_error(name, v):
 
 
 def _check_bools(name, bools, args, kwargs, offset):
-    for i, pname in bools:
+    for i, pname, kind in bools:
         if i is not None and i < len(args):
             v = args[i]
         elif pname in kwargs:
             v = kwargs[pname]
         else:
             continue
-        if v.__class__ is not bool:
+        if kind == "bool" and v.__class__ is not bool or v is None and kind != "bool":
+            if pname == "other" and kind == "Tensor":  # a Tensor and a Scalar overload: the parser names neither
+                got = ", ".join(type(a).__name__ for a in args[offset:])
+                raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but "
+                                f"expected a Tensor or a Number as 'other'")
             where = f" (position {i + 1 - offset})" if i is not None and i < len(args) else ""
-            raise TypeError(f"{name}(): argument '{pname}'{where} must be bool, not {type(v).__name__}")
+            raise TypeError(f"{name}(): argument '{pname}'{where} must be {kind}, not {type(v).__name__}")
 
 
-def translated_errors(fn, name=None, method=False, native=True):
+def translated_errors(fn, name=None, method=False, native=True, out_also=False):
     """``fn`` raising PyTorch's exceptions where its Python code trips over a bad argument before any op's
     check runs: an AttributeError on a non-tensor argument (``mm(x, 1.5)`` reads ``1.5.ndim``) becomes
     TypeError naming the function and the position, and NumPy's MemoryError (or its ValueError for a size
@@ -281,9 +307,14 @@ def translated_errors(fn, name=None, method=False, native=True):
     name = name or getattr(fn, "__name__", "function")
     # a function that words its own argument errors (PyTorch's "invalid combination of arguments" for an
     # overloaded signature) says ``_parses_arguments``: it checks its bools itself
-    bools = () if getattr(fn, "_parses_arguments", False) else _bool_parameters(fn)
+    bools = () if getattr(fn, "_parses_arguments", False) else _bool_parameters(fn, native)
     offset = 1 if method else 0
     names = _parameter_names(fn) if native else None
+    out_at = _out_parameter(fn)  # None: no ``out``; -1: keyword-only; else its position
+    declared = out_at is not None  # the function sees ``out`` too (to check it before computing, as ``polar``)
+    if out_at is None and out_also:
+        out_at = -1
+    factory = name in _FACTORIES
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -295,6 +326,14 @@ def translated_errors(fn, name=None, method=False, native=True):
             _check_bools(name, bools, args, kwargs, offset)
         if names is not None:
             _check_int64(args, kwargs, names, name)
+        if out_at is not None and (kwargs and "out" in kwargs or len(args) > out_at >= 0):
+            args, kwargs, out = _take_out(name, args, kwargs, out_at, factory, declared)
+            if out is not None:
+                from ._dispatch import write_out
+                return write_out(name, out, call(args, kwargs))
+        return call(args, kwargs)
+
+    def call(args, kwargs):
         try:
             return fn(*args, **kwargs)
         except (AttributeError, TypeError) as e:
@@ -316,7 +355,87 @@ def translated_errors(fn, name=None, method=False, native=True):
                 raise
             raise err from None
     wrapper._translated = True
+    if out_also and _out_parameter(fn) is None:
+        import inspect
+        sig = inspect.signature(fn)
+        params = list(sig.parameters.values())
+        at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
+        params.insert(at, inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None))
+        wrapper.__signature__ = sig.replace(parameters=params)
     return wrapper
+
+
+# the functions of ``torch`` whose PyTorch signature takes ``out=`` although tinytorch's Python signature does not
+# spell it (the surface adds it: ``_dispatch.write_out`` writes the result, as for the ones that do). Functions
+# where only some overloads take it (``sum(x, dim, out=)`` but not ``sum(x, out=)``) spell it themselves or not.
+_OUT_ALSO = frozenset({"addcdiv", "addcmul", "addmm", "addmv", "addr", "all", "amax", "amin", "aminmax",
+                         "any", "baddbmm", "bernoulli", "bitwise_and", "bitwise_left_shift", "bitwise_not",
+                         "bitwise_or", "bitwise_right_shift", "bitwise_xor", "bmm", "bucketize", "ceil",
+                         "cholesky", "clamp", "clamp_max", "clamp_min", "clip", "column_stack", "conj_physical",
+                         "copysign", "cos", "cosh", "cross", "cummax", "cummin", "cumprod", "cumsum", "deg2rad",
+                         "diag", "digamma", "dot", "dstack", "eq", "erf", "erfc", "erfinv", "exp", "exp2",
+                         "expm1", "fix", "float_power", "floor", "floor_divide", "fmax", "fmin", "fmod", "frac",
+                         "gather", "gcd", "ge", "ger", "greater", "greater_equal", "gt", "heaviside", "histc",
+                         "hstack", "hypot", "i0", "index_select", "inner", "inverse", "isin", "isneginf",
+                         "isposinf", "kron", "kthvalue", "lcm", "ldexp", "le", "lerp", "less", "less_equal",
+                         "lgamma", "log", "log1p", "logaddexp", "logaddexp2", "logcumsumexp", "logical_and",
+                         "logical_not", "logical_or", "logit", "logsumexp", "lt", "masked_select",
+                         "matrix_power", "maximum", "mean", "minimum", "mm", "mode", "mul", "multinomial",
+                         "multiply", "mv", "mvlgamma", "nan_to_num", "nanmean", "nanquantile", "narrow_copy",
+                         "ne", "neg", "negative", "nonzero", "normal", "not_equal", "outer", "polygamma", "pow",
+                         "quantile", "randint", "randperm", "range", "reciprocal", "remainder", "renorm",
+                         "round", "row_stack", "rsqrt", "scatter", "searchsorted", "sgn", "sigmoid", "sign",
+                         "signbit", "sin", "sinc", "sinh", "sort", "sqrt", "std", "std_mean", "take_along_dim",
+                         "tan", "tanh", "topk", "tril", "triu", "trunc", "var", "var_mean", "vdot", "vstack",
+                         "where", "xlogy"})
+
+
+# factory functions: the dtype (and device) of an ``out=`` tensor is the result's, unless ``dtype`` is given
+_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "arange", "range", "linspace", "logspace", "eye", "rand",
+                        "randn", "randint", "randperm"})
+
+
+def _out_parameter(fn):
+    """Where ``fn`` takes ``out``: its position (``torch.norm``'s is positional), -1 for keyword-only, None for
+    none."""
+    import inspect
+    try:
+        p = inspect.signature(fn).parameters.get("out")
+    except (TypeError, ValueError):
+        return None
+    if p is None or p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+        return None
+    return list(inspect.signature(fn).parameters).index("out") if p.kind is p.POSITIONAL_OR_KEYWORD else -1
+
+
+def _take_out(name, args, kwargs, out_at, factory, declared):
+    """The call's arguments and ``out`` (None when not given): the function computes its result and
+    ``_dispatch.write_out`` writes it, one rule for every function. A function that ``declared`` ``out`` still gets
+    it, to check it before computing (``polar``'s exact dtype); one that did not gets the arguments without it. A
+    factory gets ``out``'s dtype and device (PyTorch's factories take them from ``out``); any other function
+    refuses ``out`` when a graph would be recorded."""
+    if out_at >= 0 and len(args) > out_at:
+        out = args[out_at]
+        if not declared:
+            args = args[:out_at] + (None,) + args[out_at + 1:]
+    else:
+        out = kwargs["out"]
+        if not declared:
+            kwargs = dict(kwargs)
+            del kwargs["out"]
+    if out is None:
+        return args, kwargs, None
+    if factory:
+        if isinstance(out, Tensor):
+            kwargs = dict(kwargs)
+            if kwargs.get("dtype") is None:
+                kwargs["dtype"] = out.dtype
+            if kwargs.get("device") is None:
+                kwargs["device"] = out.device
+    else:
+        from ._dispatch import check_out_grad
+        check_out_grad(name, args, kwargs)
+    return args, kwargs, out
 
 
 def translate_namespace_errors(*namespaces):
@@ -335,7 +454,8 @@ def translate_namespace_errors(*namespaces):
                 # a re-export of another public module's function (``tinytorch.vmap`` is ``tinytorch.func.vmap``)
                 # stays that very object; transforms also run user code, whose own errors are not translated
                 continue
-            setattr(ns, name, translated_errors(fn, name, native=not ns.__name__.endswith("nn.functional")))
+            setattr(ns, name, translated_errors(fn, name, native=not ns.__name__.endswith("nn.functional"),
+                                                out_also=ns.__name__ == "tinytorch" and name in _OUT_ALSO))
     for name, fn in list(vars(Tensor).items()):
         # the public methods; operators (``__add__``) and the hot properties stay one frame
         if name.startswith("_") or not isinstance(fn, types.FunctionType) or getattr(fn, "_translated", False) or \

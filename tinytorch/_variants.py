@@ -426,6 +426,8 @@ def resize_(self, *sizes, memory_format=None):
     need = self._offset + _strides.numel(size)
     st = self._storage
     if need > st.size:
+        if not st.resizable:
+            raise RuntimeError("Trying to resize storage that is not resizable")
         grown = empty(need, dtype=self.dtype, device=self.device)
         if st.size and not st.backend.shape_only:
             with no_grad():

@@ -18,42 +18,42 @@ __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rf
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
     """1-D DFT of ``input`` along ``dim`` (length ``n`` after trim/pad); complex output of the same shape."""
     r = _f.c2c(input, None if n is None else (n,), (dim,), norm, True, "fft_fft")
-    return r if out is None else out._write(r)
+    return r
 
 
 @autocast_op("fp32")
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     """1-D inverse DFT along ``dim``; complex output."""
     r = _f.c2c(input, None if n is None else (n,), (dim,), norm, False, "fft_ifft")
-    return r if out is None else out._write(r)
+    return r
 
 
 @autocast_op("fp32")
 def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """2-D DFT over ``dim`` (default the last two)."""
     r = _f.c2c(input, s, dim, norm, True, "fft_fft2")
-    return r if out is None else out._write(r)
+    return r
 
 
 @autocast_op("fp32")
 def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """2-D inverse DFT over ``dim``."""
     r = _f.c2c(input, s, dim, norm, False, "fft_ifft2")
-    return r if out is None else out._write(r)
+    return r
 
 
 @autocast_op("fp32")
 def fftn(input, s=None, dim=None, norm=None, *, out=None):
     """N-D DFT over ``dim`` (default: all dims, or the last len(s) when ``s`` is given)."""
     r = _f.c2c(input, s, dim, norm, True, "fft_fftn")
-    return r if out is None else out._write(r)
+    return r
 
 
 @autocast_op("fp32")
 def ifftn(input, s=None, dim=None, norm=None, *, out=None):
     """N-D inverse DFT over ``dim``."""
     r = _f.c2c(input, s, dim, norm, False, "fft_ifftn")
-    return r if out is None else out._write(r)
+    return r
 
 
 @autocast_op("fp32")
@@ -63,42 +63,42 @@ def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     RuntimeError for complex input.
     """
     r = _f.r2c(input, None if n is None else (n,), (dim,), norm, "fft_rfft")
-    return r if out is None else out._write(r)
+    return r
 
 
 @autocast_op("fp32")
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):
     """Inverse of ``rfft``: a real signal of length ``n`` (default 2*(m-1) for m input frequencies)."""
     r = _f.c2r(input, None if n is None else (n,), (dim,), norm, "fft_irfft")
-    return r if out is None else out._write(r)
+    return r
 
 
 @autocast_op("fp32")
 def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """2-D DFT of a real input; the last transformed dim is halved to n//2 + 1."""
     r = _f.r2c(input, s, dim, norm, "fft_rfft2")
-    return r if out is None else out._write(r)
+    return r
 
 
 @autocast_op("fp32")
 def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """Inverse of ``rfft2``: a real output."""
     r = _f.c2r(input, s, dim, norm, "fft_irfft2")
-    return r if out is None else out._write(r)
+    return r
 
 
 @autocast_op("fp32")
 def rfftn(input, s=None, dim=None, norm=None, *, out=None):
     """N-D DFT of a real input; the last transformed dim is halved to n//2 + 1."""
     r = _f.r2c(input, s, dim, norm, "fft_rfftn")
-    return r if out is None else out._write(r)
+    return r
 
 
 @autocast_op("fp32")
 def irfftn(input, s=None, dim=None, norm=None, *, out=None):
     """Inverse of ``rfftn``: a real output."""
     r = _f.c2r(input, s, dim, norm, "fft_irfftn")
-    return r if out is None else out._write(r)
+    return r
 
 
 @autocast_op("fp32")
@@ -111,7 +111,7 @@ def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     x = _f._floatify(input, "fft_hfft", True)
     r = _f.c2r(conj(x), None if n is None else (n,), (dim,), _f._DUAL[_f._check_norm(norm, "fft_hfft")],
                "fft_hfft")
-    return r if out is None else out._write(r)
+    return r
 
 
 @autocast_op("fp32")
@@ -120,7 +120,7 @@ def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     from ._ops.complex import conj
     r = conj(_f.r2c(input, None if n is None else (n,), (dim,), _f._DUAL[_f._check_norm(norm, "fft_ihfft")],
                     "fft_ihfft"))
-    return r if out is None else out._write(r)
+    return r
 
 
 def fftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False, **kw):

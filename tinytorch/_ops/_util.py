@@ -113,3 +113,16 @@ def check_dtype(kernel, dtype, floating=False, complex_ok=False, integral=False)
     if not ok:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{SCALAR_NAMES.get(dtype.name, dtype.name)}'")
     return dtype
+
+
+class Unset:
+    """The default of a parameter that is not given, where PyTorch's overloads refuse None for it and its absence
+    selects an overload (``max(x)`` vs ``max(x, dim)``; ``unbiased``, whose absence lets ``correction`` apply).
+    Shown as ``shown`` in signatures."""
+    __slots__ = ("shown",)
+
+    def __init__(self, shown):
+        self.shown = shown
+
+    def __repr__(self):
+        return self.shown

@@ -161,8 +161,9 @@ def view_as_complex(input):
     return dispatch(_vac_op, (input,))
 
 
-def _check_real_pair(real, imag):
-    """PyTorch's dtype checks of ``torch.complex`` / ``torch.polar``: one dtype, float16/32/64."""
+def _check_real_pair(real, imag, out=None):
+    """PyTorch's dtype checks of ``torch.complex`` / ``torch.polar``: one dtype, float16/32/64, and an ``out`` of
+    exactly the matching complex dtype (no casting into ``out`` for these two)."""
     a, b = _dt._SCALAR_TYPE[real.dtype.name], _dt._SCALAR_TYPE[imag.dtype.name]
     # the float check comes first: PyTorch names both dtypes when either is not Half/Float/Double
     for t in (real, imag):
@@ -170,15 +171,18 @@ def _check_real_pair(real, imag):
             raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {a} and {b}")
     if real.dtype is not imag.dtype:
         raise RuntimeError(f"Expected object of scalar type {a} but got scalar type {b} for second argument")
+    if isinstance(out, Tensor) and out.dtype is not real.dtype.to_complex():
+        raise RuntimeError(f"Expected object of scalar type {_dt._SCALAR_TYPE[real.dtype.to_complex().name]} but "
+                           f"got scalar type {_dt._SCALAR_TYPE[out.dtype.name]} for argument 'out'")
 
 
 def complex(real, imag, *, out=None):
     """``real + i*imag`` from two float tensors of one dtype (``torch.complex``)."""
-    _check_real_pair(real, imag)
+    _check_real_pair(real, imag, out)
     from .shape import stack
     from .movement import broadcast_tensors
     r = view_as_complex(stack(broadcast_tensors(real, imag), -1))
-    return r if out is None else out._write(r)
+    return r
 
 
 def polar(abs, angle, *, out=None):
@@ -189,12 +193,9 @@ def polar(abs, angle, *, out=None):
     for name, pos, v in (("abs", 1, abs), ("angle", 2, angle)):
         if not isinstance(v, Tensor):
             raise TypeError(f"polar(): argument '{name}' (position {pos}) must be Tensor, not {type(v).__name__}")
-    _check_real_pair(abs, angle)
-    if out is not None and out.dtype is not abs.dtype.to_complex():
-        raise RuntimeError(f"Expected object of scalar type {_dt._SCALAR_TYPE[abs.dtype.to_complex().name]} but "
-                           f"got scalar type {_dt._SCALAR_TYPE[out.dtype.name]} for argument 'out'")
+    _check_real_pair(abs, angle, out)
     r = complex(abs * cos(angle), abs * sin(angle))
-    return r if out is None else out._write(r)
+    return r
 
 
 @method("angle")

@@ -13,7 +13,7 @@ import numpy as np
 from .. import _strides
 from .. import _dtype as _dt
 from .._dispatch import defop, dispatch
-from .._storage import Storage, check_alloc
+from .._storage import BorrowedStorage, Storage, check_alloc
 from .._tensor import Tensor, _new
 from ..device import _default_device, as_device, device as _device, get_backend
 from ._util import check_scalar_fits, method
@@ -274,13 +274,16 @@ def from_numpy(ndarray):
     if builtins.any(s % isz for s in ndarray.strides):
         ndarray = np.ascontiguousarray(ndarray)
     if ndarray.flags.c_contiguous:
-        return _from_host(ndarray, d, _CPU)  # always cpu, whatever the default device
+        t = _from_host(ndarray, d, _CPU)  # always cpu, whatever the default device
+        t._storage.__class__ = BorrowedStorage  # the array's memory: fixed size, as PyTorch's
+        return t
     # strided: the storage is the smallest flat window covering the array
     base = ndarray
     span = 1 + builtins.sum((n - 1) * s // isz for n, s in zip(ndarray.shape, ndarray.strides)) if ndarray.size else 0
     flat = np.lib.stride_tricks.as_strided(base, (span,), (isz,))
     backend = get_backend(_CPU)
-    return _new(Storage(flat, d, _CPU, span, backend), tuple(ndarray.shape), tuple(s // isz for s in ndarray.strides),
+    return _new(BorrowedStorage(flat, d, _CPU, span, backend), tuple(ndarray.shape),
+                tuple(s // isz for s in ndarray.strides),
                 0, d, ndarray)
 
 
@@ -306,7 +309,7 @@ def _factory(fill, name):
             t = _empty_huge(shape, d, device, requires_grad)
         else:
             t = _from_host(fill(shape, d), d, device, requires_grad)
-        return t if out is None else out._write(t)
+        return t
     make.__name__ = make.__qualname__ = name
     return make
 
@@ -328,14 +331,15 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
     shape = _size((size,), "full")
     check_alloc(shape, d)
     t = _from_host(np.full(shape, fill_value, d.np), d, device, requires_grad)
-    return t if out is None else out._write(t)
+    return t
 
 
 def _like(fn, name):
-    def make(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None, **kw):
+    def make(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None,
+             pin_memory=False):
         _tensor_arg(input, name)
         return fn(input._shape, dtype=dtype or input.dtype, device=device or input.device,
-                  requires_grad=requires_grad, **kw)
+                  requires_grad=requires_grad, pin_memory=pin_memory)
     make.__name__ = make.__qualname__ = name
     return make
 
@@ -458,28 +462,14 @@ def _space_dtype(op, dtype, out, cplx, requires_grad):
     return d
 
 
-def _space_result(vals, d, device, requires_grad, out):
-    """The values as a ``d`` tensor (integer dtypes truncate), written into ``out`` when given (resized, with
-    PyTorch's warning when it had other elements)."""
+def _space_result(vals, d, device, requires_grad):
+    """The values as a ``d`` tensor (integer dtypes truncate)."""
     if not d.is_complex:
         vals = vals.real
     if not (d.is_floating_point or d.is_complex):
         with np.errstate(all="ignore"):
             vals = np.trunc(vals)
-    t = _from_host(vals.astype(d.np), d, device, requires_grad)
-    if out is None:
-        return t
-    if tuple(out._shape) != tuple(t._shape):
-        if out.numel():
-            import warnings
-            warnings.warn(f"An output with one or more elements was resized since it had shape {list(out._shape)}, "
-                          f"which does not match the required output shape {list(t._shape)}. This behavior is "
-                          "deprecated, and in a future PyTorch release outputs will not be resized unless they have "
-                          "zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
-                          "elements with t.resize_(0).", UserWarning, stacklevel=3)
-        out.resize_(t._shape)
-    out.copy_(t)
-    return out
+    return _from_host(vals.astype(d.np), d, device, requires_grad)
 
 
 def _ends_for(d, start, end):
@@ -505,7 +495,7 @@ def linspace(start, end, steps=_NO_SIZE, *, dtype=None, device=None, requires_gr
     start, end, steps, _ = _space_args("linspace", start, end, steps, None, args, kw)
     d = _space_dtype("linspace", dtype, out, isinstance(start, complex) or isinstance(end, complex), requires_grad)
     start, end = _ends_for(d, start, end)
-    return _space_result(_linspace(start, end, steps, d), d, device, requires_grad, out)
+    return _space_result(_linspace(start, end, steps, d), d, device, requires_grad)
 
 
 def _given(*args):
@@ -558,7 +548,7 @@ def logspace(start, end, steps=_NO_SIZE, base=10.0, *, dtype=None, device=None, 
     exps = _linspace(start, end, steps)
     with np.errstate(all="ignore"):
         vals = np.power(complex(base) if np.iscomplexobj(exps) else float(base), exps)
-    return _space_result(vals, d, device, requires_grad, out)
+    return _space_result(vals, d, device, requires_grad)
 
 
 logspace._parses_arguments = True

@@ -99,7 +99,7 @@ def inv(A, *, out=None):
     _check(A, "linalg.inv")
     r = _run(_inv_op, (A,), None, "linalg.inv: The diagonal element is zero, the inversion could not be completed "
                                   "because the input matrix is singular.")
-    return r if out is None else out._write(r)
+    return r
 
 
 def _det_meta(A):
@@ -119,7 +119,7 @@ def det(A, *, out=None):
     """Determinant of square matrices (*, n, n) -> (*) (``torch.linalg.det``). The gradient needs A invertible."""
     _check(A, "linalg.det")
     r = dispatch(_det_op, (A,))
-    return r if out is None else out._write(r)
+    return r
 
 
 def slogdet(A, *, out=None):
@@ -181,7 +181,7 @@ def solve(A, B, *, left=True, out=None):
         r = _solve(A, B.unsqueeze(-1)).squeeze(-1) if vector else _solve(A, B)
     else:
         r = _solve(_mT(A), B.unsqueeze(-1)).squeeze(-1) if vector else _mT(_solve(_mT(A), _mT(B)))
-    return r if out is None else out._write(r)
+    return r
 
 
 # ---- cholesky ----------------------------------------------------------------------------------------------
@@ -217,7 +217,7 @@ def cholesky(A, *, upper=False, out=None):
         raise LinAlgError(f"linalg.cholesky: The factorization could not be completed because the input is not "
                           f"positive-definite (the leading minor of order {k} is not positive-definite).")
     r = _mH(L) if upper else L
-    return r if out is None else out._write(r)
+    return r
 
 
 # ---- eigh --------------------------------------------------------------------------------------------------
@@ -458,7 +458,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if isinstance(ord, str):
         raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
     r = norm(x, ord, dim, keepdim, dtype=dtype)
-    return r if out is None else out._write(r)
+    return r
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
@@ -479,7 +479,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         from .creation import zeros
         shape = tuple(1 if i in (d0, d1) else n for i, n in enumerate(A._shape) if keepdim or i not in (d0, d1))
         r = zeros(shape, dtype=A.dtype.to_real() if A.dtype.is_complex else A.dtype, device=A.device)
-        return r if out is None else out._write(r)
+        return r
     if ord == "fro":
         r = vector_norm(A, 2, (d0, d1), keepdim)
     elif ord in ("nuc", 2, -2):
@@ -496,7 +496,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
             r = r.squeeze((d0, d1))
     else:
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-    return r if out is None else out._write(r)
+    return r
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -511,7 +511,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
             raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
                                f"{A.ndim}D.")
         r = vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
-    return r if out is None else out._write(r)
+    return r
 
 
 # ---- tensor methods and torch.* aliases --------------------------------------------------------------------

@@ -64,7 +64,7 @@ def matmul(input, other, *, out=None):
         r = r.squeeze(-1)
     if input.ndim == 1:
         r = r.squeeze(-2 if other.ndim > 1 else -1)
-    return r if out is None else out._write(r)
+    return r
 
 
 method("__matmul__")(matmul)
@@ -402,9 +402,7 @@ def einsum(equation, *operands):
 @autocast_op("lower")
 def tensordot(a, b, dims=2, out=None):
     """Sum over the last ``dims`` dims of ``a`` and the first of ``b`` (or explicit dim lists); written into
-    ``out`` when given (``torch.tensordot``)."""
-    if out is not None:
-        return out._write(tensordot(a, b, dims))
+    ``out`` when given (``torch.tensordot``; the surface's ``out=`` step writes it)."""
     if isinstance(dims, int):
         da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
     else:

@@ -34,7 +34,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     _check(A, "linalg.solve_triangular")
     T = _triangle(A, upper, unitriangular)
     X = solve(T, B) if left else _mT(solve(_mT(T), _mT(B)))
-    return X if out is None else out._write(X)
+    return X
 
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
@@ -55,7 +55,7 @@ def cholesky_solve(B, L, upper=False, *, out=None):
     factors) (``torch.cholesky_solve``). B (*, n, k), L (*, n, n); gradients reach B and the factor."""
     U = L if upper else _mH(L)
     X = solve_triangular(U, solve_triangular(_mH(U), B, upper=False), upper=True)
-    return X if out is None else out._write(X)
+    return X
 
 
 def cholesky_inverse(L, upper=False, *, out=None):
@@ -63,7 +63,7 @@ def cholesky_inverse(L, upper=False, *, out=None):
     from .creation import eye
     n = L._shape[-1]
     X = cholesky_solve(eye(n, dtype=L.dtype, device=L.device).expand(L._shape), L, upper)
-    return X if out is None else out._write(X)
+    return X
 
 
 def lstsq(A, B, rcond=None, *, driver=None):
@@ -189,7 +189,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     _expands_to(input, prod)
     r = (input * beta if beta != 1 else input) + (prod * alpha if alpha != 1 else prod) if beta != 0 else \
         prod * alpha
-    return r if out is None else out._write(r)
+    return r
 
 
 def _frexp_parts(input):
@@ -589,7 +589,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     else:  # X A^T = B: B P L^-T U^-T
         Y = solve_triangular(_mT(L), B @ P, upper=True, left=False, unitriangular=True)
         X = solve_triangular(_mT(U), Y, upper=False, left=False)
-    return X if out is None else out._write(X)
+    return X
 
 
 @method("lu")

@@ -316,7 +316,7 @@ def add(input, other, *, alpha=1, out=None):
     RuntimeError when the shapes do not broadcast.
     """
     r = dispatch(_add_op, (input, other), {"alpha": alpha} if alpha != 1 else None)
-    return r if out is None else out._write(r)
+    return r
 
 
 def _sub_check(a, b):
@@ -337,7 +337,7 @@ def sub(input, other, *, alpha=1, out=None):
     """``input - alpha * other`` with broadcasting (``torch.sub``). Bool tensors raise RuntimeError."""
     _sub_check(input, other)
     r = dispatch(_sub_op, (input, other), {"alpha": alpha} if alpha != 1 else None)
-    return r if out is None else out._write(r)
+    return r
 
 
 subtract = sub
@@ -394,7 +394,7 @@ _div_op = defop("div", _div_meta, _div_bw, save_inputs=((0, (1,)), 1), complex_g
 def div(input, other, *, rounding_mode=None, out=None):
     """``input / other`` (true division; ``rounding_mode`` 'trunc' or 'floor'), as ``torch.div``."""
     r = dispatch(_div_op, (input, other), {"rounding_mode": rounding_mode} if rounding_mode else None)
-    return r if out is None else out._write(r)
+    return r
 
 
 divide = true_divide = div

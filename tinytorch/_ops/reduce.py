@@ -11,7 +11,7 @@ from .._dispatch import COMPLEX_DTYPES, autocast_op, defop, dispatch, refuse
 from .. import _strides
 from .. import _dtype as _dt
 from .._tensor import Tensor
-from ._util import SCALAR_NAMES, as_dims, check_arg, method
+from ._util import SCALAR_NAMES, Unset, as_dims, check_arg, method
 from .pointwise import abs, exp, isnan, log, sqrt, where
 from .unary import _float
 
@@ -295,12 +295,31 @@ max_ret = collections.namedtuple("max", ["values", "indices"])
 min_ret = collections.namedtuple("min", ["values", "indices"])
 
 
+_NO_DIM = Unset("<no dim>")
+_UNBIASED = Unset("True")
+_NO_X = Unset("<no x>")
+_DX = Unset("1")
+
+
+def _given_dim(op, dim):
+    """``dim`` as given, or None when not given; TypeError for an explicit None (PyTorch's overloads of
+    ``max``/``min`` take an int dim or none)."""
+    if dim is _NO_DIM:
+        return None
+    if dim is None:
+        raise TypeError(f"{op}() received an invalid combination of arguments - got (Tensor, NoneType), but expected "
+                        f"one of:\n * (Tensor input, *, Tensor out = None)\n * (Tensor input, Tensor other, *, Tensor "
+                        f"out = None)\n * (Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)")
+    return dim
+
+
 @method("max")
-def max(input, dim=None, keepdim=False, *, out=None):
+def max(input, dim=_NO_DIM, keepdim=False, *, out=None):
     """``max(input)``: the maximum; ``max(input, dim)``: (values, indices); ``max(input, other)``: maximum."""
     if isinstance(dim, Tensor):
         from .pointwise import maximum
         return maximum(input, dim)
+    dim = _given_dim("max", dim)
     if dim is None:
         if input.numel() == 0:
             raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
@@ -315,11 +334,12 @@ def max(input, dim=None, keepdim=False, *, out=None):
 
 
 @method("min")
-def min(input, dim=None, keepdim=False):
+def min(input, dim=_NO_DIM, keepdim=False, *, out=None):
     """``min(input)``: the minimum; ``min(input, dim)``: (values, indices); ``min(input, other)``: minimum."""
     if isinstance(dim, Tensor):
         from .pointwise import minimum
         return minimum(input, dim)
+    dim = _given_dim("min", dim)
     if dim is None:
         if input.numel() == 0:
             raise RuntimeError("min(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
@@ -393,14 +413,20 @@ def any(input, dim=None, keepdim=False):
     return dispatch(_any_op, (input,), {"dims": dims, "keepdim": keepdim})
 
 
+
+
 def _check_unbiased(op, unbiased):
-    """PyTorch's argument parser takes only a bool (or nothing) for ``unbiased``: TypeError otherwise."""
-    if unbiased is not None and not isinstance(unbiased, bool):
+    """``unbiased`` as given (a bool) or None when not given; TypeError for anything else (None included), as
+    PyTorch's argument parser."""
+    if unbiased is _UNBIASED:
+        return None
+    if not isinstance(unbiased, bool):
         raise TypeError(f"{op}() received an invalid combination of arguments - got (Tensor, "
                         f"unbiased={type(unbiased).__name__}), but expected one of:\n"
                         f" * (Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False)\n"
                         f" * (Tensor input, tuple of ints dim = None, *, Number correction = None, "
                         f"bool keepdim = False)\n * (Tensor input, bool unbiased = True)")
+    return unbiased
 
 
 def _scaled_var(input, dim, unbiased, keepdim, correction, op):
@@ -429,19 +455,19 @@ def _scaled_var(input, dim, unbiased, keepdim, correction, op):
 
 
 @method("var")
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var(input, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     """Variance over ``dim`` with Bessel's ``correction`` (default 1; ``unbiased=False`` means 0); real for
     complex input. RuntimeError for integer input, as ``torch.var``."""
-    _check_unbiased("var", unbiased)
+    unbiased = _check_unbiased("var", unbiased)
     sc, v = _scaled_var(input, dim, unbiased, keepdim, correction, "var")
     return v if sc is None else v * (sc * sc)
 
 
 @method("std")
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std(input, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     """Standard deviation: ``sqrt(var(...))`` with the same arguments (computed as scale * sqrt(scaled
     variance), so it is finite wherever the result is)."""
-    _check_unbiased("std", unbiased)
+    unbiased = _check_unbiased("std", unbiased)
     sc, v = _scaled_var(input, dim, unbiased, keepdim, correction, "std")
     return sqrt(v) if sc is None else sqrt(v) * sc
 
@@ -461,7 +487,7 @@ def _welford_mean(input, dim, keepdim):
     return where(early.any(-1).reshape(m._shape), float("nan"), m)
 
 
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var_mean(input, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     """(variance, mean) over ``dim`` (``torch.var_mean``): the mean as PyTorch's Welford reduction gives it
     (NaN when an infinite element is not the last one reduced)."""
     _check_unbiased("var_mean", unbiased)
@@ -470,7 +496,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return var(input, dim, unbiased, keepdim, correction=correction), _welford_mean(input, dim, keepdim)
 
 
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std_mean(input, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     """(standard deviation, mean) over ``dim`` (``torch.std_mean``): the mean as PyTorch's Welford reduction
     gives it (NaN when an infinite element is not the last one reduced)."""
     _check_unbiased("std_mean", unbiased)
@@ -640,7 +666,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """Vector p-norm over ``dim`` (all elements by default), p in {'fro', 'nuc', number, inf, -inf}, written
     into ``out`` when given (``torch.norm``; ``Tensor.norm`` is the same without ``out``)."""
     r = _norm(input, p, dim, keepdim, dtype)
-    return r if out is None else out._write(r)
+    return r
 
 
 def _root(s, p, safe):
@@ -857,10 +883,22 @@ def dist(input, other, p=2):
     return (input - other).norm(p)
 
 
-def trapezoid(y, x=None, *, dx=None, dim=-1):
+def _trapezoid_args(op, y, x, dx):
+    """(x, dx) with None for a missing one; TypeError for an explicit None (PyTorch's overloads take a Tensor ``x``
+    or a number ``dx``, never None) or for both given."""
+    if x is None or dx is None or x is not _NO_X and dx is not _DX:
+        got = ", ".join(["Tensor"] + [f"{k}={type(v).__name__}" for k, v in (("x", x), ("dx", dx))
+                                      if v is not _NO_X and v is not _DX])
+        raise TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        f" * (Tensor y, Tensor x, *, int dim = -1)\n * (Tensor y, *, Number dx = 1, int dim = -1)")
+    return (None if x is _NO_X else x), (None if dx is _DX else dx)
+
+
+def trapezoid(y, x=_NO_X, *, dx=_DX, dim=-1):
     """Trapezoid rule along ``dim`` with sample points ``x`` or spacing ``dx`` (default 1) (``torch.trapezoid``).
     As PyTorch: RuntimeError for bool input, for a 1-D ``x`` of another length than ``y`` along ``dim``, and
     when the spacings of an n-D ``x`` (taken along ``dim`` wrapped against ``y``) do not broadcast with ``y``."""
+    x, dx = _trapezoid_args("trapezoid", y, x, dx)
     if y.dtype is _dt.bool or (x is not None and x.dtype is _dt.bool):
         which = "`y`" if x is None else "`x` or `y`"
         raise RuntimeError(f"trapezoid: received a bool input for {which}, but bool is not supported")
@@ -884,9 +922,10 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
 trapz = trapezoid
 
 
-def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+def cumulative_trapezoid(y, x=_NO_X, *, dx=_DX, dim=-1):
     """Cumulative trapezoidal integral of ``y`` along ``dim`` (one element shorter than ``y`` there), with
     sample points ``x`` or spacing ``dx`` (default 1) (``torch.cumulative_trapezoid``)."""
+    x, dx = _trapezoid_args("cumulative_trapezoid", y, x, dx)
     d = _strides.wrap_dim(dim, y.ndim)
     n = y._shape[d]
     avg = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) / 2 if n > 1 else y.narrow(d, 0, 0)

@@ -67,7 +67,7 @@ def cat(tensors, dim=0, *, out=None):
         r = r if r.dtype is dt else r.to(dt)
     else:
         r = dispatch(_cat_op, tensors, {"dim": d})
-    return r if out is None else out._write(r)
+    return r
 
 
 concat = concatenate = cat

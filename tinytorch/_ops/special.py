@@ -423,7 +423,7 @@ def igamma(input, other, *, out=None):
     a = 0 < x. Differentiable in x only (NotImplementedError for a, as torch). Computed in float64 (power
     series / continued fraction, Numerical Recipes 6.2), which here is more accurate than torch's."""
     r = dispatch(_IGAMMA_OPS["igamma"], (input, other), {"upper": False})
-    return r if out is None else out._write(r)
+    return r
 
 
 @method("igammac")
@@ -431,7 +431,7 @@ def igammac(input, other, *, out=None):
     """The regularized upper incomplete gamma Q(a, x) = 1 - P(a, x) (``torch.igammac`` /
     ``torch.special.gammaincc``), computed directly where it is small."""
     r = dispatch(_IGAMMA_OPS["igamma"], (input, other), {"upper": True})
-    return r if out is None else out._write(r)
+    return r
 
 
 __all__ += ["igamma", "igammac"]
@@ -457,7 +457,7 @@ def nextafter(input, other, *, out=None):
     """The next floating-point value after ``input`` towards ``other``, elementwise (broadcast, promoted;
     ``torch.nextafter``). RuntimeError for integer tensors, as torch."""
     r = dispatch(_IGAMMA_OPS["nextafter"], (input, other))
-    return r if out is None else out._write(r)
+    return r
 
 
 method("nextafter_")(lambda self, other: self._inplace(nextafter, other))
@@ -504,4 +504,4 @@ def spherical_bessel_j0(input, *, out=None):
     (integer and bool inputs promote to the default dtype); float16, bfloat16 and complex inputs raise
     NotImplementedError as PyTorch's. Not differentiable, as in PyTorch."""
     r = dispatch(_spherical_bessel_j0_op, (input,))
-    return r if out is None else out._write(r)
+    return r

@@ -200,12 +200,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    """``input / max(||input||_p over dim, eps)`` (``torch.nn.functional.normalize``); written into ``out``
-    when given."""
-    res = input / _pw.clamp(input.norm(p, dim, keepdim=True), min=eps)
-    if out is None:
-        return res
-    return out.copy_(res)
+    """``input / max(||input||_p over dim, eps)`` (``torch.nn.functional.normalize``); ``out`` is written by the
+    surface's ``out=`` step (``_dispatch.write_out``), as for every public function."""
+    return input / _pw.clamp(input.norm(p, dim, keepdim=True), min=eps)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
