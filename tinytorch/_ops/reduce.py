@@ -857,28 +857,48 @@ def dist(input, other, p=2):
     return (input - other).norm(p)
 
 
+def _trapezoid_dx(y, x, d):
+    """The spacings of sample points ``x`` along dim ``d`` of ``y``, as PyTorch lines them up: a 1-D ``x`` (one
+    value per sample) along ``d``; an n-D ``x`` left-padded with ones to ``y``'s rank (one of higher rank is
+    taken as it is) and differenced along ``d`` with clamped slices, so mismatched lengths surface as a
+    broadcasting error of the product rather than being cut to fit."""
+    if x.ndim == 1:
+        if x._shape[0] != y._shape[d]:
+            return None
+        x = x.reshape(tuple(x._shape[0] if k == d else 1 for k in range(y.ndim)))
+    elif x.ndim < y.ndim:
+        x = x.reshape((1,) * (y.ndim - x.ndim) + x._shape)
+    lead = (slice(None),) * d
+    return x[lead + (slice(1, None),)] - x[lead + (slice(0, -1),)]
+
+
+def _trapezoid_ends(y, d):
+    lead = (slice(None),) * d
+    return y[lead + (slice(0, -1),)], y[lead + (slice(1, None),)]
+
+
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """Trapezoid rule along ``dim`` with sample points ``x`` or spacing ``dx`` (default 1) (``torch.trapezoid``).
-    As PyTorch: RuntimeError for bool input, for a 1-D ``x`` of another length than ``y`` along ``dim``, and
-    when the spacings of an n-D ``x`` (taken along ``dim`` wrapped against ``y``) do not broadcast with ``y``."""
+    Zeros of ``y``'s dtype when ``y`` has no samples along ``dim``. As PyTorch: RuntimeError for bool input, for
+    a 1-D ``x`` of another length than ``y`` along ``dim``, and when the spacings of an n-D ``x`` (left-padded
+    to ``y``'s rank) do not broadcast with ``y``. Evaluated in PyTorch's order (sum of (y_i + y_i+1) * dx_i,
+    then halved; for a constant spacing (sum y - (y_0 + y_n) / 2) * dx), so overflow happens where it does
+    there."""
+    d = _strides.wrap_dim(dim, y.ndim)
+    n = y._shape[d]
+    if n == 0:
+        from .creation import zeros
+        return zeros(y._shape[:d] + y._shape[d + 1:], dtype=y.dtype, device=y.device)
     if y.dtype is _dt.bool or (x is not None and x.dtype is _dt.bool):
         which = "`y`" if x is None else "`x` or `y`"
         raise RuntimeError(f"trapezoid: received a bool input for {which}, but bool is not supported")
-    d = _strides.wrap_dim(dim, y.ndim)
-    n = y._shape[d]
-    if x is not None and x.ndim == 1 and x._shape[0] != n:
-        raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
-    if n == 0:
-        return y.sum(d)
-    mid = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) * 0.5
     if x is not None:
-        if x.ndim > 1:
-            d_x = _strides.wrap_dim(d, x.ndim)
-            dx_ = x.narrow(d_x, 1, x._shape[d_x] - 1) - x.narrow(d_x, 0, x._shape[d_x] - 1)
-            return (mid * dx_).sum(d)
-        # a 1-D x lines up with dim d of y
-        return (mid * diff(x, dim=-1).reshape((n - 1,) + (1,) * (y.ndim - 1 - d))).sum(d)
-    return mid.sum(d) * (1 if dx is None else dx)
+        spacing = _trapezoid_dx(y, x, d)
+        if spacing is None:
+            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+        left, right = _trapezoid_ends(y, d)
+        return ((left + right) * spacing).sum(d) / 2.0
+    return (y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * (1 if dx is None else dx)
 
 
 trapz = trapezoid
@@ -886,18 +906,20 @@ trapz = trapezoid
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """Cumulative trapezoidal integral of ``y`` along ``dim`` (one element shorter than ``y`` there), with
-    sample points ``x`` or spacing ``dx`` (default 1) (``torch.cumulative_trapezoid``)."""
+    sample points ``x`` or spacing ``dx`` (default 1) (``torch.cumulative_trapezoid``). The same argument
+    checks as ``trapezoid`` (bool input, the length of a 1-D ``x``, spacings that do not broadcast), in
+    PyTorch's evaluation order."""
     d = _strides.wrap_dim(dim, y.ndim)
-    n = y._shape[d]
-    avg = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) / 2 if n > 1 else y.narrow(d, 0, 0)
+    if y.dtype is _dt.bool or (x is not None and x.dtype is _dt.bool):
+        which = "`y`" if x is None else "`x` or `y`"
+        raise RuntimeError(f"cumulative_trapezoid: received a bool input for {which}, but bool is not supported")
+    left, right = _trapezoid_ends(y, d)
     if x is not None:
-        xd = x.narrow(-1 if x.ndim == 1 else d, 1, n - 1) - x.narrow(-1 if x.ndim == 1 else d, 0, n - 1)
-        if x.ndim == 1:
-            xd = xd.reshape((n - 1,) + (1,) * (y.ndim - 1 - d))
-        avg = avg * xd
-    elif dx is not None:
-        avg = avg * dx
-    return avg.cumsum(d)
+        spacing = _trapezoid_dx(y, x, d)
+        if spacing is None:
+            raise RuntimeError("cumulative_trapezoid: There must be one `x` value for each sample point")
+        return ((left + right) * spacing).cumsum(d) / 2.0
+    return ((1 if dx is None else dx) / 2.0 * (left + right)).cumsum(d)
 
 
 @method("count_nonzero")
