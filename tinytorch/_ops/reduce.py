@@ -479,52 +479,95 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return std(input, dim, unbiased, keepdim, correction=correction), _welford_mean(input, dim, keepdim)
 
 
+def _cov_weights(kind, w, n):
+    """PyTorch's checks of one weights tensor of ``cov`` against ``n`` observations."""
+    if w.ndim > 1:
+        raise RuntimeError(f"cov(): expected {kind} to have one or fewer dimensions but got {kind} with {w.ndim} "
+                           "dimensions")
+    ok = (not w.dtype.is_floating_point and not w.dtype.is_complex and w.dtype is not _dt.bool) \
+        if kind == "fweights" else w.dtype.is_floating_point
+    if not ok:
+        want = "integral" if kind == "fweights" else "floating point"
+        raise RuntimeError(f"cov(): expected {kind} to have {want} dtype but got {kind} with "
+                           f"{SCALAR_NAMES[w.dtype.name]} dtype")
+    if w.numel() != n:
+        raise RuntimeError(f"cov(): expected {kind} to have the same numel as there are observations in the input "
+                           f"but got {w.numel()} != {n}")
+    if n and builtins.bool((w.min() < 0).item()):
+        raise RuntimeError(f"cov(): {kind} cannot be negative")
+
+
 @method("cov")
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """Covariance matrix of the variables in the rows of ``input`` (V, N) or of a 1-D input (``torch.cov``),
-    with optional integer frequency weights and float observation weights (N,). Differentiable."""
+    with optional integer frequency weights and float observation weights (N,); size-1 dims of the result are
+    squeezed. Differentiable. As PyTorch: TypeError for a non-int ``correction``; RuntimeError for more than 2
+    dims, bool input, weights of more than 1 dim, of the wrong dtype or length, negative or summing to zero. When
+    the degrees of freedom are <= 0 it warns and divides by 0 (inf, or NaN where the sum is 0)."""
+    import warnings
     from .reduce import sum as _sum
-    x = input if input.ndim == 2 else input.reshape(1, -1)
+    check_arg("cov", "correction", None, correction, "int")
     if input.ndim > 2:
-        raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input with "
-                         f"{input.ndim} dimensions")
-    x = _float(x)
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
+    if input.dtype is _dt.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    x = _float(input if input.ndim == 2 else input.reshape(1, -1))
     n = x._shape[1]
     w = None
     if fweights is not None:
-        w = fweights.to(x.dtype)
+        _cov_weights("fweights", fweights, n)
+        w = fweights
     if aweights is not None:
-        w = aweights.to(x.dtype) if w is None else w * aweights.to(x.dtype)
+        _cov_weights("aweights", aweights, n)
+        w = aweights if w is None else w * aweights
     if w is None:
-        wsum = float(n)
+        wsum = n
         avg = x.mean(1)
     else:
         wsum = _sum(w)
+        if not builtins.bool((wsum != 0).item()):
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
         avg = _sum(x * w, 1) / wsum
-    if w is None:
-        norm = wsum - correction
-    elif correction == 0:
-        norm = wsum
-    elif aweights is None:
-        norm = wsum - correction
+    if w is not None and correction != 0 and aweights is not None:
+        norm = wsum - correction * _sum(w * aweights) / wsum
     else:
-        norm = wsum - correction * _sum(w * aweights.to(x.dtype)) / wsum
+        norm = wsum - correction
+    if builtins.bool(norm <= 0) if isinstance(norm, int) else builtins.bool((norm <= 0).item()):
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                      "observations.", UserWarning, stacklevel=2)
+        from .creation import zeros_like
+        # +0, not norm * 0: a negative norm times 0 is -0, which flips the sign of the infinities
+        norm = 0.0 if isinstance(norm, int) else zeros_like(norm)
     xm = x - avg.unsqueeze(1)
-    c = (xm * w if w is not None else xm).matmul(xm.t().conj() if xm.dtype.is_complex else xm.t())
-    out = c / norm if not isinstance(norm, float) else (c / norm if norm > 0 else c * float("nan") if norm == 0
-                                                         else c / norm)
-    return out.squeeze() if input.ndim < 2 else out
+    c = xm.matmul((xm * w if w is not None else xm).t().conj() if xm.dtype.is_complex else
+                  (xm * w if w is not None else xm).t())
+    from .pointwise import true_divide
+    return true_divide(c, norm).squeeze()
 
 
 @method("corrcoef")
 def corrcoef(input):
-    """Pearson correlation coefficients of the rows of ``input`` (``torch.corrcoef``), clipped to [-1, 1]."""
+    """Pearson correlation coefficients of the rows of ``input`` (``torch.corrcoef``), clipped to [-1, 1] (real
+    and imaginary parts apart for complex input); a single variable gives c / c (1, or NaN for a zero, infinite
+    or NaN variance). The same input checks as ``cov``."""
     from .pointwise import sqrt
+    if input.ndim > 2:
+        raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
     c = cov(input)
     if c.ndim == 0:
         return c / c
-    d = sqrt(c.diagonal())
-    return (c / d.unsqueeze(1) / d.unsqueeze(0)).clamp(-1, 1)
+    d = c.diagonal()
+    if d.dtype.is_complex:
+        from .complex import real
+        d = real(d)
+    d = sqrt(d)
+    c = c / d.unsqueeze(1) / d.unsqueeze(0)
+    if c.dtype.is_complex:
+        from .complex import complex as _complex, imag, real
+        return _complex(real(c).clamp(-1, 1), imag(c).clamp(-1, 1))
+    return c.clamp(-1, 1)
 
 
 def _logsumexp_meta(input, dims, keepdim):
