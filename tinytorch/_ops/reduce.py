@@ -894,10 +894,26 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     return x
 
 
-@method("dist")
+def _dist_p(p):
+    if not isinstance(p, (int, float, complex)) and not (isinstance(p, Tensor) and p.ndim == 0):
+        raise TypeError(f"dist(): argument 'p' must be Number, not {type(p).__name__}")
+
+
 def dist(input, other, p=2):
-    """p-norm of ``input - other`` (``torch.dist``)."""
+    """p-norm of ``input - other`` (``torch.dist``), the two broadcast together. TypeError for a non-tensor
+    ``input`` or ``other`` or a non-number ``p``, as PyTorch's parser."""
+    check_arg("dist", "input", 1, input, "Tensor")
+    check_arg("dist", "other", 2, other, "Tensor")
+    _dist_p(p)
     return (input - other).norm(p)
+
+
+@method("dist")
+def _dist_method(self, other, p=2):
+    """``Tensor.dist``: ``dist``, with the method's argument position in its TypeError."""
+    check_arg("dist", "other", 1, other, "Tensor")
+    _dist_p(p)
+    return (self - other).norm(p)
 
 
 def _trapezoid_dx(y, x, d):
