@@ -52,7 +52,11 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
 
 def cholesky_solve(B, L, upper=False, *, out=None):
     """Solves A X = B given the Cholesky factor of A = L L^H (or U^H U with ``upper``; ^H is ^T for real
-    factors) (``torch.cholesky_solve``). B (*, n, k), L (*, n, n); gradients reach B and the factor."""
+    factors) (``torch.cholesky_solve``). B (*, n, k), L (*, n, n); gradients reach B and the factor.
+    RuntimeError, as PyTorch, when B or L has fewer than 2 dims."""
+    for name, t in (("b", B), ("u", L)):
+        if t.ndim < 2:
+            raise RuntimeError(f"{name} should have at least 2 dimensions, but has {t.ndim} dimensions instead")
     U = L if upper else _mH(L)
     X = solve_triangular(U, solve_triangular(_mH(U), B, upper=False), upper=True)
     return X if out is None else out._write(X)
@@ -547,6 +551,10 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     not asked for are empty tensors. Gradients reach LU_data through L and U."""
     from .creation import empty, eye
     from .shape import tril, triu
+    if LU_pivots.dtype is not _dt.int32 or not LU_pivots.is_contiguous():
+        raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
+                           "Note: this function is intended to be used with the output produced by "
+                           "torch.linalg.lu_factor")
     m, n = LU_data._shape[-2:]
     k = min(m, n)
     nothing = empty(0, dtype=LU_data.dtype, device=LU_data.device)
@@ -571,6 +579,8 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     (``torch.linalg.lu_solve``). LU (*, n, n), B (*, n, k) (or (*, k, n) with left=False). RuntimeError for
     incompatible shapes. Gradients reach LU and B."""
     n = LU._shape[-1]
+    if pivots.dtype is not _dt.int32:
+        raise RuntimeError("linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32")
     if LU._shape[-2] != n:
         raise RuntimeError(f"linalg.lu_solve: A must be batches of square matrices, but they are {LU._shape[-2]} by "
                            f"{n} matrices")
