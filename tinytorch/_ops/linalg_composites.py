@@ -8,7 +8,9 @@ import math
 from .._dispatch import autocast_op
 from .. import _dtype as _dt
 from ._util import method
-from .lapack import _check, _defop, _mH, _mT, pinv, qr as _linalg_qr, solve, svd as _linalg_svd
+from .._tensor import Tensor
+from .lapack import (_check, _defop, _mH, _mT, _solve_triangular, pinv, qr as _linalg_qr, solve,
+                     svd as _linalg_svd)
 
 torch_svd = collections.namedtuple("svd", ["U", "S", "V"])
 torch_qr = collections.namedtuple("qr", ["Q", "R"])
@@ -30,24 +32,62 @@ def _triangle(A, upper, unitriangular):
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     """Solves A X = B (``left``) or X A = B for triangular A (*, n, n); B (*, n, k) or (*, k, n)
     (``torch.linalg.solve_triangular``). Only A's upper (``upper=True``) or lower triangle is read, and its
-    diagonal is taken as ones with ``unitriangular``. Gradients reach that triangle of A and B."""
+    diagonal is taken as ones with ``unitriangular``. By substitution, as LAPACK's trsm: inf/NaN reach only the
+    solution entries that depend on them and a zero diagonal gives inf/NaN, not an error. Gradients reach that
+    triangle of A and B."""
     _check(A, "linalg.solve_triangular")
-    T = _triangle(A, upper, unitriangular)
-    X = solve(T, B) if left else _mT(solve(_mT(T), _mT(B)))
+    if not isinstance(B, Tensor):
+        raise TypeError(f"linalg_solve_triangular(): argument 'B' (position 2) must be Tensor, not "
+                        f"{type(B).__name__}")
+    if A.dtype is not B.dtype:
+        raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, but found A of type "
+                           f"{A.type()[:-6].title()} and B of type {B.type()[:-6].title()} instead")
+    n = A._shape[-1]
+    if B.ndim < 2 or (B._shape[-2] if left else B._shape[-1]) != n:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the equation {eq} "
+                           f"({n}x{n} and {B._shape[-2] if B.ndim >= 2 else 1}x{B._shape[-1] if B.ndim else 1})")
+    if left:
+        X = _solve_triangular(A, B, upper=upper, unitriangular=unitriangular)
+    else:  # X A = B  <=>  A^T X^T = B^T, and A^T is triangular the other way round
+        X = _mT(_solve_triangular(_mT(A), _mT(B), upper=not upper, unitriangular=unitriangular))
     return X if out is None else out._write(X)
 
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """``torch.triangular_solve`` (deprecated in torch for ``linalg.solve_triangular``): solves A X = b, or
-    A^T X = b with ``transpose``; returns (solution, cloned_coefficient). RuntimeError when b or A has
-    fewer than 2 dims, as PyTorch."""
+    A^T X = b with ``transpose``; returns (solution, cloned_coefficient), the coefficient A broadcast to the
+    batch shape. As in PyTorch both outputs come from one autograd node: the coefficient requires grad when b
+    or A does, and its gradient reaches A only. RuntimeError when b or A has fewer than 2 dims, as PyTorch."""
     for name, t in (("b", b), ("A", A)):
         if t.ndim < 2:
             raise RuntimeError(f"torch.triangular_solve: Expected {name} to have at least 2 dimensions, but it has "
                                f"{t.ndim} dimensions instead")
-    T = _triangle(A, upper, unitriangular)
-    X = solve(_mT(T) if transpose else T, b)
-    return triangular_solve_result(X, A.clone())
+    X = _solve_triangular(_mT(A) if transpose else A, b, upper=upper != transpose, unitriangular=unitriangular)
+    from .. import _strides
+    batch = _strides.broadcast_shapes(b._shape[:-2], A._shape[:-2])
+    M = A.expand(batch + A._shape[-2:]).clone()
+    if b.requires_grad and not M.requires_grad:
+        M = _coefficient_fn().apply(M, b)
+    return triangular_solve_result(X, M)
+
+
+def _coefficient_fn():
+    """The autograd Function that ties ``triangular_solve``'s cloned coefficient to b: the identity on the
+    coefficient, a zero gradient for b (PyTorch's triangular_solve_backward without a solution gradient)."""
+    from ..autograd.function import Function
+
+    class TriangularSolveCoefficient(Function):
+        @staticmethod
+        def forward(ctx, M, b):
+            ctx.b_shape = b.shape
+            return M.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            from .creation import zeros
+            return g, zeros(ctx.b_shape, dtype=g.dtype, device=g.device)
+    return TriangularSolveCoefficient
 
 
 def cholesky_solve(B, L, upper=False, *, out=None):
