@@ -7,7 +7,7 @@ import math
 
 from .._dispatch import autocast_op
 from .. import _dtype as _dt
-from ._util import method
+from ._util import SCALAR_NAMES, method
 from .._tensor import Tensor
 from .lapack import (_check, _defop, _mH, _mT, _solve_triangular, pinv, qr as _linalg_qr, solve,
                      svd as _linalg_svd)
@@ -54,6 +54,22 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     return X if out is None else out._write(X)
 
 
+def _solve_args_check(b, A, op):
+    """PyTorch's checks of the legacy solves (``triangular_solve``, ``cholesky_solve``) in its order: one dtype,
+    square A, b with A's number of rows, a floating or complex dtype."""
+    if b.dtype is not A.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{SCALAR_NAMES[b.dtype.name]} and A of type {SCALAR_NAMES[A.dtype.name]} instead.")
+    if A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {A._shape[-2]} by {A._shape[-1]} "
+                           "matrices")
+    if A._shape[-1] != b._shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for {op}: each A matrix is {A._shape[-2]} by {A._shape[-1]} "
+                           f"but each b matrix is {b._shape[-2]} by {b._shape[-1]}")
+    if not (A.dtype.is_floating_point or A.dtype.is_complex) or A.dtype in (_dt.float16, _dt.bfloat16):
+        raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{SCALAR_NAMES[A.dtype.name]}'")
+
+
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """``torch.triangular_solve`` (deprecated in torch for ``linalg.solve_triangular``): solves A X = b, or
     A^T X = b with ``transpose``; returns (solution, cloned_coefficient), the coefficient A broadcast to the
@@ -63,6 +79,7 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
         if t.ndim < 2:
             raise RuntimeError(f"torch.triangular_solve: Expected {name} to have at least 2 dimensions, but it has "
                                f"{t.ndim} dimensions instead")
+    _solve_args_check(b, A, "triangular_solve")
     X = _solve_triangular(_mT(A) if transpose else A, b, upper=upper != transpose, unitriangular=unitriangular)
     from .. import _strides
     batch = _strides.broadcast_shapes(b._shape[:-2], A._shape[:-2])
@@ -97,6 +114,7 @@ def cholesky_solve(B, L, upper=False, *, out=None):
     for name, t in (("b", B), ("u", L)):
         if t.ndim < 2:
             raise RuntimeError(f"{name} should have at least 2 dimensions, but has {t.ndim} dimensions instead")
+    _solve_args_check(B, L, "cholesky_solve")
     U = L if upper else _mH(L)
     X = solve_triangular(U, solve_triangular(_mH(U), B, upper=False), upper=True)
     return X if out is None else out._write(X)
