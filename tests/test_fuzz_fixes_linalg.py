@@ -146,7 +146,7 @@ def _kron_cases(n=400, seed=0):
         spec = []
         for _ in range(2):
             nd = rng.randint(0, 3)
-            shape = [rng.choice([1, 2, 3]) for _ in range(nd)]
+            shape = [rng.choice([0, 1, 2, 3] if _ % 7 == 0 else [1, 2, 3]) for _ in range(nd)]
             perm = list(range(nd))
             rng.shuffle(perm)
             step = nd > 0 and rng.random() < 0.3

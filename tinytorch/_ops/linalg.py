@@ -556,7 +556,7 @@ def kron(input, other):
     b = b.reshape(tuple(s for d in b._shape for s in (1, d)))
     result_shape = tuple(x * y for x, y in zip(a._shape[::2], b._shape[1::2]))
     prod_shape = tuple(max(x, y) for x, y in zip(a._shape, b._shape))
-    if 0 not in prod_shape:
+    if 0 not in a._shape and 0 not in b._shape:  # an empty product views as anything
         laid = _iter_output_strides(prod_shape, [(a._shape, a.stride()), (b._shape, b.stride())])
         if _strides.view_strides(prod_shape, laid, result_shape) is None:
             raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
