@@ -50,7 +50,9 @@ def broadcast_shapes(*shapes, op=None):
     out = [1] * ndim
     for s in shapes:
         off = ndim - len(s)
-        for i, d in enumerate(s):
+        # right to left, as PyTorch's infer_size: the message names the last mismatching dim
+        for i in range(len(s) - 1, -1, -1):
+            d = s[i]
             j = off + i
             o = out[j]
             if o == d or d == 1:

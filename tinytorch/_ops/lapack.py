@@ -184,6 +184,38 @@ def solve(A, B, *, left=True, out=None):
     return r
 
 
+# ---- triangular solve ------------------------------------------------------------------------------------
+def _tsolve_meta(A, B, upper, unitriangular):
+    from .. import _strides
+    batch = _strides.broadcast_shapes(A._shape[:-2], B._shape[:-2])
+    return [(batch + B._shape[-2:], A.dtype)], [None, None]
+
+
+def _tsolve_bw(c, g):
+    from .shape import tril, triu
+    A, B = c.inputs
+    X = c.out
+    upper, unit = c.kw["upper"], c.kw["unitriangular"]
+    # T^H is triangular the other way round; only T's triangle (without the diagonal when it is taken as
+    # ones) carries a gradient
+    gB = _solve_triangular(_mH(A), g, upper=not upper, unitriangular=unit)
+    gA = None
+    if c.next_edges[0] is not None:
+        gA = -(gB @ _mH(X))
+        gA = triu(gA, 1 if unit else 0) if upper else tril(gA, -1 if unit else 0)
+    return gA, gB
+
+
+_tsolve_op = _defop("linalg_solve_triangular", _tsolve_meta, _tsolve_bw, save_inputs=(0,))
+
+
+def _solve_triangular(A, B, *, upper, unitriangular=False):
+    """X with T X = B, T the upper or lower triangle of A (its diagonal taken as ones with ``unitriangular``):
+    one op by substitution (inf/NaN reach only the entries that depend on them, a zero diagonal gives inf/NaN
+    and no error, as LAPACK's trsm). A (*, n, n) and B (*, n, k) of one dtype, batch dims broadcast."""
+    return dispatch(_tsolve_op, (A, B), {"upper": bool(upper), "unitriangular": bool(unitriangular)})
+
+
 # ---- cholesky ----------------------------------------------------------------------------------------------
 def _chol_bw(c, g):
     from .shape import tril

@@ -500,16 +500,66 @@ def trace(input):
     return input.diagonal().sum()
 
 
+def _iter_output_strides(shape, operands):
+    """The strides of the output PyTorch's TensorIterator allocates for an elementwise op over ``operands``
+    ((shape, strides) pairs of ``shape``'s rank): dims sorted fastest-first by the operands' strides (the first
+    operand with unequal, non-broadcast strides decides; equal strides put the smaller dim first), by insertion
+    sort from the reversed order, then laid out densely in that order."""
+    nd = len(shape)
+    if nd <= 1:
+        return _strides.contiguous_strides(tuple(shape))
+    ops = [tuple(0 if s == 1 and shape[k] != 1 else st for k, (s, st) in enumerate(zip(sh, sts)))
+           for sh, sts in operands]
+
+    def should_swap(d0, d1):
+        for st in ops:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+    perm = list(range(nd - 1, -1, -1))
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    out, acc = [0] * nd, 1
+    for d in perm:
+        out[d] = acc
+        acc *= shape[d]
+    return tuple(out)
+
+
 @method("kron")
 def kron(input, other):
     """Kronecker product (``torch.kron``): the block tensor whose block i is input[i] * other; shapes are
-    left-padded with ones to a common rank and multiplied dim by dim."""
+    left-padded with ones to a common rank and multiplied dim by dim.
+
+    PyTorch forms the interleaved product (a0, b0, a1, b1, ...) with an elementwise multiply, whose output
+    follows the inputs' memory layout, and then *views* it as (a0 b0, a1 b1, ...); for inputs laid out
+    out of row-major order (a transposed matrix) that view is impossible and PyTorch raises the view's
+    RuntimeError, so this raises it too."""
     nd = max(input.ndim, other.ndim)
     a = input.reshape((1,) * (nd - input.ndim) + input._shape)
     b = other.reshape((1,) * (nd - other.ndim) + other._shape)
     a = a.reshape(tuple(s for d in a._shape for s in (d, 1)))
     b = b.reshape(tuple(s for d in b._shape for s in (1, d)))
-    return (a * b).reshape(tuple(x * y for x, y in zip(a._shape[::2], b._shape[1::2])))
+    result_shape = tuple(x * y for x, y in zip(a._shape[::2], b._shape[1::2]))
+    prod_shape = tuple(max(x, y) for x, y in zip(a._shape, b._shape))
+    if 0 not in a._shape and 0 not in b._shape:  # an empty product views as anything
+        laid = _iter_output_strides(prod_shape, [(a._shape, a.stride()), (b._shape, b.stride())])
+        if _strides.view_strides(prod_shape, laid, result_shape) is None:
+            raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return (a * b).reshape(result_shape)
 
 
 def vander(x, N=None, increasing=False):

@@ -7,8 +7,10 @@ import math
 
 from .._dispatch import autocast_op
 from .. import _dtype as _dt
-from ._util import method
-from .lapack import _check, _defop, _mH, _mT, pinv, qr as _linalg_qr, solve, svd as _linalg_svd
+from ._util import SCALAR_NAMES, method
+from .._tensor import Tensor
+from .lapack import (_check, _defop, _mH, _mT, _solve_triangular, pinv, qr as _linalg_qr, solve,
+                     svd as _linalg_svd)
 
 torch_svd = collections.namedtuple("svd", ["U", "S", "V"])
 torch_qr = collections.namedtuple("qr", ["Q", "R"])
@@ -30,29 +32,89 @@ def _triangle(A, upper, unitriangular):
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     """Solves A X = B (``left``) or X A = B for triangular A (*, n, n); B (*, n, k) or (*, k, n)
     (``torch.linalg.solve_triangular``). Only A's upper (``upper=True``) or lower triangle is read, and its
-    diagonal is taken as ones with ``unitriangular``. Gradients reach that triangle of A and B."""
+    diagonal is taken as ones with ``unitriangular``. By substitution, as LAPACK's trsm: inf/NaN reach only the
+    solution entries that depend on them and a zero diagonal gives inf/NaN, not an error. Gradients reach that
+    triangle of A and B."""
     _check(A, "linalg.solve_triangular")
-    T = _triangle(A, upper, unitriangular)
-    X = solve(T, B) if left else _mT(solve(_mT(T), _mT(B)))
+    if not isinstance(B, Tensor):
+        raise TypeError(f"linalg_solve_triangular(): argument 'B' (position 2) must be Tensor, not "
+                        f"{type(B).__name__}")
+    if A.dtype is not B.dtype:
+        raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, but found A of type "
+                           f"{A.type()[:-6].title()} and B of type {B.type()[:-6].title()} instead")
+    n = A._shape[-1]
+    if B.ndim < 2 or (B._shape[-2] if left else B._shape[-1]) != n:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the equation {eq} "
+                           f"({n}x{n} and {B._shape[-2] if B.ndim >= 2 else 1}x{B._shape[-1] if B.ndim else 1})")
+    if left:
+        X = _solve_triangular(A, B, upper=upper, unitriangular=unitriangular)
+    else:  # X A = B  <=>  A^T X^T = B^T, and A^T is triangular the other way round
+        X = _mT(_solve_triangular(_mT(A), _mT(B), upper=not upper, unitriangular=unitriangular))
     return X
+
+
+def _solve_args_check(b, A, op):
+    """PyTorch's checks of the legacy solves (``triangular_solve``, ``cholesky_solve``) in its order: one dtype,
+    square A, b with A's number of rows, a floating or complex dtype."""
+    if b.dtype is not A.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{SCALAR_NAMES[b.dtype.name]} and A of type {SCALAR_NAMES[A.dtype.name]} instead.")
+    if A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {A._shape[-2]} by {A._shape[-1]} "
+                           "matrices")
+    if A._shape[-1] != b._shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for {op}: each A matrix is {A._shape[-2]} by {A._shape[-1]} "
+                           f"but each b matrix is {b._shape[-2]} by {b._shape[-1]}")
+    if not (A.dtype.is_floating_point or A.dtype.is_complex) or A.dtype in (_dt.float16, _dt.bfloat16):
+        raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{SCALAR_NAMES[A.dtype.name]}'")
 
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """``torch.triangular_solve`` (deprecated in torch for ``linalg.solve_triangular``): solves A X = b, or
-    A^T X = b with ``transpose``; returns (solution, cloned_coefficient). RuntimeError when b or A has
-    fewer than 2 dims, as PyTorch."""
+    A^T X = b with ``transpose``; returns (solution, cloned_coefficient), the coefficient A broadcast to the
+    batch shape. As in PyTorch both outputs come from one autograd node: the coefficient requires grad when b
+    or A does, and its gradient reaches A only. RuntimeError when b or A has fewer than 2 dims, as PyTorch."""
     for name, t in (("b", b), ("A", A)):
         if t.ndim < 2:
             raise RuntimeError(f"torch.triangular_solve: Expected {name} to have at least 2 dimensions, but it has "
                                f"{t.ndim} dimensions instead")
-    T = _triangle(A, upper, unitriangular)
-    X = solve(_mT(T) if transpose else T, b)
-    return triangular_solve_result(X, A.clone())
+    _solve_args_check(b, A, "triangular_solve")
+    X = _solve_triangular(_mT(A) if transpose else A, b, upper=upper != transpose, unitriangular=unitriangular)
+    from .. import _strides
+    batch = _strides.broadcast_shapes(b._shape[:-2], A._shape[:-2])
+    M = A.expand(batch + A._shape[-2:]).clone()
+    if b.requires_grad and not M.requires_grad:
+        M = _coefficient_fn().apply(M, b)
+    return triangular_solve_result(X, M)
+
+
+def _coefficient_fn():
+    """The autograd Function that ties ``triangular_solve``'s cloned coefficient to b: the identity on the
+    coefficient, a zero gradient for b (PyTorch's triangular_solve_backward without a solution gradient)."""
+    from ..autograd.function import Function
+
+    class TriangularSolveCoefficient(Function):
+        @staticmethod
+        def forward(ctx, M, b):
+            ctx.b_shape = b.shape
+            return M.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            from .creation import zeros
+            return g, zeros(ctx.b_shape, dtype=g.dtype, device=g.device)
+    return TriangularSolveCoefficient
 
 
 def cholesky_solve(B, L, upper=False, *, out=None):
     """Solves A X = B given the Cholesky factor of A = L L^H (or U^H U with ``upper``; ^H is ^T for real
-    factors) (``torch.cholesky_solve``). B (*, n, k), L (*, n, n); gradients reach B and the factor."""
+    factors) (``torch.cholesky_solve``). B (*, n, k), L (*, n, n); gradients reach B and the factor.
+    RuntimeError, as PyTorch, when B or L has fewer than 2 dims."""
+    for name, t in (("b", B), ("u", L)):
+        if t.ndim < 2:
+            raise RuntimeError(f"{name} should have at least 2 dimensions, but has {t.ndim} dimensions instead")
+    _solve_args_check(B, L, "cholesky_solve")
     U = L if upper else _mH(L)
     X = solve_triangular(U, solve_triangular(_mH(U), B, upper=False), upper=True)
     return X
@@ -547,6 +609,10 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     not asked for are empty tensors. Gradients reach LU_data through L and U."""
     from .creation import empty, eye
     from .shape import tril, triu
+    if LU_pivots.dtype is not _dt.int32 or not LU_pivots.is_contiguous():
+        raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
+                           "Note: this function is intended to be used with the output produced by "
+                           "torch.linalg.lu_factor")
     m, n = LU_data._shape[-2:]
     k = min(m, n)
     nothing = empty(0, dtype=LU_data.dtype, device=LU_data.device)
@@ -571,6 +637,8 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     (``torch.linalg.lu_solve``). LU (*, n, n), B (*, n, k) (or (*, k, n) with left=False). RuntimeError for
     incompatible shapes. Gradients reach LU and B."""
     n = LU._shape[-1]
+    if pivots.dtype is not _dt.int32:
+        raise RuntimeError("linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32")
     if LU._shape[-2] != n:
         raise RuntimeError(f"linalg.lu_solve: A must be batches of square matrices, but they are {LU._shape[-2]} by "
                            f"{n} matrices")

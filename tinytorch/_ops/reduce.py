@@ -505,52 +505,95 @@ def std_mean(input, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=N
     return std(input, dim, unbiased, keepdim, correction=correction), _welford_mean(input, dim, keepdim)
 
 
+def _cov_weights(kind, w, n):
+    """PyTorch's checks of one weights tensor of ``cov`` against ``n`` observations."""
+    if w.ndim > 1:
+        raise RuntimeError(f"cov(): expected {kind} to have one or fewer dimensions but got {kind} with {w.ndim} "
+                           "dimensions")
+    ok = (not w.dtype.is_floating_point and not w.dtype.is_complex and w.dtype is not _dt.bool) \
+        if kind == "fweights" else w.dtype.is_floating_point
+    if not ok:
+        want = "integral" if kind == "fweights" else "floating point"
+        raise RuntimeError(f"cov(): expected {kind} to have {want} dtype but got {kind} with "
+                           f"{SCALAR_NAMES[w.dtype.name]} dtype")
+    if w.numel() != n:
+        raise RuntimeError(f"cov(): expected {kind} to have the same numel as there are observations in the input "
+                           f"but got {w.numel()} != {n}")
+    if n and builtins.bool((w.min() < 0).item()):
+        raise RuntimeError(f"cov(): {kind} cannot be negative")
+
+
 @method("cov")
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """Covariance matrix of the variables in the rows of ``input`` (V, N) or of a 1-D input (``torch.cov``),
-    with optional integer frequency weights and float observation weights (N,). Differentiable."""
+    with optional integer frequency weights and float observation weights (N,); size-1 dims of the result are
+    squeezed. Differentiable. As PyTorch: TypeError for a non-int ``correction``; RuntimeError for more than 2
+    dims, bool input, weights of more than 1 dim, of the wrong dtype or length, negative or summing to zero. When
+    the degrees of freedom are <= 0 it warns and divides by 0 (inf, or NaN where the sum is 0)."""
+    import warnings
     from .reduce import sum as _sum
-    x = input if input.ndim == 2 else input.reshape(1, -1)
+    check_arg("cov", "correction", None, correction, "int")
     if input.ndim > 2:
-        raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input with "
-                         f"{input.ndim} dimensions")
-    x = _float(x)
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
+    if input.dtype is _dt.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    x = _float(input if input.ndim == 2 else input.reshape(1, -1))
     n = x._shape[1]
     w = None
     if fweights is not None:
-        w = fweights.to(x.dtype)
+        _cov_weights("fweights", fweights, n)
+        w = fweights
     if aweights is not None:
-        w = aweights.to(x.dtype) if w is None else w * aweights.to(x.dtype)
+        _cov_weights("aweights", aweights, n)
+        w = aweights if w is None else w * aweights
     if w is None:
-        wsum = float(n)
+        wsum = n
         avg = x.mean(1)
     else:
         wsum = _sum(w)
+        if not builtins.bool((wsum != 0).item()):
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
         avg = _sum(x * w, 1) / wsum
-    if w is None:
-        norm = wsum - correction
-    elif correction == 0:
-        norm = wsum
-    elif aweights is None:
-        norm = wsum - correction
+    if w is not None and correction != 0 and aweights is not None:
+        norm = wsum - correction * _sum(w * aweights) / wsum
     else:
-        norm = wsum - correction * _sum(w * aweights.to(x.dtype)) / wsum
+        norm = wsum - correction
+    if builtins.bool(norm <= 0) if isinstance(norm, int) else builtins.bool((norm <= 0).item()):
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                      "observations.", UserWarning, stacklevel=2)
+        from .creation import zeros_like
+        # +0, not norm * 0: a negative norm times 0 is -0, which flips the sign of the infinities
+        norm = 0.0 if isinstance(norm, int) else zeros_like(norm)
     xm = x - avg.unsqueeze(1)
-    c = (xm * w if w is not None else xm).matmul(xm.t().conj() if xm.dtype.is_complex else xm.t())
-    out = c / norm if not isinstance(norm, float) else (c / norm if norm > 0 else c * float("nan") if norm == 0
-                                                         else c / norm)
-    return out.squeeze() if input.ndim < 2 else out
+    c = xm.matmul((xm * w if w is not None else xm).t().conj() if xm.dtype.is_complex else
+                  (xm * w if w is not None else xm).t())
+    from .pointwise import true_divide
+    return true_divide(c, norm).squeeze()
 
 
 @method("corrcoef")
 def corrcoef(input):
-    """Pearson correlation coefficients of the rows of ``input`` (``torch.corrcoef``), clipped to [-1, 1]."""
+    """Pearson correlation coefficients of the rows of ``input`` (``torch.corrcoef``), clipped to [-1, 1] (real
+    and imaginary parts apart for complex input); a single variable gives c / c (1, or NaN for a zero, infinite
+    or NaN variance). The same input checks as ``cov``."""
     from .pointwise import sqrt
+    if input.ndim > 2:
+        raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
     c = cov(input)
     if c.ndim == 0:
         return c / c
-    d = sqrt(c.diagonal())
-    return (c / d.unsqueeze(1) / d.unsqueeze(0)).clamp(-1, 1)
+    d = c.diagonal()
+    if d.dtype.is_complex:
+        from .complex import real
+        d = real(d)
+    d = sqrt(d)
+    c = c / d.unsqueeze(1) / d.unsqueeze(0)
+    if c.dtype.is_complex:
+        from .complex import complex as _complex, imag, real
+        return _complex(real(c).clamp(-1, 1), imag(c).clamp(-1, 1))
+    return c.clamp(-1, 1)
 
 
 def _logsumexp_meta(input, dims, keepdim):
@@ -877,10 +920,46 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     return x
 
 
-@method("dist")
+def _dist_p(p):
+    if not isinstance(p, (int, float, complex)) and not (isinstance(p, Tensor) and p.ndim == 0):
+        raise TypeError(f"dist(): argument 'p' must be Number, not {type(p).__name__}")
+
+
 def dist(input, other, p=2):
-    """p-norm of ``input - other`` (``torch.dist``)."""
+    """p-norm of ``input - other`` (``torch.dist``), the two broadcast together. TypeError for a non-tensor
+    ``input`` or ``other`` or a non-number ``p``, as PyTorch's parser."""
+    check_arg("dist", "input", 1, input, "Tensor")
+    check_arg("dist", "other", 2, other, "Tensor")
+    _dist_p(p)
     return (input - other).norm(p)
+
+
+@method("dist")
+def _dist_method(self, other, p=2):
+    """``Tensor.dist``: ``dist``, with the method's argument position in its TypeError."""
+    check_arg("dist", "other", 1, other, "Tensor")
+    _dist_p(p)
+    return (self - other).norm(p)
+
+
+def _trapezoid_dx(y, x, d):
+    """The spacings of sample points ``x`` along dim ``d`` of ``y``, as PyTorch lines them up: a 1-D ``x`` (one
+    value per sample) along ``d``; an n-D ``x`` left-padded with ones to ``y``'s rank (one of higher rank is
+    taken as it is) and differenced along ``d`` with clamped slices, so mismatched lengths surface as a
+    broadcasting error of the product rather than being cut to fit."""
+    if x.ndim == 1:
+        if x._shape[0] != y._shape[d]:
+            return None
+        x = x.reshape(tuple(x._shape[0] if k == d else 1 for k in range(y.ndim)))
+    elif x.ndim < y.ndim:
+        x = x.reshape((1,) * (y.ndim - x.ndim) + x._shape)
+    lead = (slice(None),) * d
+    return x[lead + (slice(1, None),)] - x[lead + (slice(0, -1),)]
+
+
+def _trapezoid_ends(y, d):
+    lead = (slice(None),) * d
+    return y[lead + (slice(0, -1),)], y[lead + (slice(1, None),)]
 
 
 def _trapezoid_args(op, y, x, dx):
@@ -896,27 +975,27 @@ def _trapezoid_args(op, y, x, dx):
 
 def trapezoid(y, x=_NO_X, *, dx=_DX, dim=-1):
     """Trapezoid rule along ``dim`` with sample points ``x`` or spacing ``dx`` (default 1) (``torch.trapezoid``).
-    As PyTorch: RuntimeError for bool input, for a 1-D ``x`` of another length than ``y`` along ``dim``, and
-    when the spacings of an n-D ``x`` (taken along ``dim`` wrapped against ``y``) do not broadcast with ``y``."""
+    Zeros of ``y``'s dtype when ``y`` has no samples along ``dim``. As PyTorch: RuntimeError for bool input, for
+    a 1-D ``x`` of another length than ``y`` along ``dim``, and when the spacings of an n-D ``x`` (left-padded
+    to ``y``'s rank) do not broadcast with ``y``. Evaluated in PyTorch's order (sum of (y_i + y_i+1) * dx_i,
+    then halved; for a constant spacing (sum y - (y_0 + y_n) / 2) * dx), so overflow happens where it does
+    there."""
     x, dx = _trapezoid_args("trapezoid", y, x, dx)
+    d = _strides.wrap_dim(dim, y.ndim)
+    n = y._shape[d]
+    if n == 0:
+        from .creation import zeros
+        return zeros(y._shape[:d] + y._shape[d + 1:], dtype=y.dtype, device=y.device)
     if y.dtype is _dt.bool or (x is not None and x.dtype is _dt.bool):
         which = "`y`" if x is None else "`x` or `y`"
         raise RuntimeError(f"trapezoid: received a bool input for {which}, but bool is not supported")
-    d = _strides.wrap_dim(dim, y.ndim)
-    n = y._shape[d]
-    if x is not None and x.ndim == 1 and x._shape[0] != n:
-        raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
-    if n == 0:
-        return y.sum(d)
-    mid = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) * 0.5
     if x is not None:
-        if x.ndim > 1:
-            d_x = _strides.wrap_dim(d, x.ndim)
-            dx_ = x.narrow(d_x, 1, x._shape[d_x] - 1) - x.narrow(d_x, 0, x._shape[d_x] - 1)
-            return (mid * dx_).sum(d)
-        # a 1-D x lines up with dim d of y
-        return (mid * diff(x, dim=-1).reshape((n - 1,) + (1,) * (y.ndim - 1 - d))).sum(d)
-    return mid.sum(d) * (1 if dx is None else dx)
+        spacing = _trapezoid_dx(y, x, d)
+        if spacing is None:
+            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+        left, right = _trapezoid_ends(y, d)
+        return ((left + right) * spacing).sum(d) / 2.0
+    return (y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * (1 if dx is None else dx)
 
 
 trapz = trapezoid
@@ -924,19 +1003,21 @@ trapz = trapezoid
 
 def cumulative_trapezoid(y, x=_NO_X, *, dx=_DX, dim=-1):
     """Cumulative trapezoidal integral of ``y`` along ``dim`` (one element shorter than ``y`` there), with
-    sample points ``x`` or spacing ``dx`` (default 1) (``torch.cumulative_trapezoid``)."""
+    sample points ``x`` or spacing ``dx`` (default 1) (``torch.cumulative_trapezoid``). The same argument
+    checks as ``trapezoid`` (bool input, the length of a 1-D ``x``, spacings that do not broadcast), in
+    PyTorch's evaluation order."""
     x, dx = _trapezoid_args("cumulative_trapezoid", y, x, dx)
     d = _strides.wrap_dim(dim, y.ndim)
-    n = y._shape[d]
-    avg = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) / 2 if n > 1 else y.narrow(d, 0, 0)
+    if y.dtype is _dt.bool or (x is not None and x.dtype is _dt.bool):
+        which = "`y`" if x is None else "`x` or `y`"
+        raise RuntimeError(f"cumulative_trapezoid: received a bool input for {which}, but bool is not supported")
+    left, right = _trapezoid_ends(y, d)
     if x is not None:
-        xd = x.narrow(-1 if x.ndim == 1 else d, 1, n - 1) - x.narrow(-1 if x.ndim == 1 else d, 0, n - 1)
-        if x.ndim == 1:
-            xd = xd.reshape((n - 1,) + (1,) * (y.ndim - 1 - d))
-        avg = avg * xd
-    elif dx is not None:
-        avg = avg * dx
-    return avg.cumsum(d)
+        spacing = _trapezoid_dx(y, x, d)
+        if spacing is None:
+            raise RuntimeError("cumulative_trapezoid: There must be one `x` value for each sample point")
+        return ((left + right) * spacing).cumsum(d) / 2.0
+    return ((1 if dx is None else dx) / 2.0 * (left + right)).cumsum(d)
 
 
 @method("count_nonzero")

@@ -159,6 +159,43 @@ def _fft_c2r(a, dims, norm, last_dim_size):
     return out.astype(np.float32 if a.dtype == np.complex64 else np.float64, copy=False)
 
 
+def _substitute(a, x, upper, unitriangular):
+    """Solves T X = B in place of ``x`` (holding B) by substitution, T the upper or lower triangle of ``a``, as
+    reference BLAS's trsm does it: a zero entry of the right-hand side is neither divided nor propagated, so
+    NaN/inf/0 on T's diagonal or in its triangle reach only the solution entries that depend on them."""
+    n = a.shape[-1]
+    for k in (range(n - 1, -1, -1) if upper else range(n)):
+        xk = x[..., k, :]
+        live = xk != 0
+        if not unitriangular:
+            xk = np.where(live, xk / a[..., k, k, None], xk)
+            x[..., k, :] = xk
+        rows = slice(0, k) if upper else slice(k + 1, n)
+        x[..., rows, :] -= np.where(live[..., None, :], a[..., rows, k, None] * xk[..., None, :], 0)
+    return x
+
+
+@KERNELS.register("linalg_solve_triangular")
+def _solve_triangular(a, b, upper, unitriangular):
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = np.broadcast_to(a, batch + a.shape[-2:])
+    x = np.array(np.broadcast_to(b, batch + b.shape[-2:]), dtype=np.result_type(a, b))
+    with np.errstate(all="ignore"):
+        if np.isfinite(a).all() and np.isfinite(x).all():
+            # finite input: one LAPACK solve on the triangle is exact in the same way and far faster than the
+            # Python loop; a singular triangle falls through to substitution (inf/NaN, no error, as trsm)
+            t = np.triu(a) if upper else np.tril(a)
+            if unitriangular:
+                t = t.copy()
+                idx = np.arange(a.shape[-1])
+                t[..., idx, idx] = 1
+            try:
+                return np.linalg.solve(t, x)
+            except np.linalg.LinAlgError:
+                pass
+        return _substitute(a, x, upper, unitriangular)
+
+
 for _name, _kernel in {
     "linalg_inv": _lapack(np.linalg.inv), "linalg_det": _lapack(np.linalg.det),
     "linalg_cholesky": _lapack(np.linalg.cholesky), "linalg_solve": lambda a, b: np.linalg.solve(a, b),
