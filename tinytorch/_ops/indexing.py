@@ -798,12 +798,25 @@ def masked_select(input, mask):
 
 @method("masked_scatter")
 def masked_scatter(input, mask, source):
-    """``input`` with the positions where ``mask`` (broadcast to input) is True filled, in order, with the
-    leading elements of ``source`` (``torch.masked_scatter``). RuntimeError for a source of another dtype."""
+    """``input`` with the positions where ``mask`` is True filled, in order, with the leading elements of
+    ``source`` (``torch.masked_scatter``). ``input`` and ``mask`` broadcast together (the result has their
+    broadcast shape). RuntimeError for a source of another dtype, a mask that is not bool, or a source with
+    fewer elements than the mask has True entries."""
+    return _masked_scatter(input, mask, source, False)
+
+
+def _masked_scatter(input, mask, source, inplace):
     if source.dtype is not input.dtype:
         # (PyTorch's message lacks the space after "got")
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
                            f"{SCALAR_NAMES[input.dtype.name]} and {SCALAR_NAMES[source.dtype.name]}")
+    if mask.dtype is not _dt.bool:
+        # checked before the mask is counted or used as an index (NumPy would refuse a float mask itself)
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{SCALAR_NAMES[mask.dtype.name]}")
+    if not inplace and tuple(mask._shape) != tuple(input._shape):
+        # the out-of-place form broadcasts self with the mask; the in-place one only expands the mask
+        input = input.expand(_strides.broadcast_shapes(input._shape, mask._shape))
     m = mask.expand(input._shape) if tuple(mask._shape) != tuple(input._shape) else mask
     k = int(m.sum().item())
     if source.numel() < k:
@@ -813,7 +826,12 @@ def masked_scatter(input, mask, source):
     return out
 
 
-method("masked_scatter_")(lambda self, mask, source: self._inplace(masked_scatter, mask, source))
+def _masked_scatter_self(input, mask, source):
+    return _masked_scatter(input, mask, source, True)
+
+
+_masked_scatter_self.__name__ = "masked_scatter"  # _inplace names the op "masked_scatter_" in its messages
+method("masked_scatter_")(lambda self, mask, source: self._inplace(_masked_scatter_self, mask, source))
 
 
 @method("nonzero")

@@ -608,10 +608,16 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return dispatch(_diagonal_op, (input,), kw)
 
 
+def _wrap_int64(v):
+    """``v`` as PyTorch's int64 arithmetic leaves it (two's complement wrap-around)."""
+    return (v + 0x8000000000000000) % 0x10000000000000000 - 0x8000000000000000
+
+
 def _unfold_meta(shape, stride, offset, dim, size, step):
     n = (shape[dim] - size) // step + 1
-    return (shape[:dim] + (n,) + shape[dim + 1:] + (size,), stride[:dim] + (stride[dim] * step,) + stride[dim + 1:]
-            + (stride[dim],), offset)
+    # PyTorch multiplies in int64: a step so large that only one window fits can wrap the (unused) stride
+    return (shape[:dim] + (n,) + shape[dim + 1:] + (size,), stride[:dim] + (_wrap_int64(stride[dim] * step),)
+            + stride[dim + 1:] + (stride[dim],), offset)
 
 
 def _unfold_bw(c, g):
@@ -641,9 +647,17 @@ def unfold(input, dimension, size, step):
     if size < 0:
         raise RuntimeError(f"size is {size} but must be >= 0")
     if size > (input._shape[d] if input.ndim else 1):
-        raise RuntimeError(f"maximum size for tensor at dimension {d} is {input._shape[d]} but size is {size}")
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {input._shape[d] if input.ndim else 1} "
+                           f"but size is {size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
+    if input.ndim == 0:
+        # a 0-d tensor unfolds as one element: its only window is itself (or empty for size 0)
+        return narrow(input.reshape(1), 0, 0, size)
+    if input.ndim and _wrap_int64(input._stride[d] * step) < 0:
+        # the int64 product wrapped negative: PyTorch's view refuses the stride
+        strides = list(_unfold_meta(input._shape, input._stride, 0, d, size, step)[1])
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {strides}")
     kw = {"dim": d, "size": size, "step": step}
     return dispatch(_unfold_op, (input,), kw)
 

@@ -553,7 +553,20 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0):
 
 @method("narrow_copy")
 def narrow_copy(input, dim, start, length):
-    """A contiguous copy of ``input.narrow(dim, start, length)`` (``torch.narrow_copy``)."""
+    """A contiguous copy of ``input.narrow(dim, start, length)`` (``torch.narrow_copy``). Its checks are
+    PyTorch's copy kernel's, not narrow's: RuntimeError for a dim past the last one (IndexError for one before
+    the first) and one "exceeds dimension size" RuntimeError for a negative length or a slice past the end."""
+    if input.ndim and isinstance(dim, int) and not isinstance(dim, bool) and dim >= input.ndim:
+        raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  "
+                           "(Could this error message be improved?  If so, please report an enhancement request "
+                           "to PyTorch.)")
+    if input.ndim and isinstance(length, int) and isinstance(start, int) and length < 0:
+        d = _strides.wrap_dim(dim, input.ndim)
+        size = input._shape[d]
+        if not -size <= start <= size:
+            raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+        raise RuntimeError(f"start ({start + size if start < 0 else start}) + length ({length}) exceeds "
+                           f"dimension size ({size}).")
     return input.narrow(dim, start, length).clone()
 
 
