@@ -371,11 +371,16 @@ def _conj_if_complex(x):
 
 
 def _matrix_transpose(self, what):
+    """``mT`` (``what``), ``mH`` or ``adjoint()``: the last two dims swapped, conjugated for the latter two.
+    A 0-d tensor is its own transpose (PyTorch returns it, conjugated where asked); RuntimeError for 1-D."""
+    conj = what != "mT"
+    if self.ndim == 0:
+        return _conj_if_complex(self) if conj else self
     if self.ndim < 2:
         raise RuntimeError(f"tensor.{what} is only supported on matrices or batches of matrices. Got {self.ndim}-D "
                            "tensor.")
     t_ = transpose(self, -2, -1)
-    return _conj_if_complex(t_) if what == "mH" else t_
+    return _conj_if_complex(t_) if conj else t_
 
 
 def _hermitian(self):
@@ -393,8 +398,9 @@ method("H")(property(_hermitian))
 
 @method("adjoint")
 def adjoint(input):
-    """The conjugate transpose of the last two dims (``torch.adjoint``)."""
-    return _conj_if_complex(transpose(input, -2, -1))
+    """The conjugate transpose of the last two dims, a view (``torch.adjoint``); a 0-d tensor is returned
+    (conjugated if complex), RuntimeError for 1-D."""
+    return _matrix_transpose(input, "adjoint()")
 
 
 @method("movedim")
@@ -712,7 +718,9 @@ def split(tensor, split_size_or_sections, dim=0):
     n = tensor._shape[d]
     if isinstance(split_size_or_sections, int):
         s = split_size_or_sections
-        if s <= 0 and n:
+        if s < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={s}")
+        if s == 0 and n:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
         sizes = [builtins.min(s, n - i) for i in range(0, n, s)] if n else [0]
     else:
@@ -742,8 +750,14 @@ def chunk(input, chunks, dim=0):
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     d = _strides.wrap_dim(dim, input.ndim)
     n = input._shape[d]
-    size = (n + chunks - 1) // chunks
-    return split(input, builtins.max(size, 1) if n else 1, d) if n else (input,)
+    # PyTorch's int64 arithmetic: a count near 2**63 wraps the sum, and its division truncates toward zero,
+    # leaving a split size of 0 that split refuses
+    total = _wrap_int64(n + chunks - 1)
+    size = total // chunks if total >= 0 else -(-total // chunks)
+    if n == 0 and size == 0:
+        # an empty dim gives ``chunks`` empty pieces (PyTorch splits it into that many sizes of 0)
+        return tuple(narrow(input, d, 0, 0) for _ in range(chunks))
+    return split(input, size, d)
 
 
 @method("tensor_split")

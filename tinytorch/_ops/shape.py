@@ -86,19 +86,32 @@ def stack(tensors, dim=0, *, out=None):
     return cat([t.unsqueeze(d) for t in tensors], d, out=out)
 
 
+def _non_empty(tensors, name):
+    if isinstance(tensors, (list, tuple)) and not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+
+
 def hstack(tensors):
+    """``tensors`` concatenated along dim 1 (dim 0 when the first is 1-D) (``torch.hstack``)."""
+    _non_empty(tensors, "hstack")
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors):
+    """``tensors`` (1-D ones as rows) concatenated along dim 0 (``torch.vstack``)."""
+    _non_empty(tensors, "vstack")
     return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
 
 
 def dstack(tensors):
+    """``tensors`` (at least 3-D) concatenated along dim 2 (``torch.dstack``)."""
+    _non_empty(tensors, "dstack")
     return cat([t.reshape(1, -1, 1) if t.ndim == 1 else (t.unsqueeze(-1) if t.ndim == 2 else t) for t in tensors], 2)
 
 
 def column_stack(tensors):
+    """``tensors`` (0-/1-D ones as columns) concatenated along dim 1 (``torch.column_stack``)."""
+    _non_empty(tensors, "column_stack")
     return cat([t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors], 1)
 
 
@@ -170,10 +183,16 @@ def _flip_method(self, *dims, **kw):
 
 
 def fliplr(input):
+    """``input`` flipped left-right (dim 1), a copy (``torch.fliplr``); RuntimeError below 2 dims."""
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
 
 
 def flipud(input):
+    """``input`` flipped up-down (dim 0), a copy (``torch.flipud``); RuntimeError for 0-d input."""
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
     return flip(input, (0,))
 
 
@@ -498,7 +517,7 @@ def _split_at(input, indices_or_sections, dim, name, min_ndim):
         raise RuntimeError(f"torch.{name} requires a tensor with at least {min_ndim} dimension, but got a tensor "
                            f"with {input.ndim} dimensions!")
     if isinstance(indices_or_sections, int):
-        if input._shape[dim] % indices_or_sections:
+        if indices_or_sections == 0 or input._shape[dim] % indices_or_sections:
             raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the "
                                f"dimension {input._shape[dim]} is not divisible by the split_size "
                                f"{indices_or_sections}!")
