@@ -12,7 +12,7 @@ from .._dtype import _SCALAR_TYPE  # noqa: F401  (other op modules import it fro
 from .._dispatch import defop, dispatch
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
-from ._util import method
+from ._util import check_arg, method
 
 
 def _given_geometry(x, size, stride_):
@@ -606,7 +606,10 @@ _diagonal_op = _view_op("diagonal", _geometry_backward(_diagonal_meta), _diagona
 
 @method("diagonal")
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    """The diagonal of dims (dim1, dim2) as a view, appended as the last dim (``torch.diagonal``)."""
+    """The diagonal of dims (dim1, dim2) as a view, appended as the last dim (``torch.diagonal``). TypeError for
+    a non-int offset or dim (a bool included), as PyTorch's argument parser."""
+    offset, dim1, dim2 = (operator.index(check_arg("diagonal", name, pos, v, "int"))
+                          for name, pos, v in (("offset", 2, offset), ("dim1", 3, dim1), ("dim2", 4, dim2)))
     d1, d2 = _strides.wrap_dim(dim1, input.ndim), _strides.wrap_dim(dim2, input.ndim)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")

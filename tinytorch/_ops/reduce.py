@@ -839,6 +839,9 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = _strides.wrap_dim(dim, input.ndim)
+    for t in (prepend, append):
+        if isinstance(t, Tensor) and t.ndim != input.ndim:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
     x = input
     if prepend is not None or append is not None:
         x = cat([t for t in (prepend, input, append) if t is not None], d)
