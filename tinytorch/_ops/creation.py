@@ -152,6 +152,12 @@ def _infer_dtype(data):
     return default if d is None else d
 
 
+def _empty_array_strides(arr):
+    """The element strides PyTorch gives a tensor made from the empty ndarray ``arr``: NumPy's own (all 0 for
+    a new empty array), which PyTorch keeps where tinytorch's constructor would use contiguous ones."""
+    return tuple(st // arr.itemsize for st in arr.strides)
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of ``data`` (nested lists/tuples of numbers, an ndarray, a scalar, a Tensor).
 
@@ -164,7 +170,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         return t.requires_grad_(requires_grad) if requires_grad else t
     if isinstance(data, np.ndarray):
         d = dtype or _dt.from_numpy_dtype(data.dtype)
-        return _from_host(np.array(data, dtype=d.np, copy=True), d, device, requires_grad)
+        t = _from_host(np.array(data, dtype=d.np, copy=True), d, device, requires_grad)
+        if data.size == 0:
+            t._stride = _empty_array_strides(data)
+        return t
     d = dtype or _infer_dtype(data)
     if dtype is not None and isinstance(data, (list, tuple)):
         bad = _non_number(data)
@@ -274,7 +283,10 @@ def from_numpy(ndarray):
     if builtins.any(s % isz for s in ndarray.strides):
         ndarray = np.ascontiguousarray(ndarray)
     if ndarray.flags.c_contiguous:
-        return _from_host(ndarray, d, _CPU)  # always cpu, whatever the default device
+        t = _from_host(ndarray, d, _CPU)  # always cpu, whatever the default device
+        if ndarray.size == 0:
+            t._stride = _empty_array_strides(ndarray)
+        return t
     # strided: the storage is the smallest flat window covering the array
     base = ndarray
     span = 1 + builtins.sum((n - 1) * s // isz for n, s in zip(ndarray.shape, ndarray.strides)) if ndarray.size else 0

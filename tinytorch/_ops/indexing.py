@@ -420,8 +420,10 @@ def _check_index(name, input, dim, index, src=None):
             return  # computed by a compiled function's graph, not yet run: the kernel checks it when the graph runs
         lo, hi = bounds
         if lo < 0 or hi >= size:  # PyTorch's gather/scatter take no negative indices
-            raise RuntimeError(f"index {hi if hi >= size else lo} is out of bounds for dimension {dim} with size "
-                               f"{size}")
+            # PyTorch's kernel names the first bad index it meets (in order, for a 1-D index)
+            a = index.numpy(force=True).reshape(-1)
+            bad = int(a[(a < 0) | (a >= size)][0])
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
 def _gather_meta(a, index, dim):
@@ -967,8 +969,22 @@ def _long_index(op, index):
 
 @method("take_along_dim")
 def take_along_dim(input, indices, dim=None):
+    """The entries of ``input`` at ``indices`` along ``dim``, the two broadcast against each other in the other
+    dims (``torch.take_along_dim``); with ``dim=None`` the flattened input at the flattened indices. As PyTorch:
+    with a dim, ``indices`` must be int64 and of input's rank (RuntimeError); without one, both are flattened as
+    views (RuntimeError for a layout that cannot be) and the indices may be int32 or int64."""
     if dim is None:
-        return take(input, indices.reshape(-1))
+        return gather(input.view(-1), 0, indices.view(-1))
+    if input.ndim != indices.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
+    if indices.dtype is not _dt.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{SCALAR_NAMES[indices.dtype.name]}")
+    if input.ndim == 0:
+        # PyTorch wraps the dim against one dim, then finds none to broadcast along (whatever the dim given)
+        _strides.wrap_dim(dim, 0)
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = _strides.wrap_dim(dim, input.ndim)
     shp_i = list(input._shape)
     shp_x = list(indices._shape)
