@@ -253,8 +253,13 @@ _RANGE_PARAMETERS = frozenset({"start", "end", "step"})
 _RANGE_FACTORIES = frozenset({"arange", "range", "linspace", "logspace"})
 
 
+# scatter's third argument is a Tensor src or a Number value (one overload each)
+_SCALAR_SRC = frozenset({"scatter", "scatter_"})
+
+
 def _int64_error(name, v, fname=""):
-    if name in _SCALAR_PARAMETERS and (name not in _RANGE_PARAMETERS or fname in _RANGE_FACTORIES):
+    if name in _SCALAR_PARAMETERS and (name not in _RANGE_PARAMETERS or fname in _RANGE_FACTORIES) or \
+            name == "src" and fname in _SCALAR_SRC:
         if 0 < v < 0x10000000000000000:
             return  # a Scalar also holds a uint64: PyTorch accepts 2**63 <= v < 2**64 there
         raise OverflowError("int too big to convert" if v > 0 else "can't convert negative int to unsigned")

@@ -339,6 +339,17 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
         raise TypeError(f"full(): argument 'size' must be tuple of ints, not {type(size).__name__}")
     shape = _size((size,), "full")
     check_alloc(shape, d)
+    from ._util import check_scalar_converts
+    check_scalar_converts(fill_value, d)  # before NumPy's own OverflowError (or its silent wrap of a float)
+    if isinstance(fill_value, int) and not isinstance(fill_value, bool):
+        # what PyTorch stores for an int NumPy would refuse: a negative one wraps into an unsigned dtype, any
+        # int is True or False in bool, and one past int64 is a float in a float dtype
+        if d is _dt.bool:
+            fill_value = bool(fill_value)
+        elif d.is_floating_point or d.is_complex:
+            fill_value = float(fill_value) if abs(fill_value) >= 1 << 63 else fill_value
+        elif fill_value < 0 and np.iinfo(d.np).min == 0:
+            fill_value %= 1 << (8 * d.itemsize)
     t = _from_host(np.full(shape, fill_value, d.np), d, device, requires_grad)
     return t if out is None else out._write(t)
 

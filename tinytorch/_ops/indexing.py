@@ -473,12 +473,18 @@ _scatter_op = defop("scatter", _scatter_meta, _scatter_bw, save_inputs=lambda n,
 @method("scatter")
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """A copy of ``input`` with ``src`` (tensor or scalar ``value``) written at ``index`` along ``dim``."""
-    if src is None and value is None:
-        raise TypeError("scatter() received an invalid combination of arguments - got (Tensor, int, Tensor, "
-                        "NoneType), but expected one of:\n * (Tensor input, int dim, Tensor index, Tensor src)\n"
-                        " * (Tensor input, int dim, Tensor index, Number value)")
-    if src is None:
-        src = value
+    given = src if src is not None else value
+    if given is None or not isinstance(given, (Tensor, int, float, complex)):
+        # PyTorch's overloads take a Tensor src or a Number value: anything else matches none of them
+        raise TypeError(f"scatter() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(dim).__name__}, {type(index).__name__}, {type(given).__name__}), but expected one "
+                        f"of:\n * (Tensor input, int dim, Tensor index, Tensor src)\n"
+                        f" * (Tensor input, int dim, Tensor index, Tensor src, *, str reduce)\n"
+                        f" * (Tensor input, int dim, Tensor index, Number value)\n"
+                        f" * (Tensor input, int dim, Tensor index, Number value, *, str reduce)")
+    if not isinstance(given, Tensor):
+        check_scalar_fits(given, input.dtype)
+    src = given
     d = _strides.wrap_dim(dim, input.ndim)
     _check_index("scatter", input, d, index, src)
     if reduce not in (None, "add", "multiply"):

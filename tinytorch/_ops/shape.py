@@ -219,7 +219,13 @@ def roll(input, shifts, dims=None):
     """Roll elements along ``dims`` by ``shifts`` (flattened first when dims is None).
 
     RuntimeError for a shift below -2**62: PyTorch's SymInt reserves those int64 values for symbolic sizes and
-    refuses them as concrete shifts."""
+    refuses them as concrete shifts. TypeError for a list entry outside int64 (PyTorch's int-list unpacking)."""
+    for name, seq in (("shifts", shifts), ("dims", dims)):
+        if isinstance(seq, (list, tuple)):
+            for i, v in enumerate(seq):
+                if isinstance(v, int) and not -(1 << 63) <= v < (1 << 63):
+                    raise TypeError(f"roll(): argument '{name}' failed to unpack the object at pos {i + 1} with "
+                                    f"error \"Overflow when unpacking long long\"")
     for s in ((shifts,) if isinstance(shifts, int) else tuple(shifts)):
         if isinstance(s, int) and s < -(1 << 62):
             raise RuntimeError(f"roll: SymIntArrayRef expected to contain only concrete integers (got shift {s})")
