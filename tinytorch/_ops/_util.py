@@ -106,14 +106,19 @@ def check_scalar_fits(value, dtype):
         raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[dtype.name]} without overflow")
 
 
-def check_scalar_converts(value, dtype):
+def check_scalar_converts(value, dtype, numel=None):
     """RuntimeError, as PyTorch's checked conversion of a Scalar to ``dtype`` (``c10::checked_convert``), when
     the number ``value`` does not fit: a complex with a non-zero imaginary part into a real dtype; into an
     integer dtype a float outside its range or NaN, an int outside its range (an unsigned dtype also takes a
     negative int down to minus its maximum, which wraps); into a float dtype a finite float past its largest
-    value. Bool, float16, bfloat16 and float64 take anything (a float too large becomes inf); float32 and
-    complex64 refuse a finite double past float's largest value."""
+    value. Bool and float64 take anything; float32 and complex64 refuse a finite double past float's largest
+    value, float16 and bfloat16 a finite number past theirs, except (PyTorch's one-element fill is unchecked)
+    when ``numel`` is 1 (a float too large becomes inf there)."""
     name = dtype.name
+    if name in ("float16", "bfloat16") and numel != 1 and isinstance(value, (int, float)) and \
+            not isinstance(value, bool) and abs(value) != float("inf") and \
+            abs(value) > (65504.0 if name == "float16" else 3.3895313892515355e38):
+        raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[name]} without overflow")
     if name in ("float32", "complex64"):
         parts = (value.real, value.imag) if isinstance(value, complex) else (value,)
         if any(isinstance(p, float) and abs(p) > 3.4028234663852886e38 and abs(p) != float("inf") for p in parts):

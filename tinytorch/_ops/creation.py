@@ -340,7 +340,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
     shape = _size((size,), "full")
     check_alloc(shape, d)
     from ._util import check_scalar_converts
-    check_scalar_converts(fill_value, d)  # before NumPy's own OverflowError (or its silent wrap of a float)
+    check_scalar_converts(fill_value, d, _strides.numel(shape))  # before NumPy's own OverflowError (or its silent wrap of a float)
     if isinstance(fill_value, int) and not isinstance(fill_value, bool):
         # what PyTorch stores for an int NumPy would refuse: a negative one wraps into an unsigned dtype, any
         # int is True or False in bool, and one past int64 is a float in a float dtype

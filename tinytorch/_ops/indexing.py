@@ -697,6 +697,14 @@ def _index_add_meta(a, index, src, dim, alpha=1):
         from .movement import _SCALAR_TYPE as w
         raise RuntimeError(f"index_add_(): self ({w[a.dtype.name]}) and source ({w[src.dtype.name]}) must have the "
                            "same scalar type")
+    # PyTorch's index_func_meta_impl checks, in its order
+    if dim != 0 and dim >= src.ndim:
+        raise RuntimeError(f"index_add_(): Indexing dim {dim} is out of bounds of the source tensor with dim "
+                           f"{src.ndim}")
+    n_src = src._shape[dim] if src.ndim else 1
+    if index.numel() != n_src:
+        raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
+                           f"({n_src}), for dim: {dim}")
     exp = a._shape[:dim] + (index.numel(),) + a._shape[dim + 1:]
     if src._shape != exp and not (a.ndim == 0 and src.numel() == 1):
         raise RuntimeError(f"index_add_(): Expected source to have shape {list(exp)}, got {list(src._shape)}")
@@ -736,8 +744,13 @@ def index_add(input, dim, index, source, *, alpha=1):
     return dispatch(_index_add_op, (input, index, source), {"dim": d, "alpha": alpha})
 
 
-method("index_add_")(lambda self, dim, index, source, *, alpha=1: self._inplace(index_add, dim, index, source,
-                                                                               alpha=alpha))
+def _index_add_(self, dim, index, source, *, alpha=1):
+    if not isinstance(alpha, (int, float, complex, Tensor)):
+        raise TypeError(f"index_add_(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+    return self._inplace(index_add, dim, index, source, alpha=alpha)
+
+
+method("index_add_")(_index_add_)
 
 
 def _empty_dim_write(op, input, d, index):
@@ -996,6 +1009,9 @@ def take_along_dim(input, indices, dim=None):
     shp_x = list(indices._shape)
     shp_i[d] = shp_x[d] = 1
     b = _strides.broadcast_shapes(tuple(shp_i), tuple(shp_x))
+    if input._shape[d] == 0 and indices._shape[d] != 0:
+        # PyTorch's broadcasting of the two divides by input's empty size along dim
+        raise RuntimeError("ZeroDivisionError")
     a_shape = list(b)
     a_shape[d] = input._shape[d]
     i_shape = list(b)

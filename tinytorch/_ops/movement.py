@@ -666,6 +666,8 @@ def unfold(input, dimension, size, step):
     if input.ndim and _wrap_int64(input._stride[d] * step) < 0:
         # the int64 product wrapped negative: PyTorch's view refuses the stride
         strides = list(_unfold_meta(input._shape, input._stride, 0, d, size, step)[1])
+        if -(1 << 63) in strides:  # int64's minimum is SymInt's reserved value
+            raise RuntimeError(f"IntArrayRef contains an int that cannot be represented as a SymInt: {-(1 << 63)}")
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {strides}")
     kw = {"dim": d, "size": size, "step": step}
     return dispatch(_unfold_op, (input,), kw)
