@@ -117,6 +117,9 @@ CASES = [
       for red in ("sum", "prod", "amax") for dt in ("float32", "float64")
       for d, src in ((0, "2, 4"), (5, "2, 4"), (-1, "4, 2"), (0, "3, 4"))),
     "x.index_reduce(0, i, m.ones(2, 4), 1)",
+    "x.scatter_reduce(0, i.reshape(2, 1), m.ones(2, 1), 1)",
+    "x.scatter_reduce_(0, i.reshape(2, 1), m.ones(2, 1), 1)",
+    "x.scatter_reduce(0, i.reshape(2, 1), m.ones(2, 1), 'add')",
     "m.tensor(3.0).index_reduce(0, m.tensor([0]), m.tensor([2.0]), 'prod')",
     "m.tensor(3.0).index_reduce(0, m.tensor(0), m.tensor(2.0), 'prod')",
     "m.tensor(3.0).index_reduce(0, m.tensor([0]), m.tensor(2.0), 'mean', include_self=False)",

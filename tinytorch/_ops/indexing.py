@@ -556,6 +556,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     Positions that receive nothing keep ``input``. Gradients follow PyTorch (amax/amin share it evenly among
     ties). RuntimeError for an unknown reduce or mismatched dtypes."""
     from .pointwise import where
+    if not isinstance(reduce, str):
+        raise TypeError(f"scatter_reduce(): argument 'reduce' (position 4) must be str, not {type(reduce).__name__}")
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if src.dtype is not input.dtype:
@@ -579,8 +581,13 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
                     {"dim": d, "reduce": reduce, "include_self": include_self})
 
 
-method("scatter_reduce_")(lambda self, dim, index, src, reduce, *, include_self=True: self._inplace(
-    scatter_reduce, dim, index, src, reduce, include_self=include_self))
+def _scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    if not isinstance(reduce, str):
+        raise TypeError(f"scatter_reduce_(): argument 'reduce' (position 4) must be str, not {type(reduce).__name__}")
+    return self._inplace(scatter_reduce, dim, index, src, reduce, include_self=include_self)
+
+
+method("scatter_reduce_")(_scatter_reduce_)
 
 
 @method("index_reduce")
