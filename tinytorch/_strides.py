@@ -34,6 +34,8 @@ def numel(shape):
 
 def is_contiguous(shape, strides):
     """PyTorch's rule: dims of size 1 may carry any stride; a tensor with no elements is contiguous."""
+    if 0 in shape:
+        return True  # whatever its strides (an empty ndarray's are all 0)
     expected = 1
     for size, st in zip(reversed(shape), reversed(strides)):
         if size == 0:

@@ -263,14 +263,25 @@ def _check_int64(args, kwargs, names, fname=""):
             if var is not None and i >= len(names) - 1:
                 raise TypeError(f"{fname}(): argument '{var[1:]}' failed to unpack the object at pos "
                                 f"{i - len(names) + 2} with error \"Overflow when unpacking long long\"")
-            _int64_error(names[i] if i < len(names) else "", v)
+            _int64_error(names[i] if i < len(names) else "", v, fname)
     for k, v in kwargs.items():
         if v.__class__ is int and not -0x8000000000000000 <= v <= 0x7FFFFFFFFFFFFFFF:
-            _int64_error(k, v)
+            _int64_error(k, v, fname)
 
 
-def _int64_error(name, v):
-    if name in _SCALAR_PARAMETERS:
+# ``start``/``end``/``step`` are Scalars only in the range factories; elsewhere (narrow, slice_scatter,
+# unfold) they are int64 (SymInt) parameters
+_RANGE_PARAMETERS = frozenset({"start", "end", "step"})
+_RANGE_FACTORIES = frozenset({"arange", "range", "linspace", "logspace"})
+
+
+# scatter's third argument is a Tensor src or a Number value (one overload each)
+_SCALAR_SRC = frozenset({"scatter", "scatter_"})
+
+
+def _int64_error(name, v, fname=""):
+    if name in _SCALAR_PARAMETERS and (name not in _RANGE_PARAMETERS or fname in _RANGE_FACTORIES) or \
+            name == "src" and fname in _SCALAR_SRC:
         if 0 < v < 0x10000000000000000:
             return  # a Scalar also holds a uint64: PyTorch accepts 2**63 <= v < 2**64 there
         raise OverflowError("int too big to convert" if v > 0 else "can't convert negative int to unsigned")

@@ -1,4 +1,6 @@
 """Helpers shared by op definitions."""
+import numpy as np
+
 from .._tensor import Tensor
 
 
@@ -102,6 +104,43 @@ def check_scalar_fits(value, dtype):
         value = value.item()
     if isinstance(value, complex) and value.imag != 0 and dtype.name in _CPP_NAMES:
         raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[dtype.name]} without overflow")
+
+
+def check_scalar_converts(value, dtype, numel=None):
+    """RuntimeError, as PyTorch's checked conversion of a Scalar to ``dtype`` (``c10::checked_convert``), when
+    the number ``value`` does not fit: a complex with a non-zero imaginary part into a real dtype; into an
+    integer dtype a float outside its range or NaN, an int outside its range (an unsigned dtype also takes a
+    negative int down to minus its maximum, which wraps); into a float dtype a finite float past its largest
+    value. Bool and float64 take anything; float32 and complex64 refuse a finite double past float's largest
+    value, float16 and bfloat16 a finite number past theirs, except (PyTorch's one-element fill is unchecked)
+    when ``numel`` is 1 (a float too large becomes inf there)."""
+    name = dtype.name
+    if name in ("float16", "bfloat16") and numel != 1 and isinstance(value, (int, float)) and \
+            not isinstance(value, bool) and abs(value) != float("inf") and \
+            abs(value) > (65504.0 if name == "float16" else 3.3895313892515355e38):
+        raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[name]} without overflow")
+    if name in ("float32", "complex64"):
+        parts = (value.real, value.imag) if isinstance(value, complex) else (value,)
+        if any(isinstance(p, float) and abs(p) > 3.4028234663852886e38 and abs(p) != float("inf") for p in parts):
+            cname = "float" if name == "float32" else "c10::complex<float>"
+            raise RuntimeError(f"value cannot be converted to type {cname} without overflow")
+    if name not in _CPP_NAMES:
+        return  # bool and the complex dtypes
+    if isinstance(value, complex):
+        if value.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[name]} without overflow")
+        value = value.real
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return
+    if dtype.is_floating_point:
+        return
+    info = np.iinfo(dtype.np)
+    if isinstance(value, float):
+        bad = value != value or not info.min <= value <= info.max
+    else:
+        bad = value > info.max or value < (-info.max if info.min == 0 else info.min)
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[name]} without overflow")
 
 
 def check_dtype(kernel, dtype, floating=False, complex_ok=False, integral=False):

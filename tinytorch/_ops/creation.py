@@ -152,6 +152,12 @@ def _infer_dtype(data):
     return default if d is None else d
 
 
+def _empty_array_strides(arr):
+    """The element strides PyTorch gives a tensor made from the empty ndarray ``arr``: NumPy's own (all 0 for
+    a new empty array), which PyTorch keeps where tinytorch's constructor would use contiguous ones."""
+    return tuple(st // arr.itemsize for st in arr.strides)
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of ``data`` (nested lists/tuples of numbers, an ndarray, a scalar, a Tensor).
 
@@ -164,7 +170,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         return t.requires_grad_(requires_grad) if requires_grad else t
     if isinstance(data, np.ndarray):
         d = dtype or _dt.from_numpy_dtype(data.dtype)
-        return _from_host(np.array(data, dtype=d.np, copy=True), d, device, requires_grad)
+        t = _from_host(np.array(data, dtype=d.np, copy=True), d, device, requires_grad)
+        if data.size == 0:
+            t._stride = _empty_array_strides(data)
+        return t
     d = dtype or _infer_dtype(data)
     if dtype is not None and isinstance(data, (list, tuple)):
         bad = _non_number(data)
@@ -276,6 +285,8 @@ def from_numpy(ndarray):
     if ndarray.flags.c_contiguous:
         t = _from_host(ndarray, d, _CPU)  # always cpu, whatever the default device
         t._storage.__class__ = BorrowedStorage  # the array's memory: fixed size, as PyTorch's
+        if ndarray.size == 0:
+            t._stride = _empty_array_strides(ndarray)
         return t
     # strided: the storage is the smallest flat window covering the array
     base = ndarray
@@ -330,6 +341,17 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
         raise TypeError(f"full(): argument 'size' must be tuple of ints, not {type(size).__name__}")
     shape = _size((size,), "full")
     check_alloc(shape, d)
+    from ._util import check_scalar_converts
+    check_scalar_converts(fill_value, d, _strides.numel(shape))  # before NumPy's own OverflowError (or its silent wrap of a float)
+    if isinstance(fill_value, int) and not isinstance(fill_value, bool):
+        # what PyTorch stores for an int NumPy would refuse: a negative one wraps into an unsigned dtype, any
+        # int is True or False in bool, and one past int64 is a float in a float dtype
+        if d is _dt.bool:
+            fill_value = bool(fill_value)
+        elif d.is_floating_point or d.is_complex:
+            fill_value = float(fill_value) if abs(fill_value) >= 1 << 63 else fill_value
+        elif fill_value < 0 and np.iinfo(d.np).min == 0:
+            fill_value %= 1 << (8 * d.itemsize)
     t = _from_host(np.full(shape, fill_value, d.np), d, device, requires_grad)
     return t
 

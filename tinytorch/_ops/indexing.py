@@ -420,8 +420,10 @@ def _check_index(name, input, dim, index, src=None):
             return  # computed by a compiled function's graph, not yet run: the kernel checks it when the graph runs
         lo, hi = bounds
         if lo < 0 or hi >= size:  # PyTorch's gather/scatter take no negative indices
-            raise RuntimeError(f"index {hi if hi >= size else lo} is out of bounds for dimension {dim} with size "
-                               f"{size}")
+            # PyTorch's kernel names the first bad index it meets (in order, for a 1-D index)
+            a = index.numpy(force=True).reshape(-1)
+            bad = int(a[(a < 0) | (a >= size)][0])
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
 def _gather_meta(a, index, dim):
@@ -471,12 +473,18 @@ _scatter_op = defop("scatter", _scatter_meta, _scatter_bw, save_inputs=lambda n,
 @method("scatter")
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """A copy of ``input`` with ``src`` (tensor or scalar ``value``) written at ``index`` along ``dim``."""
-    if src is None and value is None:
-        raise TypeError("scatter() received an invalid combination of arguments - got (Tensor, int, Tensor, "
-                        "NoneType), but expected one of:\n * (Tensor input, int dim, Tensor index, Tensor src)\n"
-                        " * (Tensor input, int dim, Tensor index, Number value)")
-    if src is None:
-        src = value
+    given = src if src is not None else value
+    if given is None or not isinstance(given, (Tensor, int, float, complex)):
+        # PyTorch's overloads take a Tensor src or a Number value: anything else matches none of them
+        raise TypeError(f"scatter() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(dim).__name__}, {type(index).__name__}, {type(given).__name__}), but expected one "
+                        f"of:\n * (Tensor input, int dim, Tensor index, Tensor src)\n"
+                        f" * (Tensor input, int dim, Tensor index, Tensor src, *, str reduce)\n"
+                        f" * (Tensor input, int dim, Tensor index, Number value)\n"
+                        f" * (Tensor input, int dim, Tensor index, Number value, *, str reduce)")
+    if not isinstance(given, Tensor):
+        check_scalar_fits(given, input.dtype)
+    src = given
     d = _strides.wrap_dim(dim, input.ndim)
     _check_index("scatter", input, d, index, src)
     if reduce not in (None, "add", "multiply"):
@@ -548,6 +556,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     Positions that receive nothing keep ``input``. Gradients follow PyTorch (amax/amin share it evenly among
     ties). RuntimeError for an unknown reduce or mismatched dtypes."""
     from .pointwise import where
+    if not isinstance(reduce, str):
+        raise TypeError(f"scatter_reduce(): argument 'reduce' (position 4) must be str, not {type(reduce).__name__}")
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if src.dtype is not input.dtype:
@@ -571,26 +581,52 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
                     {"dim": d, "reduce": reduce, "include_self": include_self})
 
 
-method("scatter_reduce_")(lambda self, dim, index, src, reduce, *, include_self=True: self._inplace(
-    scatter_reduce, dim, index, src, reduce, include_self=include_self))
+def _scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    if not isinstance(reduce, str):
+        raise TypeError(f"scatter_reduce_(): argument 'reduce' (position 4) must be str, not {type(reduce).__name__}")
+    return self._inplace(scatter_reduce, dim, index, src, reduce, include_self=include_self)
+
+
+method("scatter_reduce_")(_scatter_reduce_)
 
 
 @method("index_reduce")
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """Reduces the slices of ``source`` along ``dim`` into the slices of ``input`` named by the 1-D ``index``
     with 'prod', 'mean', 'amax' or 'amin', counting input's own slice unless ``include_self`` is False
-    (``torch.index_reduce``): ``scatter_reduce`` with the index spread along ``dim``. Same shape as input."""
-    d = _strides.wrap_dim(dim, builtins.max(source.ndim, 1))
+    (``torch.index_reduce``): ``scatter_reduce`` with the index spread along ``dim``. Same shape as input.
+    Checks in PyTorch's order: TypeError for a non-str reduce, RuntimeError for an unknown one, IndexError for a
+    bad dim or an index of more than one dim, RuntimeError for a non-int index, a source of another dtype or a
+    count of indices other than ``source.size(dim)``, IndexError for an index out of range."""
+    if not isinstance(reduce, str):
+        raise TypeError(f"index_reduce(): argument 'reduce' (position 4) must be str, not {type(reduce).__name__}")
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    d = _strides.wrap_dim(dim, builtins.max(input.ndim, 1))
+    if index.ndim > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
+                         f"{SCALAR_NAMES[index.dtype.name]} and size: {list(index._shape)}")
     if index.dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: "
                            f"{SCALAR_NAMES[index.dtype.name]}")
     if source.dtype is not input.dtype:
         raise RuntimeError(f"index_reduce_(): self ({SCALAR_NAMES[input.dtype.name]}) and source "
                            f"({SCALAR_NAMES[source.dtype.name]}) must have the same scalar type")
-    if index.ndim != 1:
-        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, got {index.ndim}-D")
-    if reduce not in ("prod", "mean", "amax", "amin"):
-        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    n_src = source._shape[d] if source.ndim else 1
+    if index.numel() != n_src:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "
+                           f"source.size(dim): ({n_src}), for dim: {d}")
+    if index.numel():
+        bounds = _index_bounds(index)
+        size = input._shape[d] if input.ndim else 1
+        if bounds is not None and (bounds[0] < 0 or bounds[1] >= size):
+            raise IndexError("index out of range in self")
+    if input.ndim == 0 or source.ndim == 0:
+        if input.ndim != source.ndim:
+            raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
+                               f"Got self.shape = {list(input._shape)} source.shape = {list(source._shape)}")
+        return index_reduce(input.reshape(1), 0, index.reshape(1), source.reshape(1), reduce,
+                            include_self=include_self).reshape(())
     shape = [1] * source.ndim
     shape[d] = index.numel()
     return input.scatter_reduce(d, index.reshape(shape).expand(source._shape), source, reduce,
@@ -625,7 +661,7 @@ def _index_bounds(index):
     return int(a.min()), int(a.max())
 
 
-def _check_1d_index(name, input, dim, index):
+def _check_1d_index(name, input, dim, index, bounds=True):
     if index.dtype not in (_dt.int64, _dt.int32):
         if name == "index_select":
             raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
@@ -633,6 +669,8 @@ def _check_1d_index(name, input, dim, index):
     if index.ndim > 1:
         raise IndexError(f"{name}(): Index is supposed to be a vector")
     size = input._shape[dim] if input.ndim else 1
+    if not bounds or name == "index_add" and input.ndim > 1 and input.numel() == 0:
+        return  # PyTorch's kernel returns before reading any index when a matrix input has no elements
     if index.numel():
         if name == "index_select" and size == 0 and input.ndim > 1:
             # PyTorch's kernel checks the selected dim is non-empty before it looks at any index
@@ -666,6 +704,14 @@ def _index_add_meta(a, index, src, dim, alpha=1):
         from .movement import _SCALAR_TYPE as w
         raise RuntimeError(f"index_add_(): self ({w[a.dtype.name]}) and source ({w[src.dtype.name]}) must have the "
                            "same scalar type")
+    # PyTorch's index_func_meta_impl checks, in its order
+    if dim != 0 and dim >= src.ndim:
+        raise RuntimeError(f"index_add_(): Indexing dim {dim} is out of bounds of the source tensor with dim "
+                           f"{src.ndim}")
+    n_src = src._shape[dim] if src.ndim else 1
+    if index.numel() != n_src:
+        raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
+                           f"({n_src}), for dim: {dim}")
     exp = a._shape[:dim] + (index.numel(),) + a._shape[dim + 1:]
     if src._shape != exp and not (a.ndim == 0 and src.numel() == 1):
         raise RuntimeError(f"index_add_(): Expected source to have shape {list(exp)}, got {list(src._shape)}")
@@ -686,14 +732,53 @@ _index_add_op = defop("index_add", _index_add_meta, _index_add_bw, save_inputs=(
 
 @method("index_add")
 def index_add(input, dim, index, source, *, alpha=1):
-    """A copy of ``input`` with ``alpha * source`` added at the 1-D ``index`` along ``dim``."""
+    """A copy of ``input`` with ``alpha * source`` added at the 1-D ``index`` along ``dim``. ``alpha``: a
+    number or a 0-d tensor (TypeError otherwise; RuntimeError for a complex one into a real input)."""
+    if isinstance(alpha, Tensor) and alpha.ndim == 0:
+        alpha = alpha.item()
+    if not isinstance(alpha, (int, float, complex)):
+        raise TypeError(f"index_add(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+    check_scalar_fits(alpha, input.dtype)
     d = _strides.wrap_dim(dim, input.ndim)
+    _check_1d_index("index_add", input, d, index, bounds=False)
+    if not isinstance(source, Tensor):
+        raise TypeError(f"index_add(): argument 'source' (position 3) must be Tensor, not {type(source).__name__}")
+    _index_add_meta(input, index, source, d)  # source's checks come before the index's bounds (PyTorch)
     _check_1d_index("index_add", input, d, index)
+    if input.ndim > 1 and input.numel() == 0 and index.numel():
+        # nothing is written and PyTorch reads no index: the kernel gets none
+        index, source = index[:0], source.narrow(d, 0, 0)
     return dispatch(_index_add_op, (input, index, source), {"dim": d, "alpha": alpha})
 
 
-method("index_add_")(lambda self, dim, index, source, *, alpha=1: self._inplace(index_add, dim, index, source,
-                                                                               alpha=alpha))
+def _index_add_(self, dim, index, source, *, alpha=1):
+    if not isinstance(alpha, (int, float, complex, Tensor)):
+        raise TypeError(f"index_add_(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+    return self._inplace(index_add, dim, index, source, alpha=alpha)
+
+
+method("index_add_")(_index_add_)
+
+
+def _empty_dim_write(op, input, d, index):
+    """PyTorch's checks of index_copy / index_fill on an input with no elements. Its kernel restrides the input
+    to the index's length along ``d`` with stride 0: when that dim is empty and the restrided shape has
+    elements, the view needs memory the input does not have (RuntimeError from setStorage). Otherwise nothing
+    is written and no index is checked. True when there is nothing to do."""
+    if input.numel():
+        return False
+    n = index.numel()
+    if input.ndim and input._shape[d] == 0 and n:
+        sizes = list(input._shape)
+        sizes[d] = n
+        strides = list(input._stride)
+        strides[d] = 0
+        if 0 not in sizes:
+            isz = input.element_size()
+            need = isz * (1 + builtins.sum((sz - 1) * st for sz, st in zip(sizes, strides)))
+            raise RuntimeError(f"setStorage: sizes {sizes}, strides {strides}, storage offset 0, and itemsize {isz} "
+                               f"requiring a storage size of {need} are out of bounds for storage of size 0")
+    return True
 
 
 @method("index_copy")
@@ -724,7 +809,20 @@ def index_copy(input, dim, index, source):
         from .movement import _SCALAR_TYPE as w
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
                            f"{w[input.dtype.name]} and (source) {w[source.dtype.name]}")
-    sl = (slice(None),) * d + (index,)
+    if _empty_dim_write("index_copy_", input, d, index):
+        return input.clone()
+    n = input._shape[d] if input.ndim else 1
+    bounds = _index_bounds(index) if index.numel() else None
+    if bounds is not None and (bounds[0] < 0 or bounds[1] >= n):
+        # checked here (PyTorch's index_copy takes no negative index): NumPy would wrap one, or raise its own
+        # IndexError for one past the end
+        bad = bounds[1] if bounds[1] >= n else bounds[0]
+        raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {d} with size {n}")
+    if input.ndim == 0:
+        out = input.reshape(1).clone()
+        out[index.reshape(-1)] = source.reshape(-1)
+        return out.reshape(())
+    sl = (slice(None),) * d + (index.reshape(-1),)  # a 0-d index names one slice, kept as a dim of source
     out = input.clone()
     out[sl] = source
     return out
@@ -751,6 +849,8 @@ def index_fill(input, dim, index, value):
     if isinstance(value, Tensor) and value.dtype.is_complex and not input.dtype.is_complex:
         raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     check_scalar_fits(value, input.dtype)
+    if _empty_dim_write("index_fill_", input, d, index):
+        return input.clone()
     n = input._shape[d] if input.ndim else 1
     if index.numel():
         bounds = _index_bounds(index)
@@ -761,7 +861,8 @@ def index_fill(input, dim, index, value):
     mask = index_add(zeros(n, dtype=_dt.int64, device=input.device), 0, index.reshape(-1),
                      zeros(index.numel(), dtype=_dt.int64, device=input.device) + 1) > 0
     shape = [1] * input.ndim
-    shape[d] = input._shape[d]
+    if input.ndim:
+        shape[d] = n
     return where(mask.reshape(shape), value, input).to(input.dtype)
 
 
@@ -798,12 +899,25 @@ def masked_select(input, mask):
 
 @method("masked_scatter")
 def masked_scatter(input, mask, source):
-    """``input`` with the positions where ``mask`` (broadcast to input) is True filled, in order, with the
-    leading elements of ``source`` (``torch.masked_scatter``). RuntimeError for a source of another dtype."""
+    """``input`` with the positions where ``mask`` is True filled, in order, with the leading elements of
+    ``source`` (``torch.masked_scatter``). ``input`` and ``mask`` broadcast together (the result has their
+    broadcast shape). RuntimeError for a source of another dtype, a mask that is not bool, or a source with
+    fewer elements than the mask has True entries."""
+    return _masked_scatter(input, mask, source, False)
+
+
+def _masked_scatter(input, mask, source, inplace):
     if source.dtype is not input.dtype:
         # (PyTorch's message lacks the space after "got")
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
                            f"{SCALAR_NAMES[input.dtype.name]} and {SCALAR_NAMES[source.dtype.name]}")
+    if mask.dtype is not _dt.bool:
+        # checked before the mask is counted or used as an index (NumPy would refuse a float mask itself)
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{SCALAR_NAMES[mask.dtype.name]}")
+    if not inplace and tuple(mask._shape) != tuple(input._shape):
+        # the out-of-place form broadcasts self with the mask; the in-place one only expands the mask
+        input = input.expand(_strides.broadcast_shapes(input._shape, mask._shape))
     m = mask.expand(input._shape) if tuple(mask._shape) != tuple(input._shape) else mask
     k = int(m.sum().item())
     if source.numel() < k:
@@ -813,7 +927,12 @@ def masked_scatter(input, mask, source):
     return out
 
 
-method("masked_scatter_")(lambda self, mask, source: self._inplace(masked_scatter, mask, source))
+def _masked_scatter_self(input, mask, source):
+    return _masked_scatter(input, mask, source, True)
+
+
+_masked_scatter_self.__name__ = "masked_scatter"  # _inplace names the op "masked_scatter_" in its messages
+method("masked_scatter_")(lambda self, mask, source: self._inplace(_masked_scatter_self, mask, source))
 
 
 @method("nonzero")
@@ -876,13 +995,30 @@ def _long_index(op, index):
 
 @method("take_along_dim")
 def take_along_dim(input, indices, dim=None):
+    """The entries of ``input`` at ``indices`` along ``dim``, the two broadcast against each other in the other
+    dims (``torch.take_along_dim``); with ``dim=None`` the flattened input at the flattened indices. As PyTorch:
+    with a dim, ``indices`` must be int64 and of input's rank (RuntimeError); without one, both are flattened as
+    views (RuntimeError for a layout that cannot be) and the indices may be int32 or int64."""
     if dim is None:
-        return take(input, indices.reshape(-1))
+        return gather(input.view(-1), 0, indices.view(-1))
+    if input.ndim != indices.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
+    if indices.dtype is not _dt.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{SCALAR_NAMES[indices.dtype.name]}")
+    if input.ndim == 0:
+        # PyTorch wraps the dim against one dim, then finds none to broadcast along (whatever the dim given)
+        _strides.wrap_dim(dim, 0)
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = _strides.wrap_dim(dim, input.ndim)
     shp_i = list(input._shape)
     shp_x = list(indices._shape)
     shp_i[d] = shp_x[d] = 1
     b = _strides.broadcast_shapes(tuple(shp_i), tuple(shp_x))
+    if input._shape[d] == 0 and indices._shape[d] != 0:
+        # PyTorch's broadcasting of the two divides by input's empty size along dim
+        raise RuntimeError("ZeroDivisionError")
     a_shape = list(b)
     a_shape[d] = input._shape[d]
     i_shape = list(b)

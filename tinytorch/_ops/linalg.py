@@ -444,7 +444,10 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 @method("diag")
 def diag(input, diagonal=0):
     """1-D input: the square matrix with ``input`` on its ``diagonal``; 2-D input: a copy of that diagonal
-    (``torch.diag``). RuntimeError for other ranks."""
+    (``torch.diag``). RuntimeError for other ranks, TypeError for a non-int ``diagonal``."""
+    from ._util import check_arg
+    import operator
+    diagonal = operator.index(check_arg("diag", "diagonal", 2, diagonal, "int"))
     if input.ndim == 1:
         return diag_embed(input, diagonal)
     if input.ndim == 2:

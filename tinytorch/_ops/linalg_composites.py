@@ -534,7 +534,7 @@ def _permutation(pivots, m, like):
     from .creation import tensor
     piv = pivots.cpu().numpy().astype(np.int64) - 1
     batch = piv.shape[:-1]
-    piv = piv.reshape(-1, piv.shape[-1])
+    piv = piv.reshape(int(np.prod(batch, dtype=np.int64)), piv.shape[-1])  # (-1 is ambiguous with no pivots)
     perm = np.tile(np.arange(m), (piv.shape[0], 1))
     rows = np.arange(piv.shape[0])
     for j in range(piv.shape[1]):

@@ -12,7 +12,7 @@ from .._dtype import _SCALAR_TYPE  # noqa: F401  (other op modules import it fro
 from .._dispatch import defop, dispatch
 from .._tensor import Tensor
 from ..autograd.grad_mode import _state
-from ._util import method
+from ._util import check_arg, method
 
 
 def _given_geometry(x, size, stride_):
@@ -371,11 +371,16 @@ def _conj_if_complex(x):
 
 
 def _matrix_transpose(self, what):
+    """``mT`` (``what``), ``mH`` or ``adjoint()``: the last two dims swapped, conjugated for the latter two.
+    A 0-d tensor is its own transpose (PyTorch returns it, conjugated where asked); RuntimeError for 1-D."""
+    conj = what != "mT"
+    if self.ndim == 0:
+        return _conj_if_complex(self) if conj else self
     if self.ndim < 2:
         raise RuntimeError(f"tensor.{what} is only supported on matrices or batches of matrices. Got {self.ndim}-D "
                            "tensor.")
     t_ = transpose(self, -2, -1)
-    return _conj_if_complex(t_) if what == "mH" else t_
+    return _conj_if_complex(t_) if conj else t_
 
 
 def _hermitian(self):
@@ -393,8 +398,9 @@ method("H")(property(_hermitian))
 
 @method("adjoint")
 def adjoint(input):
-    """The conjugate transpose of the last two dims (``torch.adjoint``)."""
-    return _conj_if_complex(transpose(input, -2, -1))
+    """The conjugate transpose of the last two dims, a view (``torch.adjoint``); a 0-d tensor is returned
+    (conjugated if complex), RuntimeError for 1-D."""
+    return _matrix_transpose(input, "adjoint()")
 
 
 @method("movedim")
@@ -600,7 +606,10 @@ _diagonal_op = _view_op("diagonal", _geometry_backward(_diagonal_meta), _diagona
 
 @method("diagonal")
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    """The diagonal of dims (dim1, dim2) as a view, appended as the last dim (``torch.diagonal``)."""
+    """The diagonal of dims (dim1, dim2) as a view, appended as the last dim (``torch.diagonal``). TypeError for
+    a non-int offset or dim (a bool included), as PyTorch's argument parser."""
+    offset, dim1, dim2 = (operator.index(check_arg("diagonal", name, pos, v, "int"))
+                          for name, pos, v in (("offset", 2, offset), ("dim1", 3, dim1), ("dim2", 4, dim2)))
     d1, d2 = _strides.wrap_dim(dim1, input.ndim), _strides.wrap_dim(dim2, input.ndim)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
@@ -608,10 +617,16 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return dispatch(_diagonal_op, (input,), kw)
 
 
+def _wrap_int64(v):
+    """``v`` as PyTorch's int64 arithmetic leaves it (two's complement wrap-around)."""
+    return (v + 0x8000000000000000) % 0x10000000000000000 - 0x8000000000000000
+
+
 def _unfold_meta(shape, stride, offset, dim, size, step):
     n = (shape[dim] - size) // step + 1
-    return (shape[:dim] + (n,) + shape[dim + 1:] + (size,), stride[:dim] + (stride[dim] * step,) + stride[dim + 1:]
-            + (stride[dim],), offset)
+    # PyTorch multiplies in int64: a step so large that only one window fits can wrap the (unused) stride
+    return (shape[:dim] + (n,) + shape[dim + 1:] + (size,), stride[:dim] + (_wrap_int64(stride[dim] * step),)
+            + stride[dim + 1:] + (stride[dim],), offset)
 
 
 def _unfold_bw(c, g):
@@ -641,9 +656,19 @@ def unfold(input, dimension, size, step):
     if size < 0:
         raise RuntimeError(f"size is {size} but must be >= 0")
     if size > (input._shape[d] if input.ndim else 1):
-        raise RuntimeError(f"maximum size for tensor at dimension {d} is {input._shape[d]} but size is {size}")
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {input._shape[d] if input.ndim else 1} "
+                           f"but size is {size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
+    if input.ndim == 0:
+        # a 0-d tensor unfolds as one element: its only window is itself (or empty for size 0)
+        return narrow(input.reshape(1), 0, 0, size)
+    if input.ndim and _wrap_int64(input._stride[d] * step) < 0:
+        # the int64 product wrapped negative: PyTorch's view refuses the stride
+        strides = list(_unfold_meta(input._shape, input._stride, 0, d, size, step)[1])
+        if -(1 << 63) in strides:  # int64's minimum is SymInt's reserved value
+            raise RuntimeError(f"IntArrayRef contains an int that cannot be represented as a SymInt: {-(1 << 63)}")
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {strides}")
     kw = {"dim": d, "size": size, "step": step}
     return dispatch(_unfold_op, (input,), kw)
 
@@ -698,7 +723,9 @@ def split(tensor, split_size_or_sections, dim=0):
     n = tensor._shape[d]
     if isinstance(split_size_or_sections, int):
         s = split_size_or_sections
-        if s <= 0 and n:
+        if s < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={s}")
+        if s == 0 and n:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
         sizes = [builtins.min(s, n - i) for i in range(0, n, s)] if n else [0]
     else:
@@ -728,8 +755,14 @@ def chunk(input, chunks, dim=0):
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     d = _strides.wrap_dim(dim, input.ndim)
     n = input._shape[d]
-    size = (n + chunks - 1) // chunks
-    return split(input, builtins.max(size, 1) if n else 1, d) if n else (input,)
+    # PyTorch's int64 arithmetic: a count near 2**63 wraps the sum, and its division truncates toward zero,
+    # leaving a split size of 0 that split refuses
+    total = _wrap_int64(n + chunks - 1)
+    size = total // chunks if total >= 0 else -(-total // chunks)
+    if n == 0 and size == 0:
+        # an empty dim gives ``chunks`` empty pieces (PyTorch splits it into that many sizes of 0)
+        return tuple(narrow(input, d, 0, 0) for _ in range(chunks))
+    return split(input, size, d)
 
 
 @method("tensor_split")

@@ -908,6 +908,15 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = _strides.wrap_dim(dim, input.ndim)
+    for t in (prepend, append):
+        if isinstance(t, Tensor) and t.ndim != input.ndim:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+        if isinstance(t, Tensor):
+            for i, (a, b) in enumerate(zip(input._shape, t._shape)):
+                if i != d and a != b:
+                    raise RuntimeError(f"diff expects the shape of tensor to prepend or append to match that of input "
+                                       f"except along the differencing dimension; input.size({i}) = {a}, but got "
+                                       f"tensor.size({i}) = {b}")
     x = input
     if prepend is not None or append is not None:
         x = cat([t for t in (prepend, input, append) if t is not None], d)

@@ -86,19 +86,32 @@ def stack(tensors, dim=0, *, out=None):
     return cat([t.unsqueeze(d) for t in tensors], d, out=out)
 
 
+def _non_empty(tensors, name):
+    if isinstance(tensors, (list, tuple)) and not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+
+
 def hstack(tensors):
+    """``tensors`` concatenated along dim 1 (dim 0 when the first is 1-D) (``torch.hstack``)."""
+    _non_empty(tensors, "hstack")
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors):
+    """``tensors`` (1-D ones as rows) concatenated along dim 0 (``torch.vstack``)."""
+    _non_empty(tensors, "vstack")
     return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
 
 
 def dstack(tensors):
+    """``tensors`` (at least 3-D) concatenated along dim 2 (``torch.dstack``)."""
+    _non_empty(tensors, "dstack")
     return cat([t.reshape(1, -1, 1) if t.ndim == 1 else (t.unsqueeze(-1) if t.ndim == 2 else t) for t in tensors], 2)
 
 
 def column_stack(tensors):
+    """``tensors`` (0-/1-D ones as columns) concatenated along dim 1 (``torch.column_stack``)."""
+    _non_empty(tensors, "column_stack")
     return cat([t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors], 1)
 
 
@@ -170,10 +183,16 @@ def _flip_method(self, *dims, **kw):
 
 
 def fliplr(input):
+    """``input`` flipped left-right (dim 1), a copy (``torch.fliplr``); RuntimeError below 2 dims."""
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
 
 
 def flipud(input):
+    """``input`` flipped up-down (dim 0), a copy (``torch.flipud``); RuntimeError for 0-d input."""
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
     return flip(input, (0,))
 
 
@@ -200,7 +219,13 @@ def roll(input, shifts, dims=None):
     """Roll elements along ``dims`` by ``shifts`` (flattened first when dims is None).
 
     RuntimeError for a shift below -2**62: PyTorch's SymInt reserves those int64 values for symbolic sizes and
-    refuses them as concrete shifts."""
+    refuses them as concrete shifts. TypeError for a list entry outside int64 (PyTorch's int-list unpacking)."""
+    for name, seq in (("shifts", shifts), ("dims", dims)):
+        if isinstance(seq, (list, tuple)):
+            for i, v in enumerate(seq):
+                if isinstance(v, int) and not -(1 << 63) <= v < (1 << 63):
+                    raise TypeError(f"roll(): argument '{name}' failed to unpack the object at pos {i + 1} with "
+                                    f"error \"Overflow when unpacking long long\"")
     for s in ((shifts,) if isinstance(shifts, int) else tuple(shifts)):
         if isinstance(s, int) and s < -(1 << 62):
             raise RuntimeError(f"roll: SymIntArrayRef expected to contain only concrete integers (got shift {s})")
@@ -498,7 +523,7 @@ def _split_at(input, indices_or_sections, dim, name, min_ndim):
         raise RuntimeError(f"torch.{name} requires a tensor with at least {min_ndim} dimension, but got a tensor "
                            f"with {input.ndim} dimensions!")
     if isinstance(indices_or_sections, int):
-        if input._shape[dim] % indices_or_sections:
+        if indices_or_sections == 0 or input._shape[dim] % indices_or_sections:
             raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the "
                                f"dimension {input._shape[dim]} is not divisible by the split_size "
                                f"{indices_or_sections}!")
@@ -553,7 +578,20 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0):
 
 @method("narrow_copy")
 def narrow_copy(input, dim, start, length):
-    """A contiguous copy of ``input.narrow(dim, start, length)`` (``torch.narrow_copy``)."""
+    """A contiguous copy of ``input.narrow(dim, start, length)`` (``torch.narrow_copy``). Its checks are
+    PyTorch's copy kernel's, not narrow's: RuntimeError for a dim past the last one (IndexError for one before
+    the first) and one "exceeds dimension size" RuntimeError for a negative length or a slice past the end."""
+    if input.ndim and isinstance(dim, int) and not isinstance(dim, bool) and dim >= input.ndim:
+        raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  "
+                           "(Could this error message be improved?  If so, please report an enhancement request "
+                           "to PyTorch.)")
+    if input.ndim and isinstance(length, int) and isinstance(start, int) and length < 0:
+        d = _strides.wrap_dim(dim, input.ndim)
+        size = input._shape[d]
+        if not -size <= start <= size:
+            raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+        raise RuntimeError(f"start ({start + size if start < 0 else start}) + length ({length}) exceeds "
+                           f"dimension size ({size}).")
     return input.narrow(dim, start, length).clone()
 
 

@@ -70,7 +70,13 @@ class NumpyBackend(Backend):
             # an empty view reads no memory: its offset may lie past a (possibly empty) buffer's end, which
             # NumPy refuses, so it is built at offset 0
             offset = 0
-        return np.ndarray(shape, buf.dtype, buf, offset * isz, tuple(s * isz for s in strides))
+        try:
+            return np.ndarray(shape, buf.dtype, buf, offset * isz, tuple(s * isz for s in strides))
+        except ValueError:
+            # a byte stride past int64 (``unfold`` with a huge step leaves one window): the stride of a size-1
+            # dim is never followed, so NumPy gets 0 there
+            return np.ndarray(shape, buf.dtype, buf, offset * isz,
+                              tuple(0 if n == 1 else s * isz for s, n in zip(strides, shape)))
 
     def wrap(self, native, dtype):
         if _wrap_contiguous is not None:

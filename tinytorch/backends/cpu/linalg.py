@@ -111,7 +111,8 @@ def _lu_factor(a):
     1-based index of the first zero pivot, else 0). NumPy has no getrf, so the column loop is here: each step
     is a vectorized pivot search, row swap and rank-1 update over the whole batch."""
     batch, (m, n) = a.shape[:-2], a.shape[-2:]
-    A = np.array(a, dtype=a.dtype, copy=True).reshape(-1, m, n)
+    # the batch count spelled out: reshape cannot infer a -1 beside an empty m or n
+    A = np.array(a, dtype=a.dtype, copy=True).reshape(int(np.prod(batch, dtype=np.int64)), m, n)
     B, k = A.shape[0], min(m, n)
     piv = np.empty((B, k), np.int32)
     info = np.zeros(B, np.int32)
