@@ -1,0 +1,327 @@
+"""Functions tinytorch writes in other ops but PyTorch computes in one native kernel with its own
+``derivatives.yaml`` entry: the elu family, leaky_relu, hardsigmoid, the shrinks, softplus, log_sigmoid,
+sinc, atanh, and the pointwise losses (mse, huber, smooth_l1, binary cross entropy with and without logits).
+
+Each is declared once as an op whose decomposition is the tinytorch formula (run without recording a graph)
+and whose backward formula, written in tinytorch ops, is PyTorch's: so the one node it records saves what
+PyTorch's node saves (an input modified in place before backward raises exactly when it does in PyTorch), and
+the gradient is PyTorch's formula rather than the chain rule through the decomposition's steps.
+"""
+import math
+
+from .. import _strides
+from .._dispatch import defop, dispatch
+from . import pointwise as _pw
+
+
+def _like_meta(x, **kw):
+    return [(x._shape, x.dtype)], [None]
+
+
+def _unary_op(name, decomp, backward):
+    """A floating elementwise op of one tensor and keyword attributes, saving its input."""
+    return defop(name, _like_meta, backward, decomp=decomp, elementwise=True)
+
+
+# ---- activations: each saves ``self`` (derivatives.yaml's *_backward(grad, self, ...)) -------------------
+def _elu_decomp(x, alpha, scale, input_scale, celu):
+    # celu divides by alpha (its historical formula, kept bit for bit); the others scale by input_scale
+    inner = x / alpha if celu else (x if input_scale == 1 else x * input_scale)
+    neg = _pw.expm1(inner) * (alpha * scale)
+    return _pw.where(x > 0, x if scale == 1 else x * scale, neg)
+
+
+def _elu_bw(c, g):
+    # elu_backward(grad, alpha, scale, input_scale, is_result=false, self)
+    x, kw = c.inputs[0], c.kw
+    alpha, scale, s = kw["alpha"], kw["scale"], kw["input_scale"]
+    return _pw.where(x <= 0, g * (s * alpha * scale) * _pw.exp(x * s), g * scale)
+
+
+_elu_op = _unary_op("elu", _elu_decomp, _elu_bw)
+
+
+def elu(x, alpha=1.0, scale=1.0, input_scale=1.0, celu=False):
+    """``scale * x`` for x > 0, else ``alpha * scale * (exp(input_scale * x) - 1)`` (ATen's ``elu``, which
+    ``F.elu``, ``F.selu`` and ``F.celu`` call); ``celu`` computes the exponent as ``x / alpha``. One op saving
+    ``x``, as PyTorch's ``EluBackward0``."""
+    return dispatch(_elu_op, (x,), {"alpha": alpha, "scale": scale, "input_scale": input_scale, "celu": celu})
+
+
+_leaky_relu_op = _unary_op(
+    "leaky_relu", lambda x, negative_slope: _pw.where(x > 0, x, x * negative_slope),
+    lambda c, g: _pw.where(c.inputs[0] > 0, g, g * c.kw["negative_slope"]))
+
+
+def leaky_relu(x, negative_slope):
+    """``x`` for x > 0 else ``negative_slope * x``; one op saving ``x`` (PyTorch's ``LeakyReluBackward0``)."""
+    return dispatch(_leaky_relu_op, (x,), {"negative_slope": negative_slope})
+
+
+def _hardsigmoid_bw(c, g):
+    x = c.inputs[0]
+    return _pw.where((x > -3) & (x < 3), g / 6, 0.0)
+
+
+_hardsigmoid_op = _unary_op("hardsigmoid", lambda x: _pw.clamp(x / 6 + 0.5, 0.0, 1.0), _hardsigmoid_bw)
+
+
+def hardsigmoid(x):
+    """``clamp(x / 6 + 1/2, 0, 1)``; one op saving ``x`` (PyTorch's ``HardsigmoidBackward0``)."""
+    return dispatch(_hardsigmoid_op, (x,))
+
+
+def _shrink_bw(c, g):
+    # hardshrink_backward and softshrink_backward alike: 0 inside [-lambd, lambd], the gradient outside
+    x, lambd = c.inputs[0], c.kw["lambd"]
+    return _pw.where((x >= -lambd) & (x <= lambd), 0.0, g)
+
+
+_hardshrink_op = _unary_op("hardshrink", lambda x, lambd: _pw.where(x.abs() > lambd, x, 0.0), _shrink_bw)
+_softshrink_op = _unary_op(
+    "softshrink",
+    lambda x, lambd: _pw.where(x > lambd, x - lambd, _pw.where(x < -lambd, x + lambd, 0.0)), _shrink_bw)
+
+
+def hardshrink(x, lambd):
+    """``x`` where ``|x| > lambd``, else 0; one op saving ``x`` (PyTorch's ``HardshrinkBackward0``)."""
+    return dispatch(_hardshrink_op, (x,), {"lambd": lambd})
+
+
+def softshrink(x, lambd):
+    """``x -+ lambd`` outside ``[-lambd, lambd]``, else 0; one op saving ``x`` (``SoftshrinkBackward0``)."""
+    return dispatch(_softshrink_op, (x,), {"lambd": lambd})
+
+
+def _softplus_decomp(x, beta, threshold):
+    bx = x * beta
+    return _pw.where(bx > threshold, x, _pw.log1p(_pw.exp(_pw.clamp(bx, max=threshold))) / beta)
+
+
+def _softplus_bw(c, g):
+    # softplus_backward: the gradient itself above the threshold, else g * z / (z + 1) with z = exp(beta x)
+    x, beta, threshold = c.inputs[0], c.kw["beta"], c.kw["threshold"]
+    bx = x * beta
+    z = _pw.exp(_pw.clamp(bx, max=threshold))
+    return _pw.where(bx > threshold, g, g * z / (z + 1))
+
+
+_softplus_op = _unary_op("softplus", _softplus_decomp, _softplus_bw)
+
+
+def softplus(x, beta=1.0, threshold=20.0):
+    """``log(1 + exp(beta x)) / beta``, ``x`` above ``threshold``; one op saving ``x`` (``SoftplusBackward0``)."""
+    return dispatch(_softplus_op, (x,), {"beta": beta, "threshold": threshold})
+
+
+_log_sigmoid_op = _unary_op("log_sigmoid", lambda x: -_softplus_decomp(-x, 1.0, 20.0),
+                            lambda c, g: g * _pw.sigmoid(-c.inputs[0]))
+
+
+def log_sigmoid(x):
+    """``log(sigmoid(x)) = -softplus(-x)``; one op saving ``x`` (PyTorch's ``LogSigmoidBackward0`` saves
+    ``self`` and a buffer of its own)."""
+    return dispatch(_log_sigmoid_op, (x,))
+
+
+def _sinc_decomp(x):
+    px = x * math.pi
+    safe = _pw.where(x == 0, 1.0, px)
+    return _pw.where(x == 0, 1.0, _pw.sin(safe) / safe)
+
+
+def _sinc_bw(c, g):
+    # sinc_backward: (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at x = 0
+    x = c.inputs[0]
+    zero = x == 0
+    xs = _pw.where(zero, 1.0, x)
+    px = xs * math.pi
+    return _pw.where(zero, 0.0, (px * _pw.cos(px) - _pw.sin(px)) / (px * xs)) * g
+
+
+_sinc_op = _unary_op("sinc", _sinc_decomp, _sinc_bw)
+
+
+def sinc(x):
+    """Normalized sinc of a real floating ``x``; one op saving ``x`` (PyTorch's ``SincBackward0``)."""
+    return dispatch(_sinc_op, (x,))
+
+
+_atanh_op = _unary_op("atanh", lambda x: _pw.log1p(2 * x / (1 - x)) * 0.5,
+                      lambda c, g: g * _pw.reciprocal(1 - c.inputs[0] * c.inputs[0]))
+
+
+def atanh(x):
+    """Inverse hyperbolic tangent of a real floating ``x``; one op saving ``x`` (``AtanhBackward0``)."""
+    return dispatch(_atanh_op, (x,))
+
+
+# ---- pointwise losses: each saves self and target (and weight) -----------------------------------------------
+def _reduced(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _loss_meta_of(dtype_of):
+    def meta(input, target, *rest, reduction, **kw):
+        shape = _strides.broadcast_shapes(input._shape, target._shape) if reduction == "none" else ()
+        return [(shape, dtype_of(input, target))], [None] * (2 + len(rest))
+    return meta
+
+
+def _scale(c, g):
+    """``g`` times the 1/N of a 'mean' reduction (N the elements of the unreduced loss)."""
+    if c.kw["reduction"] != "mean":
+        return g
+    n = _strides.numel(_strides.broadcast_shapes(c.shapes[0], c.shapes[1]))
+    return g / n
+
+
+def _promoted(input, target):
+    from .. import _dtype as _dt
+    return _dt.promote_types(input.dtype, target.dtype)
+
+
+def _mse_decomp(input, target, reduction):
+    d = input - target
+    return _reduced(d * d, reduction)
+
+
+def _mse_bw(c, g):
+    # mse_loss_backward: 2 (x - t) g (/ N for 'mean'); the target's gradient is its negative
+    x, t = c.inputs
+    gi = (x - t) * (_scale(c, g) * 2)
+    return gi, -gi
+
+
+_mse_op = defop("mse_loss", _loss_meta_of(_promoted), _mse_bw, decomp=_mse_decomp)
+
+
+def mse_loss(input, target, reduction):
+    """Mean squared error of same-dtype-compatible tensors (checks done by the caller); one op saving both,
+    as PyTorch's ``MseLossBackward0``."""
+    return dispatch(_mse_op, (input, target), {"reduction": reduction})
+
+
+def _huber_decomp(input, target, reduction, delta):
+    d = (input - target).abs()
+    return _reduced(_pw.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta).to(input.dtype), reduction)
+
+
+def _huber_bw(c, g):
+    # huber_loss_backward: the difference clamped to [-delta, delta], times g
+    x, t = c.inputs
+    delta = c.kw["delta"]
+    gi = _pw.clamp(x - t, -delta, delta) * _scale(c, g)
+    return gi, -gi
+
+
+_huber_op = defop("huber_loss", _loss_meta_of(lambda x, t: x.dtype), _huber_bw, decomp=_huber_decomp)
+
+
+def huber_loss(input, target, reduction, delta):
+    """Huber loss in ``input``'s dtype; one op saving both operands (``HuberLossBackward0``)."""
+    return dispatch(_huber_op, (input, target), {"reduction": reduction, "delta": delta})
+
+
+def _smooth_l1_decomp(input, target, reduction, beta):
+    d = (input - target).abs()
+    return _reduced(_pw.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
+
+
+def _smooth_l1_bw(c, g):
+    # smooth_l1_loss_backward: sign(d) outside [-beta, beta], d / beta inside, times g
+    x, t = c.inputs
+    gi = _pw.clamp((x - t) / c.kw["beta"], -1.0, 1.0) * _scale(c, g)
+    return gi, -gi
+
+
+_smooth_l1_op = defop("smooth_l1_loss", _loss_meta_of(_promoted), _smooth_l1_bw, decomp=_smooth_l1_decomp)
+
+
+def smooth_l1_loss(input, target, reduction, beta):
+    """Smooth L1 loss for ``beta > 0``; one op saving both operands (``SmoothL1LossBackward0``)."""
+    return dispatch(_smooth_l1_op, (input, target), {"reduction": reduction, "beta": beta})
+
+
+def _bce_decomp(input, target, weight, reduction):
+    lp = _pw.clamp(_pw.log(input), min=-100)
+    l1p = _pw.clamp(_pw.log(1 - input), min=-100)
+    loss = -(target * lp + (1 - target) * l1p)
+    if weight is not None:
+        loss = (loss * weight).to(input.dtype)
+    return _reduced(loss, reduction)
+
+
+def _bce_bw(c, g):
+    # binary_cross_entropy_backward: g (x - t) / max(x (1 - x), 1e-12); the target's formula:
+    # g (log(1 - x) - log(x)), each log clamped at -100 as in the forward
+    x, t, w = c.inputs
+    g = _scale(c, g)
+    if w is not None:
+        g = g * w
+    gx = gt = None
+    if c.next_edges[0] is not None:
+        gx = g * (x - t) / _pw.clamp((1 - x) * x, min=1e-12)
+    if c.next_edges[1] is not None:
+        gt = g * (_pw.clamp(_pw.log(1 - x), min=-100) - _pw.clamp(_pw.log(x), min=-100))
+    return gx, gt, None
+
+
+_bce_op = defop("binary_cross_entropy", _loss_meta_of(lambda x, t: x.dtype), _bce_bw, decomp=_bce_decomp)
+
+
+def binary_cross_entropy(input, target, weight, reduction):
+    """Binary cross entropy of probabilities (checked by the caller); one op saving input, target and weight
+    (``BinaryCrossEntropyBackward0``). ``weight`` must not require grad (PyTorch has no formula for it)."""
+    return dispatch(_bce_op, (input, target, weight), {"reduction": reduction})
+
+
+def _bce_logits_decomp(input, target, weight, pos_weight, reduction, reduced_float):
+    # ATen's steps and roundings: log_sigmoid(x) in one kernel (float32 inside for half input), times
+    # 1 + (pw - 1) t in x's dtype, then (1 - t) * x - that, and * weight, each written into t's dtype
+    x = input.float() if reduced_float else input
+    lsi = (-_softplus_decomp(-x, 1.0, 20.0)).to(input.dtype)
+    if pos_weight is not None:
+        lsi = (lsi * ((pos_weight - 1) * target + 1)).to(input.dtype)
+    loss = ((1 - target) * input).to(target.dtype)
+    loss = (loss - lsi).to(target.dtype)
+    if weight is not None:
+        loss = (loss * weight).to(target.dtype)
+    return _reduced(loss, reduction)
+
+
+def _bce_logits_bw(c, g):
+    # binary_cross_entropy_with_logits_backward / _target_backward (FunctionsManual.cpp)
+    x, t, w, pw = c.inputs
+    g = _scale(c, g)
+    if w is not None:
+        g = g * w
+    gx = gt = None
+    if c.next_edges[0] is not None:
+        if pw is None:
+            gx = (_pw.sigmoid(x) - t) * g
+        else:
+            pt = pw * t
+            gx = ((pt + 1 - t) * _pw.sigmoid(x) - pt) * g
+    if c.next_edges[1] is not None:
+        if pw is None:
+            gt = -x * g
+        else:
+            # log_sigmoid(-x) - pw * log_sigmoid(x)
+            gt = (-_softplus_decomp(x, 1.0, 20.0) + pw * _softplus_decomp(-x, 1.0, 20.0)) * g
+    return gx, gt, None, None
+
+
+_bce_logits_op = defop("binary_cross_entropy_with_logits", _loss_meta_of(lambda x, t: t.dtype), _bce_logits_bw,
+                       decomp=_bce_logits_decomp)
+
+
+def binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction, reduced_float):
+    """BCE on logits (checked by the caller); one op saving input, target, weight and pos_weight
+    (``BinaryCrossEntropyWithLogitsBackward0``). Neither weight may require grad (PyTorch has no formula)."""
+    return dispatch(_bce_logits_op, (input, target, weight, pos_weight),
+                    {"reduction": reduction, "reduced_float": reduced_float})
