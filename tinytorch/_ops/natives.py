@@ -325,3 +325,129 @@ def binary_cross_entropy_with_logits(input, target, weight, pos_weight, reductio
     (``BinaryCrossEntropyWithLogitsBackward0``). Neither weight may require grad (PyTorch has no formula)."""
     return dispatch(_bce_logits_op, (input, target, weight, pos_weight),
                     {"reduction": reduction, "reduced_float": reduced_float})
+
+
+# ---- reductions: var saves self; std, linalg_vector_norm and dist also their result ---------------------------
+def _reduced_shape(shape, dims, keepdim):
+    if keepdim:
+        return tuple(1 if i in dims else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in dims)
+
+
+def _reduce_meta(x, dims, keepdim, **kw):
+    return [(_reduced_shape(x._shape, dims, keepdim), x.dtype)], [None]
+
+
+def _kept(t, c):
+    """``t`` (shaped like the op's result) with the reduced dims back as size 1, so it broadcasts against the
+    input (PyTorch's unsqueeze_multiple of a gradient when ``keepdim`` is False)."""
+    if c.kw["keepdim"]:
+        return t
+    return t.reshape(_reduced_shape(c.shapes[0], c.kw["dims"], True))
+
+
+def _var_grad(x, g, dims, correction):
+    # var_backward: 2 / (N - correction) * grad * (self - mean(self, dim, keepdim=True))
+    from .reduce import mean
+    n = _strides.numel(x._shape[d] for d in dims)
+    k = n - correction
+    scale = 2.0 / k if k != 0 else math.inf
+    return (g * scale) * (x - mean(x, dims, keepdim=True))
+
+
+def _var_decomp(x, dims, correction, keepdim):
+    from .reduce import _scaled_var
+    sc, v = _scaled_var(x, dims, None, keepdim, correction, "var")
+    return v if sc is None else v * (sc * sc)
+
+
+def _std_decomp(x, dims, correction, keepdim):
+    from .reduce import _scaled_var
+    sc, v = _scaled_var(x, dims, None, keepdim, correction, "std")
+    return _pw.sqrt(v) if sc is None else _pw.sqrt(v) * sc
+
+
+def _var_bw(c, g):
+    return _var_grad(c.inputs[0], _kept(g, c), c.kw["dims"], c.kw["correction"])
+
+
+def _std_bw(c, g):
+    # std_backward: var_backward of grad / (2 result), 0 where the result is 0
+    x, out = c.inputs[0], _kept(c.out, c)
+    gv = _pw.where(out == 0, 0.0, _kept(g, c) / (out * 2))
+    return _var_grad(x, gv, c.kw["dims"], c.kw["correction"])
+
+
+_var_op = defop("var", _reduce_meta, _var_bw, decomp=_var_decomp, reduction=True)
+_std_op = defop("std", _reduce_meta, _std_bw, decomp=_std_decomp, save_output=True, reduction=True)
+
+
+def var_std(x, dims, correction, keepdim, std):
+    """Variance (or with ``std`` its square root) of a real floating ``x`` over the wrapped ``dims``; one op
+    saving ``x`` (and for std its result), as PyTorch's ``VarBackward0`` / ``StdBackward0``."""
+    return dispatch(_std_op if std else _var_op, (x,), {"dims": dims, "correction": correction, "keepdim": keepdim})
+
+
+def _norm_grad(x, g, p, out, dims):
+    """linalg_vector_norm_backward (FunctionsManual's norm_backward) for real ``x``; ``g`` and ``out`` already
+    broadcast against ``x``."""
+    if p == 0:
+        return x * 0 * g
+    if p == 1:
+        return _pw.sign(x) * g
+    if p == 2:
+        return x * _pw.where(out == 0, 0.0, g / out)
+    if math.isinf(p):
+        # amax / amin of |x| respecting NaN: the gradient split over the elements that attain it
+        a = x.abs()
+        mask = (a == out) | a.isnan()
+        return _pw.sign(x) * ((g / mask.sum(dims, keepdim=True)) * mask)
+    a = x.abs()
+    if p < 1:
+        return _pw.sign(x) * _pw.where(x == 0, 0.0, a.pow(p - 1)) * g * out.pow(1 - p)
+    scale = _pw.where(out == 0, 0.0, g / out.pow(p - 1))
+    if p < 2:
+        return _pw.sign(x) * a.pow(p - 1) * scale
+    return x * a.pow(p - 2) * scale
+
+
+def _vector_norm_decomp(x, ord, dims, keepdim):
+    from .reduce import _norm_by_order
+    return _norm_by_order(x, ord, dims, keepdim)
+
+
+def _vector_norm_bw(c, g):
+    x, out = c.inputs[0], c.out
+    return _norm_grad(x, _kept(g, c), c.kw["ord"], _kept(out, c), c.kw["dims"])
+
+
+_vector_norm_op = defop("linalg_vector_norm", _reduce_meta, _vector_norm_bw, decomp=_vector_norm_decomp,
+                        save_output=True, reduction=True)
+
+
+def vector_norm(x, ord, dims, keepdim):
+    """The ``ord``-norm of a real floating ``x`` over the wrapped ``dims``; one op saving ``x`` and its result,
+    as PyTorch's ``LinalgVectorNormBackward0``."""
+    return dispatch(_vector_norm_op, (x,), {"ord": ord, "dims": dims, "keepdim": keepdim})
+
+
+def _dist_meta(x, y, p):
+    return [((), _promoted(x, y))], [None, None]
+
+
+def _dist_bw(c, g):
+    # norm_backward(grad, self - other, p, result) for self, its negative for other
+    x, y = c.inputs
+    out = c.out
+    d = x - y
+    gi = _norm_grad(d, g, c.kw["p"], out, tuple(range(d.ndim)))
+    return gi, -gi
+
+
+_dist_op = defop("dist", _dist_meta, _dist_bw, decomp=lambda x, y, p: (x - y).norm(p), save_output=True)
+
+
+def dist(x, y, p):
+    """The ``p``-norm of ``x - y`` (real floating operands); one op saving both and the result, as PyTorch's
+    ``DistBackward0``."""
+    return dispatch(_dist_op, (x, y), {"p": p})

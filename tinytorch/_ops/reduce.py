@@ -428,11 +428,22 @@ def _scaled_var(input, dim, unbiased, keepdim, correction, op):
     return (sc if keepdim or not dims else sc.squeeze(dims)), v
 
 
+def _var_std_op(input, dim, unbiased, keepdim, correction, op):
+    """var / std of a real floating input as one op saving what PyTorch's node saves (``natives.var_std``)."""
+    from .natives import var_std
+    if isinstance(dim, bool) and unbiased is None:  # PyTorch's (input, bool unbiased) overload: std(x, True)
+        dim, unbiased = None, dim
+    corr = correction if correction is not None else (0 if unbiased is False else 1)
+    return var_std(input, _dims_of(input, dim, op), corr, keepdim, op == "std")
+
+
 @method("var")
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Variance over ``dim`` with Bessel's ``correction`` (default 1; ``unbiased=False`` means 0); real for
     complex input. RuntimeError for integer input, as ``torch.var``."""
     _check_unbiased("var", unbiased)
+    if input.dtype.is_floating_point:
+        return _var_std_op(input, dim, unbiased, keepdim, correction, "var")
     sc, v = _scaled_var(input, dim, unbiased, keepdim, correction, "var")
     return v if sc is None else v * (sc * sc)
 
@@ -442,6 +453,8 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation: ``sqrt(var(...))`` with the same arguments (computed as scale * sqrt(scaled
     variance), so it is finite wherever the result is)."""
     _check_unbiased("std", unbiased)
+    if input.dtype.is_floating_point:
+        return _var_std_op(input, dim, unbiased, keepdim, correction, "std")
     sc, v = _scaled_var(input, dim, unbiased, keepdim, correction, "std")
     return sqrt(v) if sc is None else sqrt(v) * sc
 
@@ -603,6 +616,14 @@ def _norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         return _norm(input.float(), p, dim, keepdim).to(input.dtype)
     if isinstance(p, (int, float)) and (p < 0 or p == math.inf) and input.numel() == 0:
         _no_identity_norm(input, p, dim)
+    if p != "nuc":
+        from .natives import vector_norm as _vector_norm  # one op saving input and result, as PyTorch's
+        return _vector_norm(input, 2 if p == "fro" else p, _dims_of(input, dim, "linalg.vector_norm"), keepdim)
+    return _norm_by_order(input, p, dim, keepdim)
+
+
+def _norm_by_order(input, p, dim, keepdim):
+    """The p-norm of a real floating ``input`` written in reductions (``norm``'s decomposition)."""
     if p == "fro" or p == 2:
         return _root(sum(input * input, dim, keepdim), 2, input.requires_grad)
     if p == "nuc":  # the sum of singular values of the matrices in the last two dims (or ``dim``)
@@ -854,6 +875,10 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 @method("dist")
 def dist(input, other, p=2):
     """p-norm of ``input - other`` (``torch.dist``)."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and input.dtype.is_floating_point \
+            and other.dtype.is_floating_point and isinstance(p, (int, float)):
+        from .natives import dist as _dist  # one op saving both operands and the result, as PyTorch's
+        return _dist(input, other, p)
     return (input - other).norm(p)
 
 
