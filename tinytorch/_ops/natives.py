@@ -451,3 +451,97 @@ def dist(x, y, p):
     """The ``p``-norm of ``x - y`` (real floating operands); one op saving both and the result, as PyTorch's
     ``DistBackward0``."""
     return dispatch(_dist_op, (x, y), {"p": p})
+
+
+# ---- pointwise ops of several tensors: xlogy, lerp with a tensor weight, addcdiv ------------------------------
+def _nary_meta(*args, **kw):
+    from .pointwise import _same
+    return _same(*args)
+
+
+def _xlogy_decomp(x, y):
+    # NaN where y is NaN, even where x is 0 (as PyTorch): 0 * log(NaN) is not taken to be 0
+    return _pw.where((x == 0) & (y == y), 0.0, x * _pw.log(y))
+
+
+def _xlogy_bw(c, g):
+    # self: xlogy(grad, other), 0 where self == 0 and other <= 0; other: grad * self / other
+    x, y = c.inputs
+    gx = _pw.where((x == 0) & (y <= 0), 0.0, xlogy(g, y)) if c.next_edges[0] is not None else None
+    gy = g * x / y if c.next_edges[1] is not None else None
+    return gx, gy
+
+
+_xlogy_op = defop("xlogy", _nary_meta, _xlogy_bw, decomp=_xlogy_decomp, elementwise=True)
+
+
+def xlogy(x, y):
+    """``x * log(y)``, 0 where x == 0, of two real floating tensors of one dtype; one op saving both, as
+    PyTorch's ``XlogyBackward0``."""
+    return dispatch(_xlogy_op, (x, y))
+
+
+def _lerp_bw(c, g):
+    # self: grad * (1 - weight); end: grad * weight; weight: grad * (end - self)
+    x, e, w = c.inputs
+    gw = g * (e - x) if c.next_edges[2] is not None else None
+    return g * (1 - w), g * w, gw
+
+
+# self and end are named only by the weight's formula: saved when the weight needs its gradient
+_lerp_op = defop("lerp", _nary_meta, _lerp_bw, decomp=lambda x, e, w: x + w * (e - x),
+                 save_inputs=((0, (2,)), (1, (2,)), 2), elementwise=True)
+
+
+def lerp(x, end, weight):
+    """``x + weight * (end - x)`` with a real tensor ``weight``; one op saving what ``LerpBackward1`` saves."""
+    return dispatch(_lerp_op, (x, end, weight))
+
+
+def _addcdiv_bw(c, g):
+    # tensor1: grad * value / tensor2; tensor2: -grad * value * tensor1 / tensor2^2
+    _, t1, t2 = c.inputs
+    v = c.kw["value"]
+    g2 = -g * (v * t1 / (t2 * t2)) if c.next_edges[2] is not None else None
+    return g, g * (v / t2), g2
+
+
+# tensor2 is named by two formulas (always saved), tensor1 only by tensor2's
+_addcdiv_op = defop("addcdiv", _nary_meta, _addcdiv_bw, decomp=lambda x, t1, t2, value: x + (t1 / t2) * value,
+                    save_inputs=((1, (2,)), 2), elementwise=True)
+
+
+def addcdiv(x, t1, t2, value):
+    """``x + value * t1 / t2`` of real tensors; one op saving what ``AddcdivBackward0`` saves."""
+    return dispatch(_addcdiv_op, (x, t1, t2), {"value": value})
+
+
+# ---- cummax / cummin: save self (its shape) and the indices --------------------------------------------------
+def _cum_extreme_meta(x, dim):
+    from .. import _dtype as _dt
+    return [(x._shape, x.dtype), (x._shape, _dt.int64)], [None]
+
+
+def _cum_extreme_bw(c, g):
+    # cummaxmin_backward: each gradient added at the index whose value it took
+    from .creation import zeros_like
+    x = c.inputs[0]
+    idx = c.out[1]
+    return zeros_like(x).scatter_add(c.kw["dim"], idx, g)
+
+
+def _scan(take_max):
+    def decomp(x, dim):
+        from .reduce import _scan_extreme
+        return _scan_extreme(x, dim, take_max)
+    return decomp
+
+
+_cummax_op = defop("cummax", _cum_extreme_meta, _cum_extreme_bw, decomp=_scan(True), save_output=(1,))
+_cummin_op = defop("cummin", _cum_extreme_meta, _cum_extreme_bw, decomp=_scan(False), save_output=(1,))
+
+
+def cum_extreme(x, dim, take_max):
+    """(values, indices) of the running max (or min) of a floating ``x`` with dims and elements along wrapped
+    ``dim``; one op saving ``x`` and the indices, as PyTorch's ``CummaxBackward0`` / ``CumminBackward0``."""
+    return dispatch(_cummax_op if take_max else _cummin_op, (x,), {"dim": dim})

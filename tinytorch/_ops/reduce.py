@@ -783,18 +783,25 @@ def _scan_extreme(input, dim, take_max):
     return stack(vals, d), stack(idxs, d)
 
 
+def _cum_extreme(input, dim, take_max):
+    if input.dtype.is_floating_point and input.ndim and input.numel():
+        from .natives import cum_extreme  # one op saving input and indices, as PyTorch's
+        return cum_extreme(input, _strides.wrap_dim(dim, input.ndim), take_max)
+    return _scan_extreme(input, dim, take_max)
+
+
 @method("cummax")
 def cummax(input, dim):
     """(values, indices) of the running maximum along ``dim`` (``torch.cummax``); NaN propagates, its index is
     the latest NaN's."""
-    return _cummax(*_scan_extreme(input, dim, True))
+    return _cummax(*_cum_extreme(input, dim, True))
 
 
 @method("cummin")
 def cummin(input, dim):
     """(values, indices) of the running minimum along ``dim`` (``torch.cummin``); NaN propagates, its index is
     the latest NaN's."""
-    return _cummin(*_scan_extreme(input, dim, False))
+    return _cummin(*_cum_extreme(input, dim, False))
 
 
 def _logcumsumexp_meta(a, dim):
