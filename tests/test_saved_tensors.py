@@ -329,11 +329,7 @@ KNOWN_DIFFERENT = {
     "expand-g",
     "fft.fft-g",
     "fft.rfft-g",
-    "index_add-__g",
-    "index_add-g_g",
     "linalg.svd-g",
-    "masked_select-g_",
-    "take-g_",
     "unfold-g",
 }
 
