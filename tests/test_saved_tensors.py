@@ -327,8 +327,6 @@ KNOWN_DIFFERENT = {
     "batch_norm-__g",
     "batch_norm-_g_",
     "expand-g",
-    "fft.fft-g",
-    "fft.rfft-g",
     "linalg.svd-g",
     "unfold-g",
 }
