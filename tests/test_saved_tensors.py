@@ -324,8 +324,6 @@ def _n_outputs(fn, args):
 # the losses, var/std/norm/logsumexp, batch_norm), where tinytorch's decomposition saves intermediates instead;
 # also view-output writes (expand/unfold) and complex views (fft) that tinytorch's CopySlices does not handle.
 KNOWN_DIFFERENT = {
-    "batch_norm-__g",
-    "batch_norm-_g_",
     "expand-g",
     "linalg.svd-g",
     "unfold-g",

@@ -545,3 +545,51 @@ def cum_extreme(x, dim, take_max):
     """(values, indices) of the running max (or min) of a floating ``x`` with dims and elements along wrapped
     ``dim``; one op saving ``x`` and the indices, as PyTorch's ``CummaxBackward0`` / ``CumminBackward0``."""
     return dispatch(_cummax_op if take_max else _cummin_op, (x,), {"dim": dim})
+
+
+# ---- batch normalization in training: saves input and weight (native_batch_norm) -----------------------------
+def _bn_shape(x):
+    return (1, -1) + (1,) * (x.ndim - 2)
+
+
+def _bn_stats(x, dims, eps):
+    mean = x.mean(dims, keepdim=True)
+    var = x.var(dims, correction=0, keepdim=True)
+    return mean, _pw.rsqrt(var + eps)
+
+
+def _bn_decomp(x, weight, bias, dims, eps):
+    mean, invstd = _bn_stats(x, dims, eps)
+    out = (x - mean) * invstd
+    if weight is not None:
+        out = out * weight.reshape(_bn_shape(x))
+    if bias is not None:
+        out = out + bias.reshape(_bn_shape(x))
+    return out
+
+
+def _bn_bw(c, g):
+    # native_batch_norm_backward (training): the batch statistics recomputed from the saved input
+    x, w, _ = c.inputs
+    dims = c.kw["dims"]
+    mean, invstd = _bn_stats(x, dims, c.kw["eps"])
+    xhat = (x - mean) * invstd
+    e = c.next_edges
+    gb = g.sum(dims) if e[2] is not None else None
+    gw = (g * xhat).sum(dims) if e[1] is not None else None
+    gx = None
+    if e[0] is not None:
+        gg = g if w is None else g * w.reshape(_bn_shape(x))
+        gx = (gg - gg.mean(dims, keepdim=True) - xhat * (gg * xhat).mean(dims, keepdim=True)) * invstd
+    return gx, gw, gb
+
+
+_bn_op = defop("native_batch_norm", lambda x, w, b, dims, eps: ([(x._shape, x.dtype)], [None, None, None]),
+               _bn_bw, decomp=_bn_decomp, save_inputs=(0, 1))
+
+
+def batch_norm_training(x, weight, bias, dims, eps):
+    """Batch normalization of ``x`` (N, C, *) with its batch statistics over ``dims`` and the optional
+    per-channel affine ``weight`` / ``bias`` (checked by the caller, all of x's dtype); one op saving input and
+    weight, as PyTorch's ``NativeBatchNormBackward0``."""
+    return dispatch(_bn_op, (x, weight, bias), {"dims": dims, "eps": eps})
