@@ -320,9 +320,11 @@ def _n_outputs(fn, args):
 
 
 # Cases where tinytorch still differs from torch (strict xfail: each flips to a failure once fixed, so the list
-# cannot go stale). Mostly composites whose torch counterpart is a native op saving self or result (elu, softplus,
-# the losses, var/std/norm/logsumexp, batch_norm), where tinytorch's decomposition saves intermediates instead;
-# also view-output writes (expand/unfold) and complex views (fft) that tinytorch's CopySlices does not handle.
+# cannot go stale). None is a saved-tensor difference: expand-g fails in torch itself (``add_`` into an expanded
+# tensor is its internal-overlap error, raised in the harness before any backward); unfold-g is an in-place write
+# into overlapping windows, where torch's CopySlices copies the view's gradient back into the base (a later window
+# overwriting an earlier one) and tinytorch's splice sums them; linalg.svd-g differs in the singular vectors' signs
+# (LAPACK builds choose them differently), so the gradient of U differs though both save U, S and Vh.
 KNOWN_DIFFERENT = {
     "expand-g",
     "linalg.svd-g",

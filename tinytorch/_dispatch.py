@@ -747,9 +747,9 @@ def write(dst, src, op="copy_"):
         raise RuntimeError(f"result type {_TYPE_NAMES[src.dtype.name]} can't be cast to the desired output "
                            f"type {_TYPE_NAMES[dst.dtype.name]}")
     if dst.numel() and _overlaps_itself(dst):
-        raise RuntimeError(f"{op}: unsupported operation: some elements of the input tensor and the written-to "
-                           "tensor refer to a single memory location. Please clone() the tensor before "
-                           "performing the operation.")
+        # PyTorch's assert_no_internal_overlap: a written-to tensor with a stride-0 dim (an expanded one)
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
     dst._check_inference_write()
     sb = dst._storage.backend
     if src._storage.device != dst._storage.device:
