@@ -1,12 +1,14 @@
 """Functions tinytorch writes in other ops but PyTorch computes in one native kernel with its own
-``derivatives.yaml`` entry: the elu family, leaky_relu, hardsigmoid, the shrinks, softplus, log_sigmoid,
-sinc, atanh, and the pointwise losses (mse, huber, smooth_l1, binary cross entropy with and without logits).
+``derivatives.yaml`` entry: the elu family, leaky_relu, hardsigmoid, the shrinks, softplus, log_sigmoid, sinc,
+atanh; the pointwise losses (mse, huber, smooth_l1, binary cross entropy with and without logits); var, std,
+linalg_vector_norm and dist; xlogy, lerp with a tensor weight, addcdiv; cummax / cummin; batch_norm in training.
 
 Each is declared once as an op whose decomposition is the tinytorch formula (run without recording a graph)
-and whose backward formula, written in tinytorch ops, is PyTorch's: so the one node it records saves what
-PyTorch's node saves (an input modified in place before backward raises exactly when it does in PyTorch), and
-the gradient is PyTorch's formula rather than the chain rule through the decomposition's steps.
-"""
+and whose backward formula, written in tinytorch ops (so it is itself differentiable), is PyTorch's: the one
+node it records saves what PyTorch's node saves (a saved tensor modified in place before backward raises
+exactly when it does in PyTorch: tests/test_saved_tensors.py), and the gradient is PyTorch's formula rather
+than the chain rule through the decomposition's steps. The public functions check their arguments and call
+the entry points here."""
 import math
 
 from .. import _strides
@@ -201,8 +203,8 @@ _mse_op = defop("mse_loss", _loss_meta_of(_promoted), _mse_bw, decomp=_mse_decom
 
 
 def mse_loss(input, target, reduction):
-    """Mean squared error of same-dtype-compatible tensors (checks done by the caller); one op saving both,
-    as PyTorch's ``MseLossBackward0``."""
+    """Mean squared error of two floating tensors (checked by the caller), reduced by ``reduction``; one op
+    saving both, as PyTorch's ``MseLossBackward0``."""
     return dispatch(_mse_op, (input, target), {"reduction": reduction})
 
 
