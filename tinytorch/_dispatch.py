@@ -810,9 +810,9 @@ def write(dst, src, op="copy_"):
         raise RuntimeError(f"result type {_TYPE_NAMES[src.dtype.name]} can't be cast to the desired output "
                            f"type {_TYPE_NAMES[dst.dtype.name]}")
     if dst.numel() and _overlaps_itself(dst):
-        raise RuntimeError(f"{op}: unsupported operation: some elements of the input tensor and the written-to "
-                           "tensor refer to a single memory location. Please clone() the tensor before "
-                           "performing the operation.")
+        # PyTorch's assert_no_internal_overlap: a written-to tensor with a stride-0 dim (an expanded one)
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
     dst._check_inference_write()
     sb = dst._storage.backend
     if src._storage.device != dst._storage.device:
@@ -850,6 +850,10 @@ def _copy_slices(view, base, src):
     ``base``'s history becomes: the old base with the view's region replaced by ``src``; the view is
     then re-derived from the new base by ``as_strided``.
     """
+    if view.dtype is not base.dtype and base.dtype.is_complex and view.dtype is base.dtype.to_real() \
+            and not (base.requires_grad and base.grad_fn is None) \
+            and _strides.is_contiguous(base._shape, base._stride):
+        return _copy_slices_real(view, base, src)
     if view.dtype is not base.dtype:
         raise NotImplementedError(f"in-place write with autograd into a {view.dtype} view of a {base.dtype} tensor "
                                   "(.real, .imag, view_as_real) is not supported by tinytorch; write into a clone")
@@ -867,6 +871,33 @@ def _copy_slices(view, base, src):
     base.grad_fn, base._output_nr, base.requires_grad = node, 0, True
     v = dispatch(OPS["as_strided"], (base,), {"size": view._shape, "stride": view._stride, "rel_offset": rel,
                                               "in_stride": base._stride})
+    view.grad_fn, view._output_nr, view.requires_grad = v.grad_fn, 0, True
+
+
+def _copy_slices_real(view, base, src):
+    """CopySlices for a real view of a complex ``base`` (``view_as_real``, ``.real``, ``.imag``): the same
+    splice done on the base seen as its (*, 2) real pairs, whose contiguous layout the view's geometry (in real
+    elements of the shared storage) addresses: new base = view_as_complex(as_strided_scatter(view_as_real(old
+    base), src)), and the view is re-derived from it by ``as_strided`` of its real pairs."""
+    old = base._alias()
+    old.grad_fn, old.requires_grad, old._output_nr = base.grad_fn, base.requires_grad, base._output_nr
+    real_shape = base._shape + (2,)
+    rel = view._offset - 2 * base._offset
+    geo = {"size": view._shape, "stride": view._stride, "storage_offset": rel}
+    pairs_old = dispatch(OPS["view_as_real_copy"], (old,)) if old.requires_grad else None
+    # the spliced pairs: an alias of base's memory reinterpreted as real, carrying the scatter's node
+    pairs = _new(_reinterpret(base._storage, view.dtype), real_shape, _strides.contiguous_strides(real_shape),
+                 2 * base._offset, view.dtype)
+    pairs.grad_fn = OpNode(OPS["as_strided_scatter"], (pairs_old, src), geo, pairs, [(real_shape, view.dtype)],
+                           (None if pairs_old is None else edge_of(pairs_old), edge_of(src) if src.requires_grad
+                            else None))
+    pairs.requires_grad = True
+    base.grad_fn = OpNode(OPS["view_as_complex"], (pairs,), _EMPTY, base, [(base._shape, base.dtype)],
+                          (edge_of(pairs),))
+    base._output_nr, base.requires_grad = 0, True
+    flat = dispatch(OPS["view_as_real_copy"], (base,))
+    v = dispatch(OPS["as_strided"], (flat,), {"size": view._shape, "stride": view._stride, "rel_offset": rel,
+                                              "in_stride": flat._stride})
     view.grad_fn, view._output_nr, view.requires_grad = v.grad_fn, 0, True
 
 

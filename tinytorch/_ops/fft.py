@@ -145,6 +145,18 @@ def _floatify(input, op, complex_out):
 def c2c(input, s, dim, norm, forward, op, default_all=True):
     dims, sizes = _prepare(input, s, dim, op, default_all)
     norm = _check_norm(norm, op)
+    if not input.dtype.is_complex:
+        # a real input takes ATen's r2c path with the full spectrum (so the node saves the input, as PyTorch's
+        # FftR2cBackward0); the inverse is the conjugate of the forward transform under the dual normalization
+        x = _floatify(input, op, False)
+        for d, n in zip(dims, sizes):
+            if n is not None:
+                x = _resize(x, d, n)
+        r = dispatch(_r2c_op, (x,), {"dims": dims, "norm": norm if forward else _DUAL[norm], "onesided": False})
+        if forward:
+            return r
+        from .complex import conj
+        return conj(r)
     x = _floatify(input, op, True)
     for d, n in zip(dims, sizes):
         if n is not None:

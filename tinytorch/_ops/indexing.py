@@ -727,7 +727,8 @@ def _index_add_bw(c, g):
     return g, None, (gs * alpha if alpha != 1 else gs)
 
 
-_index_add_op = defop("index_add", _index_add_meta, _index_add_bw, save_inputs=((1, (2,)),))  # index, for source
+# index and source (for its shape, in PyTorch's formula) are saved only for source's gradient
+_index_add_op = defop("index_add", _index_add_meta, _index_add_bw, save_inputs=((1, (2,)), (2, (2,))))
 
 
 @method("index_add")
@@ -893,8 +894,30 @@ def masked_select(input, mask):
     """1-D tensor of the elements of ``input`` where ``mask`` (broadcast together) is True."""
     if mask.dtype is not _dt.bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
+    return dispatch(_masked_select_op, (input, mask))
+
+
+def _masked_select_decomp(input, mask):
     shape = _strides.broadcast_shapes(input._shape, mask._shape)
     return getitem(input.expand(shape), mask.expand(shape))
+
+
+def _masked_select_meta(input, mask):
+    _strides.broadcast_shapes(input._shape, mask._shape)
+    return [(None, input.dtype)], [None, None]  # its length depends on the mask's values
+
+
+def _masked_select_bw(c, g):
+    # masked_select_backward: the gradient scattered, in order, into zeros at the mask's True positions
+    from .creation import zeros
+    input, mask = c.inputs
+    shape = _strides.broadcast_shapes(input._shape, mask._shape)
+    return zeros(shape, dtype=g.dtype, device=g.device).masked_scatter(mask.expand(shape), g), None
+
+
+# self and mask saved whenever a graph is recorded (masked_select_backward names both)
+_masked_select_op = defop("masked_select", _masked_select_meta, _masked_select_bw, decomp=_masked_select_decomp,
+                          complex_grad=True)
 
 
 @method("masked_scatter")
@@ -957,7 +980,24 @@ def take(input, index):
     """Elements of the flattened ``input`` at ``index`` (shape of ``index``; an int64 tensor, RuntimeError
     otherwise, as ``torch.take``)."""
     _long_index("take", index)
-    return getitem(input.reshape(-1), index)
+    return dispatch(_take_op, (input, index))
+
+
+def _take_bw(c, g):
+    # take_backward: zeros like self with the gradient accumulated at the flat indices
+    from .creation import zeros
+    from .pointwise import where
+    input, index = c.inputs
+    n = input.numel()
+    flat = index.reshape(-1)
+    flat = where(flat < 0, flat + n, flat) if n else flat
+    acc = zeros(n, dtype=g.dtype, device=g.device).index_add(0, flat, g.reshape(-1))
+    return acc.reshape(input._shape), None
+
+
+# self and index saved whenever a graph is recorded (take_backward names both)
+_take_op = defop("take", lambda input, index: ([(index._shape, input.dtype)], [None, None]), _take_bw,
+                 decomp=lambda input, index: getitem(input.reshape(-1), index), complex_grad=True)
 
 
 @method("put")

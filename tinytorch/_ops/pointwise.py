@@ -431,6 +431,10 @@ fmod = _binary("fmod", "same", _fmod_bw, save_inputs=((0, (1,)), (1, (1,))),
 def _pow_bw(c, g):
     a, b = c.inputs
     ga = gb = None
+    if isinstance(b, Tensor):
+        # a tensor exponent: PyTorch's node saves the result (the exponent's formula) whichever gradient is
+        # wanted, and unpacks it in every backward, so an in-place change of it fails backward here too
+        c.out
     if c.next_edges[0] is not None:
         if isinstance(b, Tensor):
             # derivatives.yaml pow_backward_self: 0 where the exponent is 0, also at a 0 base (0 * inf)
@@ -763,6 +767,9 @@ def lerp(input, end, weight):
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
         check_dtype(kernel, input.dtype, floating=True, complex_ok=True)
+    if isinstance(weight, Tensor) and input.dtype.is_floating_point:
+        from .natives import lerp as _lerp  # one op saving what PyTorch's LerpBackward1 saves
+        return _lerp(input, end, weight)
     return input + weight * (end - input)
 
 
@@ -794,6 +801,9 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
             "value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * "
             "tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: "
             "(input + value * tensor1 / tensor2), for all dtypes.")
+    if not any(t.dtype.is_complex for t in (input, tensor1, tensor2)):
+        from .natives import addcdiv as _addcdiv  # one op saving what PyTorch's AddcdivBackward0 saves
+        return _addcdiv(input, tensor1, tensor2, value)
     return input + (tensor1 / tensor2) * value
 
 
@@ -838,8 +848,8 @@ def xlogy(input, other):
     if not dt.is_floating_point:
         dt = _dt.get_default_dtype()
     input, other = input.to(dt), other.to(dt)
-    # NaN where other is NaN, even where input is 0 (as PyTorch): 0 * log(NaN) is not taken to be 0
-    return where((input == 0) & (other == other), 0.0, input * log(other))
+    from .natives import xlogy as _xlogy  # one op saving both operands, as PyTorch's XlogyBackward0
+    return _xlogy(input, other)
 
 
 # operators ---------------------------------------------------------------------------------------------

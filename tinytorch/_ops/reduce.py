@@ -454,11 +454,22 @@ def _scaled_var(input, dim, unbiased, keepdim, correction, op):
     return (sc if keepdim or not dims else sc.squeeze(dims)), v
 
 
+def _var_std_op(input, dim, unbiased, keepdim, correction, op):
+    """var / std of a real floating input as one op saving what PyTorch's node saves (``natives.var_std``)."""
+    from .natives import var_std
+    if isinstance(dim, bool) and unbiased is None:  # PyTorch's (input, bool unbiased) overload: std(x, True)
+        dim, unbiased = None, dim
+    corr = correction if correction is not None else (0 if unbiased is False else 1)
+    return var_std(input, _dims_of(input, dim, op), corr, keepdim, op == "std")
+
+
 @method("var")
 def var(input, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     """Variance over ``dim`` with Bessel's ``correction`` (default 1; ``unbiased=False`` means 0); real for
     complex input. RuntimeError for integer input, as ``torch.var``."""
     unbiased = _check_unbiased("var", unbiased)
+    if input.dtype.is_floating_point:
+        return _var_std_op(input, dim, unbiased, keepdim, correction, "var")
     sc, v = _scaled_var(input, dim, unbiased, keepdim, correction, "var")
     return v if sc is None else v * (sc * sc)
 
@@ -468,6 +479,8 @@ def std(input, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     """Standard deviation: ``sqrt(var(...))`` with the same arguments (computed as scale * sqrt(scaled
     variance), so it is finite wherever the result is)."""
     unbiased = _check_unbiased("std", unbiased)
+    if input.dtype.is_floating_point:
+        return _var_std_op(input, dim, unbiased, keepdim, correction, "std")
     sc, v = _scaled_var(input, dim, unbiased, keepdim, correction, "std")
     return sqrt(v) if sc is None else sqrt(v) * sc
 
@@ -672,6 +685,14 @@ def _norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         return _norm(input.float(), p, dim, keepdim).to(input.dtype)
     if isinstance(p, (int, float)) and (p < 0 or p == math.inf) and input.numel() == 0:
         _no_identity_norm(input, p, dim)
+    if p != "nuc":
+        from .natives import vector_norm as _vector_norm  # one op saving input and result, as PyTorch's
+        return _vector_norm(input, 2 if p == "fro" else p, _dims_of(input, dim, "linalg.vector_norm"), keepdim)
+    return _norm_by_order(input, p, dim, keepdim)
+
+
+def _norm_by_order(input, p, dim, keepdim):
+    """The p-norm of a real floating ``input`` written in reductions (``norm``'s decomposition)."""
     if p == "fro" or p == 2:
         return _root(sum(input * input, dim, keepdim), 2, input.requires_grad)
     if p == "nuc":  # the sum of singular values of the matrices in the last two dims (or ``dim``)
@@ -831,18 +852,25 @@ def _scan_extreme(input, dim, take_max):
     return stack(vals, d), stack(idxs, d)
 
 
+def _cum_extreme(input, dim, take_max):
+    if input.dtype.is_floating_point and input.ndim and input.numel():
+        from .natives import cum_extreme  # one op saving input and indices, as PyTorch's
+        return cum_extreme(input, _strides.wrap_dim(dim, input.ndim), take_max)
+    return _scan_extreme(input, dim, take_max)
+
+
 @method("cummax")
 def cummax(input, dim):
     """(values, indices) of the running maximum along ``dim`` (``torch.cummax``); NaN propagates, its index is
     the latest NaN's."""
-    return _cummax(*_scan_extreme(input, dim, True))
+    return _cummax(*_cum_extreme(input, dim, True))
 
 
 @method("cummin")
 def cummin(input, dim):
     """(values, indices) of the running minimum along ``dim`` (``torch.cummin``); NaN propagates, its index is
     the latest NaN's."""
-    return _cummin(*_scan_extreme(input, dim, False))
+    return _cummin(*_cum_extreme(input, dim, False))
 
 
 def _logcumsumexp_meta(a, dim):
@@ -940,6 +968,10 @@ def dist(input, other, p=2):
     check_arg("dist", "input", 1, input, "Tensor")
     check_arg("dist", "other", 2, other, "Tensor")
     _dist_p(p)
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and input.dtype.is_floating_point \
+            and other.dtype.is_floating_point and isinstance(p, (int, float)):
+        from .natives import dist as _dist  # one op saving both operands and the result, as PyTorch's
+        return _dist(input, other, p)
     return (input - other).norm(p)
 
 
@@ -948,7 +980,7 @@ def _dist_method(self, other, p=2):
     """``Tensor.dist``: ``dist``, with the method's argument position in its TypeError."""
     check_arg("dist", "other", 1, other, "Tensor")
     _dist_p(p)
-    return (self - other).norm(p)
+    return dist(self, other, p)
 
 
 def _trapezoid_dx(y, x, d):

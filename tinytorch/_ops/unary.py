@@ -116,7 +116,8 @@ def atanh(input):
     x = _float(input)
     if x.dtype.is_complex:
         return (log1p(x) - log1p(-x)) * 0.5
-    return log1p(2 * x / (1 - x)) * 0.5
+    from .natives import atanh as _atanh  # one op saving x, as PyTorch's AtanhBackward0
+    return _atanh(x)
 
 
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
@@ -155,6 +156,9 @@ def sinc(input):
     """Normalized sinc, ``sin(pi x) / (pi x)`` with 1 at 0 (``torch.sinc``); complex input stays complex."""
     from .pointwise import sin, where
     x = _float(input)
+    if not x.dtype.is_complex:
+        from .natives import sinc as _sinc  # one op saving x, as PyTorch's SincBackward0
+        return _sinc(x)
     px = x * math.pi
     safe = where(x == 0, 1.0, px)
     return where(x == 0, 1.0, sin(safe) / safe)

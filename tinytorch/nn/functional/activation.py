@@ -5,6 +5,7 @@ import warnings
 from ...amp.autocast_mode import autocast_op
 from ... import _dtype as _dt
 from ..._ops import pointwise as _pw
+from ..._ops import natives as _natives
 from ..._ops import nn as _nnops
 from ..._ops.creation import zeros
 from ..._ops.nn import gelu  # noqa: F401  (an op with a fused kernel and a decomposition)
@@ -47,25 +48,26 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     """``x`` for x > 0 else ``negative_slope * x``. NotImplementedError for a non-floating input (ATen's
     leaky_relu_cpu kernel is floating-only)."""
     check_dtype("leaky_relu_cpu", input.dtype, floating=True)
-    return _activation(input, inplace, lambda input: _pw.where(input > 0, input, input * negative_slope))
+    return _activation(input, inplace, lambda input: _natives.leaky_relu(input, negative_slope))
 
 
 def elu(input, alpha=1.0, inplace=False):
     """``x`` for x > 0 else ``alpha * (exp(x) - 1)`` (Clevert et al. 2015). NotImplementedError for a
     non-floating input (ATen's elu_cpu kernel is floating-only)."""
     check_dtype("elu_cpu", input.dtype, floating=True)
-    return _activation(input, inplace, lambda input: _pw.where(input > 0, input, _pw.expm1(input) * alpha))
+    return _activation(input, inplace, lambda input: _natives.elu(input, alpha))
 
 
 def selu(input, inplace=False):
     """Scaled ELU with the constants of Klambauer et al. 2017."""
     alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
-    return _activation(input, inplace, lambda input: elu(input, alpha) * scale)
+    check_dtype("elu_cpu", input.dtype, floating=True)
+    return _activation(input, inplace, lambda input: _natives.elu(input, alpha, scale))
 
 
 def celu(input, alpha=1.0, inplace=False):
     check_dtype("elu_cpu", input.dtype, floating=True)
-    return _activation(input, inplace, lambda input: _pw.where(input > 0, input, _pw.expm1(input / alpha) * alpha))
+    return _activation(input, inplace, lambda input: _natives.elu(input, alpha, 1.0, 1.0 / alpha, celu=True))
 
 
 def silu(input, inplace=False):
@@ -84,8 +86,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     """``log(1 + exp(beta x)) / beta``, linear above ``threshold`` for stability. NotImplementedError for a
     non-floating input (ATen's softplus_cpu kernel is floating-only)."""
     check_dtype("softplus_cpu", input.dtype, floating=True)
-    bx = input * beta
-    return _pw.where(bx > threshold, input, _pw.log1p(_pw.exp(_pw.clamp(bx, max=threshold))) / beta)
+    return _natives.softplus(input, beta, threshold)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -106,7 +107,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 def hardsigmoid(input, inplace=False):
     """``relu6(x + 3) / 6``. NotImplementedError for non-floating input, as PyTorch's kernel."""
     check_dtype("hardsigmoid_cpu", _tensor_arg("hardsigmoid", input).dtype, floating=True)
-    return _activation(input, inplace, lambda input: _pw.clamp(input / 6 + 0.5, 0.0, 1.0))
+    return _activation(input, inplace, _natives.hardsigmoid)
 
 
 def hardswish(input, inplace=False):
@@ -120,7 +121,7 @@ def logsigmoid(input):
     """``log(sigmoid(input))`` computed as ``-softplus(-input)`` (no overflow). NotImplementedError for
     non-floating input, as PyTorch's kernel."""
     check_dtype("log_sigmoid_cpu", input.dtype, floating=True)
-    return -softplus(-input)
+    return _natives.log_sigmoid(input)
 
 
 def softsign(input):
@@ -155,7 +156,7 @@ def elu_(input, alpha=1.0, scale=1, input_scale=1):
     else ``alpha * scale * (exp(x * input_scale) - 1)``, ATen's ``elu_`` (``F.elu_`` takes all three)."""
     if scale == 1 and input_scale == 1:
         return elu(input, alpha, inplace=True)
-    return _activation(input, True, lambda x: _pw.where(x > 0, x * scale, _pw.expm1(x * input_scale) * (alpha * scale)))
+    return _activation(input, True, lambda x: _natives.elu(x, alpha, scale, input_scale))
 
 
 def selu_(input):
@@ -315,7 +316,7 @@ def prelu(input, weight):
 def hardshrink(input, lambd=0.5):
     """``x`` where ``|x| > lambd``, else 0. NotImplementedError for non-floating input, as PyTorch's kernel."""
     check_dtype("hardshrink_cpu", input.dtype, floating=True)
-    return _pw.where(input.abs() > lambd, input, 0.0)
+    return _natives.hardshrink(input, lambd)
 
 
 def softshrink(input, lambd=0.5):
@@ -327,4 +328,4 @@ def softshrink(input, lambd=0.5):
     if not 0 <= lambd <= top:
         raise RuntimeError(f"lambda must be in range [0, {top:.6g}] for input dtype {_scalar_name(input.dtype)}, "
                            f"but found {_fmt(lambd)}")
-    return _pw.where(input > lambd, input - lambd, _pw.where(input < -lambd, input + lambd, 0.0))
+    return _natives.softshrink(input, lambd)

@@ -4,6 +4,7 @@ import math
 
 from ...amp.autocast_mode import autocast_op
 from ... import _dtype as _dt
+from ..._ops import natives as _natives
 from ..._ops import pointwise as _pw
 from ..._ops.creation import full_like, zeros
 from ..._ops._util import check_arg, check_dtype
@@ -73,10 +74,11 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     an elementwise ``weight`` (input's shape) scales each term, and 'mean' then divides by its sum."""
     _check_same_size(input, target, "mse_loss")
     check_dtype("mse_cpu", _dt.promote_types(input.dtype, target.dtype), floating=True)
-    d = input - target
     if weight is not None:
+        d = input - target
         return _weighted(d * d, weight, input, reduction)
-    return _reduce(d * d, reduction)
+    _check_reduction(reduction)
+    return _natives.mse_loss(input, target, reduction)
 
 
 @autocast_op("fp32")
@@ -98,9 +100,10 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     common = check_dtype("smooth_l1_cpu", _dt.promote_types(input.dtype, target.dtype), floating=True,
                          integral=True)
     # a bool operand is promoted first (ATen's TensorIterator), so a bool - float never reaches subtraction
-    d = (input.to(common) - target.to(common)).abs()
-    loss = _pw.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta) if beta > 0 else d
-    return _reduce(loss, reduction)
+    if beta > 0:
+        _check_reduction(reduction)
+        return _natives.smooth_l1_loss(input.to(common), target.to(common), reduction, beta)
+    return _reduce((input.to(common) - target.to(common)).abs(), reduction)
 
 
 @autocast_op("fp32")
@@ -114,11 +117,12 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _check_cast(input.dtype, input, target)
     check_dtype("huber_cpu", input.dtype, floating=True)
+    if weight is None:
+        _check_reduction(reduction)
+        return _natives.huber_loss(input, target, reduction, delta)
     d = (input - target).abs()
     loss = _pw.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta).to(input.dtype)
-    if weight is not None:
-        return _weighted(loss, weight, input, reduction, mean_by_weight=False)
-    return _reduce(loss, reduction)
+    return _weighted(loss, weight, input, reduction, mean_by_weight=False)
 
 
 @autocast_op("fp32")
@@ -304,6 +308,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     for name, t in (("input", input), ("target", target)):
         if t.numel() and not bool(((t >= 0) & (t <= 1)).all()):
             raise RuntimeError(f"all elements of {name} should be between 0 and 1")
+    if weight is None or not weight.requires_grad:  # PyTorch has no gradient formula for weight
+        return _natives.binary_cross_entropy(input, target, weight, reduction)
     lp = _pw.clamp(_pw.log(input), min=-100)
     l1p = _pw.clamp(_pw.log(1 - input), min=-100)
     loss = -(target * lp + (1 - target) * l1p)
@@ -330,6 +336,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     _check_cast(target.dtype, input, target, weight, pos_weight)
     # ATen's steps and roundings: log_sigmoid(x) in one kernel (float32 inside for half input), times
     # 1 + (pw - 1) t in x's dtype, then (1 - t) * x - that, and * weight, each written into t's dtype
+    if not any(w is not None and w.requires_grad for w in (weight, pos_weight)):  # no formula for these in torch
+        return _natives.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction,
+                                                         input.dtype.name in _REDUCED_FLOATS)
     x = input.float() if input.dtype.name in _REDUCED_FLOATS else input
     lsi = (-softplus(-x)).to(input.dtype)
     if pos_weight is not None:

@@ -78,6 +78,15 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if training and n == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
     x = input.to(cdt)
+    if training and cdt is input.dtype:
+        if running_mean is not None and n > 1:
+            from ...autograd.grad_mode import no_grad
+            with no_grad():
+                mean, var = x.mean(dims), x.var(dims, correction=0)
+                running_mean.mul_(1 - momentum).add_(mean * momentum)
+                running_var.mul_(1 - momentum).add_(var * (momentum * n / (n - 1)))
+        from ..._ops.natives import batch_norm_training  # one op saving input and weight, as PyTorch's
+        return batch_norm_training(x, weight, bias, dims, eps)
     if training:
         mean = x.mean(dims)
         var = x.var(dims, correction=0)
