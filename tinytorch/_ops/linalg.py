@@ -285,6 +285,8 @@ ger = outer
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """``beta * input + alpha * outer(vec1, vec2)`` (``torch.addr``)."""
     from .linalg import _outer_check, outer
+    from ._util import check_arg
+    check_arg("addr", "input", 1, input, "Tensor")
     _outer_check(vec1, vec2, "addr", "vec1")
     o = outer(vec1, vec2)
     _expands_to(input, o)

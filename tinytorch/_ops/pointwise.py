@@ -87,26 +87,35 @@ def _unary(name, kind, backward=None, save_output=False, save_inputs=True, doc=N
     return fn
 
 
-def _binary(name, kind, backward=None, save_inputs=True, doc=None, tensor_only=False, **flags):
+def _binary(name, kind, backward=None, save_inputs=True, doc=None, tensor_only=False, number_input=False, **flags):
     """Define binary op ``name``. ``tensor_only``: PyTorch's signature takes Tensors only (``maximum(x, 1.5)``
-    is its argument parser's TypeError); otherwise ``other`` may also be a Number."""
+    is its argument parser's TypeError); otherwise ``other`` may also be a Number, and ``input`` too when
+    ``number_input`` (PyTorch has a Scalar-self overload)."""
     meta = _meta("int", name) if kind == "int" else \
         {"same": _same, "float": _float, "bool": _bool, "logical": _logical}[kind]
     flags.setdefault("elementwise", True)
     op = defop(name, meta, backward, save_inputs=save_inputs, **flags)
 
-    def fn(input, other):
-        if tensor_only:
-            check_arg(name, "input", 1, input, "Tensor")
-            check_arg(name, "other", 2, other, "Tensor")
-        elif not isinstance(other, (Tensor, int, float, builtins.complex, bool)):
-            raise TypeError(f"{name}() received an invalid combination of arguments - got "
-                            f"({type(input).__name__}, {type(other).__name__}), but expected one of:\n"
-                            f" * (Tensor input, Tensor other)\n * (Tensor input, Number other)")
-        return dispatch(op, (input, other))
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc or (f"Elementwise ``{name}(input, other)`` with broadcasting and type promotion; "
-                         f"RuntimeError when the shapes do not broadcast. Mirrors ``torch.{name}``.")
+    def make(pub):
+        def fn(input, other):
+            if tensor_only:
+                check_arg(pub, "input", 1, input, "Tensor")
+                check_arg(pub, "other", 2, other, "Tensor")
+            elif not isinstance(other, (Tensor, int, float, builtins.complex, bool)) or \
+                    not (number_input or isinstance(input, Tensor)):
+                # only ops with a (Number self, Tensor other) overload (mul, remainder, bitwise_*) take a
+                # Number input; the others' overloads are (Tensor, Tensor) and (Tensor, Number)
+                raise TypeError(f"{pub}() received an invalid combination of arguments - got "
+                                f"({type(input).__name__}, {type(other).__name__}), but expected one of:\n"
+                                f" * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                                f" * (Tensor input, Number other, *, Tensor out = None)\n")
+            return dispatch(op, (input, other))
+        fn.__name__ = fn.__qualname__ = pub
+        fn.__doc__ = doc or (f"Elementwise ``{pub}(input, other)`` with broadcasting and type promotion; "
+                             f"RuntimeError when the shapes do not broadcast. Mirrors ``torch.{pub}``.")
+        return fn
+    fn = make(name)
+    fn._alias = make  # the same op under another public name (its errors name the alias, as PyTorch's)
     method(name)(fn)
     method(name + "_")(lambda self, other: self._inplace(fn, other))
     return fn
@@ -359,7 +368,7 @@ def _mul_bw(c, g):
 
 
 # derivatives.yaml: self's formula names other and other's names self, each saved only for the other's gradient
-mul = _binary("mul", "same", _mul_bw, save_inputs=((0, (1,)), (1, (0,))), complex_grad=True)
+mul = _binary("mul", "same", _mul_bw, number_input=True, save_inputs=((0, (1,)), (1, (0,))), complex_grad=True)
 multiply = mul
 method("multiply")(mul)
 
@@ -422,7 +431,7 @@ def _fmod_bw(c, g):
     return g, (-g * div(a, b, rounding_mode="trunc") if isinstance(b, Tensor) else None)
 
 
-remainder = _binary("remainder", "same", _remainder_bw, save_inputs=((0, (1,)), (1, (1,))),
+remainder = _binary("remainder", "same", number_input=True, backward=_remainder_bw, save_inputs=((0, (1,)), (1, (1,))),
     refused=refuse(("bool",) + COMPLEX_DTYPES, NotImplementedError, "\"remainder_cpu\" not implemented for '{T}'"))
 fmod = _binary("fmod", "same", _fmod_bw, save_inputs=((0, (1,)), (1, (1,))),
     refused=refuse(("bool",) + COMPLEX_DTYPES, NotImplementedError, "\"fmod_cpu\" not implemented for '{T}'"))
@@ -525,11 +534,15 @@ def fmax(input, other):
     """Elementwise maximum that ignores NaN: the other value where one is NaN, NaN only where both are
     (``torch.fmax``, C's fmax). Broadcasts and promotes like ``maximum``; at ties the gradient goes to
     ``input``, as in torch."""
+    check_arg("fmax", "input", 1, input, "Tensor")
+    check_arg("fmax", "other", 2, other, "Tensor")
     return where((input >= other) | isnan(other), input, other)
 
 
 def fmin(input, other):
     """Elementwise minimum that ignores NaN (``torch.fmin``); see ``fmax``."""
+    check_arg("fmin", "input", 1, input, "Tensor")
+    check_arg("fmin", "other", 2, other, "Tensor")
     return where((input <= other) | isnan(other), input, other)
 
 # ---- comparisons, logical and bitwise ---------------------------------------------------------------
@@ -543,18 +556,21 @@ gt = _binary("gt", "bool",
     refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"gt_cpu\" not implemented for '{T}'"))
 ge = _binary("ge", "bool",
     refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"ge_cpu\" not implemented for '{T}'"))
-greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
-for _a, _f in (("greater", gt), ("greater_equal", ge), ("less", lt), ("less_equal", le), ("not_equal", ne)):
+greater, greater_equal, less, less_equal, not_equal = (
+    f._alias(n) for f, n in ((gt, "greater"), (ge, "greater_equal"), (lt, "less"), (le, "less_equal"),
+                             (ne, "not_equal")))
+for _a, _f in (("greater", greater), ("greater_equal", greater_equal), ("less", less), ("less_equal", less_equal),
+               ("not_equal", not_equal)):
     method(_a)(_f)
 logical_and = _binary("logical_and", "logical", tensor_only=True)
 logical_or = _binary("logical_or", "logical", tensor_only=True)
 logical_xor = _binary("logical_xor", "logical", tensor_only=True)
-bitwise_and = _binary("bitwise_and", "int")
-bitwise_or = _binary("bitwise_or", "int")
-bitwise_xor = _binary("bitwise_xor", "int")
-bitwise_left_shift = _binary("bitwise_left_shift", "int",
+bitwise_and = _binary("bitwise_and", "int", number_input=True)
+bitwise_or = _binary("bitwise_or", "int", number_input=True)
+bitwise_xor = _binary("bitwise_xor", "int", number_input=True)
+bitwise_left_shift = _binary("bitwise_left_shift", "int", number_input=True,
     refused=refuse(("bool",), NotImplementedError, "\"lshift_cpu\" not implemented for '{T}'"))
-bitwise_right_shift = _binary("bitwise_right_shift", "int",
+bitwise_right_shift = _binary("bitwise_right_shift", "int", number_input=True,
     refused=refuse(("bool",), NotImplementedError, "\"rshift_cpu\" not implemented for '{T}'"))
 
 
