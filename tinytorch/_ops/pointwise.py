@@ -318,12 +318,20 @@ _add_op = defop("add", _same, _add_bw(1), save_inputs=False, complex_grad=True, 
 _sub_op = defop("sub", _same, _add_bw(-1), save_inputs=False, complex_grad=True, elementwise=True)
 
 
+def _alpha_check(fn, alpha):
+    """PyTorch's argument parser for ``alpha``: a Number (a one-element tensor counts), else TypeError."""
+    if not isinstance(alpha, (int, float, builtins.complex)) and not (isinstance(alpha, Tensor) and
+                                                                     alpha.numel() == 1):
+        raise TypeError(f"{fn}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+
+
 @method("add")
 def add(input, other, *, alpha=1, out=None):
     """``input + alpha * other`` with broadcasting and type promotion (``torch.add``).
 
-    RuntimeError when the shapes do not broadcast.
+    RuntimeError when the shapes do not broadcast; TypeError when ``alpha`` is not a Number.
     """
+    _alpha_check("add", alpha)
     r = dispatch(_add_op, (input, other), {"alpha": alpha} if alpha != 1 else None)
     return r if out is None else out._write(r)
 
@@ -343,17 +351,24 @@ def _sub_check(a, b):
 
 @method("sub")
 def sub(input, other, *, alpha=1, out=None):
-    """``input - alpha * other`` with broadcasting (``torch.sub``). Bool tensors raise RuntimeError."""
+    """``input - alpha * other`` with broadcasting (``torch.sub``). Bool tensors raise RuntimeError; TypeError
+    when ``alpha`` is not a Number."""
+    _alpha_check("sub", alpha)
     _sub_check(input, other)
     r = dispatch(_sub_op, (input, other), {"alpha": alpha} if alpha != 1 else None)
     return r if out is None else out._write(r)
 
 
 subtract = sub
-method("add_")(lambda self, other, *, alpha=1: self._inplace(add, other, alpha=alpha))
+@method("add_")
+def _add_(self, other, *, alpha=1):
+    """``Tensor.add_``: ``add`` written into ``self``."""
+    _alpha_check("add_", alpha)
+    return self._inplace(add, other, alpha=alpha)
 @method("sub_")
 def _sub_(self, other, *, alpha=1):
     """``Tensor.sub_``: ``sub`` written into ``self`` (bool operands refused first, as ``sub``)."""
+    _alpha_check("sub_", alpha)
     _sub_check(self, other)
     return self._inplace(sub, other, alpha=alpha)
 
@@ -499,7 +514,18 @@ def _pow_check(input, exponent):
         raise RuntimeError(f"value cannot be converted to type {_C_TYPE[d.name]} without overflow")
 
 
-method("pow_")(lambda self, e: self._inplace(pow, e))
+@method("pow_")
+def _pow_(self, exponent):
+    """``Tensor.pow_``: ``pow`` written into ``self``."""
+    return self._inplace(pow, exponent)
+
+
+def _ipow(self, exponent):
+    # ``x **= n``: Python's operator takes no argument parser, so a Scalar int past int64 gets its
+    # OverflowError here (2**63 <= n < 2**64 is a uint64 Scalar, as PyTorch's)
+    if exponent.__class__ is int and not -(1 << 63) <= exponent < (1 << 64):
+        raise OverflowError("int too big to convert" if exponent > 0 else "can't convert negative int to unsigned")
+    return self._inplace(pow, exponent)
 
 
 def _atan2_bw(c, g):
@@ -930,7 +956,7 @@ method("__iadd__")(lambda self, o: self._inplace(add, o))
 method("__isub__")(lambda self, o: _sub_(self, o))
 method("__imul__")(lambda self, o: self._inplace(mul, o))
 method("__itruediv__")(lambda self, o: self._inplace(div, o))
-method("__ipow__")(lambda self, o: self._inplace(pow, o))
+method("__ipow__")(_ipow)
 method("__iand__")(lambda self, o: self._inplace(Tensor.__and__, o))
 method("__ior__")(lambda self, o: self._inplace(Tensor.__or__, o))
 method("__ixor__")(lambda self, o: self._inplace(Tensor.__xor__, o))
