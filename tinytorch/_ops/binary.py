@@ -45,7 +45,17 @@ def hypot(input, other):
                             [s for s in (input, other) if not isinstance(s, Tensor)])
     if not dt.is_floating_point:
         raise NotImplementedError(f"\"hypot_cpu\" not implemented for '{SCALAR_NAMES[dt.name]}'")
-    return sqrt(input * input + other * other)
+    from .pointwise import maximum, where
+    # both operands in the result dtype first (an int8 square would wrap around), half types in float32 and
+    # rounded once, as PyTorch's kernel; scaled by the larger magnitude so that squares of huge values do not
+    # overflow (C's hypot)
+    work = _dt.float32 if dt in (_dt.float16, _dt.bfloat16) else dt
+    a, b = input.to(work).abs(), other.to(work).abs()
+    m = maximum(a, b)
+    safe = where(m == 0, 1.0, m)
+    r = m * sqrt((a / safe) ** 2 + (b / safe) ** 2)
+    r = where((a == float("inf")) | (b == float("inf")), float("inf"), r)  # inf even beside a NaN, as C's hypot
+    return r.to(dt)
 
 
 @method("logaddexp")
@@ -60,8 +70,14 @@ def logaddexp(input, other):
 
 @method("logaddexp2")
 def logaddexp2(input, other):
-    """``log2(2^input + 2^other)`` (``torch.logaddexp2``)."""
-    return logaddexp(input * math.log(2.0), other * math.log(2.0)) / math.log(2.0)
+    """``log2(2^input + 2^other)`` (``torch.logaddexp2``): both operands in the result dtype, half types
+    computed in float32 and rounded once, as PyTorch's kernel."""
+    ts = [t for t in (input, other) if isinstance(t, Tensor)]
+    dt = _dt.result_type_of(ts, [s for s in (input, other) if not isinstance(s, Tensor)])
+    work = _dt.float32 if dt in (_dt.float16, _dt.bfloat16) else dt
+    a, b = (v.to(work) if isinstance(v, Tensor) else v for v in (input, other))
+    r = logaddexp(a * math.log(2.0), b * math.log(2.0)) / math.log(2.0)
+    return r.to(dt) if r.dtype is not dt and dt.is_floating_point else r
 
 
 @method("copysign")
@@ -85,9 +101,12 @@ def copysign(input, other):
 
 @method("float_power")
 def float_power(input, exponent):
-    """``input ** exponent`` computed in float64 (``torch.float_power``)."""
-    base = input.double() if isinstance(input, Tensor) else input
-    exp = exponent.double() if isinstance(exponent, Tensor) else exponent
+    """``input ** exponent`` computed in float64, or complex128 when either operand is complex
+    (``torch.float_power``)."""
+    cplx = any(isinstance(v, complex) or isinstance(v, Tensor) and v.dtype.is_complex for v in (input, exponent))
+    wide = _dt.complex128 if cplx else _dt.float64
+    base = input.to(wide) if isinstance(input, Tensor) else input
+    exp = exponent.to(wide) if isinstance(exponent, Tensor) else exponent
     if not isinstance(base, Tensor):
         base = exp.new_tensor(base)
     return base ** exp

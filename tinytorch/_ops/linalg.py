@@ -288,7 +288,10 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     from ._util import check_arg
     check_arg("addr", "input", 1, input, "Tensor")
     _outer_check(vec1, vec2, "addr", "vec1")
-    o = outer(vec1, vec2)
+    # the outer product in the result dtype, as PyTorch's kernel (float32 vectors of a float64 input
+    # multiply in float64)
+    dt = _dt.result_type_of((input, vec1, vec2))
+    o = outer(vec1.to(dt), vec2.to(dt))
     _expands_to(input, o)
     return (input * beta if beta != 1 else input) + (o * alpha if alpha != 1 else o) if beta != 0 else o * alpha
 

@@ -805,7 +805,19 @@ def lerp(input, end, weight):
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
         check_dtype(kernel, input.dtype, floating=True, complex_ok=True)
-    return input + weight * (end - input)
+    # PyTorch's two-sided formula (exact at both ends; an infinite input gives +-inf, not inf - inf = NaN)
+    small = (weight.abs() if isinstance(weight, Tensor) else builtins.abs(weight)) < 0.5
+    diff = end - input
+    if isinstance(small, Tensor):
+        return where(small, input + weight * diff, end - diff * (1 - weight))
+    return input + weight * diff if small else end - diff * (1 - weight)
+
+
+def _in_result_dtype(*ts):
+    """The tensors converted to their common dtype: PyTorch's fused kernels compute every product in the
+    result dtype (a float64 input with float32 factors multiplies them in float64)."""
+    dt = _dt.result_type_of(ts)
+    return tuple(t if t.dtype is dt else t.to(dt) for t in ts)
 
 
 def _addc_args(fn, input, tensor1, tensor2):
@@ -821,6 +833,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     _addc_args("addcmul", input, tensor1, tensor2)
     if input.dtype is _dt.bool and tensor1.dtype is _dt.bool and tensor2.dtype is _dt.bool:
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
+    input, tensor1, tensor2 = _in_result_dtype(input, tensor1, tensor2)
     return input + (tensor1 * tensor2) * value
 
 
@@ -836,6 +849,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
             "value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * "
             "tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: "
             "(input + value * tensor1 / tensor2), for all dtypes.")
+    input, tensor1, tensor2 = _in_result_dtype(input, tensor1, tensor2)
     return input + (tensor1 / tensor2) * value
 
 
@@ -853,7 +867,7 @@ def logit(input, eps=None):
     if isinstance(input, Tensor) and input.dtype.is_complex:
         from ._util import check_dtype
         check_dtype("logit_cpu", input.dtype, floating=True)
-    if eps is not None:
+    if eps is not None and eps == eps:  # a NaN eps clamps nothing in PyTorch's kernel (its comparisons fail)
         input = clamp(input, eps, 1 - eps)
     return log(input / (1 - input))
 

@@ -315,7 +315,8 @@ def prelu(input, weight):
 def hardshrink(input, lambd=0.5):
     """``x`` where ``|x| > lambd``, else 0. NotImplementedError for non-floating input, as PyTorch's kernel."""
     check_dtype("hardshrink_cpu", input.dtype, floating=True)
-    return _pw.where(input.abs() > lambd, input, 0.0)
+    # PyTorch's kernel zeroes only where -lambd <= x <= lambd holds: a NaN input or lambd keeps x
+    return _pw.where((input >= -lambd) & (input <= lambd), 0.0, input)
 
 
 def softshrink(input, lambd=0.5):
