@@ -904,7 +904,11 @@ def _rsub(self, other):
 
 
 def _rdiv(self, other):
-    return div(other, self)
+    # PyTorch's ``other / self`` is ``self.reciprocal() * other``: the reciprocal is rounded in self's dtype
+    # first (a float16 self gives a float16 reciprocal, then the product promotes)
+    if not isinstance(other, (Tensor, int, float, builtins.complex, bool)):
+        raise TypeError(f"unsupported operand type(s) for /: '{type(other).__name__}' and 'Tensor'")
+    return mul(reciprocal(self), other)
 
 
 def _operator(fn, name):
