@@ -204,7 +204,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dt_word(input.dtype)} and "
                            f"{_dt_word(mat2.dtype)}")
     _expands_to(input, p)
-    if alpha != 1:
+    if isinstance(alpha, float) and not (alpha - alpha == 0):  # inf or NaN
+        # PyTorch's gemm scales the terms before it sums them: inf * a * b of mixed signs add up to NaN,
+        # where inf * (sum) would be +-inf
+        p = mm(mat1 * alpha, mat2)
+    elif alpha != 1:
         p = p * alpha
     return p + (input * beta if beta != 1 else input) if beta != 0 else p
 

@@ -324,8 +324,10 @@ def _bessel(x, nu, scaled):
     if scaled:
         out = where(big, a, s * exp(-small_x))
     else:
-        # a * exp(x) is 0 * inf past exp's range: the function itself is inf there
-        out = where(big, where(exp(big_x) == float("inf"), float("inf"), a * exp(big_x)), s)
+        # a * exp(x) is 0 * inf past exp's range: the function itself is inf there (at x = +-inf itself
+        # torch's Cephes formula gives NaN, kept)
+        e = exp(big_x)
+        out = where(big, where((e == float("inf")) & (big_x != float("inf")), float("inf"), a * e), s)
     return out * x.sign() if nu == 1 else out
 
 
