@@ -312,6 +312,7 @@ def _bessel_asym_scaled(ax, nu):
     return total / (2 * math.pi * ax).sqrt()
 
 
+@_half_in_float
 def _bessel(x, nu, scaled):
     from .pointwise import exp, where
     x = _as_float(x)
