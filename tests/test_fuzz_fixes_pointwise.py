@@ -61,6 +61,8 @@ CASES = [
     ("ldexp-half-other", "T.ldexp(T.tensor([1.3, -2.]), T.tensor([0.3, 1.7], dtype=T.float16))"),
     ("ldexp-f64-other", "T.ldexp(T.ones(2), T.tensor([0.3, 1.7], dtype=T.float64))"),
     ("ldexp-complex-other", "T.ldexp(T.ones(2), T.tensor([0.3, 1.7], dtype=T.complex64))"),
+    ("ldexp-c128-input", "T.ldexp(T.tensor([0.3, -1.1, 2.], dtype=T.complex128), T.tensor([0.37, 1.9, -2.3]))"),
+    ("ldexp-f64-input", "T.ldexp(T.tensor([0.3, -1.1, 2.], dtype=T.float64), T.tensor([0.37, 1.9, -2.3]))"),
     ("ldexp-int", "T.ldexp(T.ones(2, dtype=T.int64), T.ones(2, dtype=T.int64))"),
     ("ldexp_-half", "T.ones(2, dtype=T.float16).ldexp_(T.tensor([0.3, 1.7]))"),
     ("float_power-complex-input", "T.float_power(T.tensor([1j, 2.]), T.tensor([2., 0.5]))"),

@@ -190,15 +190,22 @@ for _n in ("gcd", "lcm"):
 
 
 def ldexp(input, other):
-    """``input * 2 ** other`` (``torch.ldexp``): as PyTorch, ``2.0 ** other`` is computed in ``other``'s own
-    floating dtype (the default dtype for an integral ``other``) and then multiplied with type promotion, so a
-    float16 input with a float32 ``other`` gives float32 and a complex ``other`` a complex result. TypeError
+    """``input * 2 ** other`` (``torch.ldexp``): as PyTorch, the result type is that of ``input`` times
+    ``2.0 ** other`` taken in ``other``'s floating dtype (the default dtype for an integral ``other``), so a
+    float16 input with a float32 ``other`` gives float32 and a complex ``other`` a complex result; a half-type
+    ``other``'s power is rounded to that type first, as PyTorch's. TypeError
     unless both are tensors; NotImplementedError for a bool ``other``, as PyTorch's exp2 kernel."""
     from .pointwise import pow as _pow
     _tensors("ldexp", input, other, first=2)
     if other.dtype is _dt.bool:
         raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
-    return input * _pow(2.0, other)
+    two = other.dtype if other.dtype.is_floating_point or other.dtype.is_complex else _dt.get_default_dtype()
+    if two in (_dt.float16, _dt.bfloat16):
+        return input * _pow(2.0, other)  # PyTorch's power rounded in the half type: that rounding shows
+    # otherwise the power in the result dtype: PyTorch's, in other's dtype, is within an ulp of it (its float32
+    # pow is not always correctly rounded, so rounding here too could land two ulps away)
+    res = _dt.promote_types(input.dtype, two)
+    return input * _pow(2.0, other.to(res))
 
 
 @method("ldexp_")
