@@ -36,8 +36,9 @@ def _tensor_method(fn):
 
 
 def hypot(input, other):
-    """``sqrt(input^2 + other^2)`` elementwise, broadcast (``torch.hypot``). NotImplementedError when the
-    operands' result dtype is not floating (PyTorch's kernel is compiled for floating types only)."""
+    """``sqrt(input^2 + other^2)`` elementwise, broadcast (``torch.hypot``), without overflow for huge
+    operands. TypeError unless both are tensors; NotImplementedError when the operands' result dtype is not
+    floating (PyTorch's kernel is compiled for floating types only)."""
     from .pointwise import sqrt
     from ._util import SCALAR_NAMES
     _tensors("hypot", input, other, first=2)
