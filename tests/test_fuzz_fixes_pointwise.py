@@ -40,10 +40,6 @@ CASES = [
     ("add_-alpha-str", "T.ones(2).add_(T.ones(2), alpha='a')"),
     ("sub-alpha-str", "T.sub(T.ones(2), T.ones(2), alpha='a')"),
     ("sub_-alpha-none", "T.ones(2).sub_(T.ones(2), alpha=None)"),
-    ("index_add-alpha-str", "T.ones(3).index_add(0, T.tensor([0]), T.ones(1), alpha='a')"),
-    ("index_add_-alpha-none", "T.ones(3).index_add_(0, T.tensor([0]), T.ones(1), alpha=None)"),
-    ("torch.index_add-alpha-none", "T.index_add(T.ones(3), 0, T.tensor([0]), T.ones(1), alpha=None)"),
-    ("index_add-alpha", "T.index_add(T.ones(3), 0, T.tensor([0, 2]), T.ones(2), alpha=2.5)"),
     ("add-alpha-0d", "T.add(T.ones(2), T.ones(2), alpha=T.tensor(2.))"),
     # ints past int64 as a Scalar exponent
     ("ipow-2**64", "T.ones(2).__ipow__(2**64)"),

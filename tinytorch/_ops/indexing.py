@@ -686,21 +686,14 @@ _index_add_op = defop("index_add", _index_add_meta, _index_add_bw, save_inputs=(
 
 @method("index_add")
 def index_add(input, dim, index, source, *, alpha=1):
-    """A copy of ``input`` with ``alpha * source`` added at the 1-D ``index`` along ``dim``. TypeError when
-    ``alpha`` is not a Number, as PyTorch's argument parser."""
-    from .pointwise import _alpha_check
-    _alpha_check("index_add", alpha)
+    """A copy of ``input`` with ``alpha * source`` added at the 1-D ``index`` along ``dim``."""
     d = _strides.wrap_dim(dim, input.ndim)
     _check_1d_index("index_add", input, d, index)
     return dispatch(_index_add_op, (input, index, source), {"dim": d, "alpha": alpha})
 
 
-@method("index_add_")
-def _index_add_(self, dim, index, source, *, alpha=1):
-    """``Tensor.index_add_``: ``index_add`` written into ``self``."""
-    from .pointwise import _alpha_check
-    _alpha_check("index_add_", alpha)
-    return self._inplace(index_add, dim, index, source, alpha=alpha)
+method("index_add_")(lambda self, dim, index, source, *, alpha=1: self._inplace(index_add, dim, index, source,
+                                                                               alpha=alpha))
 
 
 @method("index_copy")
