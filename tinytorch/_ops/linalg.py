@@ -204,7 +204,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dt_word(input.dtype)} and "
                            f"{_dt_word(mat2.dtype)}")
     _expands_to(input, p)
-    if alpha != 1:
+    if isinstance(alpha, float) and not (alpha - alpha == 0):  # inf or NaN
+        # PyTorch's gemm scales the terms before it sums them: inf * a * b of mixed signs add up to NaN,
+        # where inf * (sum) would be +-inf
+        p = mm(mat1 * alpha, mat2)
+    elif alpha != 1:
         p = p * alpha
     return p + (input * beta if beta != 1 else input) if beta != 0 else p
 
@@ -285,8 +289,13 @@ ger = outer
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """``beta * input + alpha * outer(vec1, vec2)`` (``torch.addr``)."""
     from .linalg import _outer_check, outer
+    from ._util import check_arg
+    check_arg("addr", "input", 1, input, "Tensor")
     _outer_check(vec1, vec2, "addr", "vec1")
-    o = outer(vec1, vec2)
+    # the outer product in the result dtype, as PyTorch's kernel (float32 vectors of a float64 input
+    # multiply in float64)
+    dt = _dt.result_type_of((input, vec1, vec2))
+    o = outer(vec1.to(dt), vec2.to(dt))
     _expands_to(input, o)
     return (input * beta if beta != 1 else input) + (o * alpha if alpha != 1 else o) if beta != 0 else o * alpha
 

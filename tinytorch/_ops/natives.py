@@ -1,7 +1,7 @@
 """Functions tinytorch writes in other ops but PyTorch computes in one native kernel with its own
 ``derivatives.yaml`` entry: the elu family, leaky_relu, hardsigmoid, the shrinks, softplus, log_sigmoid, sinc,
 atanh; the pointwise losses (mse, huber, smooth_l1, binary cross entropy with and without logits); var, std,
-linalg_vector_norm and dist; xlogy, lerp with a tensor weight, addcdiv; cummax / cummin; batch_norm in training.
+linalg_vector_norm and dist; hypot, xlogy, lerp with a tensor weight, addcdiv; cummax / cummin; batch_norm in training.
 
 Each is declared once as an op whose decomposition is the tinytorch formula (run without recording a graph)
 and whose backward formula, written in tinytorch ops (so it is itself differentiable), is PyTorch's: the one
@@ -79,7 +79,9 @@ def _shrink_bw(c, g):
     return _pw.where((x >= -lambd) & (x <= lambd), 0.0, g)
 
 
-_hardshrink_op = _unary_op("hardshrink", lambda x, lambd: _pw.where(x.abs() > lambd, x, 0.0), _shrink_bw)
+# PyTorch's kernel zeroes only where -lambd <= x <= lambd holds: a NaN input or lambd keeps x
+_hardshrink_op = _unary_op("hardshrink", lambda x, lambd: _pw.where((x >= -lambd) & (x <= lambd), 0.0, x),
+                           _shrink_bw)
 _softshrink_op = _unary_op(
     "softshrink",
     lambda x, lambd: _pw.where(x > lambd, x - lambd, _pw.where(x < -lambd, x + lambd, 0.0)), _shrink_bw)
@@ -483,6 +485,38 @@ def xlogy(x, y):
     return dispatch(_xlogy_op, (x, y))
 
 
+def _hypot_decomp(a, b):
+    # half types in float32 and rounded once, as PyTorch's kernel; scaled by the larger magnitude so that squares
+    # of huge values do not overflow (C's hypot)
+    dt = a.dtype
+    from .. import _dtype as _dt
+    work = _dt.float32 if dt in (_dt.float16, _dt.bfloat16) else dt
+    a, b = a.to(work).abs(), b.to(work).abs()
+    m = _pw.maximum(a, b)
+    safe = _pw.where(m == 0, 1.0, m)
+    r = m * _pw.sqrt((a / safe) ** 2 + (b / safe) ** 2)
+    r = _pw.where((a == math.inf) | (b == math.inf), math.inf, r)  # inf even beside a NaN, as C's hypot
+    return r.to(dt)
+
+
+def _hypot_bw(c, g):
+    # self: grad * self / result; other: grad * other / result
+    (x, y), r = c.inputs, c.out
+    return (g * x / r if c.next_edges[0] is not None else None,
+            g * y / r if c.next_edges[1] is not None else None)
+
+
+# each input is named by its own gradient's formula only: saved when it needs its gradient; the result always
+_hypot_op = defop("hypot", _nary_meta, _hypot_bw, decomp=_hypot_decomp, save_inputs=((0, (0,)), (1, (1,))),
+                  save_output=True, elementwise=True)
+
+
+def hypot(x, y):
+    """``sqrt(x^2 + y^2)`` of two floating tensors of one dtype without overflow; one op saving what PyTorch's
+    ``HypotBackward0`` saves."""
+    return dispatch(_hypot_op, (x, y))
+
+
 def _lerp_bw(c, g):
     # self: grad * (1 - weight); end: grad * weight; weight: grad * (end - self)
     x, e, w = c.inputs
@@ -491,7 +525,13 @@ def _lerp_bw(c, g):
 
 
 # self and end are named only by the weight's formula: saved when the weight needs its gradient
-_lerp_op = defop("lerp", _nary_meta, _lerp_bw, decomp=lambda x, e, w: x + w * (e - x),
+def _lerp_decomp(x, e, w):
+    # PyTorch's two-sided formula: exact at both ends, and an infinite input gives +-inf, not inf - inf = NaN
+    d = e - x
+    return _pw.where(w.abs() < 0.5, x + w * d, e - d * (1 - w))
+
+
+_lerp_op = defop("lerp", _nary_meta, _lerp_bw, decomp=_lerp_decomp,
                  save_inputs=((0, (2,)), (1, (2,)), 2), elementwise=True)
 
 

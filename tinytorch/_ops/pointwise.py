@@ -87,26 +87,35 @@ def _unary(name, kind, backward=None, save_output=False, save_inputs=True, doc=N
     return fn
 
 
-def _binary(name, kind, backward=None, save_inputs=True, doc=None, tensor_only=False, **flags):
+def _binary(name, kind, backward=None, save_inputs=True, doc=None, tensor_only=False, number_input=False, **flags):
     """Define binary op ``name``. ``tensor_only``: PyTorch's signature takes Tensors only (``maximum(x, 1.5)``
-    is its argument parser's TypeError); otherwise ``other`` may also be a Number."""
+    is its argument parser's TypeError); otherwise ``other`` may also be a Number, and ``input`` too when
+    ``number_input`` (PyTorch has a Scalar-self overload)."""
     meta = _meta("int", name) if kind == "int" else \
         {"same": _same, "float": _float, "bool": _bool, "logical": _logical}[kind]
     flags.setdefault("elementwise", True)
     op = defop(name, meta, backward, save_inputs=save_inputs, **flags)
 
-    def fn(input, other):
-        if tensor_only:
-            check_arg(name, "input", 1, input, "Tensor")
-            check_arg(name, "other", 2, other, "Tensor")
-        elif not isinstance(other, (Tensor, int, float, builtins.complex, bool)):
-            raise TypeError(f"{name}() received an invalid combination of arguments - got "
-                            f"({type(input).__name__}, {type(other).__name__}), but expected one of:\n"
-                            f" * (Tensor input, Tensor other)\n * (Tensor input, Number other)")
-        return dispatch(op, (input, other))
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc or (f"Elementwise ``{name}(input, other)`` with broadcasting and type promotion; "
-                         f"RuntimeError when the shapes do not broadcast. Mirrors ``torch.{name}``.")
+    def make(pub):
+        def fn(input, other):
+            if tensor_only:
+                check_arg(pub, "input", 1, input, "Tensor")
+                check_arg(pub, "other", 2, other, "Tensor")
+            elif not isinstance(other, (Tensor, int, float, builtins.complex, bool)) or \
+                    not (number_input or isinstance(input, Tensor)):
+                # only ops with a (Number self, Tensor other) overload (mul, remainder, bitwise_*) take a
+                # Number input; the others' overloads are (Tensor, Tensor) and (Tensor, Number)
+                raise TypeError(f"{pub}() received an invalid combination of arguments - got "
+                                f"({type(input).__name__}, {type(other).__name__}), but expected one of:\n"
+                                f" * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                                f" * (Tensor input, Number other, *, Tensor out = None)\n")
+            return dispatch(op, (input, other))
+        fn.__name__ = fn.__qualname__ = pub
+        fn.__doc__ = doc or (f"Elementwise ``{pub}(input, other)`` with broadcasting and type promotion; "
+                             f"RuntimeError when the shapes do not broadcast. Mirrors ``torch.{pub}``.")
+        return fn
+    fn = make(name)
+    fn._alias = make  # the same op under another public name (its errors name the alias, as PyTorch's)
     method(name)(fn)
     method(name + "_")(lambda self, other: self._inplace(fn, other))
     return fn
@@ -309,12 +318,20 @@ _add_op = defop("add", _same, _add_bw(1), save_inputs=False, complex_grad=True, 
 _sub_op = defop("sub", _same, _add_bw(-1), save_inputs=False, complex_grad=True, elementwise=True)
 
 
+def _alpha_check(fn, alpha):
+    """PyTorch's argument parser for ``alpha``: a Number (a one-element tensor counts), else TypeError."""
+    if not isinstance(alpha, (int, float, builtins.complex)) and not (isinstance(alpha, Tensor) and
+                                                                     alpha.numel() == 1):
+        raise TypeError(f"{fn}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+
+
 @method("add")
 def add(input, other, *, alpha=1, out=None):
     """``input + alpha * other`` with broadcasting and type promotion (``torch.add``).
 
-    RuntimeError when the shapes do not broadcast.
+    RuntimeError when the shapes do not broadcast; TypeError when ``alpha`` is not a Number.
     """
+    _alpha_check("add", alpha)
     r = dispatch(_add_op, (input, other), {"alpha": alpha} if alpha != 1 else None)
     return r
 
@@ -334,17 +351,24 @@ def _sub_check(a, b):
 
 @method("sub")
 def sub(input, other, *, alpha=1, out=None):
-    """``input - alpha * other`` with broadcasting (``torch.sub``). Bool tensors raise RuntimeError."""
+    """``input - alpha * other`` with broadcasting (``torch.sub``). Bool tensors raise RuntimeError; TypeError
+    when ``alpha`` is not a Number."""
+    _alpha_check("sub", alpha)
     _sub_check(input, other)
     r = dispatch(_sub_op, (input, other), {"alpha": alpha} if alpha != 1 else None)
     return r
 
 
 subtract = sub
-method("add_")(lambda self, other, *, alpha=1: self._inplace(add, other, alpha=alpha))
+@method("add_")
+def _add_(self, other, *, alpha=1):
+    """``Tensor.add_``: ``add`` written into ``self``."""
+    _alpha_check("add_", alpha)
+    return self._inplace(add, other, alpha=alpha)
 @method("sub_")
 def _sub_(self, other, *, alpha=1):
     """``Tensor.sub_``: ``sub`` written into ``self`` (bool operands refused first, as ``sub``)."""
+    _alpha_check("sub_", alpha)
     _sub_check(self, other)
     return self._inplace(sub, other, alpha=alpha)
 
@@ -359,7 +383,7 @@ def _mul_bw(c, g):
 
 
 # derivatives.yaml: self's formula names other and other's names self, each saved only for the other's gradient
-mul = _binary("mul", "same", _mul_bw, save_inputs=((0, (1,)), (1, (0,))), complex_grad=True)
+mul = _binary("mul", "same", _mul_bw, number_input=True, save_inputs=((0, (1,)), (1, (0,))), complex_grad=True)
 multiply = mul
 method("multiply")(mul)
 
@@ -422,7 +446,7 @@ def _fmod_bw(c, g):
     return g, (-g * div(a, b, rounding_mode="trunc") if isinstance(b, Tensor) else None)
 
 
-remainder = _binary("remainder", "same", _remainder_bw, save_inputs=((0, (1,)), (1, (1,))),
+remainder = _binary("remainder", "same", number_input=True, backward=_remainder_bw, save_inputs=((0, (1,)), (1, (1,))),
     refused=refuse(("bool",) + COMPLEX_DTYPES, NotImplementedError, "\"remainder_cpu\" not implemented for '{T}'"))
 fmod = _binary("fmod", "same", _fmod_bw, save_inputs=((0, (1,)), (1, (1,))),
     refused=refuse(("bool",) + COMPLEX_DTYPES, NotImplementedError, "\"fmod_cpu\" not implemented for '{T}'"))
@@ -494,7 +518,18 @@ def _pow_check(input, exponent):
         raise RuntimeError(f"value cannot be converted to type {_C_TYPE[d.name]} without overflow")
 
 
-method("pow_")(lambda self, e: self._inplace(pow, e))
+@method("pow_")
+def _pow_(self, exponent):
+    """``Tensor.pow_``: ``pow`` written into ``self``."""
+    return self._inplace(pow, exponent)
+
+
+def _ipow(self, exponent):
+    # ``x **= n``: Python's operator takes no argument parser, so a Scalar int past int64 gets its
+    # OverflowError here (2**63 <= n < 2**64 is a uint64 Scalar, as PyTorch's)
+    if exponent.__class__ is int and not -(1 << 63) <= exponent < (1 << 64):
+        raise OverflowError("int too big to convert" if exponent > 0 else "can't convert negative int to unsigned")
+    return self._inplace(pow, exponent)
 
 
 def _atan2_bw(c, g):
@@ -529,11 +564,15 @@ def fmax(input, other):
     """Elementwise maximum that ignores NaN: the other value where one is NaN, NaN only where both are
     (``torch.fmax``, C's fmax). Broadcasts and promotes like ``maximum``; at ties the gradient goes to
     ``input``, as in torch."""
+    check_arg("fmax", "input", 1, input, "Tensor")
+    check_arg("fmax", "other", 2, other, "Tensor")
     return where((input >= other) | isnan(other), input, other)
 
 
 def fmin(input, other):
     """Elementwise minimum that ignores NaN (``torch.fmin``); see ``fmax``."""
+    check_arg("fmin", "input", 1, input, "Tensor")
+    check_arg("fmin", "other", 2, other, "Tensor")
     return where((input <= other) | isnan(other), input, other)
 
 # ---- comparisons, logical and bitwise ---------------------------------------------------------------
@@ -547,18 +586,21 @@ gt = _binary("gt", "bool",
     refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"gt_cpu\" not implemented for '{T}'"))
 ge = _binary("ge", "bool",
     refused=refuse(COMPLEX_DTYPES, NotImplementedError, "\"ge_cpu\" not implemented for '{T}'"))
-greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
-for _a, _f in (("greater", gt), ("greater_equal", ge), ("less", lt), ("less_equal", le), ("not_equal", ne)):
+greater, greater_equal, less, less_equal, not_equal = (
+    f._alias(n) for f, n in ((gt, "greater"), (ge, "greater_equal"), (lt, "less"), (le, "less_equal"),
+                             (ne, "not_equal")))
+for _a, _f in (("greater", greater), ("greater_equal", greater_equal), ("less", less), ("less_equal", less_equal),
+               ("not_equal", not_equal)):
     method(_a)(_f)
 logical_and = _binary("logical_and", "logical", tensor_only=True)
 logical_or = _binary("logical_or", "logical", tensor_only=True)
 logical_xor = _binary("logical_xor", "logical", tensor_only=True)
-bitwise_and = _binary("bitwise_and", "int")
-bitwise_or = _binary("bitwise_or", "int")
-bitwise_xor = _binary("bitwise_xor", "int")
-bitwise_left_shift = _binary("bitwise_left_shift", "int",
+bitwise_and = _binary("bitwise_and", "int", number_input=True)
+bitwise_or = _binary("bitwise_or", "int", number_input=True)
+bitwise_xor = _binary("bitwise_xor", "int", number_input=True)
+bitwise_left_shift = _binary("bitwise_left_shift", "int", number_input=True,
     refused=refuse(("bool",), NotImplementedError, "\"lshift_cpu\" not implemented for '{T}'"))
-bitwise_right_shift = _binary("bitwise_right_shift", "int",
+bitwise_right_shift = _binary("bitwise_right_shift", "int", number_input=True,
     refused=refuse(("bool",), NotImplementedError, "\"rshift_cpu\" not implemented for '{T}'"))
 
 
@@ -770,7 +812,19 @@ def lerp(input, end, weight):
     if isinstance(weight, Tensor) and input.dtype.is_floating_point:
         from .natives import lerp as _lerp  # one op saving what PyTorch's LerpBackward1 saves
         return _lerp(input, end, weight)
-    return input + weight * (end - input)
+    # PyTorch's two-sided formula (exact at both ends; an infinite input gives +-inf, not inf - inf = NaN)
+    small = (weight.abs() if isinstance(weight, Tensor) else builtins.abs(weight)) < 0.5
+    diff = end - input
+    if isinstance(small, Tensor):
+        return where(small, input + weight * diff, end - diff * (1 - weight))
+    return input + weight * diff if small else end - diff * (1 - weight)
+
+
+def _in_result_dtype(*ts):
+    """The tensors converted to their common dtype: PyTorch's fused kernels compute every product in the
+    result dtype (a float64 input with float32 factors multiplies them in float64)."""
+    dt = _dt.result_type_of(ts)
+    return tuple(t if t.dtype is dt else t.to(dt) for t in ts)
 
 
 def _addc_args(fn, input, tensor1, tensor2):
@@ -786,6 +840,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     _addc_args("addcmul", input, tensor1, tensor2)
     if input.dtype is _dt.bool and tensor1.dtype is _dt.bool and tensor2.dtype is _dt.bool:
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
+    input, tensor1, tensor2 = _in_result_dtype(input, tensor1, tensor2)
     return input + (tensor1 * tensor2) * value
 
 
@@ -801,6 +856,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
             "value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * "
             "tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: "
             "(input + value * tensor1 / tensor2), for all dtypes.")
+    input, tensor1, tensor2 = _in_result_dtype(input, tensor1, tensor2)
     if not any(t.dtype.is_complex for t in (input, tensor1, tensor2)):
         from .natives import addcdiv as _addcdiv  # one op saving what PyTorch's AddcdivBackward0 saves
         return _addcdiv(input, tensor1, tensor2, value)
@@ -821,7 +877,7 @@ def logit(input, eps=None):
     if isinstance(input, Tensor) and input.dtype.is_complex:
         from ._util import check_dtype
         check_dtype("logit_cpu", input.dtype, floating=True)
-    if eps is not None:
+    if eps is not None and eps == eps:  # a NaN eps clamps nothing in PyTorch's kernel (its comparisons fail)
         input = clamp(input, eps, 1 - eps)
     return log(input / (1 - input))
 
@@ -858,7 +914,11 @@ def _rsub(self, other):
 
 
 def _rdiv(self, other):
-    return div(other, self)
+    # PyTorch's ``other / self`` is ``self.reciprocal() * other``: the reciprocal is rounded in self's dtype
+    # first (a float16 self gives a float16 reciprocal, then the product promotes)
+    if not isinstance(other, (Tensor, int, float, builtins.complex, bool)):
+        raise TypeError(f"unsupported operand type(s) for /: '{type(other).__name__}' and 'Tensor'")
+    return mul(reciprocal(self), other)
 
 
 def _operator(fn, name):
@@ -924,7 +984,7 @@ method("__iadd__")(lambda self, o: self._inplace(add, o))
 method("__isub__")(lambda self, o: _sub_(self, o))
 method("__imul__")(lambda self, o: self._inplace(mul, o))
 method("__itruediv__")(lambda self, o: self._inplace(div, o))
-method("__ipow__")(lambda self, o: self._inplace(pow, o))
+method("__ipow__")(_ipow)
 method("__iand__")(lambda self, o: self._inplace(Tensor.__and__, o))
 method("__ior__")(lambda self, o: self._inplace(Tensor.__or__, o))
 method("__ixor__")(lambda self, o: self._inplace(Tensor.__xor__, o))

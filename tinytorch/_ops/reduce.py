@@ -97,6 +97,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     dt = _dt.as_dtype(dtype, "nansum")
     if dt is not None and dt.is_complex:
         raise NotImplementedError(f'"nansum_cpu" not implemented for \'{_dt._SCALAR_TYPE[dt.name]}\'')
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        return sum(input, dim, keepdim, dtype=dtype)  # no NaN to drop; int64 result, as ``sum``
     return sum(where(input != input, 0.0, input), dim, keepdim, dtype=dtype)
 
 

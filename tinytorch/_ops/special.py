@@ -104,6 +104,7 @@ def _digamma_decomp(x):
     refl = psi - math.pi / tan(frac * math.pi)
     out = where(small, refl, psi)
     # poles: -inf at 0 (torch's value, the limit from the right), NaN at negative integers
+    out = where(x == float("inf"), float("inf"), out)  # log(inf) - inf / tan(...) would be NaN
     return where(x == 0, float("-inf"), where((x < 0) & (frac == 0), float("nan"), out))
 
 
@@ -233,6 +234,10 @@ def polygamma(n, input):
         raise TypeError(f"polygamma(): argument 'n' must be int, not {type(n).__name__}")
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
+    if isinstance(input, Tensor) and input.dtype.is_complex:
+        # PyTorch dispatches n = 0 and 1 to the digamma and trigamma kernels, which name themselves
+        kernel = {0: "digamma", 1: "trigamma"}.get(n, "polygamma")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dt._SCALAR_TYPE[input.dtype.name]}'")
     return dispatch(_polygamma_op, (input,), {"n": n})
 
 
@@ -307,6 +312,7 @@ def _bessel_asym_scaled(ax, nu):
     return total / (2 * math.pi * ax).sqrt()
 
 
+@_half_in_float
 def _bessel(x, nu, scaled):
     from .pointwise import exp, where
     x = _as_float(x)
@@ -319,7 +325,10 @@ def _bessel(x, nu, scaled):
     if scaled:
         out = where(big, a, s * exp(-small_x))
     else:
-        out = where(big, a * exp(big_x), s)
+        # a * exp(x) is 0 * inf past exp's range: the function itself is inf there (at x = +-inf itself
+        # torch's Cephes formula gives NaN, kept)
+        e = exp(big_x)
+        out = where(big, where((e == float("inf")) & (big_x != float("inf")), float("inf"), a * e), s)
     return out * x.sign() if nu == 1 else out
 
 

@@ -7,6 +7,14 @@ import numpy as np
 from .registry import KERNELS, _f, _quiet
 
 
+def _pairs_as_complex(a):
+    # the two parts stored side by side, not ``re + 1j * im``: 1j * inf is (nan + inf j), which would put a NaN
+    # in the real part
+    out = np.empty(a.shape[:-1], np.complex128 if a.dtype == np.float64 else np.complex64)
+    out.real, out.imag = a[..., 0], a[..., 1]
+    return out
+
+
 def _int_zero_check(a, b):
     if np.asarray(b).dtype.kind in "iub" and np.asarray(a).dtype.kind in "iub" and np.any(np.asarray(b) == 0):
         raise RuntimeError("ZeroDivisionError")
@@ -166,7 +174,6 @@ for _name, _kernel in {
     # complex numbers
     "real": lambda a: np.ascontiguousarray(a.real), "imag": lambda a: np.ascontiguousarray(a.imag),
     "conj": np.conjugate, "view_as_real_copy": lambda a: np.stack([a.real, a.imag], -1),
-    "view_as_complex": lambda a: (a[..., 0] + 1j * a[..., 1]).astype(
-        np.complex128 if a.dtype == np.float64 else np.complex64),
+    "view_as_complex": lambda a: _pairs_as_complex(a),
 }.items():
     KERNELS.add(_name, _kernel)

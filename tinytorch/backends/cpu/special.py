@@ -135,6 +135,12 @@ def _phi(x):
 _lgamma_np = np.frompyfunc(math.lgamma, 1, 1)
 
 
+_EPS = float(np.finfo(np.float64).eps)
+_MAX_TERMS = 5000
+_BIG_A = 1e5   # past this order the sums need ~sqrt(a) terms: the Wilson-Hilferty normal approximation instead
+_erfc_np = np.frompyfunc(math.erfc, 1, 1)
+
+
 def _gamma_pq(a, x):
     """The regularized incomplete gamma functions (P(a, x), Q(a, x) = 1 - P) of float64 arrays: the power series
     for P where x < a + 1, Lentz's continued fraction for Q otherwise (Numerical Recipes 6.2); each branch's
@@ -152,30 +158,35 @@ def _gamma_pq(a, x):
         reg = ok & (a > 0) & (x > 0) & np.isfinite(a) & np.isfinite(x)
         ar, xr = a[reg], x[reg]
         pre = np.exp(ar * np.log(xr) - xr - _lgamma_np(ar).astype(np.float64))
-        ser = xr < ar + 1
+        big = ar > _BIG_A
+        ser = (xr < ar + 1) & ~big
+        cf = ~ser & ~big
         # series: P = pre * sum_n x^n / (a (a+1) ... (a+n))
         sa, sx = ar[ser], xr[ser]
         term = 1.0 / sa
         total = term.copy()
         ap = sa.copy()
         live = np.ones(sa.shape, bool)
-        while live.any():
+        # a cap on the terms: for a huge ``a`` close to ``x`` the series needs ~sqrt(a) of them
+        for _ in range(_MAX_TERMS):
+            if not live.any():
+                break
             ap[live] += 1
             term[live] *= sx[live] / ap[live]
             total[live] += term[live]
             live &= np.abs(term) > np.abs(total) * 1e-17
         p_ser = total * pre[ser]
         # continued fraction (modified Lentz): Q = pre * h
-        ca, cx = ar[~ser], xr[~ser]
+        ca, cx = ar[cf], xr[cf]
         tiny = 1e-300
         b = cx + 1 - ca
         c = np.full(ca.shape, 1 / tiny)
         d = 1 / b
         h = d.copy()
         live = np.ones(ca.shape, bool)
-        i = 0
-        while live.any():
-            i += 1
+        for i in range(1, _MAX_TERMS + 1):
+            if not live.any():
+                break
             idx = np.flatnonzero(live)
             an = -i * (i - ca[idx])
             b[idx] += 2
@@ -187,11 +198,18 @@ def _gamma_pq(a, x):
             delta = dl * cl
             d[idx], c[idx] = dl, cl
             h[idx] *= delta
-            live[idx[np.abs(delta - 1) < 1e-16]] = False
-        q_cf = h * pre[~ser]
+            # two ulps of 1: for a huge b, delta is b * (1 / b), which rounds to 1 - ulp and never gets closer
+            live[idx[np.abs(delta - 1) <= 2 * _EPS]] = False
+        q_cf = h * pre[cf]
         pr, qr = np.empty(ar.shape), np.empty(ar.shape)
         pr[ser], qr[ser] = p_ser, 1 - p_ser
-        pr[~ser], qr[~ser] = 1 - q_cf, q_cf
+        pr[cf], qr[cf] = 1 - q_cf, q_cf
+        if big.any():
+            # (x / a)^(1/3) is normal with mean 1 - 1/(9a) and variance 1/(9a) (Abramowitz & Stegun 26.4.14)
+            ab, xb = ar[big], xr[big]
+            z = (np.cbrt(xb / ab) - (1 - 1 / (9 * ab))) / np.sqrt(1 / (9 * ab))
+            qb = 0.5 * _erfc_np(z / math.sqrt(2)).astype(np.float64)
+            pr[big], qr[big] = 1 - qb, qb
         P[reg], Q[reg] = pr, qr
     return P, Q
 
