@@ -85,7 +85,10 @@ def softplus(input, beta=1.0, threshold=20.0):
     non-floating input (ATen's softplus_cpu kernel is floating-only)."""
     check_dtype("softplus_cpu", input.dtype, floating=True)
     bx = input * beta
-    return _pw.where(bx > threshold, input, _pw.log1p(_pw.exp(_pw.clamp(bx, max=threshold))) / beta)
+    # ATen's test is ``bx > threshold``: a NaN threshold never takes the linear branch; the exp branch is fed 0
+    # where the linear one is taken, so it never overflows there
+    linear_ = bx > threshold
+    return _pw.where(linear_, input, _pw.log1p(_pw.exp(_pw.where(linear_, 0.0, bx))) / beta)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -113,7 +116,8 @@ def hardswish(input, inplace=False):
     """``x * relu6(x + 3) / 6`` (Howard et al. 2019). NotImplementedError for non-floating input, as
     PyTorch's kernel."""
     check_dtype("hardswish_cpu", _tensor_arg("hardswish", input).dtype, floating=True)
-    return _activation(input, inplace, lambda input: input * _pw.clamp(input / 6 + 0.5, 0.0, 1.0))
+    # ATen's order, x * min(max(x + 3, 0), 6) / 6: a huge x overflows to inf as there
+    return _activation(input, inplace, lambda input: input * _pw.clamp(input + 3, 0.0, 6.0) / 6)
 
 
 def logsigmoid(input):
@@ -280,6 +284,7 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     stream fills it in row-major order whatever logits' strides), and ``eps`` is deprecated: a value other
     than 1e-10 warns and has no effect."""
     from ..._ops.creation import empty
+    check_arg("softmax", "dim", 1, dim, "int")  # PyTorch takes Tensor.softmax(dim): no implicit dim here
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     gumbels = -empty(logits._shape, dtype=logits.dtype, device=logits.device).exponential_().log()
@@ -315,7 +320,8 @@ def prelu(input, weight):
 def hardshrink(input, lambd=0.5):
     """``x`` where ``|x| > lambd``, else 0. NotImplementedError for non-floating input, as PyTorch's kernel."""
     check_dtype("hardshrink_cpu", input.dtype, floating=True)
-    return _pw.where(input.abs() > lambd, input, 0.0)
+    # ATen zeroes only x inside [-lambd, lambd]: a NaN x (or a NaN lambd) passes x through
+    return _pw.where((input >= -lambd) & (input <= lambd), 0.0, input)
 
 
 def softshrink(input, lambd=0.5):
@@ -327,4 +333,5 @@ def softshrink(input, lambd=0.5):
     if not 0 <= lambd <= top:
         raise RuntimeError(f"lambda must be in range [0, {top:.6g}] for input dtype {_scalar_name(input.dtype)}, "
                            f"but found {_fmt(lambd)}")
-    return _pw.where(input > lambd, input - lambd, _pw.where(input < -lambd, input + lambd, 0.0))
+    # the middle branch is x * 0, as ATen's, so a NaN x stays NaN
+    return _pw.where(input > lambd, input - lambd, _pw.where(input < -lambd, input + lambd, input * 0))

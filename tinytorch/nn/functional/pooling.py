@@ -350,6 +350,11 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """Power-average pooling ``(sum over the window of x^p)^(1/p)`` over (N, C, L) (``F.lp_pool1d``)."""
+    if isinstance(norm_type, (int, float)) and abs(norm_type) == math.inf:
+        # the limits of the power mean, as PyTorch: the largest |x| (inf) or the smallest (-inf) of each window
+        if norm_type > 0:
+            return max_pool1d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        return -max_pool1d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     k = kernel_size if isinstance(kernel_size, int) else kernel_size[0]
     out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return (_pw.sign(out) * relu(out.abs())).mul(k).pow(1.0 / norm_type)
@@ -357,6 +362,11 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """Power-average pooling over (N, C, H, W) (``F.lp_pool2d``)."""
+    if isinstance(norm_type, (int, float)) and abs(norm_type) == math.inf:
+        # the limits of the power mean, as PyTorch: the largest |x| (inf) or the smallest (-inf) of each window
+        if norm_type > 0:
+            return max_pool2d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        return -max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     kh, kw = _pair(kernel_size)
     out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return (_pw.sign(out) * relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
@@ -429,6 +439,11 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """Power-average pooling over (N, C, D, H, W) (``F.lp_pool3d``)."""
+    if isinstance(norm_type, (int, float)) and abs(norm_type) == math.inf:
+        # the limits of the power mean, as PyTorch: the largest |x| (inf) or the smallest (-inf) of each window
+        if norm_type > 0:
+            return max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        return -max_pool3d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     kd, kh, kw = _pair(kernel_size, 3)
     out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return (_pw.sign(out) * relu(out.abs())).mul(kd * kh * kw).pow(1.0 / norm_type)
