@@ -232,6 +232,13 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                            f"{list(input._shape)} to have {cin} channels, but got {c} channels instead")
     if cin % groups:
         raise RuntimeError("in_channels must be divisible by groups")
+    # ATen's transposed kernels take an empty batch or channel dim, not an empty spatial one, and refuse a weight
+    # without output channels (conv_transpose1d reaches here with its unit height added, as in PyTorch's messages)
+    if n and c and not h * w:
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: "
+                           f"{list(input._shape)}")
+    if not cout_g:
+        raise RuntimeError(f"non-empty 2D or 4D weight tensor expected, but got: {list(weight._shape)}")
     for op_, s_, d_ in zip(output_padding, stride, dilation):
         if op_ >= s_ and op_ >= d_:
             raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
