@@ -242,6 +242,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabl
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     """``torch.layer_norm``: see ``nn.functional.layer_norm``."""
+    from ._ops._util import check_arg
+    check_arg("layer_norm", "eps", None, eps, "float")  # (called by keyword, PyTorch names no position)
     return _F().layer_norm(input, normalized_shape, weight, bias, eps)
 
 

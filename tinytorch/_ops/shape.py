@@ -367,6 +367,10 @@ def pad(input, pad, mode="constant", value=None):
                                    f"{outs[0]} W: {outs[1]}")
             raise RuntimeError(f"input (D: {sizes[0]} H: {sizes[1]}, W: {sizes[2]}) is too small. Calculated output "
                                f"D: {outs[0]} H: {outs[1]} W: {outs[2]}")
+        if builtins.any(o < 0 for o in outs):
+            # (that check passes when one dim is still positive: the allocation refuses the negative size)
+            shape = list(input._shape[:input.ndim - k]) + outs
+            raise RuntimeError(f"Trying to create tensor with negative dimension {min(outs)}: {shape}")
     out = input
     for i in range(k):
         d = input.ndim - 1 - i
@@ -387,7 +391,7 @@ def pad(input, pad, mode="constant", value=None):
             continue
         # a negative pad crops: reflect and replicate index the padded extension of the input at positions
         # -lo .. n + hi - 1 (ATen's mapping); circular crops first and wraps within what is left (ATen's too)
-        if mode in ("reflect", "replicate") and wrapped(n + lo + hi) <= 0:
+        if (mode == "reflect" or mode == "replicate" and k == 1) and wrapped(n + lo + hi) <= 0:
             label = "DHW"[d - input.ndim] if d >= input.ndim - 3 else d
             raise RuntimeError(f"input ({label}: {n}) is too small. Calculated output {label}: {wrapped(n + lo + hi)}")
         v = np.arange(-lo, n + hi)

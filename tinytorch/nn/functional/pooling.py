@@ -21,12 +21,15 @@ def _pool_check(name, nd, kernel_size, stride, padding, dilation=1, int32=True):
     if name in ("max_pool2d", "avg_pool2d", "max_pool3d", "avg_pool3d"):
         # ATen's own length checks of these pools' int lists, with their messages
         count = "two" if nd == 2 else "three"
-        for arg, v, how in (("kernel_size", kernel_size, "either be a single int"),
-                            ("stride", stride, "either be omitted, a single int"),
-                            ("padding", padding, "either be a single int"),
+        either = "" if name == "avg_pool3d" else "either "
+        for arg, v, how in (("kernel_size", kernel_size, f"{either}be a single int"),
+                            ("stride", stride, f"{either}be omitted, a single int"),
+                            ("padding", padding, f"{either}be a single int"),
                             ("dilation", dilation, "be either a single int")):
             if arg == "dilation" and name.startswith("avg"):
                 continue
+            if isinstance(v, (tuple, list)) and len(v):
+                _int_tuple(name, arg, v, len(v))  # the parser's element checks come before the length check
             if isinstance(v, (tuple, list)) and len(v) not in (1, nd) and not (arg == "stride" and not len(v)):
                 raise RuntimeError(f"{name}: {arg} must {how}, or a tuple of {count} ints")
     k = _int_tuple(name, "kernel_size", kernel_size, nd)
@@ -145,14 +148,14 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     from ..._ops.creation import arange
     from ..._ops.nn import max_pool2d_with_indices, pool_out_size
     from ..._ops.shape import stack
-    _pool_check("max_pool3d", 3, kernel_size, stride, padding, dilation)
+    kernel_size, stride, padding, dilation = _pool_check("max_pool3d", 3, kernel_size, stride, padding, dilation)
     if input.ndim not in (4, 5):
         raise RuntimeError(f"max_pool3d: Expected 4D or 5D tensor, but got {list(input._shape)}")
     empty = [i for i, n in enumerate(input._shape[-4:]) if n == 0]
     if empty:
         raise RuntimeError("max_pool3d_with_indices_out_cpu_template(): Expected input's non-batch dimensions to "
                            f"have positive length, but input has a shape of {list(input._shape)} and non-batch "
-                           f"dimension {empty[0]} has length zero!")
+                           "dimension 0 has length zero!")  # (PyTorch's message names dimension 0 whichever)
     x = input.unsqueeze(0) if input.ndim == 4 else input
     k = _pair(kernel_size, 3)
     s = _pair(stride if stride is not None and stride != [] else kernel_size, 3)
@@ -393,7 +396,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     inside the input, or ``divisor_override``. RuntimeError for a padding above half the kernel.
     """
     from ..._ops.nn import pool_out_size
-    _pool_check("avg_pool3d", 3, kernel_size, stride, padding)
+    kernel_size, stride, padding, _ = _pool_check("avg_pool3d", 3, kernel_size, stride, padding)
     _check_divisor("avg_pool3d", divisor_override)
     if input.ndim not in (4, 5):
         raise RuntimeError(f"avg_pool3d: Expected 4D or 5D tensor, but got {list(input._shape)}")

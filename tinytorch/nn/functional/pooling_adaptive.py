@@ -30,8 +30,14 @@ def _adaptive_args(name, input, output_size, nd, kind):
         raise TypeError("object of type 'NoneType' has no len()")
     if isinstance(output_size, (tuple, list)):
         sizes = tuple(output_size)
+        if nd == 1:  # the argument parser checks the elements before the kernel checks the length
+            for i, o in enumerate(sizes):
+                if o is None:
+                    raise TypeError(f"{name}(): argument 'output_size' (position 2) must be tuple of ints, but found "
+                                    f"element of type NoneType at pos {i}")
         if len(sizes) != nd:
             raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got {len(sizes)})" if nd == 1
+                               else f"{name}(): internal error: output_size.size() must be {nd}" if kind == "max"
                                else f"{name}: output_size must be {nd}")
     else:
         sizes = (output_size,) * nd
