@@ -213,3 +213,14 @@ def test_bad_pool_arguments_leave_rng_untouched():
     with pytest.raises(TypeError):
         tt.nn.functional.gumbel_softmax(tt.ones(2, 3), dim=None)
     assert tt.rand(3).tolist() == before
+
+
+# ---- float16 / bfloat16 accumulations as ATen's (float32 inside, one rounding), complex targets ---------------------
+for dt in ("half", "bfloat16"):
+    case(f"log_softmax-{dt}", f"m.nn.functional.log_softmax(x4(m, 3, 5).{dt}() * 3, 1)")
+    case(f"cross_entropy-{dt}", f"m.nn.functional.cross_entropy(x4(m, 3, 5).{dt}() * 3, m.tensor([0, 2, 1]))")
+    case(f"logsigmoid-{dt}", f"m.nn.functional.logsigmoid(x4(m, 3, 5).{dt}() * 3)")
+    case(f"multilabel_soft_margin_loss-{dt}", f"m.nn.functional.multilabel_soft_margin_loss(x4(m, 3, 5).{dt}() * 3, "
+         f"(x4(m, 3, 5) > 0).{dt}())")
+for dt in ("cfloat", "cdouble"):
+    case(f"soft_margin_loss-{dt}-target", f"m.nn.functional.soft_margin_loss(x4(m, 2, 3), x4(m, 2, 3).{dt}())")

@@ -124,6 +124,8 @@ def logsigmoid(input):
     """``log(sigmoid(input))`` computed as ``-softplus(-input)`` (no overflow). NotImplementedError for
     non-floating input, as PyTorch's kernel."""
     check_dtype("log_sigmoid_cpu", input.dtype, floating=True)
+    if input.dtype.itemsize < 4:  # float16 / bfloat16: ATen's kernel computes in float32 and rounds once
+        return logsigmoid(input.float()).to(input.dtype)
     return -softplus(-input)
 
 

@@ -665,6 +665,10 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     check_arg("soft_margin_loss", "target", 2, target, "Tensor")
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_scalar_name(input.dtype)}")
+    common = _dt.result_type_of([input, target])
+    if common.is_complex and not input.dtype.is_complex:  # the in-place product cannot be written back
+        raise RuntimeError(f"result type {_scalar_name(common)} can't be cast to the desired output type "
+                           f"{_scalar_name(input.dtype)}")
     # ATen writes the loss into a tensor shaped like input, so target must broadcast to exactly that shape
     from ..._strides import broadcast_shapes
     shape = tuple(broadcast_shapes(input._shape, target._shape))
