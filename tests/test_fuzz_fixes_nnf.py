@@ -205,7 +205,7 @@ def test_uninitialized_parameter_shape_raises():
         assert tuple(mod.weight.shape) == (3, 4)
 
 
-def test_bad_pool_arguments_leave_rng_untouched():
+def test_gumbel_softmax_bad_dim_leaves_rng_untouched():
     """gumbel_softmax checks ``dim`` before it draws its noise, so a refused call leaves the generator as it was."""
     tt.manual_seed(1)
     before = tt.rand(3).tolist()
