@@ -297,10 +297,10 @@ def _check_bools(name, bools, args, kwargs, offset):
         else:
             continue
         if kind == "bool" and v.__class__ is not bool or v is None and kind != "bool":
-            if pname == "other" and kind == "Tensor":  # a Tensor and a Scalar overload: the parser names neither
+            if pname in ("other", "value") and kind == "Tensor":  # a Tensor and a Scalar overload
                 got = ", ".join(type(a).__name__ for a in args[offset:])
                 raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but "
-                                f"expected a Tensor or a Number as 'other'")
+                                f"expected one of:\n * (Tensor {pname})\n * (Number {pname})")
             where = f" (position {i + 1 - offset})" if i is not None and i < len(args) else ""
             raise TypeError(f"{name}(): argument '{pname}'{where} must be {kind}, not {type(v).__name__}")
 

@@ -233,12 +233,17 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
-    """``torch.group_norm``: see ``nn.functional.group_norm``."""
+    """``torch.group_norm``: see ``nn.functional.group_norm``. RuntimeError for num_groups <= 0 (ATen's check;
+    the functional form divides by it in Python first)."""
+    if isinstance(num_groups, int) and num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
     return _F().group_norm(input, num_groups, weight, bias, eps)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     """``torch.layer_norm``: see ``nn.functional.layer_norm``."""
+    from ._ops._util import check_arg
+    check_arg("layer_norm", "eps", None, eps, "float")  # (called by keyword, PyTorch names no position)
     return _F().layer_norm(input, normalized_shape, weight, bias, eps)
 
 

@@ -869,7 +869,12 @@ def copy_(self, src, non_blocking=False):
 @method("fill_")
 def fill_(self, value):
     """Fill ``self`` with the scalar (or 0-dim tensor) ``value`` in place. RuntimeError for a complex value
-    (non-zero imaginary part) into a real tensor, as PyTorch."""
+    (non-zero imaginary part) into a real tensor, TypeError for a value that is neither a number nor a tensor, as
+    PyTorch."""
+    import numbers
+    if not isinstance(value, (Tensor, numbers.Number)):
+        raise TypeError(f"fill_() received an invalid combination of arguments - got ({type(value).__name__}), but "
+                        "expected one of:\n * (Tensor value)\n * (Number value)\n")
     self._check_inplace()
     check_scalar_fits(value, self.dtype)
     if isinstance(value, Tensor):

@@ -84,7 +84,8 @@ _hardshrink_op = _unary_op("hardshrink", lambda x, lambd: _pw.where((x >= -lambd
                            _shrink_bw)
 _softshrink_op = _unary_op(
     "softshrink",
-    lambda x, lambd: _pw.where(x > lambd, x - lambd, _pw.where(x < -lambd, x + lambd, 0.0)), _shrink_bw)
+    # the middle branch is x * 0, as ATen's, so a NaN x stays NaN
+    lambda x, lambd: _pw.where(x > lambd, x - lambd, _pw.where(x < -lambd, x + lambd, x * 0)), _shrink_bw)
 
 
 def hardshrink(x, lambd):
@@ -99,7 +100,10 @@ def softshrink(x, lambd):
 
 def _softplus_decomp(x, beta, threshold):
     bx = x * beta
-    return _pw.where(bx > threshold, x, _pw.log1p(_pw.exp(_pw.clamp(bx, max=threshold))) / beta)
+    # ATen's test is ``bx > threshold``: a NaN threshold never takes the linear branch; the exp branch is fed 0
+    # where the linear one is taken, so it never overflows there
+    linear = bx > threshold
+    return _pw.where(linear, x, _pw.log1p(_pw.exp(_pw.where(linear, 0.0, bx))) / beta)
 
 
 def _softplus_bw(c, g):

@@ -21,6 +21,8 @@ def _softmax_meta_of(name):
 
 
 def _log_softmax_decomp(x, dim):
+    if x.dtype.itemsize < 4:  # float16 / bfloat16: computed in float32 and rounded once, as ATen's kernel
+        return _log_softmax_decomp(x.float(), dim).to(x.dtype)
     # shifted by the row max except in rows of -inf (not by logsumexp: a row holding +inf is NaN, as in torch)
     m = x.amax(dim, keepdim=True).detach()
     s = x - m.masked_fill(m == float("-inf"), 0)
@@ -28,6 +30,8 @@ def _log_softmax_decomp(x, dim):
 
 
 def _softmax_decomp(x, dim):
+    if x.dtype.itemsize < 4:
+        return _softmax_decomp(x.float(), dim).to(x.dtype)
     m = x.amax(dim, keepdim=True).detach()
     e = (x - m).exp()
     return e / e.sum(dim, keepdim=True)

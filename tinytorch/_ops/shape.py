@@ -380,6 +380,22 @@ def pad(input, pad, mode="constant", value=None):
                 raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding input "
                                    f"dimension, but got: padding ({lo}, {hi}) at dimension {input.ndim - 1 - i} of "
                                    f"input {list(input._shape)}")
+    def wrapped(v):  # ATen sums the sizes in int64, which wraps
+        return (v + 2 ** 63) % 2 ** 64 - 2 ** 63
+    if mode == "replicate" and k >= 2:
+        sizes = [input._shape[input.ndim - k + j] for j in range(k)]  # (D,) H, W
+        outs = [wrapped(n + pad[2 * (k - 1 - j)] + pad[2 * (k - 1 - j) + 1]) for j, n in enumerate(sizes)]
+        if builtins.all(o < 1 for o in outs):
+            # replication_pad2d / 3d check the dims together, with their own message
+            if k == 2:
+                raise RuntimeError(f"input (H: {sizes[0]}, W: {sizes[1]} ) is too small. Calculated output H: "
+                                   f"{outs[0]} W: {outs[1]}")
+            raise RuntimeError(f"input (D: {sizes[0]} H: {sizes[1]}, W: {sizes[2]}) is too small. Calculated output "
+                               f"D: {outs[0]} H: {outs[1]} W: {outs[2]}")
+        if builtins.any(o < 0 for o in outs):
+            # (that check passes when one dim is still positive: the allocation refuses the negative size)
+            shape = list(input._shape[:input.ndim - k]) + outs
+            raise RuntimeError(f"Trying to create tensor with negative dimension {min(outs)}: {shape}")
     out = input
     for i in range(k):
         d = input.ndim - 1 - i
@@ -400,9 +416,9 @@ def pad(input, pad, mode="constant", value=None):
             continue
         # a negative pad crops: reflect and replicate index the padded extension of the input at positions
         # -lo .. n + hi - 1 (ATen's mapping); circular crops first and wraps within what is left (ATen's too)
-        if mode in ("reflect", "replicate") and n + lo + hi <= 0:
+        if (mode == "reflect" or mode == "replicate" and k == 1) and wrapped(n + lo + hi) <= 0:
             label = "DHW"[d - input.ndim] if d >= input.ndim - 3 else d
-            raise RuntimeError(f"input ({label}: {n}) is too small. Calculated output {label}: {n + lo + hi}")
+            raise RuntimeError(f"input ({label}: {n}) is too small. Calculated output {label}: {wrapped(n + lo + hi)}")
         v = np.arange(-lo, n + hi)
         if mode == "reflect":
             idx = np.where(v < 0, -v, np.where(v > n - 1, 2 * (n - 1) - v, v))

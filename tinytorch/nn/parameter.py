@@ -79,6 +79,14 @@ class _Uninitialized:
         from .._ops.creation import empty
         _adopt(self, empty(shape, device=device or self.device, dtype=dtype or self.dtype))
 
+    @property
+    def shape(self):
+        """RuntimeError, as PyTorch: the shape is not known until the lazy module's first forward."""
+        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This error usually "
+                           "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+                           "initialized one. Call `forward` to initialize the parameters before accessing their "
+                           "attributes.")
+
     def __repr__(self):
         return f"<{type(self).__name__}>"
 

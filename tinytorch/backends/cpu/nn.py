@@ -103,6 +103,8 @@ def _log_softmax(x, dim):
     # absolute accuracy of log-probabilities near 0, i.e. of small cross-entropy losses)
     if x.size == 0:  # nothing to normalize (and a row max of no elements has no value)
         return np.empty_like(x)
+    if x.dtype.itemsize < 4:  # float16 / bfloat16: in float32, rounded once, as ATen's kernel
+        return _log_softmax(x.astype(np.float32), dim).astype(x.dtype)
     with _quiet():
         _, s, m = _shifted_exp_sum(x, dim)
         out = x - m
@@ -114,6 +116,8 @@ def _log_softmax(x, dim):
 def _softmax(x, dim):
     if x.size == 0:
         return np.empty_like(x)
+    if x.dtype.itemsize < 4:
+        return _softmax(x.astype(np.float32), dim).astype(x.dtype)
     with _quiet():
         e, s, _ = _exp_sum(x, dim)
         e /= s

@@ -114,13 +114,16 @@ def hardswish(input, inplace=False):
     """``x * relu6(x + 3) / 6`` (Howard et al. 2019). NotImplementedError for non-floating input, as
     PyTorch's kernel."""
     check_dtype("hardswish_cpu", _tensor_arg("hardswish", input).dtype, floating=True)
-    return _activation(input, inplace, lambda input: input * _pw.clamp(input / 6 + 0.5, 0.0, 1.0))
+    # ATen's order, x * min(max(x + 3, 0), 6) / 6: a huge x overflows to inf as there
+    return _activation(input, inplace, lambda input: input * _pw.clamp(input + 3, 0.0, 6.0) / 6)
 
 
 def logsigmoid(input):
     """``log(sigmoid(input))`` computed as ``-softplus(-input)`` (no overflow). NotImplementedError for
     non-floating input, as PyTorch's kernel."""
     check_dtype("log_sigmoid_cpu", input.dtype, floating=True)
+    if input.dtype.itemsize < 4:  # float16 / bfloat16: ATen's kernel computes in float32 and rounds once
+        return logsigmoid(input.float()).to(input.dtype)
     return _natives.log_sigmoid(input)
 
 
@@ -281,6 +284,7 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     stream fills it in row-major order whatever logits' strides), and ``eps`` is deprecated: a value other
     than 1e-10 warns and has no effect."""
     from ..._ops.creation import empty
+    check_arg("softmax", "dim", 1, dim, "int")  # PyTorch takes Tensor.softmax(dim): no implicit dim here
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     gumbels = -empty(logits._shape, dtype=logits.dtype, device=logits.device).exponential_().log()

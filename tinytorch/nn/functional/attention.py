@@ -109,6 +109,38 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     return out, (weights.squeeze(0) if unbatched else weights)
 
 
+# the C++ type names ATen's messages print for a dtype (caffe2::TypeMeta)
+_CPP_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+             "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+             "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _sdpa_check_inputs(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    """PyTorch's argument parse and ``validate_sdpa_input`` checks, before anything is computed: TypeError for
+    a non-Tensor query / key / value / attn_mask, a non-float dropout_p / scale, a non-bool is_causal /
+    enable_gqa; RuntimeError for mixed dtypes of query, key and value, a rank below 2, an attn_mask of a dtype
+    other than bool, float32 or query's."""
+    from ..._ops._util import check_arg
+    fn = "scaled_dot_product_attention"
+    for name, v in (("query", query), ("key", key), ("value", value)):
+        check_arg(fn, name, None, v, "Tensor")
+    check_arg(fn, "attn_mask", None, attn_mask, "Tensor?")
+    check_arg(fn, "dropout_p", None, dropout_p, "float")
+    check_arg(fn, "is_causal", None, is_causal, "bool")
+    check_arg(fn, "scale", None, scale, "float?")
+    check_arg(fn, "enable_gqa", None, enable_gqa, "bool")
+    name = lambda t: _CPP_TYPE.get(t.dtype.name, t.dtype.name)  # noqa: E731
+    if not query.dtype == key.dtype == value.dtype:
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
+                           f"{name(query)} key.dtype: {name(key)} and value.dtype: {name(value)} instead.")
+    if min(query.ndim, key.ndim, value.ndim) < 2:
+        raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                           f"{query.ndim} key.dim: {key.ndim} and value.dim: {value.ndim} instead.")
+    if attn_mask is not None and attn_mask.dtype not in (_dt.bool, _dt.float32, query.dtype):
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {name(attn_mask)} and  query.dtype: {name(query)} instead.")
+
+
 @autocast_op("lower")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None,
                                  enable_gqa=False):
@@ -124,6 +156,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     allowed (``torch.nn.attention.sdpa_kernel``) leave no kernel PyTorch could run (tinytorch/backends/_sdp.py).
     Source: torch.nn.functional.scaled_dot_product_attention (PyTorch 2.x docs, reference implementation).
     """
+    _sdpa_check_inputs(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     if attn_mask is not None and is_causal:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     if query._shape[-1] != key._shape[-1]:

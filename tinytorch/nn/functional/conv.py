@@ -35,7 +35,8 @@ def _batch_dim(input, ndim, op):
 
 def _int_tuple(name, arg, value, nd):
     """``value`` (an int or a sequence of 1 or ``nd`` ints) as an ``nd``-tuple, as PyTorch's argument parser and
-    expand_param_if_needed take it: TypeError for a non-int element, RuntimeError for another length."""
+    expand_param_if_needed take it: TypeError for a non-int element, RuntimeError for another length,
+    ValueError / TypeError for an int outside int64 (a bare int / a list element, as PyTorch's parser)."""
     import operator
     seq = tuple(value) if isinstance(value, (tuple, list)) else (value,)
     for i, v in enumerate(seq):
@@ -43,6 +44,14 @@ def _int_tuple(name, arg, value, nd):
             raise TypeError(f"{name}(): argument '{arg}' must be tuple of ints, but found element of type "
                             f"{type(v).__name__} at pos {i}")
     seq = tuple(operator.index(v) for v in seq)
+    for i, v in enumerate(seq):
+        if not -2 ** 63 <= v < 2 ** 63:
+            # PyTorch's parser unpacks each element as a C long long: a bare int fails as ValueError, a list's
+            # element is reported as TypeError naming its position
+            if not isinstance(value, (tuple, list)):
+                raise ValueError("Overflow when unpacking long long")
+            raise TypeError(f"{name}(): argument '{arg}' failed to unpack the object at pos {i + 1} with error "
+                            "\"Overflow when unpacking long long\"")
     if len(seq) == 1:
         return seq * nd
     if len(seq) != nd:
@@ -223,6 +232,13 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                            f"{list(input._shape)} to have {cin} channels, but got {c} channels instead")
     if cin % groups:
         raise RuntimeError("in_channels must be divisible by groups")
+    # ATen's transposed kernels take an empty batch or channel dim, not an empty spatial one, and refuse a weight
+    # without output channels (conv_transpose1d reaches here with its unit height added, as in PyTorch's messages)
+    if n and c and not h * w:
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: "
+                           f"{list(input._shape)}")
+    if not cout_g:
+        raise RuntimeError(f"non-empty 2D or 4D weight tensor expected, but got: {list(weight._shape)}")
     for op_, s_, d_ in zip(output_padding, stride, dilation):
         if op_ >= s_ and op_ >= d_:
             raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
@@ -323,6 +339,10 @@ def _fold_pairs(op, **args):
             if isinstance(e, (bool, float)) or not hasattr(type(e), "__index__"):
                 raise TypeError(f"{op}(): argument '{arg}' must be tuple of ints, but found element of type "
                                 f"{type(e).__name__} at pos {i}")
+            if not -2 ** 63 <= int(e) < 2 ** 63:
+                # the Python wrapper always passes a pair, so the parser reports the element's position
+                raise TypeError(f"{op}(): argument '{arg}' failed to unpack the object at pos {i + 1} with error "
+                                "\"Overflow when unpacking long long\"")
         if len(t) != 2:
             raise RuntimeError(f"It is expected {arg} equals to 2, but got size {len(t)}")
         out.append(tuple(int(e) for e in t))
@@ -335,10 +355,10 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     padding < 0, a 5-D input or an empty non-batch dim, no complete block; IndexError below 3 dims;
     NotImplementedError for an integer input."""
     k, d, p, st = _fold_pairs("im2col", kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
+    _nnops._check_window(k, d, p, st)  # ATen checks the window before it reads the input's sizes
     if input.ndim < 3:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-max(input.ndim, 1)}, "
                          f"{max(input.ndim, 1) - 1}], but got {input.ndim})")
-    _nnops._check_window(k, d, p, st)
     if input.ndim > 4 or 0 in input._shape[-3:]:
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
                            f"dimensions for input, but got: {list(input._shape)}")

@@ -42,7 +42,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     def unit(x):
         n = vector_norm(x, 2, dim, True)
         # ATen clamps the norm in place under no_grad: the value is clamped, the gradient is the norm's
-        n = n + (_pw.clamp(n, min=eps) - n).detach()
+        # (only where the clamp acts, so an overflowed inf norm stays inf rather than inf - inf)
+        n = _pw.where(n < eps, n + (eps - n).detach(), n)
         return x / n
     return (unit(x1) * unit(x2)).sum(dim)
 

@@ -11,7 +11,7 @@ from ..._ops._util import check_arg, check_dtype
 from ..._tensor import Tensor
 from ...autograd.grad_mode import is_grad_enabled as _grad_enabled
 from ._reduction import _legacy_reduction_args
-from ._utils import _scalar_name
+from ._utils import _check_int64, _scalar_name
 from .activation import log_softmax, logsigmoid, softplus
 from .distance import pairwise_distance
 from .linear import linear
@@ -226,13 +226,15 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     RuntimeError for label_smoothing > 1; as in ATen, a label_smoothing that is not positive (negative, NaN)
     means no smoothing. ValueError for an unknown ``reduction``.
     """
-    check_arg("cross_entropy_loss", "ignore_index", 5, ignore_index, "int")
+    _check_int64(check_arg("cross_entropy_loss", "ignore_index", 5, ignore_index, "int"))
     _check_reduction(reduction)
     if label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
     if not label_smoothing > 0.0:
         label_smoothing = 0.0
     probs = target.dtype.is_floating_point and tuple(target._shape) == tuple(input._shape)
+    if probs and ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
     if not probs:
         # class indices (a floating target of another shape is read as indices too, and refused there)
         if input.ndim == 1 and target.ndim == 1 and target._shape[0] != 1:
@@ -328,6 +330,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     differ; NotImplementedError for integer input, RuntimeError for integer target, as torch."""
     if input._shape != target._shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    for name, pos, v in (("weight", 3, weight), ("pos_weight", 4, pos_weight)):
+        check_arg("binary_cross_entropy_with_logits", name, pos, v, "Tensor?")
     _check_reduction(reduction)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{_scalar_name(input.dtype)}'")
@@ -670,6 +674,10 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     check_arg("soft_margin_loss", "target", 2, target, "Tensor")
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_scalar_name(input.dtype)}")
+    common = _dt.result_type_of([input, target])
+    if common.is_complex and not input.dtype.is_complex:  # the in-place product cannot be written back
+        raise RuntimeError(f"result type {_scalar_name(common)} can't be cast to the desired output type "
+                           f"{_scalar_name(input.dtype)}")
     # ATen writes the loss into a tensor shaped like input, so target must broadcast to exactly that shape
     from ..._strides import broadcast_shapes
     shape = tuple(broadcast_shapes(input._shape, target._shape))
@@ -678,7 +686,9 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     if target.requires_grad and _grad_enabled():
         raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. "
                            "This input cannot have requires_grad True.")
-    return _reduce(softplus(-target * input).to(input.dtype), reduction)
+    # ATen's in-place steps: -input (so an unsigned target is never negated), times target, exp, log1p, each in
+    # input's dtype (so a huge product overflows to inf as there, unlike a stable softplus)
+    return _reduce((-input * target).to(input.dtype).exp().log1p(), reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):

@@ -118,6 +118,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input._shape)}")
     from ..._ops.nn import native_layer_norm
+    check_arg("layer_norm", "eps", 5, eps, "float")
     for name, p in (("weight", weight), ("bias", bias)):
         if p is not None and p._shape != normalized_shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
@@ -134,6 +135,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if input.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
     n, c = input._shape[:2]
+    check_arg("group_norm", "num_groups", 2, num_groups, "int")
     if num_groups == 0:
         raise ZeroDivisionError("integer division or modulo by zero")  # torch's Python-level c % num_groups
     if c % num_groups:
@@ -173,6 +175,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     running statistics / weight / bias without C elements, missing running statistics without
     ``use_input_stats``, mixed parameter dtypes.
     """
+    check_arg("instance_norm", "momentum", 7, momentum, "float")
+    check_arg("instance_norm", "eps", 8, eps, "float")
     if input.ndim < 3:
         raise ValueError(f"expected 3D or more input (got {input.ndim}D input)")
     n, c = input._shape[:2]

@@ -13,15 +13,32 @@ from .activation import relu
 from .conv import _int_tuple
 
 
-def _pool_check(name, nd, kernel_size, stride, padding, dilation=1):
+def _pool_check(name, nd, kernel_size, stride, padding, dilation=1, int32=True):
     """PyTorch's checks of a pooling window over ``nd`` dims, made before anything is computed: RuntimeError
     for a zero stride, a kernel size <= 0, a negative stride or padding, a dilation <= 0 (TypeError /
-    RuntimeError for non-int elements / a wrong length, as for convolutions)."""
+    RuntimeError for non-int elements / a wrong length, as for convolutions). With ``int32`` (ATen's 2-D and
+    3-D pooling kernels, which narrow the geometry to C int) RuntimeError for a value outside int32."""
+    if name in ("max_pool2d", "avg_pool2d", "max_pool3d", "avg_pool3d"):
+        # ATen's own length checks of these pools' int lists, with their messages
+        count = "two" if nd == 2 else "three"
+        either = "" if name == "avg_pool3d" else "either "
+        for arg, v, how in (("kernel_size", kernel_size, f"{either}be a single int"),
+                            ("stride", stride, f"{either}be omitted, a single int"),
+                            ("padding", padding, f"{either}be a single int"),
+                            ("dilation", dilation, "be either a single int")):
+            if arg == "dilation" and name.startswith("avg"):
+                continue
+            if isinstance(v, (tuple, list)) and len(v):
+                _int_tuple(name, arg, v, len(v))  # the parser's element checks come before the length check
+            if isinstance(v, (tuple, list)) and len(v) not in (1, nd) and not (arg == "stride" and not len(v)):
+                raise RuntimeError(f"{name}: {arg} must {how}, or a tuple of {count} ints")
     k = _int_tuple(name, "kernel_size", kernel_size, nd)
     s = k if stride is None or (isinstance(stride, (tuple, list)) and not len(stride)) else \
         _int_tuple(name, "stride", stride, nd)
     p = _int_tuple(name, "padding", padding, nd)
     d = _int_tuple(name, "dilation", dilation, nd)
+    if int32 and any(not -2 ** 31 <= v < 2 ** 31 for v in k + s + p + d):
+        raise RuntimeError("value cannot be converted to type int without overflow")
     labels = ("T", "H", "W")[3 - max(nd, 2):]
     full = lambda t: (1,) * (len(labels) - nd) + t  # noqa: E731  (1-D pools are 2-D ones with a unit height)
     if 0 in s:
@@ -38,6 +55,19 @@ def _pool_check(name, nd, kernel_size, stride, padding, dilation=1):
         raise RuntimeError("dilation should be greater than zero, but got " +
                            " ".join(f"dilation{a}: {v}" for a, v in zip(labels, full(d))))
     return k, s, p, d
+
+
+def _check_divisor(name, divisor_override):
+    """PyTorch's parse of ``divisor_override`` (an optional C int64, never 0): TypeError for a non-int (bool
+    and float included), ValueError outside int64, RuntimeError for 0."""
+    if divisor_override is None:
+        return
+    if isinstance(divisor_override, (bool, float)) or not hasattr(type(divisor_override), "__index__"):
+        raise TypeError(f"{name}(): argument 'divisor_override' must be int, not {type(divisor_override).__name__}")
+    if not -2 ** 63 <= int(divisor_override) < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
+    if int(divisor_override) == 0:
+        raise RuntimeError("divisor must be not zero")
 
 
 def _pool_windows(input, kernel_size, stride, padding, dilation, fill):
@@ -82,8 +112,9 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """
     from ..._ops.nn import max_pool2d_with_indices
     k, s, padding, dilation = _pool_check("max_pool2d", 2, kernel_size, stride, padding, dilation)
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"max_pool2d: Expected 3D or 4D tensor, but got {list(input._shape)}")
+    if input.ndim not in (3, 4) or 0 in input._shape[-3:]:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+                           f"got:{list(input._shape)}")
     x = input.unsqueeze(0) if input.ndim == 3 else input
     out, idx = max_pool2d_with_indices(x, k, s, _pair(padding), _pair(dilation), ceil_mode)
     if input.ndim == 3:
@@ -93,12 +124,17 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """1-D max pooling over (N, C, L) or (C, L) (``torch.nn.functional.max_pool1d``)."""
-    (k,), (st,), (p,), (d,) = _pool_check("max_pool1d", 1, kernel_size, stride, padding, dilation)
-    if input.ndim not in (2, 3):
+    # ATen's 1-D max pool keeps the geometry in int64 (no int32 narrowing as in 2-D)
+    (k,), (st,), (p,), (d,) = _pool_check("max_pool1d", 1, kernel_size, stride, padding, dilation, int32=False)
+    if input.ndim not in (2, 3) or 0 in input._shape[-2:]:
         raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
                            f"input, but got:{list(input._shape)}")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{_scalar_name(input.dtype)}'")
+    # a stride past the last window start gives the same single window: capped, it fits the 2-D kernel's int32
+    span = input._shape[-1] + 2 * p - d * (k - 1) - 1
+    if 0 <= span < st and not ceil_mode:
+        st = span + 1
     r = max_pool2d(input.unsqueeze(-2), (1, k), (1, st), (0, p), (1, d), ceil_mode, return_indices)
     return (r[0].squeeze(-2), r[1].squeeze(-2)) if return_indices else r.squeeze(-2)
 
@@ -112,9 +148,14 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     from ..._ops.creation import arange
     from ..._ops.nn import max_pool2d_with_indices, pool_out_size
     from ..._ops.shape import stack
-    _pool_check("max_pool3d", 3, kernel_size, stride, padding, dilation)
+    kernel_size, stride, padding, dilation = _pool_check("max_pool3d", 3, kernel_size, stride, padding, dilation)
     if input.ndim not in (4, 5):
         raise RuntimeError(f"max_pool3d: Expected 4D or 5D tensor, but got {list(input._shape)}")
+    empty = [i for i, n in enumerate(input._shape[-4:]) if n == 0]
+    if empty:
+        raise RuntimeError("max_pool3d_with_indices_out_cpu_template(): Expected input's non-batch dimensions to "
+                           f"have positive length, but input has a shape of {list(input._shape)} and non-batch "
+                           "dimension 0 has length zero!")  # (PyTorch's message names dimension 0 whichever)
     x = input.unsqueeze(0) if input.ndim == 4 else input
     k = _pair(kernel_size, 3)
     s = _pair(stride if stride is not None and stride != [] else kernel_size, 3)
@@ -158,7 +199,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     of the window inside input + padding (``count_include_pad``) or inside the input alone.
     RuntimeError for a bad window (``_pool_check``).
     """
-    _pool_check("avg_pool2d", 2, kernel_size, stride, padding)
+    kernel_size, stride, padding, _ = _pool_check("avg_pool2d", 2, kernel_size, stride, padding)
+    _check_divisor("avg_pool2d", divisor_override)
     if input.dtype.name == "int64":
         # PyTorch's int64 kernel divides the window sums in C++ integers (truncating); float64 holds those sums
         # and quotients exactly for any realistic size
@@ -231,18 +273,23 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, na
     if tuple(indices.shape) != tuple(input.shape):
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
                            f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
-    spatial_in = input._shape[-n:]
-    default = [(spatial_in[d] - 1) * st[d] + k[d] - 2 * pd[d] for d in range(n)]
+    # PyTorch's Python wrapper sizes the output from len(kernel_size), whatever ``n``: a longer kernel_size reads
+    # past stride / padding (IndexError there too), a shorter one gives an output_size the kernel rejects below
+    m = len(k)
+    if len(st) < m or len(pd) < m:
+        raise IndexError("tuple index out of range")
+    spatial_in = input._shape[-m:] if m else ()
+    default = [(spatial_in[d] - 1) * st[d] + k[d] - 2 * pd[d] for d in range(m)]
     if output_size is None:
         out = default
     else:
         out = list(output_size)
-        if len(out) == n + 2:
+        if len(out) == m + 2:
             out = out[2:]
-        if len(out) != n:
-            raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a "
+        if len(out) != m:
+            raise ValueError(f"output_size should be a sequence containing {m} or {m + 2} elements, but it has a "
                              f"length of '{len(out)}'")
-        for d in range(n):
+        for d in range(m):
             lo, hi = default[d] - st[d], default[d] + st[d]
             if not lo < out[d] < hi:
                 raise ValueError(f'invalid output_size "{out}" (dim {d} must be between {lo} and {hi})')
@@ -250,6 +297,12 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, na
     if indices.dtype is not _dt.int64:
         raise RuntimeError("elements in indices should be type int64" +
                            (f" but got: {_scalar_name(indices.dtype)}" if n < 3 else ""))
+    # 1-D unpooling runs the 2-D kernel with a unit trailing dim appended to output_size
+    kernel_len = len(out) + (1 if n == 1 else 0)
+    if kernel_len != max(n, 2):
+        raise RuntimeError("There should be exactly three elements (depth, height, width) in output_size, but got "
+                           f"{kernel_len} elements." if n == 3 else "There should be exactly two elements (height, "
+                           f"width) in output_size, but got {kernel_len} elements.")
     check_dtype("max_unpool3d" if n == 3 else "max_unpool2d", input.dtype, floating=True)
     lead = input._shape[:-n]
     flat_in = input.reshape(lead + (-1,))
@@ -300,6 +353,11 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """Power-average pooling ``(sum over the window of x^p)^(1/p)`` over (N, C, L) (``F.lp_pool1d``)."""
+    if isinstance(norm_type, (int, float)) and abs(norm_type) == math.inf:
+        # the limits of the power mean, as PyTorch: the largest |x| (inf) or the smallest (-inf) of each window
+        if norm_type > 0:
+            return max_pool1d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        return -max_pool1d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     k = kernel_size if isinstance(kernel_size, int) else kernel_size[0]
     out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return (_pw.sign(out) * relu(out.abs())).mul(k).pow(1.0 / norm_type)
@@ -307,6 +365,11 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """Power-average pooling over (N, C, H, W) (``F.lp_pool2d``)."""
+    if isinstance(norm_type, (int, float)) and abs(norm_type) == math.inf:
+        # the limits of the power mean, as PyTorch: the largest |x| (inf) or the smallest (-inf) of each window
+        if norm_type > 0:
+            return max_pool2d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        return -max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     kh, kw = _pair(kernel_size)
     out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return (_pw.sign(out) * relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
@@ -333,9 +396,16 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     inside the input, or ``divisor_override``. RuntimeError for a padding above half the kernel.
     """
     from ..._ops.nn import pool_out_size
-    _pool_check("avg_pool3d", 3, kernel_size, stride, padding)
+    kernel_size, stride, padding, _ = _pool_check("avg_pool3d", 3, kernel_size, stride, padding)
+    _check_divisor("avg_pool3d", divisor_override)
     if input.ndim not in (4, 5):
         raise RuntimeError(f"avg_pool3d: Expected 4D or 5D tensor, but got {list(input._shape)}")
+    if input.dtype is _dt.int64:
+        # ATen's int64 kernel divides the window sums in C++ integers (truncating), as avg_pool2d's
+        return avg_pool3d(input.double(), kernel_size, stride, padding, ceil_mode, count_include_pad,
+                          divisor_override).trunc().long()
+    if input.dtype not in (_dt.float32, _dt.float64):
+        raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{_scalar_name(input.dtype)}'")
     x = input.unsqueeze(0) if input.ndim == 4 else input
     k = _pair(kernel_size, 3)
     s = _pair(stride if stride is not None and stride != [] else kernel_size, 3)
@@ -372,6 +442,11 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """Power-average pooling over (N, C, D, H, W) (``F.lp_pool3d``)."""
+    if isinstance(norm_type, (int, float)) and abs(norm_type) == math.inf:
+        # the limits of the power mean, as PyTorch: the largest |x| (inf) or the smallest (-inf) of each window
+        if norm_type > 0:
+            return max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        return -max_pool3d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     kd, kh, kw = _pair(kernel_size, 3)
     out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return (_pw.sign(out) * relu(out.abs())).mul(kd * kh * kw).pow(1.0 / norm_type)
@@ -389,7 +464,8 @@ def _fractional_starts(sample, in_size, out_size, pool):
         alpha = dt(in_size - pool) / dt(out_size - 1)
         i = np.arange(out_size - 1, dtype=u.dtype)
         out[..., :-1] = ((i + u[..., None]) * alpha).astype(np.int64) - (u * alpha).astype(np.int64)[..., None]
-    out[..., -1] = in_size - pool
+    if out_size:
+        out[..., -1] = in_size - pool
     return out
 
 
@@ -407,6 +483,11 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_
         ratio = _pair(output_ratio, nd)
         output_size = [int(s * r) for s, r in zip(sizes, ratio)]
     k, osz = _pair(kernel_size, nd), _pair(output_size, nd)
+    of = "Ints" if nd == 2 else "three Ints"
+    if len(k) != nd:
+        raise RuntimeError(f"{name}: kernel_size must either be a single Int or tuple of {of}")
+    if len(osz) != nd:
+        raise RuntimeError(f"{name}: output_size must either be a single Int or tuple of {of}")
     dim_names = ("time", "height", "width")[3 - nd:]
     for d, (n_in, n_out, kk) in enumerate(zip(sizes, osz, k)):
         if n_out + kk - 1 > n_in:
@@ -420,19 +501,29 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_
     # ATen pairs the samples with the dims as (W, H) in 2-D and (T, H, W) in 3-D
     order = (1, 0) if nd == 2 else (0, 1, 2)
     starts = [_fractional_starts(u[..., order[d]], sizes[d], osz[d], k[d]) for d in range(nd)]  # (N, C, out_d)
-    # the flat input index of every element of every window: (N, C, *out, *k)
-    strides = [int(np.prod(sizes[d + 1:])) for d in range(nd)]
-    flat = np.zeros((n, c) + tuple(osz) + tuple(k), np.int64)
-    for d in range(nd):
-        shape = [n, c] + [1] * (2 * nd)
-        shape[2 + d] = osz[d]
-        off = [1] * (2 + 2 * nd)
-        off[2 + nd + d] = k[d]
-        flat += (starts[d].reshape(shape) + np.arange(k[d]).reshape(off)) * strides[d]
-    idx = tensor(flat.reshape(n, c, -1), device=x.device)
-    windows = x.reshape(n, c, -1).gather(2, idx).reshape((n, c) + tuple(osz) + (int(np.prod(k)),))
-    vals, arg = windows.max(-1)  # the first maximum, NaN winning, as ATen's scan
-    inds = idx.reshape((n, c) + tuple(osz) + (int(np.prod(k)),)).gather(-1, arg.unsqueeze(-1)).squeeze(-1)
+    if min(k) <= 0 or 0 in osz or 0 in (n, c):
+        # an empty window (PyTorch accepts kernel sizes <= 0): ATen's scan leaves its initial -inf at the window's
+        # first position
+        from ..._ops.creation import full
+        strides = [int(np.prod(sizes[d + 1:])) for d in range(nd)]
+        first = sum(starts[d].reshape([n, c] + [osz[e] if e == d else 1 for e in range(nd)]) * strides[d]
+                    for d in range(nd)) + np.zeros((n, c) + tuple(osz), np.int64)
+        inds = tensor(first, device=x.device)
+        vals = full((n, c) + tuple(osz), -math.inf, dtype=x.dtype, device=x.device)
+    else:
+        # the flat input index of every element of every window: (N, C, *out, *k)
+        strides = [int(np.prod(sizes[d + 1:])) for d in range(nd)]
+        flat = np.zeros((n, c) + tuple(osz) + tuple(k), np.int64)
+        for d in range(nd):
+            shape = [n, c] + [1] * (2 * nd)
+            shape[2 + d] = osz[d]
+            off = [1] * (2 + 2 * nd)
+            off[2 + nd + d] = k[d]
+            flat += (starts[d].reshape(shape) + np.arange(k[d]).reshape(off)) * strides[d]
+        idx = tensor(flat.reshape(n, c, -1), device=x.device)
+        windows = x.reshape(n, c, -1).gather(2, idx).reshape((n, c) + tuple(osz) + (int(np.prod(k)),))
+        vals, arg = windows.max(-1)  # the first maximum, NaN winning, as ATen's scan
+        inds = idx.reshape((n, c) + tuple(osz) + (int(np.prod(k)),)).gather(-1, arg.unsqueeze(-1)).squeeze(-1)
     if unbatched:
         vals, inds = vals.squeeze(0), inds.squeeze(0)
     return vals, inds

@@ -23,16 +23,27 @@ def _adaptive_args(name, input, output_size, nd, kind):
             raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
                                f"'self' (while checking arguments for {name})")
         raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(input._shape)}")
+    if output_size is None:
+        # PyTorch's 2-D / 3-D wrappers take len() of it in Python; the 1-D ones hand it to the argument parser
+        if nd == 1:
+            raise TypeError(f"{name}(): argument 'output_size' (position 2) must be tuple of ints, not NoneType")
+        raise TypeError("object of type 'NoneType' has no len()")
     if isinstance(output_size, (tuple, list)):
         sizes = tuple(output_size)
+        if nd == 1:  # the argument parser checks the elements before the kernel checks the length
+            for i, o in enumerate(sizes):
+                if o is None:
+                    raise TypeError(f"{name}(): argument 'output_size' (position 2) must be tuple of ints, but found "
+                                    f"element of type NoneType at pos {i}")
         if len(sizes) != nd:
             raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got {len(sizes)})" if nd == 1
+                               else f"{name}(): internal error: output_size.size() must be {nd}" if kind == "max"
                                else f"{name}: output_size must be {nd}")
     else:
         sizes = (output_size,) * nd
     out = []
     for i, (o, n) in enumerate(zip(sizes, input._shape[-nd:])):
-        if o is None:
+        if o is None and nd > 1:  # (only the 2-D / 3-D wrappers read None as "keep this size")
             out.append(n)
             continue
         if isinstance(o, bool) or isinstance(o, float):

@@ -516,13 +516,15 @@ def pixel_shuffle(input, upscale_factor):
 
 def pixel_unshuffle(input, downscale_factor):
     """Inverse of ``pixel_shuffle``: (*, C, H r, W r) -> (*, C r^2, H, W). Errors as ``pixel_shuffle``'s, and
-    RuntimeError when H or W is not divisible by r."""
+    RuntimeError when H or W is not divisible by r. An empty input comes back with its own shape, as PyTorch."""
     r = _shuffle_factor("pixel_unshuffle", "downscale_factor", input, downscale_factor)
     *b, c, h, w = input._shape
     for side, size, d in (("height", h, -2), ("width", w, -1)):
         if size % r:
             raise RuntimeError(f"pixel_unshuffle expects {side} to be divisible by downscale_factor, but "
                                f"input.size({d})={size} is not divisible by {r}")
+    if input.numel() == 0:
+        return input.clone()  # ATen's pixel_unshuffle returns an empty input unchanged (a copy), whatever r
     n = len(b)
     x = input.reshape(*b, c, h // r, r, w // r, r)
     x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
