@@ -114,7 +114,7 @@ inline int64_t key_end(const Problem& pr, int64_t i0, int64_t br) {
 template <typename T>
 void forward(const Problem& pr, const Mat4<T>& q, const Mat4<T>& k, const Mat4<T>& v, T* out, T* lse) {
   const int64_t nqb = (pr.L + kBlockQ - 1) / kBlockQ;
-  const int64_t group = pr.H / pr.Hk;
+  const int64_t group = pr.Hk > 0 ? pr.H / pr.Hk : 1;
   const T ninf = -std::numeric_limits<T>::infinity();
   parallel_for(0, pr.B * pr.H * nqb, 1, [&](int64_t t0, int64_t t1) {
     std::vector<T> s(kBlockQ * kBlockK), acc(kBlockQ * pr.Ev), m(kBlockQ), l(kBlockQ);
@@ -178,7 +178,7 @@ void forward(const Problem& pr, const Mat4<T>& q, const Mat4<T>& k, const Mat4<T
 template <typename T>
 void backward(const Problem& pr, const Mat4<T>& g, const Mat4<T>& q, const Mat4<T>& k, const Mat4<T>& v,
               const Mat4<T>& o, const T* lse, T* dq, T* dk, T* dv, T* dmask) {
-  const int64_t group = pr.H / pr.Hk;
+  const int64_t group = pr.Hk > 0 ? pr.H / pr.Hk : 1;
   const T ninf = -std::numeric_limits<T>::infinity();
   const T scale = T(pr.scale);
   parallel_for(0, pr.B * pr.Hk, 1, [&](int64_t t0, int64_t t1) {
