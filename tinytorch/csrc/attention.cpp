@@ -138,7 +138,7 @@ void forward(const Problem& pr, const Mat4<T>& q, const Mat4<T>& k, const Mat4<T
           T mx = m[r];
           for (int64_t c = 0; c < bc; ++c)
             if (sr[c] > mx || sr[c] != sr[c]) mx = sr[c];  // NaN wins, so that it reaches the output
-          if (mx == ninf) {  // nothing visible yet in this row: the tile adds nothing
+          if (mx == ninf) {  // nothing visible yet in this row: weights 0 (0 * a NaN of v is still NaN)
             std::fill(sr, sr + bc, T(0));
             continue;
           }
@@ -162,8 +162,10 @@ void forward(const Problem& pr, const Mat4<T>& q, const Mat4<T>& k, const Mat4<T
       for (int64_t r = 0; r < br; ++r) {
         const T* ar = acc.data() + r * pr.Ev;
         T* orow = O + r * pr.Ev;
-        if (l[r] == T(0) && m[r] == ninf) {  // every key masked: 0, as PyTorch's _safe_softmax
-          std::fill(orow, orow + pr.Ev, T(0));
+        if (l[r] == T(0) && m[r] == ninf) {
+          // every key masked: weights 0, as PyTorch's _safe_softmax; the output is still 0 @ v, NaN in a column
+          // where v holds a NaN (as PyTorch's), which the accumulator holds
+          std::copy(ar, ar + pr.Ev, orow);
           LSE[r] = ninf;
           continue;
         }
