@@ -295,3 +295,23 @@ def test_threads(L, S):
         check((3, 4, L, 16), (3, 2, S, 16), (3, 2, S, 16), "float32", enable_gqa=True, is_causal=L > 1)
     finally:
         tt.set_num_threads(old)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("a_shape,b_shape", [((8, 80, 70), (8, 70, 60)), ((2, 5, 64, 90), (2, 5, 90, 64)),
+                                             ((9, 3, 200), (9, 200, 700))])
+def test_batched_matmul_of_medium_products(dtype, a_shape, b_shape):
+    """Products above the single-thread size, many of them: each one GEMM on one pool thread (blas.cpp)."""
+    rng = np.random.default_rng(11)
+    a, b = rng.standard_normal(a_shape).astype(dtype), rng.standard_normal(b_shape).astype(dtype)
+    old = tt.get_num_threads()
+    tt.set_num_threads(2)
+    try:
+        ours = tt.matmul(tt.tensor(a), tt.tensor(b)).numpy()
+        ours_t = tt.bmm(tt.tensor(a).reshape(-1, *a_shape[-2:]), tt.tensor(b).reshape(-1, *b_shape[-2:])).numpy()
+    finally:
+        tt.set_num_threads(old)
+    ref = torch.matmul(torch.tensor(a), torch.tensor(b)).numpy()
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == "float32" else dict(rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(ours, ref, **tol)
+    np.testing.assert_allclose(ours_t.reshape(ref.shape), ref, **tol)
