@@ -315,3 +315,11 @@ def test_batched_matmul_of_medium_products(dtype, a_shape, b_shape):
     tol = dict(rtol=1e-4, atol=1e-4) if dtype == "float32" else dict(rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(ours, ref, **tol)
     np.testing.assert_allclose(ours_t.reshape(ref.shape), ref, **tol)
+
+
+def test_grad_fn_is_named_as_torch():
+    names = []
+    for lib in (tt, torch):
+        q = lib.ones(2, 4, 5, 3, requires_grad=True)
+        names.append(lib.nn.functional.scaled_dot_product_attention(q, q, q).grad_fn.name())
+    assert names[0] == names[1] == "ScaledDotProductFlashAttentionForCpuBackward0"
