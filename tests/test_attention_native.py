@@ -323,3 +323,18 @@ def test_grad_fn_is_named_as_torch():
         q = lib.ones(2, 4, 5, 3, requires_grad=True)
         names.append(lib.nn.functional.scaled_dot_product_attention(q, q, q).grad_fn.name())
     assert names[0] == names[1] == "ScaledDotProductFlashAttentionForCpuBackward0"
+
+
+@needs_native
+def test_without_blas():
+    """The kernel's own loops, which run when no BLAS was found (set_blas(0, 0) disables it)."""
+    if native.BLAS is None:
+        pytest.skip("no BLAS found: every other test ran the loops already")
+    mask = np.random.default_rng(12).standard_normal((2, 1, 9, 70))
+    native._C.set_blas(0, 0, False)
+    try:
+        check((2, 3, 9, 5), (2, 3, 70, 5), (2, 3, 70, 4), "float32", mask=mask)
+        check((2, 4, 70, 5), (2, 2, 70, 5), (2, 2, 70, 6), is_causal=True, enable_gqa=True)
+    finally:
+        native._C.set_blas(*native.BLAS)
+    check((2, 3, 9, 5), (2, 3, 70, 5), (2, 3, 70, 4), mask=mask)
