@@ -168,6 +168,7 @@ def test_strided_inputs():
     """Transposed, expanded and sliced views read through their strides (and copies where BLAS needs them)."""
     rng = np.random.default_rng(6)
     base = rng.standard_normal((2, 9, 3, 8))
+    mbase = rng.standard_normal((3, 9, 9))  # transposed into the (key, query) order: read through its strides
     arrays = {}
     for lib in (tt, torch):
         t = lib.tensor(base, requires_grad=True)
@@ -177,7 +178,10 @@ def test_strided_inputs():
         v = v.flip(2)
         out = lib.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
         (g,) = lib.autograd.grad(out.square().sum(), [t])
-        arrays[lib] = (out.detach().numpy(), g.numpy())
+        mb = lib.tensor(mbase, requires_grad=True)
+        out2 = lib.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mb.transpose(-1, -2))
+        gm, gt = lib.autograd.grad(out2.square().sum(), [mb, t])
+        arrays[lib] = (out.detach().numpy(), g.numpy(), out2.detach().numpy(), gm.numpy(), gt.numpy())
     for a, b in zip(arrays[tt], arrays[torch]):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
 
