@@ -223,6 +223,10 @@ void backward(const Problem& pr, const Mat4<T>& g, const Mat4<T>& q, const Mat4<
             for (int64_t r = 0; r < br; ++r) {
               const T* pr_ = p.data() + r * bc;
               T* ds = dp.data() + r * bc;
+              if (LSE[r] == ninf) {  // no gradient through a fully masked row, even when v holds a NaN
+                std::fill(ds, ds + bc, T(0));
+                continue;
+              }
               for (int64_t c = 0; c < bc; ++c) ds[c] = pr_[c] * (ds[c] - dsum[r]);
             }
             if (dmask) {
