@@ -599,3 +599,96 @@ def native_layer_norm(x, weight, bias, normalized_ndim, eps):
     One op, so a backend may fuse it; its decomposition and backward are written in ops.
     """
     return dispatch(_layer_norm_op, (x, weight, bias), {"normalized_ndim": normalized_ndim, "eps": eps})
+
+
+# ---- scaled-dot-product attention as one op: a native kernel on the cpu backend, the math path elsewhere -----
+# PyTorch's CPU flash kernel pair: (output, logsumexp) forward, and a backward that recomputes the probabilities
+# from q, k and the logsumexp (aten/src/ATen/native/transformers/attention.cpp, native_functions.yaml). Here on
+# (B, H, L, E) / (B, Hk, S, E) / (B, Hk, S, Ev) with H a multiple of Hk, and the mask (bool: True = attend, or
+# additive) as a (B, H, L, S) view, broadcast by strides; the cpu backend runs tinytorch/csrc/attention.cpp.
+_FLASH = "_scaled_dot_product_flash_attention_for_cpu"
+
+
+def _masked_scores(q, k, mask, is_causal, scale):
+    """The math path's scores, (..., L, S): scale * q @ k^T with the causal mask or ``mask`` applied (a bool mask
+    hides its False entries with -inf, a float mask is added)."""
+    L, S = q._shape[-2], k._shape[-2]
+    # scaling the (L, E) query costs less than scaling the (L, S) scores
+    scores = (q * scale) @ k.transpose(-2, -1)
+    if is_causal:
+        from .creation import ones
+        mask = ones(L, S, dtype=_dt.bool, device=q.device).tril()
+    if mask is not None:
+        if mask.dtype is _dt.bool:  # as PyTorch: a bool mask becomes an additive 0 / -inf bias
+            from .creation import zeros
+            mask = zeros(mask._shape, dtype=scores.dtype, device=scores.device).masked_fill(
+                mask.logical_not(), float("-inf"))
+        scores = scores + mask
+    return scores
+
+
+def _repeat_kv(q, k, v):
+    if k._shape[-3] != q._shape[-3]:
+        rep = q._shape[-3] // k._shape[-3]
+        k, v = k.repeat_interleave(rep, dim=-3), v.repeat_interleave(rep, dim=-3)
+    return k, v
+
+
+def _flash_meta(q, k, v, mask, is_causal, scale):
+    B, H, L, _ = q._shape
+    return [((B, H, L, v._shape[-1]), q.dtype), ((B, H, L), q.dtype)], [None, None, None, None]
+
+
+def _flash_decomp(q, k, v, mask, is_causal, scale):
+    from .pointwise import where
+    k, v = _repeat_kv(q, k, v)
+    scores = _masked_scores(q, k, mask, is_causal, scale)
+    lse = scores.logsumexp(-1)
+    # a row with every key masked (lse = -inf) attends to nothing: 0, as PyTorch's _safe_softmax
+    dead = (lse == float("-inf")).unsqueeze(-1)
+    p = where(dead, 0.0, (scores - where(dead, 0.0, lse.unsqueeze(-1))).exp())
+    return p @ v, lse
+
+
+def _flash_bw(c, g):
+    from ..autograd.grad_mode import _state
+    q, k, v, mask = c.inputs
+    out, lse = c.out
+    grad_mask = mask is not None and c.next_edges[3] is not None
+    args = (g, q, k, v, out, lse, mask)
+    kw = {"is_causal": c.kw["is_causal"], "scale": c.kw["scale"], "grad_mask": grad_mask}
+    # create_graph: the gradient must itself be differentiable, which the decomposition (tinytorch ops) is and the
+    # native kernel (no backward of its own, as PyTorch's flash backward) is not
+    grads = _flash_backward_decomp(*args, **kw) if _state.enabled else dispatch(_flash_backward_op, args, kw)
+    return tuple(grads) + ((None,) if not grad_mask else ())
+
+
+def _flash_backward_meta(g, q, k, v, out, lse, mask, is_causal, scale, grad_mask):
+    outs = [(q._shape, q.dtype), (k._shape, k.dtype), (v._shape, v.dtype)]
+    if grad_mask:
+        outs.append(((*q._shape[:3], k._shape[2]), q.dtype))
+    return outs, [None] * 7
+
+
+def _flash_backward_decomp(g, q, k, v, out, lse, mask, is_causal, scale, grad_mask):
+    from .pointwise import where
+    kr, vr = _repeat_kv(q, k, v)
+    scores = _masked_scores(q, kr, mask, is_causal, scale)
+    # the probabilities from the scores (a safe softmax), not from the saved logsumexp and output: the formula is
+    # also the differentiable backward of create_graph, and only output 0 of the forward carries a gradient
+    dead = (scores == float("-inf")).all(-1, keepdim=True)
+    p = where(dead, 0.0, (where(dead, 0.0, scores)).softmax(-1))
+    dv = p.transpose(-2, -1) @ g
+    dp = g @ vr.transpose(-2, -1)
+    ds = p * (dp - (p * dp).sum(-1, keepdim=True))
+    dq = (ds @ kr) * scale
+    dk = (ds.transpose(-2, -1) @ q) * scale
+    if kr is not k:  # grouped-query attention: the repeated heads' gradients summed back onto their shared head
+        B, Hk, S, _ = k._shape
+        dk = dk.reshape(B, Hk, -1, S, k._shape[-1]).sum(2)
+        dv = dv.reshape(B, Hk, -1, S, v._shape[-1]).sum(2)
+    return (dq, dk, dv, ds) if grad_mask else (dq, dk, dv)
+
+
+_flash_backward_op = defop(_FLASH + "_backward", _flash_backward_meta, None, decomp=_flash_backward_decomp)
+_flash_op = defop(_FLASH, _flash_meta, _flash_bw, decomp=_flash_decomp, save_inputs=True, save_output=True)

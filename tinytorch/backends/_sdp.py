@@ -2,11 +2,12 @@
 ``torch.backends.cuda.enable_*_sdp`` and ``torch.nn.attention.sdpa_kernel``, and the kernel choice that
 ``F.scaled_dot_product_attention`` makes from them.
 
-tinytorch has one implementation, the math one (softmax(q k^T * scale + mask) v). PyTorch on the CPU has two:
-math, and a flash kernel computing the same function for 4-D inputs without dropout; it takes flash first when
-allowed and the inputs fit, else math. We follow that choice so that a program gets PyTorch's error exactly
-when PyTorch would find no kernel, and run our implementation whenever PyTorch would run either (the flash
-kernel's result differs from the math one only by float rounding). On other devices every allowed fused
+PyTorch on the CPU has two kernels: math, and a flash kernel computing the same function for 4-D inputs without
+dropout; it takes flash first when allowed and the inputs fit, else math. We follow that choice so that a program
+gets PyTorch's error exactly when PyTorch would find no kernel. Which of tinytorch's two implementations runs does
+not depend on these switches: the fused op (``_scaled_dot_product_flash_attention_for_cpu``, a FlashAttention
+kernel on the cpu backend) takes float32/float64 calls without dropout, the math path (softmax(q k^T * scale +
+mask) v, which draws dropout as PyTorch's math kernel does) the rest; the two differ only by float rounding. On other devices every allowed fused
 kernel counts as able to run. Source: aten/src/ATen/native/transformers/sdp_utils_cpp.cpp (PyTorch 2.13).
 """
 import warnings

@@ -210,7 +210,11 @@ void run_batched(int64_t nbatch, int64_t m, int64_t n, int64_t k, const Operand&
           B.trans, B.ld, T(0), out + i * m * n, n);
   };
   int64_t macs = m * n * k;
-  if (nbatch > 1 && macs <= kBlasSerialMacs && get_num_threads() > 1) {
+  // many products, each one GEMM on one thread: small ones always (threading inside a tiny product costs more
+  // than it gains), larger ones too when the batch alone fills the pool twice over (attention's per-head
+  // products) and the BLAS is single-threaded under the pool, so no thread waits inside a product
+  const int nt = get_num_threads();
+  if (nbatch > 1 && nt > 1 && (macs <= kBlasSerialMacs || (g_pool_gemm && nbatch >= 2 * nt))) {
     int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(macs, 1));
     parallel_for(0, nbatch, grain, [&](int64_t b0, int64_t b1) {
       for (int64_t i = b0; i < b1; ++i) one(i);

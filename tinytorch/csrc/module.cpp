@@ -15,6 +15,7 @@ extern PyMethodDef index_methods[];
 extern PyMethodDef rows_methods[];
 extern PyMethodDef blas_methods[];
 extern PyMethodDef conv_methods[];
+extern PyMethodDef attention_methods[];
 extern PyMethodDef generated_methods[];
 int add_native_kernel_type(PyObject* module);
 int add_pointwise_constants(PyObject* module);
@@ -29,6 +30,7 @@ int add_pointwise_constants(PyObject* module);
   X(rows_methods)           \
   X(blas_methods)           \
   X(conv_methods)           \
+  X(attention_methods)      \
   X(generated_methods)
 
 static PyObject* py_get_num_threads(PyObject*, PyObject*) { return PyLong_FromLong(get_num_threads()); }

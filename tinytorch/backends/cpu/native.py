@@ -279,6 +279,24 @@ def _register_conv():
         g, idx, input_shape, disjoint))
 
 
+def _register_attention():
+    # scaled_dot_product_attention's fused pair (tinytorch/csrc/attention.cpp): float32/float64 in every case the
+    # op is called with, so there is no NumPy kernel to fall back to (other cpu configurations run the op's
+    # decomposition)
+    fwd, bwd = _C.sdpa_forward, _C.sdpa_backward
+    name = "_scaled_dot_product_flash_attention_for_cpu"
+
+    def forward(q, k, v, mask, is_causal, scale):
+        return fwd(q, k, v, mask, is_causal, scale)
+
+    def backward(g, q, k, v, out, lse, mask, is_causal, scale, grad_mask):
+        return bwd(g, q, k, v, out, lse, mask, is_causal, scale, grad_mask)
+    forward.__name__ = forward.__qualname__ = f"native_{name}"
+    backward.__name__ = backward.__qualname__ = f"native_{name}_backward"
+    NATIVE_KERNELS.add(name, forward)
+    NATIVE_KERNELS.add(name + "_backward", backward)
+
+
 if _C is not None:
     _register_pointwise()
     _register_optim()
@@ -287,3 +305,4 @@ if _C is not None:
     _register_index()
     _register_gemm()
     _register_conv()
+    _register_attention()

@@ -4,7 +4,9 @@ import math
 from ...amp.autocast_mode import autocast_op
 from ... import _dtype as _dt
 from ...backends import _sdp
-from ..._ops.creation import ones, zeros
+from ..._dispatch import dispatch
+from ..._ops.nn import _flash_op, _masked_scores, _repeat_kv
+from ..._ops.creation import zeros
 from .activation import softmax
 from .dropout import dropout
 from .linear import linear
@@ -141,6 +143,39 @@ def _sdpa_check_inputs(query, key, value, attn_mask, dropout_p, is_causal, scale
                            f"attn_mask.dtype: {name(attn_mask)} and  query.dtype: {name(query)} instead.")
 
 
+def _fused_args(query, key, value, attn_mask, enable_gqa):
+    """(q, k, v, mask) as the fused op takes them — 4-D, the mask a (B, H, L, S) broadcast view — or None when
+    the call is outside what the op covers (the math path then runs, and raises PyTorch's errors)."""
+    dt = query.dtype
+    if dt not in (_dt.float32, _dt.float64) or key.dtype is not dt or value.dtype is not dt:
+        return None
+    nd = query.ndim
+    if nd < 2 or nd > 4 or key.ndim != nd or value.ndim != nd or query._shape[-1] == 0:
+        return None
+    if attn_mask is not None and (attn_mask.ndim > nd or not (attn_mask.dtype is _dt.bool or attn_mask.dtype is dt)):
+        return None
+    if query.device != key.device or query.device != value.device or (
+            attn_mask is not None and attn_mask.device != query.device):
+        return None
+    pad4 = (1,) * (4 - nd)
+    q = query.reshape(pad4 + tuple(query._shape)) if nd < 4 else query
+    k = key.reshape(pad4 + tuple(key._shape)) if nd < 4 else key
+    v = value.reshape(pad4 + tuple(value._shape)) if nd < 4 else value
+    B, H, L, _ = q._shape
+    Bk, Hk, S, _ = k._shape
+    if Bk != B or v._shape[0] != B or v._shape[1] != Hk or v._shape[2] != S:
+        return None
+    if Hk != H and not (enable_gqa and nd >= 3 and Hk > 0 and H % Hk == 0):
+        return None
+    mask = None
+    if attn_mask is not None:
+        ms = (1,) * (4 - attn_mask.ndim) + tuple(attn_mask._shape)
+        if any(m != 1 and m != w for m, w in zip(ms, (B, H, L, S))):
+            return None
+        mask = attn_mask.reshape(ms).expand(B, H, L, S)
+    return q, k, v, mask
+
+
 @autocast_op("lower")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None,
                                  enable_gqa=False):
@@ -151,6 +186,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     key positions after the query position (the top-left aligned lower triangle, as PyTorch). ``dropout_p``
     drops attention weights (always applied, as in PyTorch: pass 0.0 in eval). ``enable_gqa`` lets key/value
     have fewer heads (dim -3) than query, repeated to match.
+
+    Without dropout, float32/float64 inputs of up to 4 dims with matching batch dims run as one op,
+    ``_scaled_dot_product_flash_attention_for_cpu`` (the cpu backend's fused kernel, tinytorch/csrc/attention.cpp,
+    FlashAttention-2's tiles; other backends run its decomposition); the rest, and dropout (PyTorch's CPU draws it
+    on its math path), run the math path: matmul, mask, safe softmax, dropout, matmul.
 
     RuntimeError when both ``attn_mask`` and ``is_causal`` are given, shapes do not match, or the backends
     allowed (``torch.nn.attention.sdpa_kernel``) leave no kernel PyTorch could run (tinytorch/backends/_sdp.py).
@@ -163,21 +203,19 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise RuntimeError(f"scaled_dot_product_attention: query and key must have the same embedding size, got "
                            f"{query._shape[-1]} and {key._shape[-1]}")
     _sdp.check_kernel_available(query, key, value, dropout_p)
-    if enable_gqa and query.ndim >= 3 and key._shape[-3] != query._shape[-3]:
-        rep = query._shape[-3] // key._shape[-3]
-        key = key.repeat_interleave(rep, dim=-3)
-        value = value.repeat_interleave(rep, dim=-3)
-    L, S = query._shape[-2], key._shape[-2]
+    if attn_mask is not None and attn_mask.ndim < 2 and dropout_p == 0.0 and _sdp.enabled("flash") and \
+            query.ndim == key.ndim == value.ndim == 4 and query.numel() and key.numel() and value.numel():
+        # PyTorch's CPU flash-kernel choice reads the mask's size(-2) (sdp_utils_cpp.h, check_attn_mask_shape)
+        raise IndexError("Dimension specified as -2 but tensor has no dimensions" if attn_mask.ndim == 0 else
+                         "Dimension out of range (expected to be in range of [-1, 0], but got -2)")
     s = 1.0 / math.sqrt(query._shape[-1]) if scale is None else scale
-    # scaling the (L, E) query costs less than scaling the (L, S) scores
-    scores = (query * s) @ key.transpose(-2, -1)
-    if is_causal:
-        attn_mask = ones(L, S, dtype=_dt.bool, device=query.device).tril()
-    if attn_mask is not None:
-        if attn_mask.dtype is _dt.bool:  # as PyTorch: a bool mask becomes an additive 0 / -inf bias
-            attn_mask = zeros(attn_mask._shape, dtype=scores.dtype, device=scores.device).masked_fill(
-                attn_mask.logical_not(), float("-inf"))
-        scores = scores + attn_mask
+    fused = _fused_args(query, key, value, attn_mask, enable_gqa) if dropout_p == 0.0 else None
+    if fused is not None:
+        out = dispatch(_flash_op, fused, {"is_causal": bool(is_causal), "scale": float(s)})[0]
+        return out.reshape(tuple(query._shape[:-1]) + (value._shape[-1],)) if query.ndim != 4 else out
+    if enable_gqa and query.ndim >= 3 and key._shape[-3] != query._shape[-3]:
+        key, value = _repeat_kv(query, key, value)
+    scores = _masked_scores(query, key, attn_mask, is_causal, s)
     # PyTorch's math path uses _safe_softmax: a row whose scores are all -inf (every key masked) attends to
     # nothing and gives 0, not softmax's 0/0 NaN; softmax runs on zeros there so its gradient stays finite (0)
     from ..._ops.pointwise import where
