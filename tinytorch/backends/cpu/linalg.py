@@ -199,8 +199,21 @@ def _solve_triangular(a, b, upper, unitriangular):
         return _substitute(a, x, upper, unitriangular)
 
 
-for _name, _kernel in {
-    "linalg_inv": _lapack(np.linalg.inv), "linalg_det": _lapack(np.linalg.det),
+@KERNELS.register("linalg_inv")
+def _inv(a):
+    nan = np.isnan(a).any(axis=(-2, -1))
+    if not nan.any():
+        return _lapack(np.linalg.inv)(a)
+    # a NaN anywhere in a matrix reaches every entry of its inverse through MKL's getrf/getri (PyTorch's), and
+    # never raises; OpenBLAS's leaves some rows finite. Those matrices get an all-NaN inverse here, the others
+    # (an identity standing in for the NaN ones) their LAPACK inverse or its singularity error
+    eye = np.eye(a.shape[-1], dtype=a.dtype)
+    out = _lapack(np.linalg.inv)(np.where(nan[..., None, None], eye, a))
+    out[nan] = np.nan
+    return out
+
+
+for _name, _kernel in { "linalg_det": _lapack(np.linalg.det),
     "linalg_cholesky": _lapack(np.linalg.cholesky), "linalg_solve": lambda a, b: np.linalg.solve(a, b),
 }.items():
     KERNELS.add(_name, _kernel)
