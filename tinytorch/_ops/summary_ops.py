@@ -215,12 +215,35 @@ def _histogram_by_edges(x, edges, w):
     return hist
 
 
+def _histogram_bw(c, g):
+    raise RuntimeError("derivative for aten::histogram is not implemented")
+
+
+def _histogram_meta(source, result):
+    return [(result._shape, result.dtype)], [None, None]
+
+
+# counts computed on the host, then attached to the graph of a tensor argument that requires grad by a node whose
+# backward refuses: both outputs require grad as in PyTorch (whose derivative is "not implemented")
+_histogram_op = defop("histogram", _histogram_meta, _histogram_bw, decomp=lambda source, result: result,
+                      save_inputs=False)
+
+
+def _histogram_outputs(hist, edges, *args):
+    from ..autograd.grad_mode import _state
+    source = next((a for a in args if isinstance(a, Tensor) and a.requires_grad), None)
+    if source is not None and _state.enabled:
+        hist, edges = dispatch(_histogram_op, (source, hist)), dispatch(_histogram_op, (source, edges))
+    return histogram_result(hist, edges)
+
+
 @method("histogram")
 def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
     """Histogram of ``input`` (``torch.histogram``): ``bins`` an int (equal-width bins over ``range``, the data's
     min and max by default) or a 1-D tensor of increasing edges; optional per-element ``weight``; ``density``
     normalizes to a probability density. Returns (hist, bin_edges), both in input's floating dtype. Counting
-    is NumPy's ``histogram`` on the host (data-dependent, no gradient)."""
+    is NumPy's ``histogram`` on the host. Not differentiable: both outputs require grad when a tensor argument
+    does, and backward through them raises RuntimeError, as PyTorch."""
     import numpy as np
     from .creation import tensor
     if not input.dtype.is_floating_point:
@@ -247,8 +270,8 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
         hist = _histogram_by_edges(x, edges, w)
         if density:
             hist = hist / (hist.sum() * np.diff(edges))
-        return histogram_result(tensor(hist, dtype=input.dtype, device=input.device),
-                                tensor(edges, dtype=input.dtype, device=input.device))
+        return _histogram_outputs(tensor(hist, dtype=input.dtype, device=input.device),
+                                  tensor(edges, dtype=input.dtype, device=input.device), input, weight, bins)
     b = int(bins)
     rng = None
     if range is not None:
@@ -256,8 +279,8 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
     elif not isinstance(b, np.ndarray):
         rng = (float(x.min()), float(x.max())) if x.size else (0.0, 1.0)
     hist, edges = np.histogram(x, b, range=None if isinstance(b, np.ndarray) else rng, weights=w, density=density)
-    return histogram_result(tensor(hist, dtype=input.dtype, device=input.device),
-                            tensor(edges, dtype=input.dtype, device=input.device))
+    return _histogram_outputs(tensor(hist, dtype=input.dtype, device=input.device),
+                              tensor(edges, dtype=input.dtype, device=input.device), input, weight)
 
 
 __all__ = ["unique", "unique_consecutive", "bincount", "histc", "histogram"]
