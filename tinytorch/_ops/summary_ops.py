@@ -129,11 +129,15 @@ def histc(input, bins=100, min=0, max=0):
                 return "-nan" if from_data or math.copysign(1.0, v) < 0 else "nan"
             return f"{v:g}"
         raise RuntimeError(f"torch.histc: range of [{fmt(lo)}, {fmt(hi)}] is not finite")
-    x = masked_select(x, (x >= lo) & (x <= hi))
+    # the outer edges are those of PyTorch's linspace in the input's dtype: min and max rounded to it (bfloat16
+    # keeps 8 bits), and every step below rounds to it too
+    from .creation import tensor
+    lo_t, hi_t = (tensor(v, dtype=input.dtype, device=input.device) for v in (lo, hi))
+    x = masked_select(x, (x >= lo_t) & (x <= hi_t))
     # PyTorch's order, in the input's dtype: (x - min) * bins / (max - min). An overflow to inf lands in bin 0
     # there (x86 converts inf to the minimum int64, then clamped); here without NumPy's invalid-cast warning.
     from .pointwise import where
-    p = (x - lo) * bins / (hi - lo)
+    p = (x - lo_t) * tensor(float(bins), dtype=input.dtype, device=input.device) / (hi_t - lo_t)
     b = where(p.isinf(), 0.0, p).floor().long().clamp(0, bins - 1)
     return zeros(bins, dtype=input.dtype, device=input.device).index_add(
         0, b, ones(b._shape, dtype=input.dtype, device=input.device))
