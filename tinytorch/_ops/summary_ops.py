@@ -273,7 +273,8 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
         edges = bins.detach().cpu().numpy()
         hist = _histogram_by_edges(x, edges, w)
         if density:
-            hist = hist / (hist.sum() * np.diff(edges))
+            with np.errstate(all="ignore"):
+                hist = hist / (hist.sum() * np.diff(edges))
         return _histogram_outputs(tensor(hist, dtype=input.dtype, device=input.device),
                                   tensor(edges, dtype=input.dtype, device=input.device), input, weight, bins)
     b = int(bins)
@@ -282,7 +283,20 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
         rng = (float(range[0]), float(range[1]))
     elif not isinstance(b, np.ndarray):
         rng = (float(x.min()), float(x.max())) if x.size else (0.0, 1.0)
-    hist, edges = np.histogram(x, b, range=None if isinstance(b, np.ndarray) else rng, weights=w, density=density)
+    lo, hi = rng
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    if lo > hi or not (math.isfinite(lo) and math.isfinite(hi)):
+        # NumPy's words for its range check, which this replaces
+        np.histogram(x, b, range=rng)
+    # PyTorch's edges: a linspace in the input's dtype; each element goes to the bin that bounds it among those
+    # edges (NumPy's float64 edges put an element equal to a rounded edge in the bin before)
+    from .creation import linspace
+    edges = linspace(lo, hi, b + 1, dtype=input.dtype).cpu().numpy()
+    hist = _histogram_by_edges(x, edges, w)
+    if density:
+        with np.errstate(all="ignore"):  # no element in range: 0 / 0, NaN as PyTorch, without NumPy's warning
+            hist = hist / (hist.sum() * np.diff(edges))
     return _histogram_outputs(tensor(hist, dtype=input.dtype, device=input.device),
                               tensor(edges, dtype=input.dtype, device=input.device), input, weight)
 
