@@ -185,3 +185,12 @@ def test_histogram_int_bins(seed, bins, dtype):
         res.append((h.numpy(), e.numpy()))
     np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-6, equal_nan=True)
     np.testing.assert_allclose(res[0][1], res[1][1], atol=1e-7)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_matrix_exp_float32_accuracy(seed):
+    x = np.random.default_rng(seed).standard_normal((2, 4, 4)).astype(np.float32) * 2
+    ours = tt.matrix_exp(tt.tensor(x))
+    theirs = torch.matrix_exp(torch.tensor(x))
+    assert ours.dtype is tt.float32
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=5e-6, atol=5e-6)
