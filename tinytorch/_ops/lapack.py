@@ -398,6 +398,12 @@ def pinv(A, *, rtol=None, hermitian=False):
     """Moore-Penrose pseudo-inverse through the SVD (``torch.linalg.pinv``); singular values below
     ``rtol * max(S)`` (default ``max(m, n) * eps``) count as zero."""
     from .pointwise import where
+    if isinstance(A, Tensor) and A.numel() == 0 and A.ndim >= 2:
+        # no singular values to take the largest of: the pseudo-inverse of an empty matrix is empty (n, m) (or
+        # zeros when one of m, n is not 0), as PyTorch
+        from .creation import zeros
+        _check(A, "linalg.pinv", square=False)
+        return zeros(A._shape[:-2] + (A._shape[-1], A._shape[-2]), dtype=A.dtype, device=A.device)
     U, S, Vh = svd(A, full_matrices=False)
     if rtol is None:
         rtol = max(A._shape[-2:]) * _dt.finfo(A.dtype).eps

@@ -169,18 +169,34 @@ def matrix_exp(A):
     _check(A, "linalg.matrix_exp")
     if A.numel() == 0:
         return A.clone()
-    norm = float(A.detach().abs().sum(-2).amax())
-    s = max(0, math.ceil(math.log2(norm)) + 1) if norm > 0.5 else 0
-    X = A / (2.0 ** s)
-    from .creation import eye
+    wide = {_dt.float32: _dt.float64, _dt.complex64: _dt.complex128}.get(A.dtype)
+    if wide is not None:
+        # the s squarings multiply the series' float32 rounding by up to 2^s: in double the result is as close
+        # as PyTorch's (whose Pade-like degree-18 polynomial needs fewer products)
+        return matrix_exp(A.to(wide)).to(A.dtype)
+    import numpy as np
+    from .creation import eye, tensor
+    from .pointwise import where
+    # each matrix gets its own scaling (a large one must not coarsen the others' series); its 1-norm
+    norms = np.asarray(A.detach().abs().sum(-2).amax(-1).cpu().numpy(), dtype=np.float64)
+    finite = np.isfinite(norms)
+    with np.errstate(divide="ignore"):
+        s = np.where(finite & (norms > 0.5), np.ceil(np.log2(np.where(finite, norms, 1.0))) + 1, 0).astype(np.int64)
+    # multiplying by 2^-s, not dividing by 2^s: 2^s may overflow float32 (2^128) where 2^-s is still a number.
+    # A matrix with inf or NaN becomes all-NaN (PyTorch's scaling by 2^-inf = 0 turns inf into NaN, which the
+    # series spreads), and never raises
+    scale = np.where(finite, np.ldexp(1.0, -s), np.nan).reshape(A._shape[:-2] + (1, 1))
+    X = A * tensor(scale, dtype=A.dtype.to_real() if A.dtype.is_complex else A.dtype, device=A.device)
     n = A._shape[-1]
     term = eye(n, dtype=A.dtype, device=A.device).expand(A._shape)
     out = term
     for k in range(1, 19):
         term = term @ X / k
         out = out + term
-    for _ in range(s):
-        out = out @ out
+    if s.size and s.max() > 0:
+        steps = tensor(s.reshape(A._shape[:-2] + (1, 1)), device=A.device)
+        for i in range(int(s.max())):
+            out = where(steps > i, out @ out, out)
     return out
 
 

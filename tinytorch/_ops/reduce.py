@@ -761,7 +761,15 @@ def renorm(input, p, dim, maxnorm):
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_dt._SCALAR_TYPE[input.dtype.name]}")
     others = tuple(i for i in range(input.ndim) if i != d)
-    norms = input.abs().pow(p).sum(others, keepdim=True).pow(1.0 / p)
+    if math.isinf(p):
+        if input.numel() == 0:
+            if builtins.any(input._shape[i] == 0 for i in others):
+                _no_identity_norm(input, p, others)
+            return input.clone()
+        # the inf-norm of a slice is its largest magnitude; |x|^inf summed would be inf for any entry above 1
+        norms = input.abs().amax(others, keepdim=True)
+    else:
+        norms = input.abs().pow(p).sum(others, keepdim=True).pow(1.0 / p)
     from .pointwise import where
     scale = where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
     return input * scale.to(input.dtype)

@@ -129,11 +129,15 @@ def histc(input, bins=100, min=0, max=0):
                 return "-nan" if from_data or math.copysign(1.0, v) < 0 else "nan"
             return f"{v:g}"
         raise RuntimeError(f"torch.histc: range of [{fmt(lo)}, {fmt(hi)}] is not finite")
-    x = masked_select(x, (x >= lo) & (x <= hi))
+    # the outer edges are those of PyTorch's linspace in the input's dtype: min and max rounded to it (bfloat16
+    # keeps 8 bits), and every step below rounds to it too
+    from .creation import tensor
+    lo_t, hi_t = (tensor(v, dtype=input.dtype, device=input.device) for v in (lo, hi))
+    x = masked_select(x, (x >= lo_t) & (x <= hi_t))
     # PyTorch's order, in the input's dtype: (x - min) * bins / (max - min). An overflow to inf lands in bin 0
     # there (x86 converts inf to the minimum int64, then clamped); here without NumPy's invalid-cast warning.
     from .pointwise import where
-    p = (x - lo) * bins / (hi - lo)
+    p = (x - lo_t) * tensor(float(bins), dtype=input.dtype, device=input.device) / (hi_t - lo_t)
     b = where(p.isinf(), 0.0, p).floor().long().clamp(0, bins - 1)
     return zeros(bins, dtype=input.dtype, device=input.device).index_add(
         0, b, ones(b._shape, dtype=input.dtype, device=input.device))
@@ -215,12 +219,35 @@ def _histogram_by_edges(x, edges, w):
     return hist
 
 
+def _histogram_bw(c, g):
+    raise RuntimeError("derivative for aten::histogram is not implemented")
+
+
+def _histogram_meta(source, result):
+    return [(result._shape, result.dtype)], [None, None]
+
+
+# counts computed on the host, then attached to the graph of a tensor argument that requires grad by a node whose
+# backward refuses: both outputs require grad as in PyTorch (whose derivative is "not implemented")
+_histogram_op = defop("histogram", _histogram_meta, _histogram_bw, decomp=lambda source, result: result,
+                      save_inputs=False)
+
+
+def _histogram_outputs(hist, edges, *args):
+    from ..autograd.grad_mode import _state
+    source = next((a for a in args if isinstance(a, Tensor) and a.requires_grad), None)
+    if source is not None and _state.enabled:
+        hist, edges = dispatch(_histogram_op, (source, hist)), dispatch(_histogram_op, (source, edges))
+    return histogram_result(hist, edges)
+
+
 @method("histogram")
 def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
     """Histogram of ``input`` (``torch.histogram``): ``bins`` an int (equal-width bins over ``range``, the data's
     min and max by default) or a 1-D tensor of increasing edges; optional per-element ``weight``; ``density``
     normalizes to a probability density. Returns (hist, bin_edges), both in input's floating dtype. Counting
-    is NumPy's ``histogram`` on the host (data-dependent, no gradient)."""
+    is NumPy's ``histogram`` on the host. Not differentiable: both outputs require grad when a tensor argument
+    does, and backward through them raises RuntimeError, as PyTorch."""
     import numpy as np
     from .creation import tensor
     if not input.dtype.is_floating_point:
@@ -246,18 +273,32 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
         edges = bins.detach().cpu().numpy()
         hist = _histogram_by_edges(x, edges, w)
         if density:
-            hist = hist / (hist.sum() * np.diff(edges))
-        return histogram_result(tensor(hist, dtype=input.dtype, device=input.device),
-                                tensor(edges, dtype=input.dtype, device=input.device))
+            with np.errstate(all="ignore"):
+                hist = hist / (hist.sum() * np.diff(edges))
+        return _histogram_outputs(tensor(hist, dtype=input.dtype, device=input.device),
+                                  tensor(edges, dtype=input.dtype, device=input.device), input, weight, bins)
     b = int(bins)
     rng = None
     if range is not None:
         rng = (float(range[0]), float(range[1]))
     elif not isinstance(b, np.ndarray):
         rng = (float(x.min()), float(x.max())) if x.size else (0.0, 1.0)
-    hist, edges = np.histogram(x, b, range=None if isinstance(b, np.ndarray) else rng, weights=w, density=density)
-    return histogram_result(tensor(hist, dtype=input.dtype, device=input.device),
-                            tensor(edges, dtype=input.dtype, device=input.device))
+    lo, hi = rng
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    if lo > hi or not (math.isfinite(lo) and math.isfinite(hi)):
+        # NumPy's words for its range check, which this replaces
+        np.histogram(x, b, range=rng)
+    # PyTorch's edges: a linspace in the input's dtype; each element goes to the bin that bounds it among those
+    # edges (NumPy's float64 edges put an element equal to a rounded edge in the bin before)
+    from .creation import linspace
+    edges = linspace(lo, hi, b + 1, dtype=input.dtype).cpu().numpy()
+    hist = _histogram_by_edges(x, edges, w)
+    if density:
+        with np.errstate(all="ignore"):  # no element in range: 0 / 0, NaN as PyTorch, without NumPy's warning
+            hist = hist / (hist.sum() * np.diff(edges))
+    return _histogram_outputs(tensor(hist, dtype=input.dtype, device=input.device),
+                              tensor(edges, dtype=input.dtype, device=input.device), input, weight)
 
 
 __all__ = ["unique", "unique_consecutive", "bincount", "histc", "histogram"]

@@ -89,8 +89,11 @@ def _svd(a, full_matrices):
     m, n, k = a.shape[-2], a.shape[-1], min(a.shape[-2:])
 
     def exchange(rows, cols):
+        # MKL's gesdd with inf in the leading entry (where the fuzzer and most overflows put it) returns the
+        # identity with its first and k-th columns swapped; an inf elsewhere gives other, position-dependent
+        # NaN patterns (or LinAlgError) that follow no rule worth reproducing
         e = np.eye(rows, cols, dtype=u.dtype)
-        e[:k, :k] = np.eye(k, dtype=u.dtype)[::-1]
+        e[[0, k - 1]] = e[[k - 1, 0]]
         return e
     bad = ~finite
     u[bad], vh[bad] = exchange(m, u.shape[-1]), exchange(vh.shape[-2], n)
@@ -98,9 +101,90 @@ def _svd(a, full_matrices):
     return _pack(a.shape[:-2], u, s, vh)
 
 
+def _householder(alpha, x):
+    """LAPACK's larfg as PyTorch's LAPACK (MKL) carries inf/NaN through it: the reflector (tau, beta, v) with
+    H [alpha; x] = [beta; 0], v = [1; x / (alpha - beta)]. Its hypot takes the larger and smaller magnitude
+    by comparisons that favour the norm of x (a NaN alpha gives beta = |x| sqrt 2, a NaN norm gives NaN), and
+    beta gets the opposite sign of alpha by a comparison (a NaN alpha counts as negative)."""
+    if x.size == 0:
+        return 0.0, alpha, x
+    if np.isnan(x).any():
+        xnorm = np.nan
+    elif np.isinf(x).any():
+        xnorm = np.inf
+    else:
+        xnorm = np.linalg.norm(x.astype(np.float64))
+    if xnorm == 0:
+        return 0.0, alpha, x
+    xa = abs(alpha)
+    w, z = (xa if xa > xnorm else xnorm), (xa if xa < xnorm else xnorm)
+    r = w if z == 0 else w * np.sqrt(1 + (z / w) ** 2)
+    beta = -r if alpha >= 0 else r
+    return (beta - alpha) / beta, beta, x * (1 / (alpha - beta))
+
+
+def _reflect(v, tau, c, trim=True):
+    """c <- (I - tau v v^T) c in place. With ``trim`` as LAPACK's larf (the one PyTorch's orgqr runs): nothing
+    for tau = 0, only up to v's last nonzero entry and c's last nonzero column, and (reference BLAS's ger) no
+    update of a column whose v^T c is 0, so a NaN tau reaches only the entries it multiplies by something
+    nonzero. Without, as MKL's geqrf updates: every entry, tau = 0 included (0 * inf is NaN there)."""
+    if not trim:
+        c -= tau * np.outer(v, c.T @ v)
+        return
+    if tau == 0:
+        return
+    nz = np.flatnonzero(v != 0)
+    lv = nz[-1] + 1 if nz.size else 0
+    cols = np.flatnonzero((c[:lv] != 0).any(axis=0))
+    if not lv or not cols.size:
+        return
+    lc = cols[-1] + 1
+    w = c[:lv, :lc].T @ v[:lv]
+    live = w != 0
+    c[:lv, :lc] -= np.where(live, tau * np.outer(v[:lv], w), 0)
+
+
+def _qr_by_reflections(a, ncols):
+    """Q (m, ncols) and the factored matrix of one real matrix by unblocked Householder QR (LAPACK's geqr2 then
+    org2r), step for step, so that inf and NaN reach the entries of Q and R that PyTorch's LAPACK gives them."""
+    A = np.array(a, dtype=np.float64)
+    m, n = A.shape
+    k = min(m, n)
+    tau = np.zeros(k)
+    for i in range(k):
+        tau[i], A[i, i], A[i + 1:, i] = _householder(A[i, i], A[i + 1:, i].copy())
+        if i < n - 1:
+            piv, A[i, i] = A[i, i], 1.0
+            _reflect(A[i:, i].copy(), tau[i], A[i:, i + 1:], trim=False)
+            A[i, i] = piv
+    Q = np.zeros((m, ncols))
+    Q[:, :k] = np.tril(A[:, :k], -1)
+    Q[np.arange(k, ncols), np.arange(k, ncols)] = 1
+    for i in range(k - 1, -1, -1):
+        if i < ncols - 1:
+            Q[i, i] = 1.0
+            _reflect(Q[i:, i].copy(), tau[i], Q[i:, i + 1:])
+        Q[i + 1:, i] *= -tau[i]
+        Q[i, i] = 1 - tau[i]
+        Q[:i, i] = 0
+    return Q, A
+
+
 @KERNELS.register("linalg_qr")
 def _qr(a, mode):
-    q, r = np.linalg.qr(a, mode="reduced" if mode == "r" else mode)
+    mode = "reduced" if mode == "r" else mode
+    finite = np.isfinite(a).all(axis=(-2, -1))
+    if finite.all() or a.dtype.kind == "c":
+        q, r = np.linalg.qr(a, mode=mode)
+        return _pack(a.shape[:-2], q, r)
+    # a matrix with inf/NaN goes through the reflections one by one: NumPy's blocked LAPACK spreads NaN to
+    # other entries than PyTorch's does (a NaN leading entry leaves R[0, 0] = |column| there, for one)
+    q, r = np.linalg.qr(np.where(finite[..., None, None], a, 0), mode=mode)
+    with _quiet():
+        for idx in filter(lambda i: not finite[i], np.ndindex(finite.shape)):
+            Q, A = _qr_by_reflections(a[idx], q.shape[-1])
+            q[idx] = Q
+            r[idx] = np.triu(A[:r.shape[-2]])
     return _pack(a.shape[:-2], q, r)
 
 
@@ -197,8 +281,21 @@ def _solve_triangular(a, b, upper, unitriangular):
         return _substitute(a, x, upper, unitriangular)
 
 
-for _name, _kernel in {
-    "linalg_inv": _lapack(np.linalg.inv), "linalg_det": _lapack(np.linalg.det),
+@KERNELS.register("linalg_inv")
+def _inv(a):
+    nan = np.isnan(a).any(axis=(-2, -1))
+    if not nan.any():
+        return _lapack(np.linalg.inv)(a)
+    # a NaN anywhere in a matrix reaches every entry of its inverse through MKL's getrf/getri (PyTorch's), and
+    # never raises; OpenBLAS's leaves some rows finite. Those matrices get an all-NaN inverse here, the others
+    # (an identity standing in for the NaN ones) their LAPACK inverse or its singularity error
+    eye = np.eye(a.shape[-1], dtype=a.dtype)
+    out = _lapack(np.linalg.inv)(np.where(nan[..., None, None], eye, a))
+    out[nan] = np.nan
+    return out
+
+
+for _name, _kernel in { "linalg_det": _lapack(np.linalg.det),
     "linalg_cholesky": _lapack(np.linalg.cholesky), "linalg_solve": lambda a, b: np.linalg.solve(a, b),
 }.items():
     KERNELS.add(_name, _kernel)
