@@ -50,6 +50,54 @@ def _int_args(op, *vals):
                         "int bounds")
 
 
+def _walk_order(t):
+    """``(order, dense)`` for a tensor ``t`` that a sampler fills: ``order`` lists its dims outermost first as
+    ATen's TensorIterator walks them (by decreasing stride, ties kept in dim order), so that the n-th draw lands
+    on the n-th element in memory; ``dense`` says whether ``t`` is a permutation of a contiguous tensor (then
+    ``empty_like`` keeps its strides, as PyTorch's preserve_format)."""
+    shape, st = t._shape, t.stride()
+    order = sorted(range(len(shape)), key=lambda d: -st[d])
+    expect, dense = 1, True
+    for d in reversed(order):
+        if shape[d] != 1 and st[d] != expect:
+            dense = False
+        expect *= shape[d]
+    return order, dense
+
+
+def _draw_in_order(order, shape, draw):
+    """``draw(walk_shape)`` (an array of ``shape`` permuted by ``order``, filled in C order) laid back out in
+    ``shape``'s dims: the draws in the order TensorIterator writes them."""
+    arr = np.asarray(draw(tuple(shape[d] for d in order)))
+    return arr.transpose(np.argsort(order)) if list(order) != sorted(order) else arr
+
+
+def _like(input, make):
+    """``make(shape)`` (a new contiguous tensor) laid out as ``empty_like(input)`` is in PyTorch: a dense
+    permuted ``input`` (a transpose) gives a result with its strides, filled in memory order."""
+    order, dense = _walk_order(input)
+    if not dense or order == sorted(order):
+        return make(input._shape)
+    return make(tuple(input._shape[d] for d in order)).permute(*np.argsort(order).tolist())
+
+
+def rrelu_noise(input, lower, upper, generator=None):
+    """The slopes of training-mode rrelu, as ATen's rrelu_with_noise CPU kernel draws them: one double
+    U(lower, upper) for each element ``<= 0`` of the input (walked in logical order of its contiguous copy;
+    lower/upper first rounded to the opmath type), 1 for the others (NaN included). A float32 tensor (float64
+    for a float64 input) of the input's shape, unrounded to the input's dtype."""
+    work = np.float64 if input.dtype is _dt.float64 else np.float32
+    x = input.detach().numpy(force=True)
+    with np.errstate(invalid="ignore"):
+        neg = x <= 0
+    lo, hi = float(work(lower)), float(work(upper))
+    noise = np.ones(x.shape, work)
+    k = int(np.count_nonzero(neg))
+    if k:
+        noise[neg] = _gen(generator)._uniform(k, np.float64, lo, hi).astype(work)
+    return _from_host(noise, _dt.float64 if work is np.float64 else _dt.float32, input.device)
+
+
 def _complex_from_parts(arr, d):
     """(..., 2) float samples -> complex ``d`` samples (real and imaginary parts independent)."""
     return (arr[..., 0] + 1j * arr[..., 1]).astype(d.np)
