@@ -181,19 +181,28 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
     ``randint_like(x, low, high)``, drawing from ``generator`` (default: the default generator)."""
     if high is None:
         low, high = 0, low
-    return randint(low, high, input._shape, generator=generator, dtype=dtype or input.dtype,
-                   device=device or input.device)
+    return _like(input, lambda shape: randint(low, high, shape, generator=generator, dtype=dtype or input.dtype,
+                                              device=device or input.device))
 
 
 def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
     """``rand`` with ``input``'s shape (and dtype and device unless given), from ``generator`` if given."""
-    return rand(input._shape, generator=generator, dtype=dtype or input.dtype, device=device or input.device,
-                requires_grad=requires_grad)
+    return _like(input, lambda shape: rand(shape, generator=generator, dtype=dtype or input.dtype,
+                                           device=device or input.device, requires_grad=requires_grad))
 
 
 def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
     """``randn`` with ``input``'s shape (and dtype and device unless given), from ``generator`` if given."""
-    return randn(input._shape, generator=generator, dtype=dtype or input.dtype, device=device or input.device,
+    d = dtype or input.dtype
+    order, dense = _walk_order(input)
+    if dense and not input.is_contiguous() and not d.is_complex and d.is_floating_point:
+        # empty_like keeps a transpose's strides, and ATen's normal_ fills a non-contiguous tensor one
+        # normal_distribution<double> draw at a time (in memory order), not in blocks of 16
+        def make(shape):
+            out = _from_host(_normal_fill_serial(_gen(generator), shape, _np_float(d)), d, device or input.device)
+            return out.requires_grad_() if requires_grad else out
+        return _like(input, make)
+    return randn(input._shape, generator=generator, dtype=d, device=device or input.device,
                  requires_grad=requires_grad)
 
 
@@ -436,8 +445,16 @@ def _rand_fill(name, sample, torch_stream=False, check=None):
         elif torch_stream:
             if name in ("random_",):
                 kw["dtype"] = self.dtype
-            arr = sample(_gen(generator), self._shape, _np_float(self.dtype) if self.dtype.is_floating_point
-                         else None, *args, **kw)
+            order = _walk_order(self)[0]
+            fill = sample
+            if name == "normal_" and not self.is_contiguous():
+                fill = _normal_fill_serial  # ATen's kernel fills only a contiguous tensor in blocks of 16
+            if name == "bernoulli_" and (args or "p" in kw) and isinstance((args or (kw["p"],))[0], Tensor):
+                # the probabilities are walked along with the tensor they fill
+                p = (args or (kw.pop("p"),))[0].detach().expand(*self._shape).permute(*order)
+                args = (p,) + tuple(args[1:])
+            g, dt = _gen(generator), _np_float(self.dtype) if self.dtype.is_floating_point else None
+            arr = _draw_in_order(order, self._shape, lambda shape: fill(g, shape, dt, *args, **kw))
             if self.dtype in (_dt.float16, _dt.bfloat16) and np.asarray(arr).dtype == np.float64:
                 arr = np.asarray(arr).astype(np.float32)  # c10::Half / BFloat16 take a double through float
         else:
@@ -466,6 +483,13 @@ def _normal_fill(g, shape, dt, mean=0.0, std=1.0):
     if not math.isfinite(mean):  # every sample is the infinite (or NaN) mean, as PyTorch's z * std + mean
         return np.full(shape, mean, dt)
     return g._normal(math.prod(shape), dt, mean, std).reshape(shape)
+
+
+def _normal_fill_serial(g, shape, dt, mean=0.0, std=1.0):
+    """normal_ of a non-contiguous tensor: ATen draws every element from normal_distribution<double> in turn."""
+    if not math.isfinite(mean):
+        return np.full(shape, mean, dt)
+    return g._normal_serial(math.prod(shape), mean, std).astype(dt).reshape(shape)
 
 
 def _random_fill(g, shape, dt, a=None, b=None, *, dtype=None):
