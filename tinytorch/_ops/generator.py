@@ -286,10 +286,10 @@ class Generator:
         return _fma64(out, std, mean)
 
     def _randint(self, n, low, high):
-        """n integers uniform on [low, high): one 32-bit draw modulo the range (64-bit for ranges of 2^32 and
-        more), as ``transformation::uniform_int_from_to``."""
+        """n integers uniform on [low, high): one 32-bit draw modulo the range (64-bit for ranges of 2^28 and
+        more, which keeps the modulo bias small), as ``uniform_int_from_to_distribution``."""
         rng = high - low
-        raw = self._u64(n) if rng >= 1 << 32 else self._u32(n)
+        raw = self._u64(n) if rng >= 1 << 28 else self._u32(n)
         return (raw % np.uint64(rng)).astype(np.int64) + low if rng < 1 << 63 else \
             np.array([int(v) % rng + low for v in raw], dtype=np.int64)
 

@@ -98,6 +98,56 @@ def rrelu_noise(input, lower, upper, generator=None):
     return _from_host(noise, _dt.float64 if work is np.float64 else _dt.float32, input.device)
 
 
+_DIGITS = {"float32": 24, "float64": 53, "float16": 11, "bfloat16": 8}
+
+
+def _to_float_and_back(d, v):
+    """``static_cast<int64_t>(static_cast<scalar_t>(v))`` for a float dtype ``d`` (None when not finite)."""
+    f = float(np.float32(v)) if d is not _dt.float64 else float(v)
+    if d in (_dt.float16, _dt.bfloat16):
+        f = float(np.asarray(np.float32(f)).astype(_np_float(d)))
+    return int(f) if math.isfinite(f) else None
+
+
+def _random_range(d, lo, hi):
+    """``(from, to)`` of random_(from, to) / randint on dtype ``d`` after ATen's checks (random_from_to_impl):
+    from < to, then for float dtypes both moved to values the dtype holds (update_from / update_to: a bound that
+    rounds past itself steps back by its ulp), then from and to - 1 within the dtype's range (RuntimeError
+    ``to - 1 is out of bounds for int``), a warning past 2^digits for floats."""
+    if lo >= hi:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}")
+    name = _CPP_NAMES.get(d.name, d.name)
+    if d.is_complex:
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
+    if d.is_floating_point:
+        digits = _DIGITS[d.name]
+        up = _to_float_and_back(d, lo + 1)
+        if up is not None and up < lo:
+            lo = up + (1 << ((abs(lo + 1).bit_length() - 1) - digits + 1))
+        down = _to_float_and_back(d, hi - 1)
+        if down is not None and down >= hi:
+            hi = down - (1 << ((abs(hi - 1).bit_length() - 1) - digits + 1))
+        if lo >= hi:
+            raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but "
+                               f"got from={lo} >= to={hi}")
+        fi = _dt.finfo(d)
+        low_b, high_b = float(fi.min), float(fi.max)
+    else:
+        ii = _dt.iinfo(d) if d is not _dt.bool else None
+        low_b, high_b = (0, 1) if ii is None else (int(ii.min), int(ii.max))
+    for what, v in (("from", lo), ("to - 1", hi - 1)):
+        if not low_b <= v <= high_b:
+            raise RuntimeError(f"{what} is out of bounds for {name}")
+    if d.is_floating_point:
+        import warnings
+        for what, v in (("from", lo), ("to - 1", hi - 1)):
+            if not -(1 << digits) <= v <= (1 << digits):
+                warnings.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
+                              f"{name} can support discrete uniform distribution only within this range. This "
+                              "warning will become an error in version 1.7 release, please fix the code in advance")
+    return lo, hi
+
+
 def _complex_from_parts(arr, d):
     """(..., 2) float samples -> complex ``d`` samples (real and imaginary parts independent)."""
     return (arr[..., 0] + 1j * arr[..., 1]).astype(d.np)
@@ -165,11 +215,8 @@ def randint(low=0, high=_NO_HIGH, size=None, *, generator=None, dtype=None, devi
     low, high = (v.item() if isinstance(v, Tensor) and v.ndim == 0 else v for v in (low, high))
     _int_args("randint", low, high)
     _check_int64("randint", low, high)
-    if low >= high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     d = dtype or _dt.int64
-    if d is _dt.bool and high > 2:
-        raise RuntimeError("to - 1 is out of bounds for bool")
+    low, high = _random_range(d, int(low), int(high))
     shape = _size((size,), "randint")
     check_alloc(shape, _dt.int64)
     arr = _gen(generator)._randint(math.prod(shape), int(low), int(high)).reshape(shape)
@@ -428,6 +475,16 @@ def _rand_fill(name, sample, torch_stream=False, check=None):
     that requires grad."""
     def f(self, *args, generator=None, **kw):
         self._check_inplace()
+        if name in ("uniform_", "random_") and ("from" in kw or "to" in kw):
+            # PyTorch's keywords ``from`` / ``to`` (``from`` cannot name a Python parameter)
+            args = list(args)
+            if "from" in kw:
+                args.insert(0, kw.pop("from"))
+            if "to" in kw:
+                if not args and name == "uniform_":
+                    args.append(0.0)
+                args.append(kw.pop("to"))
+            args = tuple(args)
         if check is not None:
             check(self.dtype, *args, **kw)
         if self._storage.backend.shape_only:
@@ -507,7 +564,11 @@ def _random_fill(g, shape, dt, a=None, b=None, *, dtype=None):
             mod = int(_dt.iinfo(dtype).max) + 1
         return (raw % np.uint64(mod)).astype(np.int64).reshape(shape)
     lo, hi = (0, a) if b is None else (a, b)
-    return g._randint(math.prod(shape), int(lo), int(hi)).reshape(shape)
+    import warnings
+    with warnings.catch_warnings():  # the check has warned already
+        warnings.simplefilter("ignore")
+        lo, hi = _random_range(dtype, int(lo), int(hi))
+    return g._randint(math.prod(shape), lo, hi).reshape(shape)
 
 
 def _real(op, arg, pos, v):
@@ -604,13 +665,8 @@ def _check_random(d, a=None, b=None):
     vals = (a,) if b is None else (a, b)
     _int_args("random_", *vals)
     _check_int64("random_", *vals)
-    if d.is_complex:
-        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     lo, hi = (0, a) if b is None else (a, b)
-    if lo >= hi:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}")
-    if d is _dt.bool and hi > 2:
-        raise RuntimeError("to - 1 is out of bounds for bool")
+    _random_range(d, int(lo), int(hi))
 
 
 _rand_fill("uniform_", _uniform_fill, torch_stream=True, check=_check_uniform)
