@@ -537,15 +537,11 @@ def _normal_fill(g, shape, dt, mean=0.0, std=1.0):
         raise RuntimeError("\"normal_kernel_cpu\" not implemented for an integer tensor")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    if not math.isfinite(mean):  # every sample is the infinite (or NaN) mean, as PyTorch's z * std + mean
-        return np.full(shape, mean, dt)
     return g._normal(math.prod(shape), dt, mean, std).reshape(shape)
 
 
 def _normal_fill_serial(g, shape, dt, mean=0.0, std=1.0):
     """normal_ of a non-contiguous tensor: ATen draws every element from normal_distribution<double> in turn."""
-    if not math.isfinite(mean):
-        return np.full(shape, mean, dt)
     return g._normal_serial(math.prod(shape), mean, std).astype(dt).reshape(shape)
 
 
