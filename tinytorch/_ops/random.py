@@ -266,7 +266,15 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
-    """Normal samples: ``mean``/``std`` scalars (with ``size``) or tensors (broadcast), as ``torch.normal``."""
+    """Normal samples: ``mean``/``std`` scalars (with ``size``) or tensors (broadcast), as ``torch.normal``.
+    Tensor arguments get a zero gradient (PyTorch's derivative); two scalars need ``size`` (TypeError as
+    PyTorch's overloads otherwise)."""
+    if size is None and not isinstance(mean, Tensor) and not isinstance(std, Tensor):
+        if isinstance(mean, (int, float)) and std == 1.0 and not isinstance(std, bool):
+            raise TypeError(f"normal(): argument 'mean' (position 1) must be Tensor, not {type(mean).__name__}")
+        raise TypeError(f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, "
+                        f"{type(std).__name__}), but expected one of: (Tensor mean, Tensor std), (Tensor mean, "
+                        "float std), (float mean, Tensor std), (float mean, float std, tuple of ints size)")
     if not isinstance(std, Tensor):
         std = _number(std, "normal", "std", 2, "float")
         if not std >= 0:  # NaN included
@@ -286,8 +294,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         d = ref.dtype
         if isinstance(std, Tensor):
             z = _normal_tensor(generator, shape, d, 0.0, 1.0, ref.device)
-            return (z * std.detach() + (mean.detach() if isinstance(mean, Tensor) else mean)).to(d)
-        return (_normal_tensor(generator, shape, d, 0.0, std, ref.device) + mean.detach()).to(d)
+            out = (z * std.detach() + (mean.detach() if isinstance(mean, Tensor) else mean)).to(d)
+        else:
+            out = (_normal_tensor(generator, shape, d, 0.0, std, ref.device) + mean.detach()).to(d)
+        return _zero_grad_from(out, mean, std)
     if size is None:
         size = ()
     shape = _size((size,) if isinstance(size, int) else tuple(size))
@@ -299,10 +309,23 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
 
 
 def _normal_tensor(generator, shape, d, mean, std, device):
-    """A tensor of ``shape`` filled as ``normal_(mean, std)`` fills it (PyTorch's kernel, mean and std inside)."""
-    if not math.isfinite(mean):
-        return _from_host(np.full(shape, mean, _np_float(d)), d, device)
-    return _from_host(_gen(generator)._normal(math.prod(shape), _np_float(d), mean, std).reshape(shape), d, device)
+    """A tensor of ``shape`` filled as ``normal_(mean, std)`` fills it (PyTorch's kernel, mean and std inside;
+    a complex dtype through its real view)."""
+    from .creation import empty
+    return empty(shape, dtype=d, device=device).normal_(mean, std, generator=generator)
+
+
+def _zero_grad_from(out, *srcs):
+    """``out`` made differentiable in the tensors among ``srcs`` that require grad, with a zero gradient (the
+    derivative PyTorch gives a sample with respect to its parameters); the values stay exact."""
+    from .pointwise import where
+    if not _state.enabled:
+        return out
+    for src in srcs:
+        if isinstance(src, Tensor) and src.requires_grad:
+            s = src.detach()
+            out = out + where(s.isfinite(), (src - s) * 0, s.new_zeros(()))
+    return out
 
 
 def bernoulli(input, p=None, *, generator=None):
@@ -490,6 +513,7 @@ def _rand_fill(name, sample, torch_stream=False, check=None):
         if self._storage.backend.shape_only:
             return self
         with_nograd = _state.enabled
+        grad_from = None
         if torch_stream and self.dtype.is_complex and name in ("uniform_", "normal_"):
             # PyTorch samples the real view (..., 2): both parts from [from, to), or each part normal with
             # std / sqrt(2) so that E|z - mean|^2 = std^2
@@ -503,13 +527,17 @@ def _rand_fill(name, sample, torch_stream=False, check=None):
             if name in ("random_",):
                 kw["dtype"] = self.dtype
             order = _walk_order(self)[0]
-            fill = sample
+            fill, grad_from = sample, None
             if name == "normal_" and not self.is_contiguous():
                 fill = _normal_fill_serial  # ATen's kernel fills only a contiguous tensor in blocks of 16
             if name == "bernoulli_" and (args or "p" in kw) and isinstance((args or (kw["p"],))[0], Tensor):
                 # the probabilities are walked along with the tensor they fill
-                p = (args or (kw.pop("p"),))[0].detach().expand(*self._shape).permute(*order)
-                args = (p,) + tuple(args[1:])
+                p_in = (args or (kw.get("p"),))[0]
+                p = p_in.detach().expand(*self._shape).permute(*order)
+                check_dtype("bernoulli_tensor_cpu_p_", p.dtype, floating=True)
+                args, kw = (p,) + tuple(args[1:]), {k: v for k, v in kw.items() if k != "p"}
+                if p_in.requires_grad and with_nograd:
+                    grad_from = p_in  # PyTorch's bernoulli_(p) is differentiable in p (a zero gradient)
             g, dt = _gen(generator), _np_float(self.dtype) if self.dtype.is_floating_point else None
             arr = _draw_in_order(order, self._shape, lambda shape: fill(g, shape, dt, *args, **kw))
             if self.dtype in (_dt.float16, _dt.bfloat16) and np.asarray(arr).dtype == np.float64:
@@ -521,6 +549,8 @@ def _rand_fill(name, sample, torch_stream=False, check=None):
             self._write(_from_host(np.asarray(arr), self.dtype, self.device))
         finally:
             _state.enabled = with_nograd
+        if torch_stream and not self.dtype.is_complex and grad_from is not None:
+            self.add_((grad_from - grad_from.detach()) * 0)  # p is finite (checked): the values stay exact
         return self
     f.__name__ = name
     method(name)(f)
