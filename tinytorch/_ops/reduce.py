@@ -701,27 +701,50 @@ _cumsum_op = defop("cumsum", _scan_meta, _cumsum_bw, save_inputs=False)
 _cumprod_op = defop("cumprod", _scan_meta, _cumprod_bw, save_output=True)  # self, result
 
 
-@method("cumsum")
-def cumsum(input, dim, *, dtype=None):
-    """Cumulative sum along ``dim`` (same shape; integer inputs give int64)."""
-    dtype = _dt.as_dtype(dtype, "cumsum")
+def _scan(op, name, input, dim, dtype):
+    """cumsum / cumprod: ATen's CPU scan has no bool kernel, and accumulates float16 / bfloat16 in float (each
+    output rounded once), so those run in float32 on the input cast to the result dtype."""
+    dtype = _dt.as_dtype(dtype, name)
     d = _strides.wrap_dim(dim, input.ndim)
     if input.ndim == 0:
         return input.clone() if dtype is None else input.to(dtype)
-    return dispatch(_cumsum_op, (input,), {"dim": d, "dtype": dtype})
+    if dtype is _dt.bool:
+        raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+    out = dtype or input.dtype
+    if out in (_dt.float16, _dt.bfloat16):
+        return dispatch(op, (input.to(out).float(),), {"dim": d, "dtype": None}).to(out)
+    return dispatch(op, (input,), {"dim": d, "dtype": dtype})
+
+
+@method("cumsum")
+def cumsum(input, dim, *, dtype=None):
+    """Cumulative sum along ``dim`` (same shape; integer inputs give int64; ``dtype``: cast first).
+    NotImplementedError for a bool result, as PyTorch's CPU kernel."""
+    return _scan(_cumsum_op, "cumsum", input, dim, dtype)
 
 
 @method("cumprod")
 def cumprod(input, dim, *, dtype=None):
-    """Cumulative product along ``dim`` (same shape; integer inputs give int64)."""
-    dtype = _dt.as_dtype(dtype, "cumprod")
-    d = _strides.wrap_dim(dim, input.ndim)
-    if input.ndim == 0:
-        return input.clone() if dtype is None else input.to(dtype)
-    return dispatch(_cumprod_op, (input,), {"dim": d, "dtype": dtype})
+    """Cumulative product along ``dim`` (same shape; integer inputs give int64; ``dtype``: cast first).
+    NotImplementedError for a bool result, as PyTorch's CPU kernel."""
+    return _scan(_cumprod_op, "cumprod", input, dim, dtype)
 
 
-method("cumsum_")(lambda self, dim: self._inplace(cumsum, dim))
+def _scan_inplace(fn):
+    def scan_(self, dim, *, dtype=None):
+        dtype = _dt.as_dtype(dtype, fn.__name__ + "_")
+        if dtype is not None and dtype is not self.dtype:
+            from .creation import _CPP_NAMES
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {_CPP_NAMES[self.dtype.name]} and output "
+                               f"tensor dtype {_CPP_NAMES[dtype.name]} should match")
+        return self._inplace(fn, dim, dtype=self.dtype)  # the scan runs in self's dtype
+    scan_.__name__ = fn.__name__ + "_"
+    scan_.__doc__ = f"In-place ``{fn.__name__}`` (``dtype``, if given, must be self's: RuntimeError otherwise)."
+    return scan_
+
+
+method("cumsum_")(_scan_inplace(cumsum))
+method("cumprod_")(_scan_inplace(cumprod))
 
 
 _cummax = collections.namedtuple("cummax", ["values", "indices"])
