@@ -82,9 +82,29 @@ def _dims_of(input, dim, op):
     return dims if input.ndim else ()
 
 
+class _AllDims:
+    """``sum``'s default ``dim``: no dim given (then ``keepdim`` may not be given either, as PyTorch's overloads)."""
+
+    def __repr__(self):
+        return "None"
+
+
+_ALL_DIMS = _AllDims()
+
+
 @method("sum")
-def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """Sum over ``dim`` (int, tuple, or all). Integer/bool inputs sum to int64. Mirrors ``torch.sum``."""
+def sum(input, dim=_ALL_DIMS, keepdim=None, *, dtype=None):
+    """Sum over ``dim`` (int, tuple, or all). Integer/bool inputs sum to int64. Mirrors ``torch.sum``:
+    TypeError for ``keepdim`` without ``dim`` (the all-elements overload has no keepdim)."""
+    if keepdim is not None and keepdim.__class__ is not bool:
+        raise TypeError(f"sum(): argument 'keepdim' must be bool, not {type(keepdim).__name__}")
+    if dim is _ALL_DIMS:
+        if keepdim is not None:
+            raise TypeError("sum() received an invalid combination of arguments - got (Tensor, keepdim=bool), but "
+                            "expected one of: (Tensor input, *, torch.dtype dtype = None), (Tensor input, tuple of "
+                            "ints dim, bool keepdim = False, *, torch.dtype dtype = None)")
+        dim = None
+    keepdim = bool(keepdim) if keepdim is not None else False
     return dispatch(_sum_op, (input,), {"dims": _dims_of(input, dim, "sum"), "keepdim": keepdim,
                                         "dtype": _dt.as_dtype(dtype, "sum")})
 
