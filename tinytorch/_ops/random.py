@@ -398,8 +398,6 @@ def _poisson_one(g, lam):
     if lam == 0:
         return 0.0
     if lam >= 10:
-        if math.isinf(lam):
-            return lam
         lgamma = _poisson_one.lgamma
         slam, loglam = math.sqrt(lam), math.log(lam)
         b = 0.931 + 2.53 * slam
@@ -410,12 +408,16 @@ def _poisson_one(g, lam):
             u = float(g._uniform(1, np.float64)[0]) - 0.5
             v = float(g._uniform(1, np.float64)[0])
             us = 0.5 - abs(u)
-            k = math.floor((2 * a / us + b) * u + lam + 0.43)
+            kf = ((2 * a / us if us else math.inf) + b) * u + lam + 0.43  # IEEE: inf - inf is NaN, as in C
+            # ATen casts the floor to int64: past its range (an enormous or infinite rate) x86 gives INT64_MIN,
+            # which the acceptance test below returns as the sample
+            k = math.floor(kf) if math.isfinite(kf) and -2.0 ** 63 <= kf < 2.0 ** 63 else -(1 << 63)
             if us >= 0.07 and v <= vr:
                 return float(k)
             if k < 0 or (us < 0.013 and v > us):
                 continue
-            if (math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)) <= \
+            log_v = math.log(v) if v > 0 else -math.inf  # C's log(0)
+            if (log_v + math.log(invalpha) - math.log((a / (us * us) if us else math.inf) + b)) <= \
                     (-lam + k * loglam - lgamma(k + 1.0)):
                 return float(k)
     enlam = math.exp(-lam)

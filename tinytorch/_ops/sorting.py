@@ -2,6 +2,8 @@
 topk, msort, median / nanmedian, kthvalue, mode, quantile / nanquantile, searchsorted, bucketize, isin."""
 import collections
 
+import numpy as np
+
 from .. import _strides
 from .. import _dtype as _dt
 from .._dispatch import COMPLEX_DTYPES, defop, dispatch, refuse
@@ -348,9 +350,28 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return r.to(_dt.int32) if out_int32 else r
 
 
+def _is_scalar(v):
+    """A Python or NumPy number: what PyTorch's ``Scalar`` parameters take."""
+    return isinstance(v, (int, float, complex, np.number, np.bool_))
+
+
+def _overload_error(op, args, sigs):
+    got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    return TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of: "
+                     f"{sigs}")
+
+
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     """Bucket index of each element for 1-D ``boundaries`` (``torch.bucketize``; ``right`` as documented there).
-    RuntimeError for boundaries of another rank."""
+    RuntimeError for boundaries of another rank; TypeError (PyTorch's overloads) unless ``boundaries`` is a tensor
+    and ``input`` a tensor or a number."""
+    if not isinstance(boundaries, Tensor) or not (isinstance(input, Tensor) or _is_scalar(input)):
+        raise _overload_error("bucketize", (input, boundaries), "(Tensor input, Tensor boundaries, *, bool out_int32 "
+                              "= False, bool right = False, Tensor out = None), (Number self, Tensor boundaries, *, "
+                              "bool out_int32 = False, bool right = False)")
+    if not isinstance(input, Tensor):
+        from .creation import tensor
+        input = tensor(input, device=boundaries.device)
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
@@ -358,8 +379,18 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """Bool tensor of ``elements``' shape: True where the element occurs in ``test_elements``
-    (``torch.isin``); either argument may be a scalar."""
+    (``torch.isin``); either argument (not both) may be a number, as PyTorch's overloads (TypeError otherwise).
+    RuntimeError for bool or complex inputs, which PyTorch's kernel does not take."""
     from .creation import tensor
+    te, tt_ = isinstance(elements, Tensor), isinstance(test_elements, Tensor)
+    if not ((te or _is_scalar(elements)) and (tt_ or _is_scalar(test_elements)) and (te or tt_)):
+        raise _overload_error("isin", (elements, test_elements), "(Tensor elements, Tensor test_elements, *, bool "
+                              "assume_unique = False, bool invert = False, Tensor out = None), (Number element, "
+                              "Tensor test_elements, ...), (Tensor elements, Number test_element, ...)")
+    for v in (elements, test_elements):
+        d = v.dtype if isinstance(v, Tensor) else _dt.scalar_dtype(v)
+        if d is _dt.bool or d.is_complex:
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {_dt._SCALAR_TYPE[d.name]}")
     e = elements if isinstance(elements, Tensor) else tensor(elements)
     t = test_elements if isinstance(test_elements, Tensor) else tensor(test_elements, device=e.device)
     t = t.reshape(-1)
