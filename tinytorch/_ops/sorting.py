@@ -224,6 +224,89 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
 _mode = collections.namedtuple("mode", ["values", "indices"])
 
 
+def _libstdcxx_sort(a):
+    """``a`` (a list of (value, index) pairs) sorted as GCC's std::sort orders it with a comparator on the value
+    alone: introsort (median-of-three pivot, unguarded partition) down to runs of 16, then insertion sort. With
+    NaNs, which ``<`` leaves unordered, this order is the algorithm's, not a sorted one; PyTorch's CPU mode reads
+    its result from it. (A recursion deep enough for the heapsort fallback is finished by a stable sort.)"""
+    a = list(a)
+
+    def lt(x, y):
+        return x[0] < y[0]
+
+    def unguarded_linear_insert(last):
+        val = a[last]
+        nxt = last - 1
+        while nxt >= 0 and lt(val, a[nxt]):
+            a[last] = a[nxt]
+            last, nxt = nxt, nxt - 1
+        a[last] = val
+
+    def insertion_sort(first, last):
+        for i in range(first + 1, last):
+            if lt(a[i], a[first]):
+                val = a[i]
+                a[first + 1:i + 1] = a[first:i]
+                a[first] = val
+            else:
+                unguarded_linear_insert(i)
+
+    def move_median_to_first(result, x, y, z):
+        if lt(a[x], a[y]):
+            m = y if lt(a[y], a[z]) else z if lt(a[x], a[z]) else x
+        else:
+            m = x if lt(a[x], a[z]) else z if lt(a[y], a[z]) else y
+        a[result], a[m] = a[m], a[result]
+
+    def unguarded_partition(first, last, pivot):
+        while True:
+            while first < len(a) - 1 and lt(a[first], a[pivot]):
+                first += 1
+            last -= 1
+            while last > 0 and lt(a[pivot], a[last]):
+                last -= 1
+            if not first < last:
+                return first
+            a[first], a[last] = a[last], a[first]
+            first += 1
+
+    def introsort(first, last, depth):
+        while last - first > 16:
+            if depth == 0:
+                a[first:last] = sorted(a[first:last], key=lambda p: (p[0] != p[0], p[0]))
+                return
+            depth -= 1
+            mid = first + (last - first) // 2
+            move_median_to_first(first, first + 1, mid, last - 1)
+            cut = unguarded_partition(first + 1, last, first)
+            introsort(cut, last, depth)
+            last = cut
+
+    n = len(a)
+    if n > 1:
+        introsort(0, n, 2 * (n.bit_length() - 1))
+        if n > 16:
+            insertion_sort(0, 16)
+            for i in range(16, n):
+                unguarded_linear_insert(i)
+        else:
+            insertion_sort(0, n)
+    return a
+
+
+def _mode_of_sorted(pairs):
+    """The index ATen's CPU mode returns for its sorted (value, index) pairs: the last pair of the first longest
+    run of equal values (NaN equals nothing, so each is a run of one)."""
+    best, best_i, run = 0, 0, 0
+    for i, (v, idx) in enumerate(pairs):
+        run += 1
+        if i == len(pairs) - 1 or v != pairs[i + 1][0]:
+            if run > best:
+                best, best_i = run, idx
+            run = 0
+    return best_i
+
+
 @method("mode")
 def mode(input, dim=-1, keepdim=False):
     """Most frequent value along ``dim`` (the smallest among ties) and the index of its last occurrence
@@ -244,6 +327,23 @@ def mode(input, dim=-1, keepdim=False):
     first = pos.argmax(-1, keepdim=True)
     same = xs == vals.gather(-1, first)
     last = (same.long() * arange(n, device=x.device)).argmax(-1, keepdim=True)
+    host = xs.detach().numpy(force=True)
+    if host.size and (x.dtype.is_floating_point or n > 16):
+        # ATen reads the mode off std::sort's order. That sort is unstable past 16 elements (which of equal
+        # values ends its run depends on the introsort's steps) and, comparing with ``<`` alone, leaves NaNs where
+        # its steps put them: such rows are sorted as GCC's std::sort does (rows past 16 only while the tensor
+        # is small enough for a per-element Python sort: 2^16 elements)
+        rows = host.reshape(-1, n)
+        nan_rows = np.nonzero(np.isnan(rows).any(-1) if x.dtype.is_floating_point
+                              else np.zeros(rows.shape[0], bool))[0]
+        if n > 16 and host.size <= 1 << 16:
+            nan_rows = np.arange(rows.shape[0])
+        if nan_rows.size:
+            idx = last.numpy(force=True).reshape(-1).copy()
+            for r in nan_rows.tolist():
+                idx[r] = _mode_of_sorted(_libstdcxx_sort([(v, i) for i, v in enumerate(rows[r].tolist())]))
+            from .creation import tensor
+            last = tensor(idx.reshape(last._shape), dtype=_dt.int64, device=x.device)
     value = xs.gather(-1, last)  # the gradient goes to the returned index, as PyTorch's
     value, last = value.squeeze(-1), last.squeeze(-1)
     if keepdim:
