@@ -416,13 +416,11 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
     return _from_host(arr.astype(d.np), d, device, requires_grad)
 
 
-def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None, layout=None,
-           pin_memory=False):
+def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):
     """``torch.range``: ``start``, ``start + step``, ... up to ``end`` inclusive (floor((end - start) / step) + 1
     values, the default float dtype unless ``dtype``), computed in the dtype's accumulation type (int64 or
     double) as ATen's range kernel. RuntimeError for a zero step, non-finite bounds or a step of the wrong
     sign; NotImplementedError for a bool or complex dtype."""
-    _check_pin_memory("range", pin_memory)
     if end is None:
         raise TypeError('range() missing 1 required positional arguments: "end"')
     vals = [_number(v, "range", a, i + 1) for i, (v, a) in enumerate(((start, "start"), (end, "end"),

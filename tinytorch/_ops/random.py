@@ -102,11 +102,13 @@ _DIGITS = {"float32": 24, "float64": 53, "float16": 11, "bfloat16": 8}
 
 
 def _to_float_and_back(d, v):
-    """``static_cast<int64_t>(static_cast<scalar_t>(v))`` for a float dtype ``d`` (None when not finite)."""
-    f = float(np.float32(v)) if d is not _dt.float64 else float(v)
-    if d in (_dt.float16, _dt.bfloat16):
-        f = float(np.asarray(np.float32(f)).astype(_np_float(d)))
-    return int(f) if math.isfinite(f) else None
+    """``static_cast<int64_t>(static_cast<scalar_t>(v))`` for a float dtype ``d``; a value past int64 (inf
+    included) converts to INT64_MIN, as x86's conversion does."""
+    with np.errstate(over="ignore"):
+        f = float(np.float32(v)) if d is not _dt.float64 else float(v)
+        if d in (_dt.float16, _dt.bfloat16):
+            f = float(np.asarray(np.float32(f)).astype(_np_float(d)))
+    return int(f) if math.isfinite(f) and -2.0 ** 63 <= f < 2.0 ** 63 else -(1 << 63)
 
 
 def _random_range(d, lo, hi):
@@ -122,10 +124,10 @@ def _random_range(d, lo, hi):
     if d.is_floating_point:
         digits = _DIGITS[d.name]
         up = _to_float_and_back(d, lo + 1)
-        if up is not None and up < lo:
+        if up < lo:
             lo = up + (1 << ((abs(lo + 1).bit_length() - 1) - digits + 1))
         down = _to_float_and_back(d, hi - 1)
-        if down is not None and down >= hi:
+        if down >= hi:
             hi = down - (1 << ((abs(hi - 1).bit_length() - 1) - digits + 1))
         if lo >= hi:
             raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but "
@@ -577,7 +579,15 @@ def _normal_fill_serial(g, shape, dt, mean=0.0, std=1.0):
     return g._normal_serial(math.prod(shape), mean, std).astype(dt).reshape(shape)
 
 
-def _random_fill(g, shape, dt, a=None, b=None, *, dtype=None):
+def _random_fill(g, shape, dt, *args, dtype=None):
+    a, b = (tuple(args) + (None, None))[:2]
+    if len(args) == 2 and b is None and a is not None:
+        lo, rng = _random_open_range(dtype, int(a))
+        n = math.prod(shape)
+        if rng is None:  # every int64: one 64-bit draw each, as a signed value
+            return g._u64(n).astype(np.uint64).view(np.int64).reshape(shape)
+        raw = g._u64(n) if rng >= 1 << 28 else g._u32(n)
+        return np.array([int(v) % rng + lo for v in raw.tolist()], dtype=np.int64).reshape(shape)
     if a is None:
         # ATen's uniform_int: one draw (64-bit for int64 and double, else 32-bit) modulo 2^digits + 1 for floats
         # (digits: 24, 53, 11 for half, 8 for bfloat16), max + 1 for integers, the low bit for bool
@@ -685,16 +695,55 @@ def _check_geometric(d, p):
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
 
 
-def _check_random(d, a=None, b=None):
-    if a is None:
+def _check_random(d, *args):
+    """random_() / random_(to) / random_(from, to) / random_(from, None) (up to the dtype's largest exact
+    integer, PyTorch's open upper bound)."""
+    if not args or args[0] is None:
         if d.is_complex:
             check_dtype("random_kernel_cpu", d)
         return
-    vals = (a,) if b is None else (a, b)
+    if len(args) == 2 and args[1] is None:
+        _int_args("random_", args[0])
+        _check_int64("random_", args[0])
+        _random_open_range(d, int(args[0]))
+        return
+    vals = args[:2]
     _int_args("random_", *vals)
     _check_int64("random_", *vals)
-    lo, hi = (0, a) if b is None else (a, b)
+    lo, hi = (0, vals[0]) if len(vals) == 1 else vals
     _random_range(d, int(lo), int(hi))
+
+
+def _random_open_range(d, lo):
+    """``(from, range)`` of random_(from, None), as ATen: up to 2^digits for floats (from first moved to a
+    value the dtype holds), the dtype's max for integers; None for from = INT64_MIN (every int64, drawn whole)."""
+    if lo == -(1 << 63):
+        if d.is_complex or d in (_dt.float16, _dt.bool):
+            check_dtype("random_full_64_bits_range_kernel_cpu", d, integral=True)
+        if d not in (_dt.int64, _dt.float64, _dt.float32, _dt.bfloat16):
+            raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16")
+        return lo, None
+    if d.is_complex:
+        raise RuntimeError("random_from_to_impl handles only integral, floating-point and boolean types")
+    if d.is_floating_point:
+        digits = _DIGITS[d.name]
+        to_inc = min(1 << digits, (1 << 63) - 1)
+        up = _to_float_and_back(d, lo + 1)
+        if up < lo:
+            lo = up + (1 << ((abs(lo + 1).bit_length() - 1) - digits + 1))
+        if not lo < to_inc:
+            raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted "
+                               f"to dtype, but got from={lo} > to_inc={to_inc}")
+        fi = _dt.finfo(d)
+        low_b, high_b = float(fi.min), float(fi.max)
+    else:
+        to_inc = 1 if d is _dt.bool else int(_dt.iinfo(d).max)
+        low_b, high_b = (0, 1) if d is _dt.bool else (int(_dt.iinfo(d).min), int(_dt.iinfo(d).max))
+    name = _CPP_NAMES.get(d.name, d.name)
+    for what, v in (("from", lo), ("to - 1", to_inc)):
+        if not low_b <= v <= high_b:
+            raise RuntimeError(f"{what} is out of bounds for {name}")
+    return lo, to_inc - lo + 1
 
 
 _rand_fill("uniform_", _uniform_fill, torch_stream=True, check=_check_uniform)

@@ -90,21 +90,22 @@ class _AllDims:
 
 
 _ALL_DIMS = _AllDims()
+_NO_KEEPDIM = _AllDims()  # keepdim not given (an explicit None is refused, as PyTorch's bool parameter)
 
 
 @method("sum")
-def sum(input, dim=_ALL_DIMS, keepdim=None, *, dtype=None):
+def sum(input, dim=_ALL_DIMS, keepdim=_NO_KEEPDIM, *, dtype=None):
     """Sum over ``dim`` (int, tuple, or all). Integer/bool inputs sum to int64. Mirrors ``torch.sum``:
     TypeError for ``keepdim`` without ``dim`` (the all-elements overload has no keepdim)."""
-    if keepdim is not None and keepdim.__class__ is not bool:
+    if keepdim is not _NO_KEEPDIM and keepdim.__class__ is not bool:
         raise TypeError(f"sum(): argument 'keepdim' must be bool, not {type(keepdim).__name__}")
     if dim is _ALL_DIMS:
-        if keepdim is not None:
+        if keepdim is not _NO_KEEPDIM:
             raise TypeError("sum() received an invalid combination of arguments - got (Tensor, keepdim=bool), but "
                             "expected one of: (Tensor input, *, torch.dtype dtype = None), (Tensor input, tuple of "
                             "ints dim, bool keepdim = False, *, torch.dtype dtype = None)")
         dim = None
-    keepdim = bool(keepdim) if keepdim is not None else False
+    keepdim = keepdim is True
     return dispatch(_sum_op, (input,), {"dims": _dims_of(input, dim, "sum"), "keepdim": keepdim,
                                         "dtype": _dt.as_dtype(dtype, "sum")})
 
@@ -117,7 +118,9 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     dt = _dt.as_dtype(dtype, "nansum")
     if dt is not None and dt.is_complex:
         raise NotImplementedError(f'"nansum_cpu" not implemented for \'{_dt._SCALAR_TYPE[dt.name]}\'')
-    return sum(where(input != input, 0.0, input), dim, keepdim, dtype=dtype)
+    if input.dtype.is_floating_point:  # only floats hold NaN (an integer input sums as is, to int64)
+        input = where(input != input, 0.0, input)
+    return sum(input, dim, keepdim, dtype=dtype)
 
 
 @method("sum_to_size")
