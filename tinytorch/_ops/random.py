@@ -438,9 +438,10 @@ _poisson_one.lgamma = _lgamma()
 def binomial(count, prob, generator=None):
     """Samples of Binomial(count, prob), elementwise with broadcasting (``torch.binomial``); float tensors in,
     float samples of count's dtype out."""
+    shape = _strides.broadcast_shapes(count._shape, prob._shape)  # PyTorch's RuntimeError when they do not
     n = count.detach().numpy(force=True)
     p = prob.detach().numpy(force=True)
-    out = _rng(generator).binomial(np.broadcast_to(n, np.broadcast_shapes(n.shape, p.shape)).astype(np.int64), p)
+    out = _rng(generator).binomial(np.broadcast_to(n, shape).astype(np.int64), p)
     return _from_host(np.asarray(out).astype(count.dtype.np), count.dtype, count.device)
 
 
