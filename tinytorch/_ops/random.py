@@ -94,7 +94,9 @@ def rrelu_noise(input, lower, upper, generator=None):
     noise = np.ones(x.shape, work)
     k = int(np.count_nonzero(neg))
     if k:
-        noise[neg] = _gen(generator)._uniform(k, np.float64, lo, hi).astype(work)
+        # x * (to - from) + from in two roundings here (this loop is not compiled to a fused multiply-add)
+        u = _gen(generator)._uniform(k, np.float64)
+        noise[neg] = (u * (hi - lo) + lo).astype(work)
     return _from_host(noise, _dt.float64 if work is np.float64 else _dt.float32, input.device)
 
 
