@@ -23,7 +23,7 @@ def _outcome(lib, fn):
     try:
         out = fn(lib)
     except Exception as e:  # noqa: BLE001 - the exception is the result being compared
-        return ("raise", type(e).__name__, str(e).split("\n")[0][:12])  # the type, and the message's start
+        return ("raise", type(e).__name__, str(e).split("(")[0][:40])  # the type, the message up to "("
     outs = out if isinstance(out, tuple) else (out,)
     got = []
     for t in outs:
