@@ -701,7 +701,11 @@ def _check_geometric(d, p):
 def _check_random(d, *args):
     """random_() / random_(to) / random_(from, to) / random_(from, None) (up to the dtype's largest exact
     integer, PyTorch's open upper bound)."""
-    if not args or args[0] is None:
+    if args and args[0] is None:
+        raise TypeError("random_() received an invalid combination of arguments - got (NoneType), but expected one "
+                        "of: (*, torch.Generator generator = None), (int from, int to, *, torch.Generator generator "
+                        "= None), (int to, *, torch.Generator generator = None)")
+    if not args:
         if d.is_complex:
             check_dtype("random_kernel_cpu", d)
         return
