@@ -726,7 +726,8 @@ _cumprod_op = defop("cumprod", _scan_meta, _cumprod_bw, save_output=True)  # sel
 
 def _scan(op, name, input, dim, dtype):
     """cumsum / cumprod: ATen's CPU scan has no bool kernel, and accumulates float16 / bfloat16 in float (each
-    output rounded once), so those run in float32 on the input cast to the result dtype."""
+    output rounded once), so a reduced-precision cumprod runs in float32 on the input cast to the result dtype
+    (cumsum keeps its own kernel, whose overflow to inf already matches)."""
     dtype = _dt.as_dtype(dtype, name)
     d = _strides.wrap_dim(dim, input.ndim)
     if input.ndim == 0:
@@ -734,7 +735,7 @@ def _scan(op, name, input, dim, dtype):
     if dtype is _dt.bool:
         raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
     out = dtype or input.dtype
-    if out in (_dt.float16, _dt.bfloat16):
+    if name == "cumprod" and out in (_dt.float16, _dt.bfloat16):
         return dispatch(op, (input.to(out).float(),), {"dim": d, "dtype": None}).to(out)
     return dispatch(op, (input,), {"dim": d, "dtype": dtype})
 
