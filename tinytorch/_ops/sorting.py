@@ -469,9 +469,6 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
         raise _overload_error("bucketize", (input, boundaries), "(Tensor input, Tensor boundaries, *, bool out_int32 "
                               "= False, bool right = False, Tensor out = None), (Number self, Tensor boundaries, *, "
                               "bool out_int32 = False, bool right = False)")
-    if not isinstance(input, Tensor):
-        from .creation import tensor
-        input = tensor(input, device=boundaries.device)
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
