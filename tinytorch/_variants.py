@@ -19,7 +19,7 @@ _TORCH_FROM_TENSOR = ("clamp_min", "clamp_max", "cholesky", "detach", "detach_",
 
 # out-of-place ops whose in-place ``op_`` is ``self._inplace(op)`` (computed out of place, then written back
 # through self's storage, so views and the version counter behave as for every other in-place op)
-_INPLACE = ("acosh", "arccosh", "arcsinh", "arctanh", "asinh", "atanh", "bitwise_not", "copysign", "cumprod",
+_INPLACE = ("acosh", "arccosh", "arcsinh", "arctanh", "asinh", "atanh", "bitwise_not", "copysign",
             "deg2rad", "divide", "erfc", "floor_divide", "frac", "greater", "greater_equal", "hypot", "less",
             "less_equal", "logit", "multiply", "not_equal", "rad2deg", "sgn", "sinc", "square",
             "true_divide", "xlogy", "addmm", "addmv", "addr", "baddbmm", "arccos", "arcsin", "arctan",

@@ -358,8 +358,9 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
 
 def _like(fn, name):
     def make(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None,
-             pin_memory=False):
+             pin_memory=None):
         _tensor_arg(input, name)
+        _check_pin_memory(name, pin_memory)
         return fn(input._shape, dtype=dtype or input.dtype, device=device or input.device,
                   requires_grad=requires_grad, pin_memory=pin_memory)
     make.__name__ = make.__qualname__ = name
@@ -399,12 +400,33 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     return t.as_strided(tuple(size), tuple(stride), 0).requires_grad_(requires_grad)
 
 
-def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):
-    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 when all are ints, else default float."""
+def _check_pin_memory(op, pin_memory):
+    """TypeError as PyTorch's parser for a ``pin_memory`` that is not a bool (None is its default)."""
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise TypeError(f"{op}(): argument 'pin_memory' must be bool, not {type(pin_memory).__name__}")
+    if pin_memory:
+        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
+                           "allocator is available on this system.")
+
+
+def _check_range_dtype(kernel, d):
+    """NotImplementedError as ATen's arange / range kernels, which have no bool or complex instance."""
+    if d is _dt.bool or d.is_complex:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dt._SCALAR_TYPE[d.name]}'")
+
+
+def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None, layout=None,
+           pin_memory=False):
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 when all are ints, else default float.
+    NotImplementedError for a bool or complex ``dtype``, as PyTorch's CPU kernel."""
+    _check_pin_memory("arange", pin_memory)
     if end is None:
         start, end = 0, start
     vals = [_number(v, "arange", a, i + 1) for i, (v, a) in enumerate(((start, "start"), (end, "end"),
                                                                        (step, "step")))]
+    all_int = builtins.all(isinstance(v, (int, np.integer)) for v in vals)  # bools count as ints, as in torch
+    _check_range_dtype("arange_cpu", _dt.as_dtype(dtype, "arange") or (_dt.int64 if all_int else
+                                                                        _dt.get_default_dtype()))
     if vals[2] == 0 or vals[2] != vals[2]:
         raise RuntimeError("step must be nonzero")
     if not (math.isfinite(vals[0]) and math.isfinite(vals[1])):
@@ -419,9 +441,37 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
     return _from_host(arr.astype(d.np), d, device, requires_grad)
 
 
-def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
-    return arange(start, end + (step if end is not None else 0), step, dtype=dtype or _dt.get_default_dtype(),
-                  device=device, requires_grad=requires_grad)
+def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+    """``torch.range``: ``start``, ``start + step``, ... up to ``end`` inclusive (floor((end - start) / step) + 1
+    values, the default float dtype unless ``dtype``), computed in the dtype's accumulation type (int64 or
+    double) as ATen's range kernel. RuntimeError for a zero step, non-finite bounds or a step of the wrong
+    sign; NotImplementedError for a bool or complex dtype."""
+    if end is None:
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+    vals = [_number(v, "range", a, i + 1) for i, (v, a) in enumerate(((start, "start"), (end, "end"),
+                                                                      (step, "step")))]
+    d = _dt.as_dtype(dtype, "range") or _dt.get_default_dtype()
+    _check_range_dtype("range_cpu", d)
+    acc = float if d.is_floating_point else int
+    if acc is int and not builtins.all(math.isfinite(v) for v in vals):
+        raise RuntimeError(f"unsupported range: {vals[0]} -> {vals[1]}")
+    a, b, st = (acc(v) for v in vals)
+    if not (st > 0 or st < 0):
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(a) and math.isfinite(b)):
+        raise RuntimeError(f"unsupported range: {_fmt_g(a)} -> {_fmt_g(b)}")
+    if not ((st > 0 and b >= a) or (st < 0 and b <= a)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    n = int((b - a) / st + 1) if acc is float else int(float(b - a) / float(st) + 1)
+    check_alloc((n,), _dt.float64)
+    arr = a + np.arange(n, dtype=np.float64 if acc is float else np.int64) * st
+    t = _from_host(arr.astype(d.np), d, device, requires_grad)
+    return t if out is None else out._write(t)
+
+
+def _fmt_g(v):
+    # C++ streams print doubles with 6 significant digits (inf as inf)
+    return f"{v:g}" if isinstance(v, float) else str(v)
 
 
 _SPACE_KW = ("*, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "

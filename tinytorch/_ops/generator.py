@@ -22,17 +22,21 @@ def _fma64(a, b, c):
     """a * b + c for float64 arrays with (almost always) one rounding, as a fused multiply-add: Dekker's exact
     product and Knuth's exact sum, then one final addition. PyTorch's compiled normal kernels fuse this way."""
     a, b, c = np.asarray(a, np.float64), np.asarray(b, np.float64), np.asarray(c, np.float64)
-    p = a * b
-    split = 134217729.0  # 2^27 + 1: Veltkamp's split into 26-bit halves
-    ah = a * split
-    ah = ah - (ah - a)
-    bh = b * split
-    bh = bh - (bh - b)
-    e = ((ah * bh - p) + ah * (b - bh) + (a - ah) * bh) + (a - ah) * (b - bh)  # a * b = p + e exactly
-    s = p + c
-    z = s - p
-    t = (p - (s - z)) + (c - z)  # p + c = s + t exactly
-    return s + (t + e)
+    with np.errstate(over="ignore", invalid="ignore"):
+        p = a * b
+        split = 134217729.0  # 2^27 + 1: Veltkamp's split into 26-bit halves
+        ah = a * split
+        ah = ah - (ah - a)
+        bh = b * split
+        bh = bh - (bh - b)
+        e = ((ah * bh - p) + ah * (b - bh) + (a - ah) * bh) + (a - ah) * (b - bh)  # a * b = p + e exactly
+        s = p + c
+        z = s - p
+        t = (p - (s - z)) + (c - z)  # p + c = s + t exactly
+        r = s + (t + e)
+        # an infinite operand or product (or a split that overflows) leaves the error terms NaN: the fused
+        # result is then the plain one (inf * x + c is inf as a hardware fma gives it)
+        return np.where(np.isnan(r) & ~np.isnan(s), s, r)
 
 
 def _fma32(a, b, c):
@@ -286,10 +290,10 @@ class Generator:
         return _fma64(out, std, mean)
 
     def _randint(self, n, low, high):
-        """n integers uniform on [low, high): one 32-bit draw modulo the range (64-bit for ranges of 2^32 and
-        more), as ``transformation::uniform_int_from_to``."""
+        """n integers uniform on [low, high): one 32-bit draw modulo the range (64-bit for ranges of 2^28 and
+        more, which keeps the modulo bias small), as ``uniform_int_from_to_distribution``."""
         rng = high - low
-        raw = self._u64(n) if rng >= 1 << 32 else self._u32(n)
+        raw = self._u64(n) if rng >= 1 << 28 else self._u32(n)
         return (raw % np.uint64(rng)).astype(np.int64) + low if rng < 1 << 63 else \
             np.array([int(v) % rng + low for v in raw], dtype=np.int64)
 

@@ -50,6 +50,108 @@ def _int_args(op, *vals):
                         "int bounds")
 
 
+def _walk_order(t):
+    """``(order, dense)`` for a tensor ``t`` that a sampler fills: ``order`` lists its dims outermost first as
+    ATen's TensorIterator walks them (by decreasing stride, ties kept in dim order), so that the n-th draw lands
+    on the n-th element in memory; ``dense`` says whether ``t`` is a permutation of a contiguous tensor (then
+    ``empty_like`` keeps its strides, as PyTorch's preserve_format)."""
+    shape, st = t._shape, t.stride()
+    order = sorted(range(len(shape)), key=lambda d: -st[d])
+    expect, dense = 1, True
+    for d in reversed(order):
+        if shape[d] != 1 and st[d] != expect:
+            dense = False
+        expect *= shape[d]
+    return order, dense
+
+
+def _draw_in_order(order, shape, draw):
+    """``draw(walk_shape)`` (an array of ``shape`` permuted by ``order``, filled in C order) laid back out in
+    ``shape``'s dims: the draws in the order TensorIterator writes them."""
+    arr = np.asarray(draw(tuple(shape[d] for d in order)))
+    return arr.transpose(np.argsort(order)) if list(order) != sorted(order) else arr
+
+
+def _like(input, make):
+    """``make(shape)`` (a new contiguous tensor) laid out as ``empty_like(input)`` is in PyTorch: a dense
+    permuted ``input`` (a transpose) gives a result with its strides, filled in memory order."""
+    order, dense = _walk_order(input)
+    if not dense or order == sorted(order):
+        return make(input._shape)
+    return make(tuple(input._shape[d] for d in order)).permute(*np.argsort(order).tolist())
+
+
+def rrelu_noise(input, lower, upper, generator=None):
+    """The slopes of training-mode rrelu, as ATen's rrelu_with_noise CPU kernel draws them: one double
+    U(lower, upper) for each element ``<= 0`` of the input (walked in logical order of its contiguous copy;
+    lower/upper first rounded to the opmath type), 1 for the others (NaN included). A float32 tensor (float64
+    for a float64 input) of the input's shape, unrounded to the input's dtype."""
+    work = np.float64 if input.dtype is _dt.float64 else np.float32
+    x = input.detach().numpy(force=True)
+    with np.errstate(invalid="ignore"):
+        neg = x <= 0
+    lo, hi = float(work(lower)), float(work(upper))
+    noise = np.ones(x.shape, work)
+    k = int(np.count_nonzero(neg))
+    if k:
+        # x * (to - from) + from in two roundings here (this loop is not compiled to a fused multiply-add)
+        u = _gen(generator)._uniform(k, np.float64)
+        noise[neg] = (u * (hi - lo) + lo).astype(work)
+    return _from_host(noise, _dt.float64 if work is np.float64 else _dt.float32, input.device)
+
+
+_DIGITS = {"float32": 24, "float64": 53, "float16": 11, "bfloat16": 8}
+
+
+def _to_float_and_back(d, v):
+    """``static_cast<int64_t>(static_cast<scalar_t>(v))`` for a float dtype ``d``; a value past int64 (inf
+    included) converts to INT64_MIN, as x86's conversion does."""
+    with np.errstate(over="ignore"):
+        f = float(np.float32(v)) if d is not _dt.float64 else float(v)
+        if d in (_dt.float16, _dt.bfloat16):
+            f = float(np.asarray(np.float32(f)).astype(_np_float(d)))
+    return int(f) if math.isfinite(f) and -2.0 ** 63 <= f < 2.0 ** 63 else -(1 << 63)
+
+
+def _random_range(d, lo, hi):
+    """``(from, to)`` of random_(from, to) / randint on dtype ``d`` after ATen's checks (random_from_to_impl):
+    from < to, then for float dtypes both moved to values the dtype holds (update_from / update_to: a bound that
+    rounds past itself steps back by its ulp), then from and to - 1 within the dtype's range (RuntimeError
+    ``to - 1 is out of bounds for int``), a warning past 2^digits for floats."""
+    if lo >= hi:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}")
+    name = _CPP_NAMES.get(d.name, d.name)
+    if d.is_complex:
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
+    if d.is_floating_point:
+        digits = _DIGITS[d.name]
+        up = _to_float_and_back(d, lo + 1)
+        if up < lo:
+            lo = up + (1 << ((abs(lo + 1).bit_length() - 1) - digits + 1))
+        down = _to_float_and_back(d, hi - 1)
+        if down >= hi:
+            hi = down - (1 << ((abs(hi - 1).bit_length() - 1) - digits + 1))
+        if lo >= hi:
+            raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but "
+                               f"got from={lo} >= to={hi}")
+        fi = _dt.finfo(d)
+        low_b, high_b = float(fi.min), float(fi.max)
+    else:
+        ii = _dt.iinfo(d) if d is not _dt.bool else None
+        low_b, high_b = (0, 1) if ii is None else (int(ii.min), int(ii.max))
+    for what, v in (("from", lo), ("to - 1", hi - 1)):
+        if not low_b <= v <= high_b:
+            raise RuntimeError(f"{what} is out of bounds for {name}")
+    if d.is_floating_point:
+        import warnings
+        for what, v in (("from", lo), ("to - 1", hi - 1)):
+            if not -(1 << digits) <= v <= (1 << digits):
+                warnings.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
+                              f"{name} can support discrete uniform distribution only within this range. This "
+                              "warning will become an error in version 1.7 release, please fix the code in advance")
+    return lo, hi
+
+
 def _complex_from_parts(arr, d):
     """(..., 2) float samples -> complex ``d`` samples (real and imaginary parts independent)."""
     return (arr[..., 0] + 1j * arr[..., 1]).astype(d.np)
@@ -117,11 +219,8 @@ def randint(low=0, high=_NO_HIGH, size=None, *, generator=None, dtype=None, devi
     low, high = (v.item() if isinstance(v, Tensor) and v.ndim == 0 else v for v in (low, high))
     _int_args("randint", low, high)
     _check_int64("randint", low, high)
-    if low >= high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     d = dtype or _dt.int64
-    if d is _dt.bool and high > 2:
-        raise RuntimeError("to - 1 is out of bounds for bool")
+    low, high = _random_range(d, int(low), int(high))
     shape = _size((size,), "randint")
     check_alloc(shape, _dt.int64)
     arr = _gen(generator)._randint(math.prod(shape), int(low), int(high)).reshape(shape)
@@ -133,19 +232,28 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
     ``randint_like(x, low, high)``, drawing from ``generator`` (default: the default generator)."""
     if high is None:
         low, high = 0, low
-    return randint(low, high, input._shape, generator=generator, dtype=dtype or input.dtype,
-                   device=device or input.device)
+    return _like(input, lambda shape: randint(low, high, shape, generator=generator, dtype=dtype or input.dtype,
+                                              device=device or input.device))
 
 
 def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
     """``rand`` with ``input``'s shape (and dtype and device unless given), from ``generator`` if given."""
-    return rand(input._shape, generator=generator, dtype=dtype or input.dtype, device=device or input.device,
-                requires_grad=requires_grad)
+    return _like(input, lambda shape: rand(shape, generator=generator, dtype=dtype or input.dtype,
+                                           device=device or input.device, requires_grad=requires_grad))
 
 
 def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
     """``randn`` with ``input``'s shape (and dtype and device unless given), from ``generator`` if given."""
-    return randn(input._shape, generator=generator, dtype=dtype or input.dtype, device=device or input.device,
+    d = dtype or input.dtype
+    order, dense = _walk_order(input)
+    if dense and not input.is_contiguous() and not d.is_complex and d.is_floating_point:
+        # empty_like keeps a transpose's strides, and ATen's normal_ fills a non-contiguous tensor one
+        # normal_distribution<double> draw at a time (in memory order), not in blocks of 16
+        def make(shape):
+            out = _from_host(_normal_fill_serial(_gen(generator), shape, _np_float(d)), d, device or input.device)
+            return out.requires_grad_() if requires_grad else out
+        return _like(input, make)
+    return randn(input._shape, generator=generator, dtype=d, device=device or input.device,
                  requires_grad=requires_grad)
 
 
@@ -162,7 +270,15 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
-    """Normal samples: ``mean``/``std`` scalars (with ``size``) or tensors (broadcast), as ``torch.normal``."""
+    """Normal samples: ``mean``/``std`` scalars (with ``size``) or tensors (broadcast), as ``torch.normal``.
+    Tensor arguments get a zero gradient (PyTorch's derivative); two scalars need ``size`` (TypeError as
+    PyTorch's overloads otherwise)."""
+    if size is None and not isinstance(mean, Tensor) and not isinstance(std, Tensor):
+        if isinstance(mean, (int, float)) and std == 1.0 and not isinstance(std, bool):
+            raise TypeError(f"normal(): argument 'mean' (position 1) must be Tensor, not {type(mean).__name__}")
+        raise TypeError(f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, "
+                        f"{type(std).__name__}), but expected one of: (Tensor mean, Tensor std), (Tensor mean, "
+                        "float std), (float mean, Tensor std), (float mean, float std, tuple of ints size)")
     if not isinstance(std, Tensor):
         std = _number(std, "normal", "std", 2, "float")
         if not std >= 0:  # NaN included
@@ -182,8 +298,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         d = ref.dtype
         if isinstance(std, Tensor):
             z = _normal_tensor(generator, shape, d, 0.0, 1.0, ref.device)
-            return (z * std.detach() + (mean.detach() if isinstance(mean, Tensor) else mean)).to(d)
-        return (_normal_tensor(generator, shape, d, 0.0, std, ref.device) + mean.detach()).to(d)
+            out = (z * std.detach() + (mean.detach() if isinstance(mean, Tensor) else mean)).to(d)
+        else:
+            out = (_normal_tensor(generator, shape, d, 0.0, std, ref.device) + mean.detach()).to(d)
+        return _zero_grad_from(out, mean, std)
     if size is None:
         size = ()
     shape = _size((size,) if isinstance(size, int) else tuple(size))
@@ -195,10 +313,23 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
 
 
 def _normal_tensor(generator, shape, d, mean, std, device):
-    """A tensor of ``shape`` filled as ``normal_(mean, std)`` fills it (PyTorch's kernel, mean and std inside)."""
-    if not math.isfinite(mean):
-        return _from_host(np.full(shape, mean, _np_float(d)), d, device)
-    return _from_host(_gen(generator)._normal(math.prod(shape), _np_float(d), mean, std).reshape(shape), d, device)
+    """A tensor of ``shape`` filled as ``normal_(mean, std)`` fills it (PyTorch's kernel, mean and std inside;
+    a complex dtype through its real view)."""
+    from .creation import empty
+    return empty(shape, dtype=d, device=device).normal_(mean, std, generator=generator)
+
+
+def _zero_grad_from(out, *srcs):
+    """``out`` made differentiable in the tensors among ``srcs`` that require grad, with a zero gradient (the
+    derivative PyTorch gives a sample with respect to its parameters); the values stay exact."""
+    from .pointwise import where
+    if not _state.enabled:
+        return out
+    for src in srcs:
+        if isinstance(src, Tensor) and src.requires_grad:
+            s = src.detach()
+            out = out + where(s.isfinite(), (src - s) * 0, s.new_zeros(()))
+    return out
 
 
 def bernoulli(input, p=None, *, generator=None):
@@ -271,8 +402,6 @@ def _poisson_one(g, lam):
     if lam == 0:
         return 0.0
     if lam >= 10:
-        if math.isinf(lam):
-            return lam
         lgamma = _poisson_one.lgamma
         slam, loglam = math.sqrt(lam), math.log(lam)
         b = 0.931 + 2.53 * slam
@@ -283,12 +412,16 @@ def _poisson_one(g, lam):
             u = float(g._uniform(1, np.float64)[0]) - 0.5
             v = float(g._uniform(1, np.float64)[0])
             us = 0.5 - abs(u)
-            k = math.floor((2 * a / us + b) * u + lam + 0.43)
+            kf = ((2 * a / us if us else math.inf) + b) * u + lam + 0.43  # IEEE: inf - inf is NaN, as in C
+            # ATen casts the floor to int64: past its range (an enormous or infinite rate) x86 gives INT64_MIN,
+            # which the acceptance test below returns as the sample
+            k = math.floor(kf) if math.isfinite(kf) and -2.0 ** 63 <= kf < 2.0 ** 63 else -(1 << 63)
             if us >= 0.07 and v <= vr:
                 return float(k)
             if k < 0 or (us < 0.013 and v > us):
                 continue
-            if (math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)) <= \
+            log_v = math.log(v) if v > 0 else -math.inf  # C's log(0)
+            if (log_v + math.log(invalpha) - math.log((a / (us * us) if us else math.inf) + b)) <= \
                     (-lam + k * loglam - lgamma(k + 1.0)):
                 return float(k)
     enlam = math.exp(-lam)
@@ -307,9 +440,10 @@ _poisson_one.lgamma = _lgamma()
 def binomial(count, prob, generator=None):
     """Samples of Binomial(count, prob), elementwise with broadcasting (``torch.binomial``); float tensors in,
     float samples of count's dtype out."""
+    shape = _strides.broadcast_shapes(count._shape, prob._shape)  # PyTorch's RuntimeError when they do not
     n = count.detach().numpy(force=True)
     p = prob.detach().numpy(force=True)
-    out = _rng(generator).binomial(np.broadcast_to(n, np.broadcast_shapes(n.shape, p.shape)).astype(np.int64), p)
+    out = _rng(generator).binomial(np.broadcast_to(n, shape).astype(np.int64), p)
     return _from_host(np.asarray(out).astype(count.dtype.np), count.dtype, count.device)
 
 
@@ -371,11 +505,22 @@ def _rand_fill(name, sample, torch_stream=False, check=None):
     that requires grad."""
     def f(self, *args, generator=None, **kw):
         self._check_inplace()
+        if name in ("uniform_", "random_") and ("from" in kw or "to" in kw):
+            # PyTorch's keywords ``from`` / ``to`` (``from`` cannot name a Python parameter)
+            args = list(args)
+            if "from" in kw:
+                args.insert(0, kw.pop("from"))
+            if "to" in kw:
+                if not args and name == "uniform_":
+                    args.append(0.0)
+                args.append(kw.pop("to"))
+            args = tuple(args)
         if check is not None:
             check(self.dtype, *args, **kw)
         if self._storage.backend.shape_only:
             return self
         with_nograd = _state.enabled
+        grad_from = None
         if torch_stream and self.dtype.is_complex and name in ("uniform_", "normal_"):
             # PyTorch samples the real view (..., 2): both parts from [from, to), or each part normal with
             # std / sqrt(2) so that E|z - mean|^2 = std^2
@@ -388,8 +533,20 @@ def _rand_fill(name, sample, torch_stream=False, check=None):
         elif torch_stream:
             if name in ("random_",):
                 kw["dtype"] = self.dtype
-            arr = sample(_gen(generator), self._shape, _np_float(self.dtype) if self.dtype.is_floating_point
-                         else None, *args, **kw)
+            order = _walk_order(self)[0]
+            fill, grad_from = sample, None
+            if name == "normal_" and not self.is_contiguous():
+                fill = _normal_fill_serial  # ATen's kernel fills only a contiguous tensor in blocks of 16
+            if name == "bernoulli_" and (args or "p" in kw) and isinstance((args or (kw["p"],))[0], Tensor):
+                # the probabilities are walked along with the tensor they fill
+                p_in = (args or (kw.get("p"),))[0]
+                p = p_in.detach().expand(*self._shape).permute(*order)
+                check_dtype("bernoulli_tensor_cpu_p_", p.dtype, floating=True)
+                args, kw = (p,) + tuple(args[1:]), {k: v for k, v in kw.items() if k != "p"}
+                if p_in.requires_grad and with_nograd:
+                    grad_from = p_in  # PyTorch's bernoulli_(p) is differentiable in p (a zero gradient)
+            g, dt = _gen(generator), _np_float(self.dtype) if self.dtype.is_floating_point else None
+            arr = _draw_in_order(order, self._shape, lambda shape: fill(g, shape, dt, *args, **kw))
             if self.dtype in (_dt.float16, _dt.bfloat16) and np.asarray(arr).dtype == np.float64:
                 arr = np.asarray(arr).astype(np.float32)  # c10::Half / BFloat16 take a double through float
         else:
@@ -399,6 +556,8 @@ def _rand_fill(name, sample, torch_stream=False, check=None):
             self._write(_from_host(np.asarray(arr), self.dtype, self.device))
         finally:
             _state.enabled = with_nograd
+        if torch_stream and not self.dtype.is_complex and grad_from is not None:
+            self.add_((grad_from - grad_from.detach()) * 0)  # p is finite (checked): the values stay exact
         return self
     f.__name__ = name
     method(name)(f)
@@ -415,12 +574,23 @@ def _normal_fill(g, shape, dt, mean=0.0, std=1.0):
         raise RuntimeError("\"normal_kernel_cpu\" not implemented for an integer tensor")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    if not math.isfinite(mean):  # every sample is the infinite (or NaN) mean, as PyTorch's z * std + mean
-        return np.full(shape, mean, dt)
     return g._normal(math.prod(shape), dt, mean, std).reshape(shape)
 
 
-def _random_fill(g, shape, dt, a=None, b=None, *, dtype=None):
+def _normal_fill_serial(g, shape, dt, mean=0.0, std=1.0):
+    """normal_ of a non-contiguous tensor: ATen draws every element from normal_distribution<double> in turn."""
+    return g._normal_serial(math.prod(shape), mean, std).astype(dt).reshape(shape)
+
+
+def _random_fill(g, shape, dt, *args, dtype=None):
+    a, b = (tuple(args) + (None, None))[:2]
+    if len(args) == 2 and b is None and a is not None:
+        lo, rng = _random_open_range(dtype, int(a))
+        n = math.prod(shape)
+        if rng is None:  # every int64: one 64-bit draw each, as a signed value
+            return g._u64(n).astype(np.uint64).view(np.int64).reshape(shape)
+        raw = g._u64(n) if rng >= 1 << 28 else g._u32(n)
+        return np.array([int(v) % rng + lo for v in raw.tolist()], dtype=np.int64).reshape(shape)
     if a is None:
         # ATen's uniform_int: one draw (64-bit for int64 and double, else 32-bit) modulo 2^digits + 1 for floats
         # (digits: 24, 53, 11 for half, 8 for bfloat16), max + 1 for integers, the low bit for bool
@@ -435,7 +605,11 @@ def _random_fill(g, shape, dt, a=None, b=None, *, dtype=None):
             mod = int(_dt.iinfo(dtype).max) + 1
         return (raw % np.uint64(mod)).astype(np.int64).reshape(shape)
     lo, hi = (0, a) if b is None else (a, b)
-    return g._randint(math.prod(shape), int(lo), int(hi)).reshape(shape)
+    import warnings
+    with warnings.catch_warnings():  # the check has warned already
+        warnings.simplefilter("ignore")
+        lo, hi = _random_range(dtype, int(lo), int(hi))
+    return g._randint(math.prod(shape), lo, hi).reshape(shape)
 
 
 def _real(op, arg, pos, v):
@@ -524,21 +698,59 @@ def _check_geometric(d, p):
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
 
 
-def _check_random(d, a=None, b=None):
-    if a is None:
+def _check_random(d, *args):
+    """random_() / random_(to) / random_(from, to) / random_(from, None) (up to the dtype's largest exact
+    integer, PyTorch's open upper bound)."""
+    if args and args[0] is None:
+        raise TypeError("random_() received an invalid combination of arguments - got (NoneType), but expected one "
+                        "of: (*, torch.Generator generator = None), (int from, int to, *, torch.Generator generator "
+                        "= None), (int to, *, torch.Generator generator = None)")
+    if not args:
         if d.is_complex:
             check_dtype("random_kernel_cpu", d)
         return
-    vals = (a,) if b is None else (a, b)
+    if len(args) == 2 and args[1] is None:
+        _int_args("random_", args[0])
+        _check_int64("random_", args[0])
+        _random_open_range(d, int(args[0]))
+        return
+    vals = args[:2]
     _int_args("random_", *vals)
     _check_int64("random_", *vals)
+    lo, hi = (0, vals[0]) if len(vals) == 1 else vals
+    _random_range(d, int(lo), int(hi))
+
+
+def _random_open_range(d, lo):
+    """``(from, range)`` of random_(from, None), as ATen: up to 2^digits for floats (from first moved to a
+    value the dtype holds), the dtype's max for integers; None for from = INT64_MIN (every int64, drawn whole)."""
+    if lo == -(1 << 63):
+        if d.is_complex or d in (_dt.float16, _dt.bool):
+            check_dtype("random_full_64_bits_range_kernel_cpu", d, integral=True)
+        if d not in (_dt.int64, _dt.float64, _dt.float32, _dt.bfloat16):
+            raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16")
+        return lo, None
     if d.is_complex:
-        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
-    lo, hi = (0, a) if b is None else (a, b)
-    if lo >= hi:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}")
-    if d is _dt.bool and hi > 2:
-        raise RuntimeError("to - 1 is out of bounds for bool")
+        raise RuntimeError("random_from_to_impl handles only integral, floating-point and boolean types")
+    if d.is_floating_point:
+        digits = _DIGITS[d.name]
+        to_inc = min(1 << digits, (1 << 63) - 1)
+        up = _to_float_and_back(d, lo + 1)
+        if up < lo:
+            lo = up + (1 << ((abs(lo + 1).bit_length() - 1) - digits + 1))
+        if not lo < to_inc:
+            raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted "
+                               f"to dtype, but got from={lo} > to_inc={to_inc}")
+        fi = _dt.finfo(d)
+        low_b, high_b = float(fi.min), float(fi.max)
+    else:
+        to_inc = 1 if d is _dt.bool else int(_dt.iinfo(d).max)
+        low_b, high_b = (0, 1) if d is _dt.bool else (int(_dt.iinfo(d).min), int(_dt.iinfo(d).max))
+    name = _CPP_NAMES.get(d.name, d.name)
+    for what, v in (("from", lo), ("to - 1", to_inc)):
+        if not low_b <= v <= high_b:
+            raise RuntimeError(f"{what} is out of bounds for {name}")
+    return lo, to_inc - lo + 1
 
 
 _rand_fill("uniform_", _uniform_fill, torch_stream=True, check=_check_uniform)

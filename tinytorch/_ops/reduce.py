@@ -82,9 +82,30 @@ def _dims_of(input, dim, op):
     return dims if input.ndim else ()
 
 
+class _AllDims:
+    """``sum``'s default ``dim``: no dim given (then ``keepdim`` may not be given either, as PyTorch's overloads)."""
+
+    def __repr__(self):
+        return "None"
+
+
+_ALL_DIMS = _AllDims()
+_NO_KEEPDIM = _AllDims()  # keepdim not given (an explicit None is refused, as PyTorch's bool parameter)
+
+
 @method("sum")
-def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """Sum over ``dim`` (int, tuple, or all). Integer/bool inputs sum to int64. Mirrors ``torch.sum``."""
+def sum(input, dim=_ALL_DIMS, keepdim=_NO_KEEPDIM, *, dtype=None):
+    """Sum over ``dim`` (int, tuple, or all). Integer/bool inputs sum to int64. Mirrors ``torch.sum``:
+    TypeError for ``keepdim`` without ``dim`` (the all-elements overload has no keepdim)."""
+    if keepdim is not _NO_KEEPDIM and keepdim.__class__ is not bool:
+        raise TypeError(f"sum(): argument 'keepdim' must be bool, not {type(keepdim).__name__}")
+    if dim is _ALL_DIMS:
+        if keepdim is not _NO_KEEPDIM:
+            raise TypeError("sum() received an invalid combination of arguments - got (Tensor, keepdim=bool), but "
+                            "expected one of: (Tensor input, *, torch.dtype dtype = None), (Tensor input, tuple of "
+                            "ints dim, bool keepdim = False, *, torch.dtype dtype = None)")
+        dim = None
+    keepdim = keepdim is True
     return dispatch(_sum_op, (input,), {"dims": _dims_of(input, dim, "sum"), "keepdim": keepdim,
                                         "dtype": _dt.as_dtype(dtype, "sum")})
 
@@ -97,9 +118,9 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     dt = _dt.as_dtype(dtype, "nansum")
     if dt is not None and dt.is_complex:
         raise NotImplementedError(f'"nansum_cpu" not implemented for \'{_dt._SCALAR_TYPE[dt.name]}\'')
-    if not (input.dtype.is_floating_point or input.dtype.is_complex):
-        return sum(input, dim, keepdim, dtype=dtype)  # no NaN to drop; int64 result, as ``sum``
-    return sum(where(input != input, 0.0, input), dim, keepdim, dtype=dtype)
+    if input.dtype.is_floating_point:  # only floats hold NaN (an integer input sums as is, to int64)
+        input = where(input != input, 0.0, input)
+    return sum(input, dim, keepdim, dtype=dtype)
 
 
 @method("sum_to_size")
@@ -801,27 +822,51 @@ _cumsum_op = defop("cumsum", _scan_meta, _cumsum_bw, save_inputs=False)
 _cumprod_op = defop("cumprod", _scan_meta, _cumprod_bw, save_output=True)  # self, result
 
 
-@method("cumsum")
-def cumsum(input, dim, *, dtype=None):
-    """Cumulative sum along ``dim`` (same shape; integer inputs give int64)."""
-    dtype = _dt.as_dtype(dtype, "cumsum")
+def _scan(op, name, input, dim, dtype):
+    """cumsum / cumprod: ATen's CPU scan has no bool kernel, and accumulates float16 / bfloat16 in float (each
+    output rounded once), so a reduced-precision cumprod runs in float32 on the input cast to the result dtype
+    (cumsum keeps its own kernel, whose overflow to inf already matches)."""
+    dtype = _dt.as_dtype(dtype, name)
     d = _strides.wrap_dim(dim, input.ndim)
     if input.ndim == 0:
         return input.clone() if dtype is None else input.to(dtype)
-    return dispatch(_cumsum_op, (input,), {"dim": d, "dtype": dtype})
+    if dtype is _dt.bool:
+        raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+    out = dtype or input.dtype
+    if name == "cumprod" and out in (_dt.float16, _dt.bfloat16):
+        return dispatch(op, (input.to(out).float(),), {"dim": d, "dtype": None}).to(out)
+    return dispatch(op, (input,), {"dim": d, "dtype": dtype})
+
+
+@method("cumsum")
+def cumsum(input, dim, *, dtype=None):
+    """Cumulative sum along ``dim`` (same shape; integer inputs give int64; ``dtype``: cast first).
+    NotImplementedError for a bool result, as PyTorch's CPU kernel."""
+    return _scan(_cumsum_op, "cumsum", input, dim, dtype)
 
 
 @method("cumprod")
 def cumprod(input, dim, *, dtype=None):
-    """Cumulative product along ``dim`` (same shape; integer inputs give int64)."""
-    dtype = _dt.as_dtype(dtype, "cumprod")
-    d = _strides.wrap_dim(dim, input.ndim)
-    if input.ndim == 0:
-        return input.clone() if dtype is None else input.to(dtype)
-    return dispatch(_cumprod_op, (input,), {"dim": d, "dtype": dtype})
+    """Cumulative product along ``dim`` (same shape; integer inputs give int64; ``dtype``: cast first).
+    NotImplementedError for a bool result, as PyTorch's CPU kernel."""
+    return _scan(_cumprod_op, "cumprod", input, dim, dtype)
 
 
-method("cumsum_")(lambda self, dim: self._inplace(cumsum, dim))
+def _scan_inplace(fn):
+    def scan_(self, dim, *, dtype=None):
+        dtype = _dt.as_dtype(dtype, fn.__name__ + "_")
+        if dtype is not None and dtype is not self.dtype:
+            from .creation import _CPP_NAMES
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {_CPP_NAMES[self.dtype.name]} and output "
+                               f"tensor dtype {_CPP_NAMES[dtype.name]} should match")
+        return self._inplace(fn, dim, dtype=self.dtype)  # the scan runs in self's dtype
+    scan_.__name__ = fn.__name__ + "_"
+    scan_.__doc__ = f"In-place ``{fn.__name__}`` (``dtype``, if given, must be self's: RuntimeError otherwise)."
+    return scan_
+
+
+method("cumsum_")(_scan_inplace(cumsum))
+method("cumprod_")(_scan_inplace(cumprod))
 
 
 _cummax = collections.namedtuple("cummax", ["values", "indices"])

@@ -2,6 +2,8 @@
 topk, msort, median / nanmedian, kthvalue, mode, quantile / nanquantile, searchsorted, bucketize, isin."""
 import collections
 
+import numpy as np
+
 from .. import _strides
 from .. import _dtype as _dt
 from .._dispatch import COMPLEX_DTYPES, defop, dispatch, refuse
@@ -222,6 +224,89 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
 _mode = collections.namedtuple("mode", ["values", "indices"])
 
 
+def _libstdcxx_sort(a):
+    """``a`` (a list of (value, index) pairs) sorted as GCC's std::sort orders it with a comparator on the value
+    alone: introsort (median-of-three pivot, unguarded partition) down to runs of 16, then insertion sort. With
+    NaNs, which ``<`` leaves unordered, this order is the algorithm's, not a sorted one; PyTorch's CPU mode reads
+    its result from it. (A recursion deep enough for the heapsort fallback is finished by a stable sort.)"""
+    a = list(a)
+
+    def lt(x, y):
+        return x[0] < y[0]
+
+    def unguarded_linear_insert(last):
+        val = a[last]
+        nxt = last - 1
+        while nxt >= 0 and lt(val, a[nxt]):
+            a[last] = a[nxt]
+            last, nxt = nxt, nxt - 1
+        a[last] = val
+
+    def insertion_sort(first, last):
+        for i in range(first + 1, last):
+            if lt(a[i], a[first]):
+                val = a[i]
+                a[first + 1:i + 1] = a[first:i]
+                a[first] = val
+            else:
+                unguarded_linear_insert(i)
+
+    def move_median_to_first(result, x, y, z):
+        if lt(a[x], a[y]):
+            m = y if lt(a[y], a[z]) else z if lt(a[x], a[z]) else x
+        else:
+            m = x if lt(a[x], a[z]) else z if lt(a[y], a[z]) else y
+        a[result], a[m] = a[m], a[result]
+
+    def unguarded_partition(first, last, pivot):
+        while True:
+            while first < len(a) - 1 and lt(a[first], a[pivot]):
+                first += 1
+            last -= 1
+            while last > 0 and lt(a[pivot], a[last]):
+                last -= 1
+            if not first < last:
+                return first
+            a[first], a[last] = a[last], a[first]
+            first += 1
+
+    def introsort(first, last, depth):
+        while last - first > 16:
+            if depth == 0:
+                a[first:last] = sorted(a[first:last], key=lambda p: (p[0] != p[0], p[0]))
+                return
+            depth -= 1
+            mid = first + (last - first) // 2
+            move_median_to_first(first, first + 1, mid, last - 1)
+            cut = unguarded_partition(first + 1, last, first)
+            introsort(cut, last, depth)
+            last = cut
+
+    n = len(a)
+    if n > 1:
+        introsort(0, n, 2 * (n.bit_length() - 1))
+        if n > 16:
+            insertion_sort(0, 16)
+            for i in range(16, n):
+                unguarded_linear_insert(i)
+        else:
+            insertion_sort(0, n)
+    return a
+
+
+def _mode_of_sorted(pairs):
+    """The index ATen's CPU mode returns for its sorted (value, index) pairs: the last pair of the first longest
+    run of equal values (NaN equals nothing, so each is a run of one)."""
+    best, best_i, run = 0, 0, 0
+    for i, (v, idx) in enumerate(pairs):
+        run += 1
+        if i == len(pairs) - 1 or v != pairs[i + 1][0]:
+            if run > best:
+                best, best_i = run, idx
+            run = 0
+    return best_i
+
+
 @method("mode")
 def mode(input, dim=-1, keepdim=False):
     """Most frequent value along ``dim`` (the smallest among ties) and the index of its last occurrence
@@ -242,6 +327,23 @@ def mode(input, dim=-1, keepdim=False):
     first = pos.argmax(-1, keepdim=True)
     same = xs == vals.gather(-1, first)
     last = (same.long() * arange(n, device=x.device)).argmax(-1, keepdim=True)
+    host = xs.detach().numpy(force=True)
+    if host.size and (x.dtype.is_floating_point or n > 16):
+        # ATen reads the mode off std::sort's order. That sort is unstable past 16 elements (which of equal
+        # values ends its run depends on the introsort's steps) and, comparing with ``<`` alone, leaves NaNs where
+        # its steps put them: such rows are sorted as GCC's std::sort does (rows past 16 only while the tensor
+        # is small enough for a per-element Python sort: 2^16 elements)
+        rows = host.reshape(-1, n)
+        nan_rows = np.nonzero(np.isnan(rows).any(-1) if x.dtype.is_floating_point
+                              else np.zeros(rows.shape[0], bool))[0]
+        if n > 16 and host.size <= 1 << 16:
+            nan_rows = np.arange(rows.shape[0])
+        if nan_rows.size:
+            idx = last.numpy(force=True).reshape(-1).copy()
+            for r in nan_rows.tolist():
+                idx[r] = _mode_of_sorted(_libstdcxx_sort([(v, i) for i, v in enumerate(rows[r].tolist())]))
+            from .creation import tensor
+            last = tensor(idx.reshape(last._shape), dtype=_dt.int64, device=x.device)
     value = xs.gather(-1, last)  # the gradient goes to the returned index, as PyTorch's
     value, last = value.squeeze(-1), last.squeeze(-1)
     if keepdim:
@@ -348,9 +450,25 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return r.to(_dt.int32) if out_int32 else r
 
 
+def _is_scalar(v):
+    """A Python or NumPy number: what PyTorch's ``Scalar`` parameters take."""
+    return isinstance(v, (int, float, complex, np.number, np.bool_))
+
+
+def _overload_error(op, args, sigs):
+    got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    return TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of: "
+                     f"{sigs}")
+
+
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     """Bucket index of each element for 1-D ``boundaries`` (``torch.bucketize``; ``right`` as documented there).
-    RuntimeError for boundaries of another rank."""
+    RuntimeError for boundaries of another rank; TypeError (PyTorch's overloads) unless ``boundaries`` is a tensor
+    and ``input`` a tensor or a number."""
+    if not isinstance(boundaries, Tensor) or not (isinstance(input, Tensor) or _is_scalar(input)):
+        raise _overload_error("bucketize", (input, boundaries), "(Tensor input, Tensor boundaries, *, bool out_int32 "
+                              "= False, bool right = False, Tensor out = None), (Number self, Tensor boundaries, *, "
+                              "bool out_int32 = False, bool right = False)")
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
@@ -358,8 +476,18 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """Bool tensor of ``elements``' shape: True where the element occurs in ``test_elements``
-    (``torch.isin``); either argument may be a scalar."""
+    (``torch.isin``); either argument (not both) may be a number, as PyTorch's overloads (TypeError otherwise).
+    RuntimeError for bool or complex inputs, which PyTorch's kernel does not take."""
     from .creation import tensor
+    te, tt_ = isinstance(elements, Tensor), isinstance(test_elements, Tensor)
+    if not ((te or _is_scalar(elements)) and (tt_ or _is_scalar(test_elements)) and (te or tt_)):
+        raise _overload_error("isin", (elements, test_elements), "(Tensor elements, Tensor test_elements, *, bool "
+                              "assume_unique = False, bool invert = False, Tensor out = None), (Number element, "
+                              "Tensor test_elements, ...), (Tensor elements, Number test_element, ...)")
+    for v in (elements, test_elements):
+        d = v.dtype if isinstance(v, Tensor) else _dt.scalar_dtype(v)
+        if d is _dt.bool or d.is_complex:
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {_dt._SCALAR_TYPE[d.name]}")
     e = elements if isinstance(elements, Tensor) else tensor(elements)
     t = test_elements if isinstance(test_elements, Tensor) else tensor(test_elements, device=e.device)
     t = t.reshape(-1)

@@ -210,11 +210,13 @@ def _rrelu(input, lower, upper, training, inplace, _generator):
     else:
         check_dtype("leaky_relu_cpu", input.dtype, floating=True)
     if training:
-        from ..._ops.random import rand
-        slope = rand(input._shape, dtype=input.dtype, device=input.device, generator=_generator) * (upper - lower) \
-            + lower
-    else:
-        slope = (lower + upper) / 2
+        from ..._ops.random import rrelu_noise
+        noise = rrelu_noise(input, lower, upper, _generator)
+        if input.dtype in (_dt.bfloat16, _dt.float16):
+            # ATen multiplies in float (the opmath type) by the unrounded slope and rounds the product once
+            return _activation(input, inplace, lambda input: (input.float() * noise).to(input.dtype))
+        return _activation(input, inplace, lambda input: input * noise)
+    slope = (lower + upper) / 2
     # like leaky_relu, zero takes the slope branch (0 * an infinite slope is NaN, as in PyTorch)
     return _activation(input, inplace, lambda input: _pw.where(input > 0, input, input * slope))
 

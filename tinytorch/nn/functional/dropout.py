@@ -2,7 +2,7 @@
 import warnings
 
 from ..._ops.creation import empty
-from ..._ops.random import bernoulli
+from ..._ops.random import _like, bernoulli
 from ..._ops._util import check_arg, check_dtype
 from ._utils import _scalar_name
 from .activation import _activation
@@ -36,8 +36,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p == 1:
         return _activation(input, inplace, lambda input: input * 0)
     _check_dropout_dtype(input)
-    # PyTorch's CPU formula: noise = bernoulli(1 - p) / (1 - p), then input * noise (same draws, same rounding)
-    noise = bernoulli(empty(input._shape, dtype=input.dtype, device=input.device), 1 - p) / (1 - p)
+    # PyTorch's CPU formula: noise = bernoulli(1 - p) / (1 - p), then input * noise (same draws, same rounding);
+    # noise is empty_like(input), so a transpose's mask is drawn in memory order
+    noise = _like(input, lambda shape: bernoulli(empty(shape, dtype=input.dtype, device=input.device), 1 - p)) \
+        / (1 - p)
     return _activation(input, inplace, lambda input: input * noise)
 
 
@@ -120,7 +122,9 @@ def _alpha_dropout(input, p, training, inplace, feature):
     _check_dropout_dtype(input)
     alpha = 1.7580993408473766  # SELU's -alpha' = scale * alpha: dropped units take the value SELU saturates to
     shape = input._shape[:2] + (1,) * (input.ndim - 2) if feature else input._shape
-    keep = bernoulli(empty(shape, dtype=input.dtype, device=input.device), 1 - p)
+    # the mask is laid out as empty_like(input) (a transpose's strides kept) and drawn in memory order
+    keep = bernoulli(empty(shape, dtype=input.dtype, device=input.device), 1 - p) if feature else \
+        _like(input, lambda shape: bernoulli(empty(shape, dtype=input.dtype, device=input.device), 1 - p))
     a = ((1 - p) * (1 + p * alpha ** 2)) ** -0.5  # affine correction that keeps zero mean and unit variance
     shift = (keep - 1) * (alpha * a) + alpha * a * p  # as ATen: input * keep * a + shift
     return _activation(input, inplace, lambda input: input * (keep * a) + shift)
