@@ -160,6 +160,8 @@ def _cumop(fn):
     def k(a, dim, dtype):
         out = np.dtype(_np_dt(dtype, a) or a.dtype)
         if out.kind in "fcV":
+            if a.dtype != out:
+                a = a.astype(out)  # ``dtype``: the input is cast first, as PyTorch's scan of ``self.to(dtype)``
             # PyTorch's CPU scans accumulate in the accumulation type (double for float32, float for the half
             # types) and round each output: 1e38 + 3e38 + -inf is -inf there, not float32's inf + -inf = NaN
             acc = {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}.get(
