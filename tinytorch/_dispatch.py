@@ -732,7 +732,52 @@ def check_out_grad(name, args, kw):
                                "differentiation, but one of the arguments requires grad.")
 
 
-def write_out(name, out, result):
+def _out_bool(name, o, r, inputs):
+    if o.dtype is not _bool_dtype():
+        raise RuntimeError(f"{name} does not support non-boolean outputs.")
+
+
+def _out_bool_or_uint8(name, o, r, inputs):
+    if o.dtype.name not in ("bool", "uint8"):
+        raise RuntimeError(f"{name} only supports bool tensor for result, got: {_TYPE_NAMES[o.dtype.name]}")
+
+
+def _out_exact(name, o, r, inputs):
+    if o.dtype is not r.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {r.dtype.name.replace('float32', 'float')}, but got "
+                           f"{o.dtype.name} instead")
+
+
+def _out_index_dtype(name, o, r, inputs):
+    if o.dtype.name not in ("int32", "int64"):
+        raise RuntimeError("torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or "
+                           "Long(int64) depending on whether out_int32 flag is True, but we got "
+                           f"{_TYPE_NAMES[o.dtype.name]}")
+
+
+def _out_no_overlap(name, o, r, inputs):
+    st = o._storage
+    if any(isinstance(t, Tensor) and t._storage is st for t in inputs):
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor refer "
+                           "to a single memory location. Please clone() the tensor before performing the operation.")
+
+
+def _bool_dtype():
+    from ._dtype import bool as b
+    return b
+
+
+# ``out`` rules of single PyTorch kernels beyond the common cast rule (``write_out``): bool-only results
+# (``signbit``'s "does not support non-boolean outputs"), exact dtypes, and the kernels that call
+# ``at::assert_no_overlap(result, input)`` (a gather cannot write into what it reads)
+_OUT_RULES = {"signbit": _out_bool, "isposinf": _out_bool, "isneginf": _out_bool, "isin": _out_exact,
+              "all": _out_bool_or_uint8, "any": _out_bool_or_uint8, "searchsorted": _out_index_dtype,
+              "bucketize": _out_index_dtype, "float_power": _out_exact, "gather": _out_no_overlap,
+              "index_select": _out_no_overlap, "masked_select": _out_no_overlap, "take_along_dim": _out_no_overlap,
+              "cross": _out_no_overlap, "take": _out_no_overlap}
+
+
+def write_out(name, out, result, inputs=()):
     """The ``out=`` step: ``result`` (a Tensor, or a tuple of them for ops with several outputs) written into
     ``out`` (a Tensor, or a tuple/list of as many) with PyTorch's rules, and ``out`` returned (a tuple result
     keeps its named-tuple type). Every public function's ``out=`` argument ends here (``_surface`` passes it).
@@ -743,6 +788,8 @@ def write_out(name, out, result):
       "result type Float can't be cast to the desired output type Long"); the device must be ``out``'s.
     - TypeError for an ``out`` that is not a Tensor (not a tuple of Tensors for a tuple result) and for a tuple
       of the wrong length. Every ``out`` is checked before any is written, so a refused call changes nothing.
+    - The functions of ``_OUT_RULES`` add their own rule (a bool-only result, no memory shared with ``inputs``,
+      the call's tensor arguments), as their PyTorch kernels do.
     """
     import warnings
     if isinstance(result, tuple):
@@ -760,6 +807,9 @@ def write_out(name, out, result):
             raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(o).__name__}")
         if not isinstance(r, Tensor):
             return result  # a value that is not a tensor (a Python number) has no ``out`` to fill
+        rule = _OUT_RULES.get(name)
+        if rule is not None:
+            rule(name, o, r, inputs)
         if not _can_cast(r.dtype, o.dtype):
             raise RuntimeError(f"result type {_TYPE_NAMES[r.dtype.name]} can't be cast to the desired output "
                                f"type {_TYPE_NAMES[o.dtype.name]}")

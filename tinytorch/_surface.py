@@ -341,7 +341,7 @@ def translated_errors(fn, name=None, method=False, native=True, out_also=False):
             args, kwargs, out = _take_out(name, args, kwargs, out_at, factory, declared)
             if out is not None:
                 from ._dispatch import write_out
-                return write_out(name, out, call(args, kwargs))
+                return write_out(name, out, call(args, kwargs), args + tuple(kwargs.values()))
         return call(args, kwargs)
 
     def call(args, kwargs):

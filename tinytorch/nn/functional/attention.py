@@ -209,7 +209,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise IndexError("Dimension specified as -2 but tensor has no dimensions" if attn_mask.ndim == 0 else
                          "Dimension out of range (expected to be in range of [-1, 0], but got -2)")
     s = 1.0 / math.sqrt(query._shape[-1]) if scale is None else scale
-    fused = _fused_args(query, key, value, attn_mask, enable_gqa) if dropout_p == 0.0 else None
+    # a non-finite scale (inf - inf in the softmax) takes the math path, whose NaNs are PyTorch's
+    fused = _fused_args(query, key, value, attn_mask, enable_gqa) if dropout_p == 0.0 and math.isfinite(s) else None
     if fused is not None:
         out = dispatch(_flash_op, fused, {"is_causal": bool(is_causal), "scale": float(s)})[0]
         return out.reshape(tuple(query._shape[:-1]) + (value._shape[-1],)) if query.ndim != 4 else out
