@@ -380,6 +380,11 @@ def _compare(a, b, path="out"):
 _compare.values = True
 
 
+class Incomparable(Exception):
+    """Raised by a harness's torch-side call whose result is not PyTorch's defined behaviour (an ``out=`` that
+    aliases an input, read after torch resized it): the call is a SKIP, not a verdict."""
+
+
 def classify(base, desc, args, kw, seed):
     """(class, detail) of one call."""
     if _numel_estimate(args, kw) >= TORCH_MEMORY_SKIP[0] and _numel_estimate(args, kw) < TORCH_MEMORY_SKIP[1]:
@@ -387,6 +392,8 @@ def classify(base, desc, args, kw, seed):
     rt = _run(torch, base, args, kw, seed, watchdog=True)
     if rt[0] == "hang":  # PyTorch itself loops (nn.LSTM(num_layers=2**62)): nothing to compare with
         return "SKIP", "torch itself runs > 5 s"
+    if rt[0] == "exc" and isinstance(rt[1], Incomparable):
+        return "SKIP", str(rt[1])
     ro = _run(tinytorch, base, args, kw, seed, watchdog=True)
     if ro[0] == "hang":
         return "HANG", f"> {HANG_S:.0f} s"

@@ -32,8 +32,8 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from differential import (FAIL_CLASSES, HANG_S, D, T, _leaves, _replace, _run, classify,  # noqa: E402
-                          mutations)
+from differential import (FAIL_CLASSES, HANG_S, D, T, Incomparable, _leaves, _replace, _run,  # noqa: E402
+                          classify, mutations)
 
 import tinytorch  # noqa: E402
 
@@ -439,9 +439,37 @@ class OutAlias:
 def _with_out(call):
     def run(m, *a, **k):
         if isinstance(k.get("out"), OutAlias):
-            k["out"] = next(x for x in a if isinstance(x, m.Tensor))
+            alias = next(x for x in a if isinstance(x, m.Tensor))
+            if m is torch:
+                return _torch_aliased(call, alias, a, k)
+            k["out"] = alias
         return call(m, *a, **k)
     return run
+
+
+def _torch_aliased(call, alias, a, k):
+    """torch's result of ``call`` with ``out=`` the input ``alias``, or ``Incomparable`` when it is not torch's
+    result of the same call without aliasing: torch resizes ``out`` (a reduction) or zeroes it (``mm``) before
+    its kernel reads the input, so the value depends on that order, which PyTorch leaves undefined."""
+    plain = dict(k, out=None)
+    try:
+        want = call(torch, *[x.clone() if isinstance(x, torch.Tensor) else x for x in a], **plain)
+    except Exception:  # noqa: BLE001 - the plain call raising says nothing about aliasing
+        want = None
+    shape = alias.shape
+    try:
+        got = call(torch, *a, **dict(k, out=alias))
+    except Exception:
+        if alias.shape != shape:  # torch resized its input before failing on it (``dot`` into its operand)
+            raise Incomparable("torch resized the input its out= aliases, then refused that input") from None
+        raise
+    if isinstance(want, torch.Tensor) and isinstance(got, torch.Tensor) and (
+            want.shape != got.shape or not np.allclose(want.detach().to(torch.complex128).numpy(),
+                                                       got.detach().to(torch.complex128).numpy(),
+                                                       rtol=1e-5, atol=1e-6, equal_nan=True)):
+        raise Incomparable("torch's result into an out= aliasing its input differs from its result without "
+                           "aliasing (it resizes or zeroes out before reading the input)")
+    return got
 
 
 def extra_mutations(target, args, kw):
@@ -555,6 +583,37 @@ def sample(budget=SAMPLE, seed=SEED, **kw):
     return [every[i] for i in sorted(order[:budget])]
 
 
+def _ours_alone(spec, index, conn):
+    """Run call ``index`` of ``spec``'s list in tinytorch only and send what it did ("return", "raise" or
+    "hang"): after a worker died or hung on that call, this says which library it was."""
+    from differential import _run as run_one
+    base, desc, args, kw = sample(**spec["sample"])[index]
+    r = run_one(tinytorch, base, args, kw, spec["sample"]["seed"] + index, watchdog=True)
+    conn.send({"ok": "return", "exc": "raise"}.get(r[0], r[0]))
+
+
+def _which_library(ctx, spec, index, verdict):
+    """``verdict`` (HANG/CRASH of call ``index``) when tinytorch alone also dies or hangs on the call; SKIP when
+    tinytorch alone returns or raises, so torch was the one that crashed or hung (``MaxPool1d(2**62)`` loops
+    inside torch's kernel; ``ReplicationPad2d(2**63 - 1)`` segfaults it): there is nothing to compare with, as
+    for a torch that runs > 5 s in Python (``differential.classify``)."""
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_ours_alone, args=(spec, index, child), daemon=True)
+    proc.start()
+    child.close()
+    got = None
+    if parent.poll(600 + 3 * HANG_S):
+        try:
+            got = parent.recv()
+        except EOFError:
+            got = None
+    proc.kill()
+    proc.join(5)
+    if got in ("return", "raise"):
+        return "SKIP", f"torch itself {'hangs' if verdict[0] == 'HANG' else 'crashes'} (tinytorch alone: {got})"
+    return verdict
+
+
 def _worker(spec, start, conn):
     """Build the call list of ``spec`` and run it from ``start``, sending each verdict down ``conn``."""
     call_list = sample(**spec["sample"])
@@ -588,7 +647,9 @@ def run(budget=SAMPLE, seed=SEED, names=None, areas=None, trace=False):
     already ran can deadlock), which builds the call list itself. SIGALRM (``differential.HANG_S``) interrupts a
     call that loops in Python; a call stuck inside C code (a LAPACK routine that never converges) cannot be
     interrupted, so the parent kills a worker that stays on one call for ``3 * HANG_S`` seconds, records HANG,
-    and starts a new worker at the next call. A worker that dies mid-call records CRASH."""
+    and starts a new worker at the next call. A worker that dies mid-call records CRASH. Either is rerun in
+    tinytorch alone (``_which_library``): if tinytorch returns or raises there, torch was the one that hung or
+    crashed, and the call is a SKIP."""
     import multiprocessing as mp
     ctx = mp.get_context("spawn")
     spec = {"sample": {"budget": budget, "seed": seed, "names": names, "areas": areas}, "trace": trace}
@@ -603,14 +664,16 @@ def run(budget=SAMPLE, seed=SEED, names=None, areas=None, trace=False):
         while True:
             # building the call list (finding every target's base call) takes a while; a call, 3 * HANG_S
             if not parent.poll(3 * HANG_S if started else 600):
-                verdicts[current] = ("HANG", f"> {3 * HANG_S:.0f} s inside C code (the worker was killed)")
                 proc.kill()
+                verdicts[current] = _which_library(
+                    ctx, spec, current, ("HANG", f"> {3 * HANG_S:.0f} s inside C code (the worker was killed)"))
                 break
             try:
                 msg = parent.recv()
             except EOFError:
                 proc.join(5)
-                verdicts[current] = ("CRASH", f"the worker process died (exit code {proc.exitcode})")
+                verdicts[current] = _which_library(
+                    ctx, spec, current, ("CRASH", f"the worker process died (exit code {proc.exitcode})"))
                 break
             if msg[0] == "len":
                 n = msg[1]
