@@ -228,6 +228,11 @@ def _bool_parameters(fn, native=True):
     return tuple(out)
 
 
+# functions whose ``other`` is a Tensor in every PyTorch overload (no Scalar one): None gets the single-type message
+_TENSOR_ONLY_OTHER = frozenset({"isclose", "allclose", "equal", "dist", "kron", "dot", "vdot", "mm", "bmm", "matmul",
+                                "inner", "outer", "ger", "cross", "mv", "tensordot", "cdist", "copy_", "masked_scatter"})
+
+
 # parameters of native functions whose schema type is optional although they are required or default to a number
 # (``Tensor? weight``, ``float? nan=0.0``): None is a value there
 _NONE_ACCEPTED = frozenset({"weight", "bias", "running_mean", "running_var", "fill_value", "generator", "data", "nan",
@@ -297,7 +302,8 @@ def _check_bools(name, bools, args, kwargs, offset):
         else:
             continue
         if kind == "bool" and v.__class__ is not bool or v is None and kind != "bool":
-            if pname in ("other", "value") and kind == "Tensor":  # a Tensor and a Scalar overload
+            if pname in ("other", "value") and kind == "Tensor" and name not in _TENSOR_ONLY_OTHER:
+                # a Tensor and a Scalar overload: the parser names both
                 got = ", ".join(type(a).__name__ for a in args[offset:])
                 raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but "
                                 f"expected one of:\n * (Tensor {pname})\n * (Number {pname})")

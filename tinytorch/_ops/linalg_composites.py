@@ -5,7 +5,7 @@ older ``torch.*`` spellings (``torch.svd``, ``torch.qr``, ``torch.pinverse``, ``
 import collections
 import math
 
-from .._dispatch import autocast_op
+from .._dispatch import autocast_op, defop, dispatch
 from .. import _dtype as _dt
 from ._util import SCALAR_NAMES, method
 from .._tensor import Tensor
@@ -85,26 +85,24 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
     batch = _strides.broadcast_shapes(b._shape[:-2], A._shape[:-2])
     M = A.expand(batch + A._shape[-2:]).clone()
     if b.requires_grad and not M.requires_grad:
-        M = _coefficient_fn().apply(M, b)
+        M = dispatch(_coefficient_op, (M, b), {"b_shape": b._shape})
     return triangular_solve_result(X, M)
 
 
-def _coefficient_fn():
-    """The autograd Function that ties ``triangular_solve``'s cloned coefficient to b: the identity on the
-    coefficient, a zero gradient for b (PyTorch's triangular_solve_backward without a solution gradient)."""
-    from ..autograd.function import Function
+def _coefficient_meta(M, b, b_shape):
+    return [(M._shape, M.dtype)], [None, None]
 
-    class TriangularSolveCoefficient(Function):
-        @staticmethod
-        def forward(ctx, M, b):
-            ctx.b_shape = b.shape
-            return M.clone()
 
-        @staticmethod
-        def backward(ctx, g):
-            from .creation import zeros
-            return g, zeros(ctx.b_shape, dtype=g.dtype, device=g.device)
-    return TriangularSolveCoefficient
+def _coefficient_bw(c, g):
+    # the identity on the coefficient; a zero gradient for b (PyTorch's triangular_solve_backward without a
+    # gradient of the solution)
+    from .creation import zeros
+    return g, zeros(c.kw["b_shape"], dtype=g.dtype, device=g.device)
+
+
+# ties triangular_solve's cloned coefficient to b, so that it requires grad when b does, as PyTorch's
+_coefficient_op = defop("triangular_solve_coefficient", _coefficient_meta, _coefficient_bw,
+                        decomp=lambda M, b, b_shape: M.clone(), save_inputs=False)
 
 
 def cholesky_solve(B, L, upper=False, *, out=None):
