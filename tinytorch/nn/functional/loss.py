@@ -12,7 +12,7 @@ from ..._tensor import Tensor
 from ...autograd.grad_mode import is_grad_enabled as _grad_enabled
 from ._reduction import _legacy_reduction_args
 from ._utils import _check_int64, _scalar_name
-from .activation import log_softmax, logsigmoid, softplus
+from .activation import log_softmax, logsigmoid
 from .distance import pairwise_distance
 from .linear import linear
 from .normalization import _REDUCED_FLOATS
@@ -338,20 +338,11 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if not target.dtype.is_floating_point:
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_scalar_name(target.dtype)}")
     _check_cast(target.dtype, input, target, weight, pos_weight)
-    # ATen's steps and roundings: log_sigmoid(x) in one kernel (float32 inside for half input), times
-    # 1 + (pw - 1) t in x's dtype, then (1 - t) * x - that, and * weight, each written into t's dtype
+    reduced = input.dtype.name in _REDUCED_FLOATS
     if not any(w is not None and w.requires_grad for w in (weight, pos_weight)):  # no formula for these in torch
-        return _natives.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction,
-                                                         input.dtype.name in _REDUCED_FLOATS)
-    x = input.float() if input.dtype.name in _REDUCED_FLOATS else input
-    lsi = (-softplus(-x)).to(input.dtype)
-    if pos_weight is not None:
-        lsi = (lsi * ((pos_weight - 1) * target + 1)).to(input.dtype)
-    loss = ((1 - target) * input).to(target.dtype)
-    loss = (loss - lsi).to(target.dtype)
-    if weight is not None:
-        loss = (loss * weight).to(target.dtype)
-    return _reduce(loss, reduction)
+        return _natives.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction, reduced)
+    # weights that require grad: the op's decomposition (ATen's steps and roundings), recorded op by op
+    return _natives._bce_logits_decomp(input, target, weight, pos_weight, reduction, reduced)
 
 
 @autocast_op("fp32")
