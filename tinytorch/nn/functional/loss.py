@@ -312,12 +312,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
             raise RuntimeError(f"all elements of {name} should be between 0 and 1")
     if weight is None or not weight.requires_grad:  # PyTorch has no gradient formula for weight
         return _natives.binary_cross_entropy(input, target, weight, reduction)
-    lp = _pw.clamp(_pw.log(input), min=-100)
-    l1p = _pw.clamp(_pw.log(1 - input), min=-100)
-    loss = -(target * lp + (1 - target) * l1p)
-    if weight is not None:
-        loss = (loss * weight).to(input.dtype)
-    return _reduce(loss, reduction)
+    # a weight that requires grad: the op's decomposition, recorded op by op
+    return _natives._bce_decomp(input, target, weight, reduction)
 
 
 @autocast_op("fp32")
