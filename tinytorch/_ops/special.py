@@ -100,12 +100,17 @@ def _digamma_decomp(x):
     for j in range(7, 0, -1):
         series = (series + _B2J_OVER_2J[j - 1]) * r
     psi = log(y) - 0.5 / y - series + acc
-    frac = x - x.floor()
+    # x - round(x) is exact and lies in [-0.5, 0.5], so pi * frac keeps its digits near a pole (x - floor(x)
+    # rounds a small negative x away; torch's kernel takes modf's part in double for the same reason); tan has
+    # period pi, so the reflection term is the same
+    frac = x - x.round()
     refl = psi - math.pi / tan(frac * math.pi)
     out = where(small, refl, psi)
-    # poles: -inf at 0 (torch's value, the limit from the right), NaN at negative integers
+    # poles: at 0 the limit from the side of the zero's sign (-inf at +0, inf at -0, as torch's copysign(inf, -x)),
+    # NaN at negative integers
     out = where(x == float("inf"), float("inf"), out)  # log(inf) - inf / tan(...) would be NaN
-    return where(x == 0, float("-inf"), where((x < 0) & (frac == 0), float("nan"), out))
+    at_zero = where(x.signbit(), float("inf"), float("-inf"))
+    return where(x == 0, at_zero, where((x < 0) & (frac == 0), float("nan"), out))
 
 
 # B_2j / (2j) for j = 1..7 (the asymptotic series of digamma)
@@ -146,6 +151,14 @@ def _polygamma_decomp(x, n):
     if n == 0:
         return digamma(x)
     x = _as_float(x)
+    if n >= 2 ** 31:
+        # torch's kernel takes n as a C int (calc_polygamma(x, int n)), so a larger n wraps modulo 2**32: at 0 it
+        # is -zeta(1, x) = -inf, at a negative value n! is inf and zeta(n + 1 < 1, x) NaN, else polygamma of the
+        # wrapped order
+        n = (n + 2 ** 31) % 2 ** 32 - 2 ** 31
+        if n <= 0:
+            from .creation import full_like
+            return full_like(x, float("-inf") if n == 0 else float("nan"))
     # (-1)^(n+1) n! as a float: inf past 170! (where torch's exp(lgamma(n + 1)) overflows too) rather than an
     # exact factorial, whose digits take minutes for the huge n a caller may pass
     fact = float(math.factorial(n)) if n <= 170 else float("inf")

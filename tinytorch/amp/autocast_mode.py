@@ -19,15 +19,38 @@ from .._modes import _ac, _recount, _suspended  # noqa: F401 (the state lives in
 
 __all__ = ["autocast", "is_autocast_available", "custom_fwd", "custom_bwd"]
 
-_DEFAULT_DTYPE = {"cpu": "bfloat16", "cuda": "float16"}
+# PyTorch's device types (c10/core/DeviceType.h, in the order its parser lists them) and the autocast dtype each starts
+# with (autocast_mode.cpp). A device type without one has no dtype until set_autocast_dtype gives it one; reading it
+# raises "unsupported scalarType" in PyTorch. tinytorch's own registered devices (opencl, ...) autocast to bfloat16.
+_TORCH_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
+                       "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+_DEFAULT_DTYPE = {"cpu": "bfloat16", "cuda": "float16", "ipu": "float16", "xpu": "float16", "hip": "float16",
+                  "maia": "bfloat16", "xla": "bfloat16", "mps": "float16", "hpu": "bfloat16", "mtia": "float16",
+                  "privateuseone": "float16"}
+# device types with an autocast dispatch key (is_autocast_enabled / set_autocast_enabled accept them)
+_AUTOCAST_KEYS = set(_DEFAULT_DTYPE) - {"hip"}
 
 
-def _entry(device_type):
+def _has_autocast(device_type):
+    from ..device import _BACKENDS
+    return device_type in _AUTOCAST_KEYS or (device_type in _BACKENDS and device_type != "meta")
+
+
+def _entry(device_type, need_key=False):
+    """[enabled, dtype] of ``device_type``. RuntimeError, as PyTorch's, for a string that names no device type
+    and (``need_key``) for a device type autocast has no dispatch key for (meta, vulkan, ...)."""
+    from ..device import _BACKENDS
+    if device_type not in _TORCH_DEVICE_TYPES and device_type not in _BACKENDS:
+        raise RuntimeError(f"Expected one of {', '.join(_TORCH_DEVICE_TYPES)} device type at start of device "
+                           f"string: {device_type}")
+    if need_key and not _has_autocast(device_type):
+        raise RuntimeError("unknown device type for autocast in get_autocast_dispatch_key_from_device_type")
     entries = _ac.entries
     e = entries.get(device_type)
     if e is None:
         from .. import _dtype
-        e = entries[device_type] = [False, getattr(_dtype, _DEFAULT_DTYPE.get(device_type, "bfloat16"))]
+        name = _DEFAULT_DTYPE.get(device_type, "bfloat16" if _has_autocast(device_type) else None)
+        e = entries[device_type] = [False, name and getattr(_dtype, name)]
     return e
 
 
@@ -56,10 +79,11 @@ class autocast:
         if not isinstance(device_type, str):
             raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
         from .. import _dtype
-        from ..device import _BACKENDS
-        if device_type != "cuda" and device_type not in _BACKENDS:
-            raise RuntimeError(f"Expected one of {', '.join(sorted(_BACKENDS))} device type at start of "
-                               f"device string: {device_type}")
+        entry = _entry(device_type)  # RuntimeError for a string that names no device type
+        if dtype is None and entry[1] is None:
+            raise RuntimeError("unsupported scalarType")
+        if not _has_autocast(device_type):
+            raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
         self.device = device_type
         self.fast_dtype = dtype if dtype is not None else _entry(device_type)[1]
         self._cache_enabled = _ac.cache_enabled if cache_enabled is None else cache_enabled
@@ -100,19 +124,23 @@ class autocast:
 
 def is_autocast_enabled(device_type=None):
     """Whether autocast is on for ``device_type`` (no argument: 'cuda', as PyTorch, which is never on here)."""
-    return _entry("cuda" if device_type is None else device_type)[0]
+    return _entry("cuda" if device_type is None else device_type, need_key=True)[0]
 
 
 def set_autocast_enabled(device_type, enabled=None):
     if enabled is None:  # the old one-argument form: set_autocast_enabled(enabled) for cuda
         device_type, enabled = "cuda", device_type
-    _entry(device_type)[0] = bool(enabled)
+    _entry(device_type, need_key=True)[0] = bool(enabled)
     _recount()
 
 
 def get_autocast_dtype(device_type):
-    """The dtype autocast casts to on ``device_type`` (cpu: bfloat16 unless set)."""
-    return _entry(device_type)[1]
+    """The dtype autocast casts to on ``device_type`` (``torch.get_autocast_dtype``; cpu: bfloat16 unless set).
+    RuntimeError for an unknown device type, and ("unsupported scalarType") for one with no autocast dtype."""
+    dtype = _entry(device_type)[1]
+    if dtype is None:
+        raise RuntimeError("unsupported scalarType")
+    return dtype
 
 
 def set_autocast_dtype(device_type, dtype):

@@ -251,11 +251,15 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if probs:
         t = target * (1 - label_smoothing) + label_smoothing / c if label_smoothing else target
         w = weight.reshape((1, -1) + (1,) * (input.ndim - 2)) if weight is not None else 1
-        loss = -(logp * t * w).sum(1)
+        prod = logp * t * w
+        # as ATen's cross_entropy with probabilities: one sum over every element for 'sum' and 'mean' (a sum of
+        # the per-sample sums rounds, and overflows near the float maximum, differently)
         if reduction == "mean":
-            return loss.sum() / (input.numel() // c)
-        r = _reduce(loss, reduction)
-        return r.squeeze(0) if squeeze and reduction == "none" else r
+            return -prod.sum() / (input.numel() // c)
+        if reduction == "sum":
+            return -prod.sum()
+        loss = -prod.sum(1)
+        return loss.squeeze(0) if squeeze else loss
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if not label_smoothing:
         return nll.squeeze(0) if squeeze and reduction == "none" else nll
