@@ -25,7 +25,13 @@ def bilinear(input1, input2, weight, bias=None):
             if bias._shape[0] != weight._shape[0]:
                 raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias._shape[0]} but "
                                    f"expected {weight._shape[0]}")
-    out = _einsum("bi,oij,bj->bo", input1, weight, input2)
+    if weight.ndim < 3:  # ATen reads weight.size(2) first
+        if weight.ndim == 0:
+            raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-weight.ndim}, {weight.ndim - 1}], "
+                         "but got 2)")
+    # any leading (batch) dims of the inputs, as ATen's flatten-and-restore
+    out = _einsum("...i,oij,...j->...o", input1, weight, input2)
     return out + bias if bias is not None else out
 
 
