@@ -332,6 +332,9 @@ def translated_errors(fn, name=None, method=False, native=True, out_also=False):
     if out_at is None and out_also:
         out_at = -1
     factory = name in _FACTORIES
+    pin = name in _PIN_MEMORY
+    if pin:
+        bools = tuple(b for b in bools if b[1] != "pin_memory")
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -339,6 +342,8 @@ def translated_errors(fn, name=None, method=False, native=True, out_also=False):
             r = _torch_function_hook(wrapper, args, kwargs)
             if r is not NotImplemented:
                 return r
+        if pin and "pin_memory" in kwargs:
+            _check_pin_memory(name, kwargs.pop("pin_memory"))
         if bools:
             _check_bools(name, bools, args, kwargs, offset)
         if names is not None:
@@ -405,6 +410,27 @@ _OUT_ALSO = frozenset({"addcdiv", "addcmul", "addmm", "addmv", "addr", "all", "a
                          "signbit", "sin", "sinc", "sinh", "sort", "sqrt", "std", "std_mean", "take_along_dim",
                          "tan", "tanh", "topk", "tril", "triu", "trunc", "var", "var_mean", "vdot", "vstack",
                          "where", "xlogy"})
+
+
+# the public functions whose PyTorch schema takes ``bool? pin_memory=None`` (native_functions.yaml): the wrapper
+# reads it for every one of them, whether or not the function itself names it
+_PIN_MEMORY = frozenset({
+    "arange", "bartlett_window", "blackman_window", "empty", "empty_like", "empty_strided", "eye", "full",
+    "full_like", "hamming_window", "hann_window", "kaiser_window", "linspace", "logspace", "normal", "ones",
+    "ones_like", "rand", "rand_like", "randint", "randint_like", "randn", "randn_like", "randperm", "range",
+    "scalar_tensor", "sparse_coo_tensor", "sparse_csr_tensor", "sparse_csc_tensor", "sparse_bsr_tensor",
+    "sparse_bsc_tensor", "sparse_compressed_tensor", "tril_indices", "triu_indices", "zeros", "zeros_like",
+    "new_empty", "new_empty_strided", "new_full", "new_ones", "new_zeros"})
+
+
+def _check_pin_memory(op, pin_memory):
+    """``pin_memory`` as PyTorch's factories read it: None and False pin nothing; True needs a pinned-memory
+    allocator (an accelerator's), which no tinytorch device has, RuntimeError; another type, TypeError."""
+    if pin_memory is not None and pin_memory.__class__ is not bool:
+        raise TypeError(f"{op}(): argument 'pin_memory' must be bool, not {type(pin_memory).__name__}")
+    if pin_memory:
+        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
+                           "allocator is available on this system.")
 
 
 # factory functions: the dtype (and device) of an ``out=`` tensor is the result's, unless ``dtype`` is given

@@ -360,7 +360,6 @@ def _like(fn, name):
     def make(input, *, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None,
              pin_memory=None):
         _tensor_arg(input, name)
-        _check_pin_memory(name, pin_memory)
         return fn(input._shape, dtype=dtype or input.dtype, device=device or input.device,
                   requires_grad=requires_grad, pin_memory=pin_memory)
     make.__name__ = make.__qualname__ = name
@@ -400,15 +399,6 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     return t.as_strided(tuple(size), tuple(stride), 0).requires_grad_(requires_grad)
 
 
-def _check_pin_memory(op, pin_memory):
-    """TypeError as PyTorch's parser for a ``pin_memory`` that is not a bool (None is its default)."""
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise TypeError(f"{op}(): argument 'pin_memory' must be bool, not {type(pin_memory).__name__}")
-    if pin_memory:
-        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
-                           "allocator is available on this system.")
-
-
 def _check_range_dtype(kernel, d):
     """NotImplementedError as ATen's arange / range kernels, which have no bool or complex instance."""
     if d is _dt.bool or d.is_complex:
@@ -419,7 +409,6 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
            pin_memory=False):
     """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 when all are ints, else default float.
     NotImplementedError for a bool or complex ``dtype``, as PyTorch's CPU kernel."""
-    _check_pin_memory("arange", pin_memory)
     if end is None:
         start, end = 0, start
     vals = [_number(v, "arange", a, i + 1) for i, (v, a) in enumerate(((start, "start"), (end, "end"),

@@ -160,14 +160,22 @@ def _type_word(d):
 
 
 @method("nanmean")
-def nanmean(input, dim=None, keepdim=False):
-    """Mean over the non-NaN elements (``torch.nanmean``). RuntimeError for an integral, bool or complex input,
-    as PyTorch."""
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """Mean over the non-NaN elements (``torch.nanmean``), in ``dtype`` when given (the input is cast first).
+    RuntimeError for an integral, bool or complex input, or an integral ``dtype``, as PyTorch."""
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{SCALAR_NAMES[input.dtype.name]}")
+    dt = _dt.as_dtype(dtype, "nanmean")
+    if dt is not None and not (dt.is_floating_point or dt.is_complex):
+        raise RuntimeError("nanmean(): could not infer output dtype. Optional dtype must be either a floating point "
+                           f"or complex dtype. Got: {_type_word(dt)}")
     if input.dtype.is_complex:
         raise RuntimeError("nansum on CPU does not support complex inputs")
+    if dt is not None and dt.is_complex:  # the cast input reaches the nansum kernel, which has no complex loop
+        raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{SCALAR_NAMES[dt.name]}'")
+    if dt is not None and dt is not input.dtype:
+        input = input.to(dt)
     notnan = (input == input)
     return nansum(input, dim, keepdim) / sum(notnan, dim, keepdim)
 
