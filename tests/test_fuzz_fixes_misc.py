@@ -122,3 +122,16 @@ def test_every_factory_reads_pin_memory(call, pin):
         assert type(o) is type(t), (t, o)
     else:
         assert tuple(o.shape) == tuple(t.shape) and str(o.dtype) == str(t.dtype)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 4, 4), (1, 2, 4, 4), (2, 3, 5, 4)])
+@pytest.mark.parametrize("scale", [None, -0.5])
+def test_sdpa_with_a_key_near_the_float_maximum(shape, scale):
+    """torch's CPU flash kernel (4-D, one head size) and its math path (the rest, q and k each scaled by
+    sqrt(|scale|)) overflow at different keys; each call follows the path torch takes."""
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        q, k, v = (rng.standard_normal(shape).astype(np.float32) * 1.5 for _ in range(3))
+        k.reshape(-1)[0] = 3e38
+        _same(lambda lib: lib.nn.functional.scaled_dot_product_attention(
+            *(lib.from_numpy(a.copy()) for a in (q, k, v)), scale=scale))

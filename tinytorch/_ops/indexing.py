@@ -654,9 +654,9 @@ _index_select_op = defop("index_select", _index_select_meta, _index_select_bw, s
 
 def _index_bounds(index):
     """(min, max) of a non-empty index tensor, computed on the host; None when a compiled function's graph has not
-    computed it yet."""
-    if getattr(index._storage, "recording", None) is not None:
-        return None
+    computed it yet or the index is on the meta device."""
+    if getattr(index._storage, "recording", None) is not None or index.device.type == "meta":
+        return None  # a meta index has no values to check, as in PyTorch
     a = index.numpy(force=True)  # a copy from a device: one transfer, not two reductions and two syncs
     return int(a.min()), int(a.max())
 

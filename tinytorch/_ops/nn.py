@@ -1,5 +1,7 @@
 """Ops that exist for neural networks: softmax / log_softmax (fused kernels with decompositions) and
 im2col / col2im, the primitives that convolution and pooling are built on."""
+import math
+
 import numpy as np
 
 from .. import _strides
@@ -613,8 +615,10 @@ def _masked_scores(q, k, mask, is_causal, scale):
     """The math path's scores, (..., L, S): scale * q @ k^T with the causal mask or ``mask`` applied (a bool mask
     hides its False entries with -inf, a float mask is added)."""
     L, S = q._shape[-2], k._shape[-2]
-    # scaling the (L, E) query costs less than scaling the (L, S) scores
-    scores = (q * scale) @ k.transpose(-2, -1)
+    # as ATen's math path: q and k each scaled by sqrt(|scale|) (the sign on q) before the product, which keeps a
+    # key near the float maximum from overflowing where scaling the product would not
+    root = math.sqrt(abs(scale))
+    scores = (q * (-root if scale < 0 else root)) @ (k.transpose(-2, -1) * root)
     if is_causal:
         from .creation import ones
         mask = ones(L, S, dtype=_dt.bool, device=q.device).tril()

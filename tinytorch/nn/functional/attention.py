@@ -150,7 +150,10 @@ def _fused_args(query, key, value, attn_mask, enable_gqa):
     if dt not in (_dt.float32, _dt.float64) or key.dtype is not dt or value.dtype is not dt:
         return None
     nd = query.ndim
-    if nd < 2 or nd > 4 or key.ndim != nd or value.ndim != nd or query._shape[-1] == 0:
+    # PyTorch's CPU flash kernel takes 4-D inputs with one head size (sdp_utils_cpp.h); other calls run its math
+    # path, whose rounding (and overflow near the float maximum) the math path here reproduces
+    if nd != 4 or key.ndim != nd or value.ndim != nd or query._shape[-1] == 0 or \
+            value._shape[-1] != query._shape[-1]:
         return None
     if attn_mask is not None and (attn_mask.ndim > nd or not (attn_mask.dtype is _dt.bool or attn_mask.dtype is dt)):
         return None
@@ -187,7 +190,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     drops attention weights (always applied, as in PyTorch: pass 0.0 in eval). ``enable_gqa`` lets key/value
     have fewer heads (dim -3) than query, repeated to match.
 
-    Without dropout, float32/float64 inputs of up to 4 dims with matching batch dims run as one op,
+    Without dropout, 4-D float32/float64 inputs with matching batch dims and one head size run as one op,
     ``_scaled_dot_product_flash_attention_for_cpu`` (the cpu backend's fused kernel, tinytorch/csrc/attention.cpp,
     FlashAttention-2's tiles; other backends run its decomposition); the rest, and dropout (PyTorch's CPU draws it
     on its math path), run the math path: matmul, mask, safe softmax, dropout, matmul.
