@@ -14,8 +14,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "common.h"
-#include "parallel.h"
+#include "kit.h"
 
 namespace tt {
 
@@ -194,12 +193,6 @@ void mm(int64_t m, int64_t n, int64_t k, const T* a, bool ta, int64_t lda, const
   gemm(ta, tb, m, n, k, T(1), a, lda, b, ldb, beta, c, ldc);
 }
 
-// The dtype index of a float32/float64 array, -1 otherwise.
-int float_kind(PyArrayObject* x) {
-  int t = PyArray_TYPE(x);
-  return t == NPY_FLOAT32 ? 0 : t == NPY_FLOAT64 ? 1 : -1;
-}
-
 template <typename T>
 void run_batched(int64_t nbatch, int64_t m, int64_t n, int64_t k, const Operand& A, const Operand& B,
                  const std::vector<int64_t>& oa, const std::vector<int64_t>& ob, T* out) {
@@ -225,12 +218,10 @@ void run_batched(int64_t nbatch, int64_t m, int64_t n, int64_t k, const Operand&
 }
 
 // matmul(a, b): (..., m, k) @ (..., k, n) with broadcast batch dims, float32/float64, same dtype.
-PyObject* py_matmul(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 2 || !blas_available() || !is_array(args[0]) || !is_array(args[1])) return not_implemented();
-  PyArrayObject* a = arr(args[0]);
-  PyArrayObject* b = arr(args[1]);
-  int kind = float_kind(a);
-  if (kind < 0 || PyArray_TYPE(b) != PyArray_TYPE(a)) return not_implemented();
+TT_ENTRY(py_matmul) {
+  PyArrayObject *a, *b;
+  TT_ARGS(a, b);
+  if (!blas_available() || loop_index(a) < 0 || PyArray_TYPE(b) != PyArray_TYPE(a)) return not_implemented();
   int nda = PyArray_NDIM(a), ndb = PyArray_NDIM(b);
   if (nda < 2 || ndb < 2 || nda > NPY_MAXDIMS || ndb > NPY_MAXDIMS) return not_implemented();
   const npy_intp* da = PyArray_DIMS(a);
@@ -306,25 +297,23 @@ PyObject* py_matmul(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
       }
     }
   }
-  bool release = nbatch * m * n * std::max<int64_t>(k, 1) >= kGrainSizeGIL;
-  PyThreadState* ts = release ? PyEval_SaveThread() : nullptr;
-  if (kind == 0)
-    run_batched<float>(nbatch, m, n, k, A, B, oa, ob, reinterpret_cast<float*>(PyArray_BYTES(out)));
-  else
-    run_batched<double>(nbatch, m, n, k, A, B, oa, ob, reinterpret_cast<double*>(PyArray_BYTES(out)));
-  if (ts) PyEval_RestoreThread(ts);
+  const DType dt = dtype_of(a);  // read with the GIL held
+  run_released(nbatch * m * n * std::max<int64_t>(k, 1), [&] {
+    TT_DISPATCH_FLOATING_TYPES(dt, "matmul", [&] {
+      run_batched<scalar_t>(nbatch, m, n, k, A, B, oa, ob, reinterpret_cast<scalar_t*>(PyArray_BYTES(out)));
+    });
+  });
   return reinterpret_cast<PyObject*>(out);
 }
 
 // linear(x, w, b): x (..., k) @ w.T + b, w (n, k), b (n,) or None; NotImplemented for other bias shapes.
-PyObject* py_linear(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 3 || !blas_available() || !is_array(args[0]) || !is_array(args[1])) return not_implemented();
-  PyArrayObject* x = arr(args[0]);
-  PyArrayObject* w = arr(args[1]);
-  PyArrayObject* bias = args[2] == Py_None ? nullptr : is_array(args[2]) ? arr(args[2]) : nullptr;
-  if (args[2] != Py_None && !bias) return not_implemented();
-  int kind = float_kind(x);
-  if (kind < 0 || PyArray_TYPE(w) != PyArray_TYPE(x) || (bias && PyArray_TYPE(bias) != PyArray_TYPE(x)))
+TT_ENTRY(py_linear) {
+  PyArrayObject *x, *w;
+  Opt<PyArrayObject*> b;
+  TT_ARGS(x, w, b);
+  PyArrayObject* bias = b.has ? b.v : nullptr;
+  if (!blas_available() || loop_index(x) < 0 || PyArray_TYPE(w) != PyArray_TYPE(x) ||
+      (bias && PyArray_TYPE(bias) != PyArray_TYPE(x)))
     return not_implemented();
   int ndx = PyArray_NDIM(x);
   if (ndx < 1 || ndx > NPY_MAXDIMS || PyArray_NDIM(w) != 2) return not_implemented();
@@ -381,8 +370,7 @@ PyObject* py_linear(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   }
   const char* pbias = bias ? PyArray_BYTES(bias) : nullptr;
   npy_intp bs = bias ? PyArray_STRIDES(bias)[0] : 0;
-  bool release = m * n * std::max<int64_t>(k, 1) >= kGrainSizeGIL;
-  PyThreadState* ts = release ? PyEval_SaveThread() : nullptr;
+  char* pout = PyArray_BYTES(out);
   auto run = [&](auto* c) {
     using T = std::remove_pointer_t<decltype(c)>;
     if (pbias) {
@@ -393,9 +381,10 @@ PyObject* py_linear(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     mm<T>(m, n, k, reinterpret_cast<const T*>(PyArray_BYTES(X.a)), X.trans, X.ld,
           reinterpret_cast<const T*>(PyArray_BYTES(W.a)), W.trans, W.ld, pbias ? T(1) : T(0), c, n);
   };
-  if (kind == 0) run(reinterpret_cast<float*>(PyArray_BYTES(out)));
-  else run(reinterpret_cast<double*>(PyArray_BYTES(out)));
-  if (ts) PyEval_RestoreThread(ts);
+  const DType dt = dtype_of(x);  // read with the GIL held
+  run_released(m * n * std::max<int64_t>(k, 1), [&] {
+    TT_DISPATCH_FLOATING_TYPES(dt, "linear", [&] { run(reinterpret_cast<scalar_t*>(pout)); });
+  });
   return reinterpret_cast<PyObject*>(out);
 }
 
@@ -430,8 +419,8 @@ PyObject* py_set_gemm_pool(PyObject*, PyObject* arg) {
 PyMethodDef blas_methods[] = {
     {"set_gemm_pool", py_set_gemm_pool, METH_O, "split large GEMMs over the pool (True) or leave them to the BLAS"},
     {"set_blas", (PyCFunction)(void (*)(void))py_set_blas, METH_FASTCALL, "the BLAS GEMMs the products call"},
-    {"matmul", (PyCFunction)(void (*)(void))py_matmul, METH_FASTCALL, "batched, broadcast matrix product"},
-    {"linear", (PyCFunction)(void (*)(void))py_linear, METH_FASTCALL, "x @ w.T + b"},
+    TT_METHOD("matmul", py_matmul, "batched, broadcast matrix product"),
+    TT_METHOD("linear", py_linear, "x @ w.T + b"),
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace tt

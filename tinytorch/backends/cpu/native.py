@@ -150,12 +150,11 @@ def _register_rows():
         _with_fallback(name, getattr(_C, name))
 
 
-# reduction op codes: tinytorch/csrc/reduce_ops.h
-_RED_SUM, _RED_MAX, _RED_MIN = 0, 1, 2
-
-
 def _register_reduce():
     reduce, arg_reduce = _C.reduce, _C.arg_reduce
+    # op codes: exported by the native family itself (tinytorch/csrc/reduce_ops.h, {name: code})
+    red = _C.REDUCE_OPS
+    _RED_SUM, _RED_MAX, _RED_MIN = red["sum"], red["max"], red["min"]
     # fewer than 64 elements: NumPy's np.sum, as the NumPy kernel; its summation order is closer to torch's than
     # the native loop's double accumulation, which sensitive optimizers (L-BFGS) amplify over many steps
     _with_fallback("sum", lambda a, dims, keepdim, dtype: reduce(_RED_SUM, a, dims, keepdim)
