@@ -124,3 +124,69 @@ def test_floating_dispatch_covers_both_float_types():
         np.testing.assert_allclose(loss, -x[np.arange(5), t].sum(), rtol=1e-6)
         assert _C.matmul(x, x.T).dtype == dt
     assert _C.matmul(np.ones((2, 2), np.int64), np.ones((2, 2), np.int64)) is NotImplemented
+
+
+# ---- per-call BLAS threading -------------------------------------------------------------------------------------
+
+_THREADS_SCRIPT = r"""
+import numpy as np, threadpoolctl
+import tinytorch as tt
+from tinytorch.backends.cpu import native
+
+def blas():
+    return [i["num_threads"] for i in threadpoolctl.threadpool_info() if i.get("user_api") == "blas"]
+
+before = blas()
+tt.set_num_threads(1)
+a = tt.randn(300, 200)
+b = tt.randn(4, 200, 64)
+r1 = (a @ a.T).numpy(); r2 = (b.transpose(1, 2) @ b).numpy(); r3 = tt.nn.functional.linear(a, a).numpy()
+after_tt = blas()
+np.ones((256, 256)) @ np.ones((256, 256))
+print(before, after_tt, blas(), native.blas_threads_per_call())
+"""
+
+
+def test_numpy_keeps_its_blas_threads_after_set_num_threads():
+    import subprocess
+    import sys
+    if native.BLAS is None or not native.blas_threads_per_call():
+        pytest.skip("NumPy's BLAS has no OpenBLAS thread functions: set_num_threads limits it process-wide")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+
+    def run(script):
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip().splitlines()[-1]
+    # NumPy's own count in a process without tinytorch (OpenBLAS's default: the machine's cores)
+    default = run("import numpy, threadpoolctl; "
+                  "print([i['num_threads'] for i in threadpoolctl.threadpool_info() if i.get('user_api') == 'blas'])")
+    if default == "[1]":
+        pytest.skip("NumPy's BLAS runs one thread by default here: a limit to 1 would not show")
+    # NumPy's count after importing tinytorch, after tinytorch's GEMMs under set_num_threads(1), after NumPy's own
+    assert run(_THREADS_SCRIPT) == f"{default} {default} {default} True"
+
+
+def test_matmul_results_do_not_depend_on_the_thread_setting():
+    import threadpoolctl
+    from conftest import torch
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 150, 130)).astype(np.float32)
+    w = rng.standard_normal((90, 130)).astype(np.float32)
+    want_mm = torch.matmul(torch.tensor(x), torch.tensor(w).T).numpy()
+    want_lin = torch.nn.functional.linear(torch.tensor(x), torch.tensor(w)).numpy()
+    before_threads = tinytorch.get_num_threads()
+    blas_before = [i["num_threads"] for i in threadpoolctl.threadpool_info() if i.get("user_api") == "blas"]
+    try:
+        for n in (1, 2):
+            tinytorch.set_num_threads(n)
+            got_mm = (tinytorch.tensor(x) @ tinytorch.tensor(w).T).numpy()
+            got_lin = tinytorch.nn.functional.linear(tinytorch.tensor(x), tinytorch.tensor(w)).numpy()
+            np.testing.assert_allclose(got_mm, want_mm, rtol=1e-4, atol=1e-4)
+            np.testing.assert_allclose(got_lin, want_lin, rtol=1e-4, atol=1e-4)
+            if native.blas_threads_per_call():
+                # the count a native GEMM set is put back once it returns
+                blas_now = [i["num_threads"] for i in threadpoolctl.threadpool_info() if i.get("user_api") == "blas"]
+                assert blas_now == blas_before
+    finally:
+        tinytorch.set_num_threads(before_threads)

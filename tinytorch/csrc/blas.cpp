@@ -11,6 +11,7 @@
 #include "blas.h"
 
 #include <algorithm>
+#include <mutex>
 #include <type_traits>
 #include <vector>
 
@@ -35,6 +36,17 @@ void* g_sgemm = nullptr;
 void* g_dgemm = nullptr;
 bool g_ilp64 = true;
 
+// openblas_set_num_threads / openblas_get_num_threads (an int in every OpenBLAS build, ILP64 too)
+using set_threads_t = void (*)(int);
+using get_threads_t = int (*)();
+set_threads_t g_set_threads = nullptr;
+get_threads_t g_get_threads = nullptr;
+
+// The BlasThreads scopes alive: the count to restore is read by the first and written back by the last.
+std::mutex g_threads_mu;
+int g_threads_depth = 0;
+int g_threads_saved = 0, g_threads_set = 0;
+
 // multiply-adds below which OpenBLAS runs a GEMM on the calling thread (see the header comment)
 constexpr int64_t kBlasSerialMacs = 65536 * 4;
 constexpr int64_t kSplitK = 4096;
@@ -43,8 +55,27 @@ constexpr int64_t kSplitK = 4096;
 
 bool blas_available() { return g_sgemm && g_dgemm; }
 
+int blas_kernel_threads() { return g_pool_gemm ? 1 : get_num_threads(); }
+
+BlasThreads::BlasThreads(int n) {
+  if (!g_set_threads || !g_get_threads) return;
+  std::lock_guard<std::mutex> lock(g_threads_mu);
+  active_ = true;
+  if (g_threads_depth++ > 0) return;
+  g_threads_saved = g_get_threads();
+  g_threads_set = n;
+  if (n != g_threads_saved) g_set_threads(n);
+}
+
+BlasThreads::~BlasThreads() {
+  if (!active_) return;
+  std::lock_guard<std::mutex> lock(g_threads_mu);
+  if (--g_threads_depth == 0 && g_threads_set != g_threads_saved) g_set_threads(g_threads_saved);
+}
+
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
           const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  BlasThreads threads(blas_kernel_threads());
   int oa = ta ? kTrans : kNoTrans, ob = tb ? kTrans : kNoTrans;
   if (g_ilp64)
     reinterpret_cast<sgemm64_t>(g_sgemm)(kRowMajor, oa, ob, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -55,6 +86,7 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const 
 
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
           const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  BlasThreads threads(blas_kernel_threads());
   int oa = ta ? kTrans : kNoTrans, ob = tb ? kTrans : kNoTrans;
   if (g_ilp64)
     reinterpret_cast<dgemm64_t>(g_dgemm)(kRowMajor, oa, ob, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -299,6 +331,7 @@ TT_ENTRY(py_matmul) {
   }
   const DType dt = dtype_of(a);  // read with the GIL held
   run_released(nbatch * m * n * std::max<int64_t>(k, 1), [&] {
+    BlasThreads threads(blas_kernel_threads());  // one set and restore for the call's every GEMM
     TT_DISPATCH_FLOATING_TYPES(dt, "matmul", [&] {
       run_batched<scalar_t>(nbatch, m, n, k, A, B, oa, ob, reinterpret_cast<scalar_t*>(PyArray_BYTES(out)));
     });
@@ -383,26 +416,36 @@ TT_ENTRY(py_linear) {
   };
   const DType dt = dtype_of(x);  // read with the GIL held
   run_released(m * n * std::max<int64_t>(k, 1), [&] {
+    BlasThreads threads(blas_kernel_threads());
     TT_DISPATCH_FLOATING_TYPES(dt, "linear", [&] { run(reinterpret_cast<scalar_t*>(pout)); });
   });
   return reinterpret_cast<PyObject*>(out);
 }
 
-// set_blas(sgemm_address, dgemm_address, ilp64): the cblas_sgemm / cblas_dgemm to call (0, 0 disables)
+// set_blas(sgemm_address, dgemm_address, ilp64, set_threads_address=0, get_threads_address=0): the cblas_sgemm /
+// cblas_dgemm to call (0, 0 disables) and OpenBLAS's thread-count functions (0: the count is left alone)
 PyObject* py_set_blas(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 3) {
-    PyErr_SetString(PyExc_TypeError, "set_blas(sgemm, dgemm, ilp64)");
+  if (nargs != 3 && nargs != 5) {
+    PyErr_SetString(PyExc_TypeError, "set_blas(sgemm, dgemm, ilp64, set_threads=0, get_threads=0)");
     return nullptr;
   }
-  void* s = PyLong_AsVoidPtr(args[0]);
-  if (PyErr_Occurred()) return nullptr;
-  void* d = PyLong_AsVoidPtr(args[1]);
-  if (PyErr_Occurred()) return nullptr;
+  void* addr[4] = {};
+  for (int i = 0; i < (nargs == 5 ? 4 : 2); ++i) {
+    addr[i] = PyLong_AsVoidPtr(args[i < 2 ? i : i + 1]);
+    if (PyErr_Occurred()) return nullptr;
+  }
   int ilp64 = PyObject_IsTrue(args[2]);
   if (ilp64 < 0) return nullptr;
-  g_sgemm = s;
-  g_dgemm = d;
+  std::lock_guard<std::mutex> lock(g_threads_mu);
+  if (g_threads_depth) {  // a GEMM is running on another thread: its scope must restore with the old functions
+    PyErr_SetString(PyExc_RuntimeError, "set_blas: a native GEMM is running");
+    return nullptr;
+  }
+  g_sgemm = addr[0];
+  g_dgemm = addr[1];
   g_ilp64 = ilp64 != 0;
+  g_set_threads = addr[2] && addr[3] ? reinterpret_cast<set_threads_t>(addr[2]) : nullptr;
+  g_get_threads = addr[2] && addr[3] ? reinterpret_cast<get_threads_t>(addr[3]) : nullptr;
   Py_RETURN_NONE;
 }
 
