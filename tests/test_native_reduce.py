@@ -15,7 +15,7 @@ from tinytorch import _C  # noqa: E402  (built in CI: a missing extension fails 
 from tinytorch.backends.cpu.native import NATIVE_KERNELS  # noqa: E402
 from tinytorch.backends.cpu.registry import KERNELS  # noqa: E402
 
-SUM, MAX, MIN = 0, 1, 2
+SUM, MAX, MIN = _C.REDUCE_OPS["sum"], _C.REDUCE_OPS["max"], _C.REDUCE_OPS["min"]
 DTYPES = [np.float32, np.float64]
 
 

@@ -11,11 +11,11 @@
 #include "blas.h"
 
 #include <algorithm>
+#include <mutex>
 #include <type_traits>
 #include <vector>
 
-#include "common.h"
-#include "parallel.h"
+#include "kit.h"
 
 namespace tt {
 
@@ -36,6 +36,17 @@ void* g_sgemm = nullptr;
 void* g_dgemm = nullptr;
 bool g_ilp64 = true;
 
+// openblas_set_num_threads / openblas_get_num_threads (an int in every OpenBLAS build, ILP64 too)
+using set_threads_t = void (*)(int);
+using get_threads_t = int (*)();
+set_threads_t g_set_threads = nullptr;
+get_threads_t g_get_threads = nullptr;
+
+// The BlasThreads scopes alive: the count to restore is read by the first and written back by the last.
+std::mutex g_threads_mu;
+int g_threads_depth = 0;
+int g_threads_saved = 0, g_threads_set = 0;
+
 // multiply-adds below which OpenBLAS runs a GEMM on the calling thread (see the header comment)
 constexpr int64_t kBlasSerialMacs = 65536 * 4;
 constexpr int64_t kSplitK = 4096;
@@ -44,8 +55,27 @@ constexpr int64_t kSplitK = 4096;
 
 bool blas_available() { return g_sgemm && g_dgemm; }
 
+int blas_kernel_threads() { return g_pool_gemm ? 1 : get_num_threads(); }
+
+BlasThreads::BlasThreads(int n) {
+  if (!g_set_threads || !g_get_threads) return;
+  std::lock_guard<std::mutex> lock(g_threads_mu);
+  active_ = true;
+  if (g_threads_depth++ > 0) return;
+  g_threads_saved = g_get_threads();
+  g_threads_set = n;
+  if (n != g_threads_saved) g_set_threads(n);
+}
+
+BlasThreads::~BlasThreads() {
+  if (!active_) return;
+  std::lock_guard<std::mutex> lock(g_threads_mu);
+  if (--g_threads_depth == 0 && g_threads_set != g_threads_saved) g_set_threads(g_threads_saved);
+}
+
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
           const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  BlasThreads threads(blas_kernel_threads());
   int oa = ta ? kTrans : kNoTrans, ob = tb ? kTrans : kNoTrans;
   if (g_ilp64)
     reinterpret_cast<sgemm64_t>(g_sgemm)(kRowMajor, oa, ob, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -56,6 +86,7 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const 
 
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
           const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  BlasThreads threads(blas_kernel_threads());
   int oa = ta ? kTrans : kNoTrans, ob = tb ? kTrans : kNoTrans;
   if (g_ilp64)
     reinterpret_cast<dgemm64_t>(g_dgemm)(kRowMajor, oa, ob, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -194,12 +225,6 @@ void mm(int64_t m, int64_t n, int64_t k, const T* a, bool ta, int64_t lda, const
   gemm(ta, tb, m, n, k, T(1), a, lda, b, ldb, beta, c, ldc);
 }
 
-// The dtype index of a float32/float64 array, -1 otherwise.
-int float_kind(PyArrayObject* x) {
-  int t = PyArray_TYPE(x);
-  return t == NPY_FLOAT32 ? 0 : t == NPY_FLOAT64 ? 1 : -1;
-}
-
 template <typename T>
 void run_batched(int64_t nbatch, int64_t m, int64_t n, int64_t k, const Operand& A, const Operand& B,
                  const std::vector<int64_t>& oa, const std::vector<int64_t>& ob, T* out) {
@@ -225,12 +250,10 @@ void run_batched(int64_t nbatch, int64_t m, int64_t n, int64_t k, const Operand&
 }
 
 // matmul(a, b): (..., m, k) @ (..., k, n) with broadcast batch dims, float32/float64, same dtype.
-PyObject* py_matmul(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 2 || !blas_available() || !is_array(args[0]) || !is_array(args[1])) return not_implemented();
-  PyArrayObject* a = arr(args[0]);
-  PyArrayObject* b = arr(args[1]);
-  int kind = float_kind(a);
-  if (kind < 0 || PyArray_TYPE(b) != PyArray_TYPE(a)) return not_implemented();
+TT_ENTRY(py_matmul) {
+  PyArrayObject *a, *b;
+  TT_ARGS(a, b);
+  if (!blas_available() || loop_index(a) < 0 || PyArray_TYPE(b) != PyArray_TYPE(a)) return not_implemented();
   int nda = PyArray_NDIM(a), ndb = PyArray_NDIM(b);
   if (nda < 2 || ndb < 2 || nda > NPY_MAXDIMS || ndb > NPY_MAXDIMS) return not_implemented();
   const npy_intp* da = PyArray_DIMS(a);
@@ -306,25 +329,24 @@ PyObject* py_matmul(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
       }
     }
   }
-  bool release = nbatch * m * n * std::max<int64_t>(k, 1) >= kGrainSizeGIL;
-  PyThreadState* ts = release ? PyEval_SaveThread() : nullptr;
-  if (kind == 0)
-    run_batched<float>(nbatch, m, n, k, A, B, oa, ob, reinterpret_cast<float*>(PyArray_BYTES(out)));
-  else
-    run_batched<double>(nbatch, m, n, k, A, B, oa, ob, reinterpret_cast<double*>(PyArray_BYTES(out)));
-  if (ts) PyEval_RestoreThread(ts);
+  const DType dt = dtype_of(a);  // read with the GIL held
+  run_released(nbatch * m * n * std::max<int64_t>(k, 1), [&] {
+    BlasThreads threads(blas_kernel_threads());  // one set and restore for the call's every GEMM
+    TT_DISPATCH_FLOATING_TYPES(dt, "matmul", [&] {
+      run_batched<scalar_t>(nbatch, m, n, k, A, B, oa, ob, reinterpret_cast<scalar_t*>(PyArray_BYTES(out)));
+    });
+  });
   return reinterpret_cast<PyObject*>(out);
 }
 
 // linear(x, w, b): x (..., k) @ w.T + b, w (n, k), b (n,) or None; NotImplemented for other bias shapes.
-PyObject* py_linear(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 3 || !blas_available() || !is_array(args[0]) || !is_array(args[1])) return not_implemented();
-  PyArrayObject* x = arr(args[0]);
-  PyArrayObject* w = arr(args[1]);
-  PyArrayObject* bias = args[2] == Py_None ? nullptr : is_array(args[2]) ? arr(args[2]) : nullptr;
-  if (args[2] != Py_None && !bias) return not_implemented();
-  int kind = float_kind(x);
-  if (kind < 0 || PyArray_TYPE(w) != PyArray_TYPE(x) || (bias && PyArray_TYPE(bias) != PyArray_TYPE(x)))
+TT_ENTRY(py_linear) {
+  PyArrayObject *x, *w;
+  Opt<PyArrayObject*> b;
+  TT_ARGS(x, w, b);
+  PyArrayObject* bias = b.has ? b.v : nullptr;
+  if (!blas_available() || loop_index(x) < 0 || PyArray_TYPE(w) != PyArray_TYPE(x) ||
+      (bias && PyArray_TYPE(bias) != PyArray_TYPE(x)))
     return not_implemented();
   int ndx = PyArray_NDIM(x);
   if (ndx < 1 || ndx > NPY_MAXDIMS || PyArray_NDIM(w) != 2) return not_implemented();
@@ -381,8 +403,7 @@ PyObject* py_linear(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   }
   const char* pbias = bias ? PyArray_BYTES(bias) : nullptr;
   npy_intp bs = bias ? PyArray_STRIDES(bias)[0] : 0;
-  bool release = m * n * std::max<int64_t>(k, 1) >= kGrainSizeGIL;
-  PyThreadState* ts = release ? PyEval_SaveThread() : nullptr;
+  char* pout = PyArray_BYTES(out);
   auto run = [&](auto* c) {
     using T = std::remove_pointer_t<decltype(c)>;
     if (pbias) {
@@ -393,27 +414,38 @@ PyObject* py_linear(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     mm<T>(m, n, k, reinterpret_cast<const T*>(PyArray_BYTES(X.a)), X.trans, X.ld,
           reinterpret_cast<const T*>(PyArray_BYTES(W.a)), W.trans, W.ld, pbias ? T(1) : T(0), c, n);
   };
-  if (kind == 0) run(reinterpret_cast<float*>(PyArray_BYTES(out)));
-  else run(reinterpret_cast<double*>(PyArray_BYTES(out)));
-  if (ts) PyEval_RestoreThread(ts);
+  const DType dt = dtype_of(x);  // read with the GIL held
+  run_released(m * n * std::max<int64_t>(k, 1), [&] {
+    BlasThreads threads(blas_kernel_threads());
+    TT_DISPATCH_FLOATING_TYPES(dt, "linear", [&] { run(reinterpret_cast<scalar_t*>(pout)); });
+  });
   return reinterpret_cast<PyObject*>(out);
 }
 
-// set_blas(sgemm_address, dgemm_address, ilp64): the cblas_sgemm / cblas_dgemm to call (0, 0 disables)
+// set_blas(sgemm_address, dgemm_address, ilp64, set_threads_address=0, get_threads_address=0): the cblas_sgemm /
+// cblas_dgemm to call (0, 0 disables) and OpenBLAS's thread-count functions (0: the count is left alone)
 PyObject* py_set_blas(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 3) {
-    PyErr_SetString(PyExc_TypeError, "set_blas(sgemm, dgemm, ilp64)");
+  if (nargs != 3 && nargs != 5) {
+    PyErr_SetString(PyExc_TypeError, "set_blas(sgemm, dgemm, ilp64, set_threads=0, get_threads=0)");
     return nullptr;
   }
-  void* s = PyLong_AsVoidPtr(args[0]);
-  if (PyErr_Occurred()) return nullptr;
-  void* d = PyLong_AsVoidPtr(args[1]);
-  if (PyErr_Occurred()) return nullptr;
+  void* addr[4] = {};
+  for (int i = 0; i < (nargs == 5 ? 4 : 2); ++i) {
+    addr[i] = PyLong_AsVoidPtr(args[i < 2 ? i : i + 1]);
+    if (PyErr_Occurred()) return nullptr;
+  }
   int ilp64 = PyObject_IsTrue(args[2]);
   if (ilp64 < 0) return nullptr;
-  g_sgemm = s;
-  g_dgemm = d;
+  std::lock_guard<std::mutex> lock(g_threads_mu);
+  if (g_threads_depth) {  // a GEMM is running on another thread: its scope must restore with the old functions
+    PyErr_SetString(PyExc_RuntimeError, "set_blas: a native GEMM is running");
+    return nullptr;
+  }
+  g_sgemm = addr[0];
+  g_dgemm = addr[1];
   g_ilp64 = ilp64 != 0;
+  g_set_threads = addr[2] && addr[3] ? reinterpret_cast<set_threads_t>(addr[2]) : nullptr;
+  g_get_threads = addr[2] && addr[3] ? reinterpret_cast<get_threads_t>(addr[3]) : nullptr;
   Py_RETURN_NONE;
 }
 
@@ -430,8 +462,8 @@ PyObject* py_set_gemm_pool(PyObject*, PyObject* arg) {
 PyMethodDef blas_methods[] = {
     {"set_gemm_pool", py_set_gemm_pool, METH_O, "split large GEMMs over the pool (True) or leave them to the BLAS"},
     {"set_blas", (PyCFunction)(void (*)(void))py_set_blas, METH_FASTCALL, "the BLAS GEMMs the products call"},
-    {"matmul", (PyCFunction)(void (*)(void))py_matmul, METH_FASTCALL, "batched, broadcast matrix product"},
-    {"linear", (PyCFunction)(void (*)(void))py_linear, METH_FASTCALL, "x @ w.T + b"},
+    TT_METHOD("matmul", py_matmul, "batched, broadcast matrix product"),
+    TT_METHOD("linear", py_linear, "x @ w.T + b"),
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace tt

@@ -3,16 +3,13 @@
 // the grain are the native kernels' own (parallel.h), so a fused kernel splits its elements as they do.
 #include <vector>
 
-#include "common.h"
-#include "parallel.h"
+#include "kit.h"
 
 namespace tt {
 
 using GeneratedLoop = void (*)(char* const* ptrs, int64_t begin, int64_t end, const double* scalars);
 
 namespace {
-
-constexpr int64_t kGrain = 32768;
 
 // run_generated(address, arrays, n, scalars): call the loop at `address` over n elements; `arrays` are the
 // C-contiguous operands (outputs first), `scalars` a tuple of floats. Returns None.
@@ -48,9 +45,7 @@ PyObject* py_run_generated(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   auto loop = reinterpret_cast<GeneratedLoop>(addr);
   char* const* p = ptrs.data();
   const double* s = sc.data();
-  Py_BEGIN_ALLOW_THREADS
-  parallel_for(0, n, kGrain, [&](int64_t b, int64_t e) { loop(p, b, e, s); });
-  Py_END_ALLOW_THREADS
+  run_released(n, [&] { parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) { loop(p, b, e, s); }); });
   Py_RETURN_NONE;
 }
 

@@ -8,9 +8,8 @@
 // An index out of range returns NotImplemented: the NumPy kernel then raises the usual error.
 #include <algorithm>
 
-#include "common.h"
+#include "kit.h"
 #include "index_ops.h"
-#include "parallel.h"
 
 namespace tt {
 
@@ -19,8 +18,6 @@ Stub<AxpyFn> axpy_stub[2];
 namespace {
 
 constexpr int kMaxDims = 32;
-
-static int float_index(DType d) { return d == DType::f32 ? 0 : d == DType::f64 ? 1 : -1; }
 
 // arrays whose elements can be moved as bytes (no Python objects inside)
 static bool plain(PyArrayObject* a) { return !PyDataType_REFCHK(PyArray_DESCR(a)); }
@@ -31,20 +28,6 @@ static bool same_type(PyArrayObject* a, PyArrayObject* b) {
 
 // A new reference to a C-contiguous version of `a` (itself when it already is).
 static PyArrayObject* contig(PyArrayObject* a) { return PyArray_GETCONTIGUOUS(a); }
-
-// owns a reference
-struct Ref {
-  PyArrayObject* p;
-  explicit Ref(PyArrayObject* x = nullptr) : p(x) {}
-  ~Ref() { Py_XDECREF(p); }
-  Ref(const Ref&) = delete;
-  Ref& operator=(const Ref&) = delete;
-  PyObject* release() {
-    PyObject* r = reinterpret_cast<PyObject*>(p);
-    p = nullptr;
-    return r;
-  }
-};
 
 // The entries of an int64/int32 index array (any shape and strides) in C order, wrapped into [0, size) when
 // `wrap_negative` (NumPy's take and fancy indexing) and checked against [0, size). A C-contiguous int64 index
@@ -117,16 +100,6 @@ static inline void copy_row(char* d, const char* s, int64_t nb) {
   }
 }
 
-static void run_maybe_nogil(int64_t work, const std::function<void()>& f) {
-  if (work >= kGrainSizeGIL) {
-    Py_BEGIN_ALLOW_THREADS
-    f();
-    Py_END_ALLOW_THREADS
-  } else {
-    f();
-  }
-}
-
 // rows of `a` (C-contiguous) viewed as (outer, n, row bytes) around `dim`
 struct Rows {
   int64_t outer = 1, n = 1, inner = 1;
@@ -141,26 +114,21 @@ static Rows rows_around(PyArrayObject* a, int dim) {
   return r;
 }
 
-static bool get_dim(PyObject* o, int nd, int* dim) {
-  if (!PyLong_Check(o)) return false;
-  long d = PyLong_AsLong(o);
-  if (d == -1 && PyErr_Occurred()) {
-    PyErr_Clear();
-    return false;
-  }
+// dim wrapped into [0, nd); false when out of range
+static bool wrap_dim(int64_t d, int nd, int* dim) {
   if (d < -nd || d >= nd) return false;
   *dim = (int)((d + nd) % nd);
   return true;
 }
 
 // index_select(a, index, dim): a copy of the rows of `a` named by the 1-D `index` along `dim`
-static PyObject* py_index_select(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 3 || !is_array(args[0]) || !is_array(args[1])) return not_implemented();
-  PyArrayObject* a0 = arr(args[0]);
-  PyArrayObject* index = arr(args[1]);
+static TT_ENTRY(py_index_select) {
+  PyArrayObject *a0, *index;
+  int64_t dim_arg;
+  TT_ARGS(a0, index, dim_arg);
   int dim;
   const int nd = PyArray_NDIM(a0);
-  if (nd == 0 || nd > kMaxDims || PyArray_NDIM(index) > 1 || !plain(a0) || !get_dim(args[2], nd, &dim))
+  if (nd == 0 || nd > kMaxDims || PyArray_NDIM(index) > 1 || !plain(a0) || !wrap_dim(dim_arg, nd, &dim))
     return not_implemented();
   Index idx;
   int st = load_index(index, PyArray_DIM(a0, dim), true, idx);
@@ -178,7 +146,7 @@ static PyObject* py_index_select(PyObject*, PyObject* const* args, Py_ssize_t na
   const int64_t item = PyArray_ITEMSIZE(a.p), rb = r.inner * item, k = idx.n;
   const char* src = PyArray_BYTES(a.p);
   char* dst = PyArray_BYTES(out.p);
-  run_maybe_nogil(PyArray_SIZE(out.p), [&] {
+  run_released(PyArray_SIZE(out.p), [&] {
     parallel_for(0, r.outer * k, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(r.inner, 1)),
                  [&](int64_t b, int64_t e) {
       int64_t o = b / k, i = b % k;  // no division per row
@@ -195,23 +163,17 @@ static PyObject* py_index_select(PyObject*, PyObject* const* args, Py_ssize_t na
   return out.release();
 }
 
-static bool get_alpha(PyObject* o, double* v) {
-  if (PyBool_Check(o)) return false;
-  return as_double(o, v);
-}
-
 // index_add(a, index, src, dim, alpha): a copy of `a` with alpha * src's rows added at the rows `index`
-static PyObject* py_index_add(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 5 || !is_array(args[0]) || !is_array(args[1]) || !is_array(args[2])) return not_implemented();
-  PyArrayObject* a = arr(args[0]);
-  PyArrayObject* index = arr(args[1]);
-  PyArrayObject* src0 = arr(args[2]);
+static TT_ENTRY(py_index_add) {
+  PyArrayObject *a, *index, *src0;
+  int64_t dim_arg;
+  double alpha;  // a bool declines (kit.h): PyTorch's alpha=True is not 1.0
+  TT_ARGS(a, index, src0, dim_arg, alpha);
   const int nd = PyArray_NDIM(a);
-  const int fi = float_index(dtype_of(a));
+  const int fi = loop_index(a);
   int dim;
-  double alpha;
   if (fi < 0 || nd == 0 || nd > kMaxDims || !same_type(a, src0) || PyArray_NDIM(index) > 1 ||
-      !get_dim(args[3], nd, &dim) || !get_alpha(args[4], &alpha))
+      !wrap_dim(dim_arg, nd, &dim))
     return not_implemented();
   Index idx;
   // a negative index is left to the NumPy kernel (the op never passes one: PyTorch rejects them)
@@ -233,7 +195,7 @@ static PyObject* py_index_add(PyObject*, PyObject* const* args, Py_ssize_t nargs
   char* dst = PyArray_BYTES(out.p);
   const char* s = PyArray_BYTES(src.p);
   AxpyFn axpy = axpy_stub[fi].get();
-  run_maybe_nogil(PyArray_SIZE(src.p), [&] {
+  run_released(PyArray_SIZE(src.p), [&] {
     parallel_for(0, r.outer * ncb, std::max<int64_t>(1, kGrainSize / (k * std::min(r.inner, kCols))),
                  [&](int64_t b, int64_t e) {
       for (int64_t t = b; t < e; ++t) {
@@ -292,13 +254,13 @@ static void gather_row(char* d, const char* s, const int64_t* ix, int64_t len, i
 }
 
 // gather(a, index, dim): out[p] = a[p with p[dim] = index[p]], shape of index
-static PyObject* py_gather(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 3 || !is_array(args[0]) || !is_array(args[1])) return not_implemented();
-  PyArrayObject* a = arr(args[0]);
-  PyArrayObject* index = arr(args[1]);
+static TT_ENTRY(py_gather) {
+  PyArrayObject *a, *index;
+  int64_t dim_arg;
+  TT_ARGS(a, index, dim_arg);
   const int nd = PyArray_NDIM(a);
   int dim;
-  if (nd == 0 || nd > kMaxDims || PyArray_NDIM(index) != nd || !plain(a) || !get_dim(args[2], nd, &dim))
+  if (nd == 0 || nd > kMaxDims || PyArray_NDIM(index) != nd || !plain(a) || !wrap_dim(dim_arg, nd, &dim))
     return not_implemented();
   for (int d = 0; d < nd; ++d)
     if (d != dim && PyArray_DIM(index, d) > PyArray_DIM(a, d)) return not_implemented();
@@ -324,7 +286,7 @@ static PyObject* py_gather(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   const int64_t len = PyArray_DIM(index, nd - 1), sl = dim == nd - 1 ? 0 : PyArray_STRIDE(a, nd - 1);
   const char* src = PyArray_BYTES(a);
   char* dst = PyArray_BYTES(out.p);
-  run_maybe_nogil(n, [&] {
+  run_released(n, [&] {
     parallel_for(0, n / len, std::max<int64_t>(1, kGrainSize / len), [&](int64_t b, int64_t e) {
       Walk ww = w;
       ww.seek(b);
@@ -340,30 +302,32 @@ static PyObject* py_gather(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 // scatter(a, index, src, dim, add, zero_first): a copy of `a` with src[p] written (or added) at
 // p with p[dim] = index[p]; src an array of a's dtype or a Python number. zero_first: positions that receive
 // something start from 0 (scatter_reduce's include_self=False).
-static PyObject* py_scatter(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 6 || !is_array(args[0]) || !is_array(args[1])) return not_implemented();
-  PyArrayObject* a = arr(args[0]);
-  PyArrayObject* index = arr(args[1]);
+static TT_ENTRY(py_scatter) {
+  PyArrayObject *a, *index;
+  PyObject* src_obj;
+  int64_t dim_arg;
+  bool add, zero_first;
+  TT_ARGS(a, index, src_obj, dim_arg, add, zero_first);
   const int nd = PyArray_NDIM(a);
-  const bool add = PyObject_IsTrue(args[4]) == 1, zero_first = PyObject_IsTrue(args[5]) == 1;
-  const int fi = float_index(dtype_of(a));
+  const DType dt = dtype_of(a);
+  const int fi = loop_index(dt);
   int dim;
-  if (nd == 0 || nd > kMaxDims || PyArray_NDIM(index) != nd || !plain(a) || !get_dim(args[3], nd, &dim) ||
+  if (nd == 0 || nd > kMaxDims || PyArray_NDIM(index) != nd || !plain(a) || !wrap_dim(dim_arg, nd, &dim) ||
       ((add || zero_first) && fi < 0))
     return not_implemented();
   PyArrayObject* src = nullptr;
   double scalar = 0;
-  if (is_array(args[2])) {
-    src = arr(args[2]);
+  if (is_array(src_obj)) {
+    src = arr(src_obj);
     if (PyArray_NDIM(src) == 0) {
       if (fi < 0 || !same_type(a, src)) return not_implemented();
-      scalar = fi == 0 ? (double)*reinterpret_cast<const float*>(PyArray_DATA(src))
-                       : *reinterpret_cast<const double*>(PyArray_DATA(src));
+      scalar = TT_DISPATCH_FLOATING_TYPES(dt, "scatter",
+                                          [&] { return (double)*reinterpret_cast<const scalar_t*>(PyArray_DATA(src)); });
       src = nullptr;
     } else if (PyArray_NDIM(src) != nd || !same_type(a, src)) {
       return not_implemented();
     }
-  } else if (fi < 0 || PyBool_Check(args[2]) || !as_double(args[2], &scalar)) {
+  } else if (fi < 0 || argconv::convert(src_obj, scalar) != 1) {  // a bool declines too
     return not_implemented();
   }
   for (int d = 0; d < nd; ++d) {
@@ -392,7 +356,7 @@ static PyObject* py_scatter(PyObject*, PyObject* const* args, Py_ssize_t nargs) 
   const char* s = src ? PyArray_BYTES(src) : nullptr;
   const float sf = (float)scalar;
   const char* sv = fi == 0 ? reinterpret_cast<const char*>(&sf) : reinterpret_cast<const char*>(&scalar);
-  run_maybe_nogil(n, [&] {
+  run_released(n, [&] {
     if (zero_first) {
       Walk z = w;
       for (int64_t r = 0; r < n / len; ++r, z.next())
@@ -405,12 +369,11 @@ static PyObject* py_scatter(PyObject*, PyObject* const* args, Py_ssize_t nargs) 
       const int64_t vs = s ? vl : 0;
       if (!add) {
         for (int64_t j = 0; j < len; ++j) copy_item(d + j * sl + ix[j] * sd, v + j * vs, item);
-      } else if (fi == 0) {
-        for (int64_t j = 0; j < len; ++j)
-          *reinterpret_cast<float*>(d + j * sl + ix[j] * sd) += *reinterpret_cast<const float*>(v + j * vs);
       } else {
-        for (int64_t j = 0; j < len; ++j)
-          *reinterpret_cast<double*>(d + j * sl + ix[j] * sd) += *reinterpret_cast<const double*>(v + j * vs);
+        TT_DISPATCH_FLOATING_TYPES(dt, "scatter", [&] {
+          for (int64_t j = 0; j < len; ++j)
+            *reinterpret_cast<scalar_t*>(d + j * sl + ix[j] * sd) += *reinterpret_cast<const scalar_t*>(v + j * vs);
+        });
       }
     }
   });
@@ -419,14 +382,13 @@ static PyObject* py_scatter(PyObject*, PyObject* const* args, Py_ssize_t nargs) 
 
 // index_put0(a, values, index, accumulate): a copy of `a` with a[index] = values (or += with accumulate), the
 // index array naming rows of dim 0 and values broadcasting to index.shape + a.shape[1:]
-static PyObject* py_index_put0(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 4 || !is_array(args[0]) || !is_array(args[1]) || !is_array(args[2])) return not_implemented();
-  PyArrayObject* a = arr(args[0]);
-  PyArrayObject* values = arr(args[1]);
-  PyArrayObject* index = arr(args[2]);
-  const bool acc = PyObject_IsTrue(args[3]) == 1;
+static TT_ENTRY(py_index_put0) {
+  PyArrayObject *a, *values, *index;
+  bool acc;
+  TT_ARGS(a, values, index, acc);
   const int nd = PyArray_NDIM(a), ni = PyArray_NDIM(index), nv = PyArray_NDIM(values);
-  const int fi = float_index(dtype_of(a));
+  const DType dt = dtype_of(a);
+  const int fi = loop_index(dt);
   const int nr = ni + nd - 1;  // dims of the indexed result
   if (nd == 0 || nr > kMaxDims || !plain(a) || !same_type(a, values) || (acc && fi < 0) || nv > nr)
     return not_implemented();
@@ -472,7 +434,7 @@ static PyObject* py_index_put0(PyObject*, PyObject* const* args, Py_ssize_t narg
   char* dst = PyArray_BYTES(out.p);
   const char* v = PyArray_BYTES(values);
   AxpyFn axpy = acc ? axpy_stub[fi].get() : nullptr;
-  run_maybe_nogil(n * row, [&] {
+  run_released(n * row, [&] {
     for (int64_t i = 0; i < n; ++i, wi.next()) {
       char* d = dst + idx[i] * row * item;
       const char* vv = v + wi.o0;
@@ -482,20 +444,25 @@ static PyObject* py_index_put0(PyObject*, PyObject* const* args, Py_ssize_t narg
         continue;
       }
       Walk w = wr;
-      for (int64_t j = 0; j < row; ++j, w.next()) {
-        if (!acc) copy_item(d + w.o1, vv + w.o0, item);
-        else if (fi == 0) *reinterpret_cast<float*>(d + w.o1) += *reinterpret_cast<const float*>(vv + w.o0);
-        else *reinterpret_cast<double*>(d + w.o1) += *reinterpret_cast<const double*>(vv + w.o0);
+      if (!acc) {
+        for (int64_t j = 0; j < row; ++j, w.next()) copy_item(d + w.o1, vv + w.o0, item);
+        continue;
       }
+      TT_DISPATCH_FLOATING_TYPES(dt, "index_put0", [&] {
+        for (int64_t j = 0; j < row; ++j, w.next())
+          *reinterpret_cast<scalar_t*>(d + w.o1) += *reinterpret_cast<const scalar_t*>(vv + w.o0);
+      });
     }
   });
   return out.release();
 }
 
 // cat(tensors, dim): the arrays (one dtype, same shape but along dim) joined along dim
-static PyObject* py_cat(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 2) return not_implemented();
-  PyObject* seq = PySequence_Fast(args[0], "tensors");
+static TT_ENTRY(py_cat) {
+  PyObject* tensors;
+  int64_t dim_arg;
+  TT_ARGS(tensors, dim_arg);
+  PyObject* seq = PySequence_Fast(tensors, "tensors");
   if (!seq) {
     PyErr_Clear();
     return not_implemented();
@@ -511,7 +478,7 @@ static PyObject* py_cat(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
                            : nullptr;
   int dim;
   const int nd = first ? PyArray_NDIM(first) : 0;
-  if (!first || nd == 0 || !plain(first) || !get_dim(args[1], nd, &dim)) {
+  if (!first || nd == 0 || !plain(first) || !wrap_dim(dim_arg, nd, &dim)) {
     cleanup();
     return not_implemented();
   }
@@ -554,7 +521,7 @@ static PyObject* py_cat(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
       acc += chunk[i];
     }
     char* dst = PyArray_BYTES(out);
-    run_maybe_nogil(total / 4, [&] {
+    run_released(total / 4, [&] {
       parallel_for(0, outer, std::max<int64_t>(1, 4 * kGrainSize / std::max<int64_t>(rowb, 1)),
                    [&](int64_t b, int64_t e) {
         for (int64_t o = b; o < e; ++o)
@@ -570,14 +537,12 @@ static PyObject* py_cat(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 }  // namespace
 
 PyMethodDef index_methods[] = {
-    {"index_select", (PyCFunction)(void (*)(void))py_index_select, METH_FASTCALL, "index_select(a, index, dim)"},
-    {"index_add", (PyCFunction)(void (*)(void))py_index_add, METH_FASTCALL, "index_add(a, index, src, dim, alpha)"},
-    {"gather", (PyCFunction)(void (*)(void))py_gather, METH_FASTCALL, "gather(a, index, dim)"},
-    {"scatter", (PyCFunction)(void (*)(void))py_scatter, METH_FASTCALL,
-     "scatter(a, index, src, dim, add, zero_first)"},
-    {"index_put0", (PyCFunction)(void (*)(void))py_index_put0, METH_FASTCALL,
-     "index_put0(a, values, index, accumulate)"},
-    {"cat", (PyCFunction)(void (*)(void))py_cat, METH_FASTCALL, "cat(tensors, dim)"},
+    TT_METHOD("index_select", py_index_select, "index_select(a, index, dim)"),
+    TT_METHOD("index_add", py_index_add, "index_add(a, index, src, dim, alpha)"),
+    TT_METHOD("gather", py_gather, "gather(a, index, dim)"),
+    TT_METHOD("scatter", py_scatter, "scatter(a, index, src, dim, add, zero_first)"),
+    TT_METHOD("index_put0", py_index_put0, "index_put0(a, values, index, accumulate)"),
+    TT_METHOD("cat", py_cat, "cat(tensors, dim)"),
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace tt

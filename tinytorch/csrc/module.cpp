@@ -1,25 +1,14 @@
 // tinytorch._C: the native kernels of the cpu backend. Each kernel family (pointwise.cpp, ...) exports a
 // PyMethodDef table; this file joins them into one module and adds the thread-pool and capability queries.
 #define TT_NO_IMPORT_ARRAY  // this file calls import_array()
-#include "common.h"
+#include "kit.h"
 #include "dispatch_stub.h"
 #include "parallel.h"
 
 namespace tt {
-extern PyMethodDef pointwise_methods[];
-extern PyMethodDef storage_methods[];
-extern PyMethodDef random_methods[];
-extern PyMethodDef optim_methods[];
-extern PyMethodDef reduce_methods[];
-extern PyMethodDef index_methods[];
-extern PyMethodDef rows_methods[];
-extern PyMethodDef blas_methods[];
-extern PyMethodDef conv_methods[];
-extern PyMethodDef attention_methods[];
-extern PyMethodDef generated_methods[];
 int add_native_kernel_type(PyObject* module);
-int add_pointwise_constants(PyObject* module);
-// one family a line
+// One family a line: a kernel file's PyMethodDef table (kit.h). Its op codes register themselves
+// (TT_EXPORT_OP_CODES), so adding a family is writing its file and adding its line here.
 #define TT_FAMILIES(X)      \
   X(pointwise_methods)      \
   X(storage_methods)        \
@@ -32,6 +21,50 @@ int add_pointwise_constants(PyObject* module);
   X(conv_methods)           \
   X(attention_methods)      \
   X(generated_methods)
+
+#define TT_DECLARE_FAMILY(t) extern PyMethodDef t[];
+TT_FAMILIES(TT_DECLARE_FAMILY)
+#undef TT_DECLARE_FAMILY
+
+namespace {
+struct OpCodeTable {
+  const char* attr;
+  const char* const* names;
+  int count;
+};
+// Filled by the families' static registrations before PyInit__C runs; a function-local static, so it exists
+// before the first of them whatever order the files' initializers run in.
+std::vector<OpCodeTable>& op_code_tables() {
+  static std::vector<OpCodeTable> tables;
+  return tables;
+}
+}  // namespace
+
+int register_op_codes(const char* attr, const char* const* names, int count) {
+  op_code_tables().push_back({attr, names, count});
+  return count;
+}
+
+int add_op_codes(PyObject* m) {
+  for (const OpCodeTable& t : op_code_tables()) {
+    PyObject* d = PyDict_New();
+    if (!d) return -1;
+    for (int i = 0; i < t.count; ++i) {
+      PyObject* code = PyLong_FromLong(i);
+      if (!code || PyDict_SetItemString(d, t.names[i], code) < 0) {
+        Py_XDECREF(code);
+        Py_DECREF(d);
+        return -1;
+      }
+      Py_DECREF(code);
+    }
+    if (PyModule_AddObject(m, t.attr, d) < 0) {
+      Py_DECREF(d);
+      return -1;
+    }
+  }
+  return 0;
+}
 
 static PyObject* py_get_num_threads(PyObject*, PyObject*) { return PyLong_FromLong(get_num_threads()); }
 
@@ -81,7 +114,7 @@ PyMODINIT_FUNC PyInit__C(void) {
   g_methods = tt::all_methods();
   g_module.m_methods = g_methods.data();
   PyObject* m = PyModule_Create(&g_module);
-  if (m && (tt::add_native_kernel_type(m) < 0 || tt::add_pointwise_constants(m) < 0)) {
+  if (m && (tt::add_native_kernel_type(m) < 0 || tt::add_op_codes(m) < 0)) {
     Py_DECREF(m);
     return nullptr;
   }

@@ -9,9 +9,8 @@
 #include <array>
 #include <cmath>
 
-#include "common.h"
+#include "kit.h"
 #include "optim_ops.h"
-#include "parallel.h"
 
 namespace tt {
 
@@ -58,7 +57,7 @@ int gather(PyObject* const* lists, int k, Group& g) {
       if (!PyArray_ISNOTSWAPPED(a)) return 0;
       DType dt = dtype_of(a);
       if (s == 0 && t == 0) g.dt = dt;
-      if (dt != g.dt || (dt != DType::f32 && dt != DType::f64)) return 0;
+      if (dt != g.dt || loop_index(dt) < 0) return 0;
       if (s == OPT_PARAM) {
         g.size[t] = PyArray_SIZE(a);
       } else if (!PyArray_SAMESHAPE(a, arr(PySequence_Fast_ITEMS(lists[OPT_PARAM])[t]))) {
@@ -98,10 +97,10 @@ void run(const Group& g, OptimLoop loop, const double* coef, int64_t cstride, in
   }
   if (chunks.empty()) return;
   const int64_t m = (int64_t)chunks.size();
-  const int64_t itemsize = g.dt == DType::f32 ? 4 : 8;
+  const int64_t itemsize = loop_index(g.dt) == 0 ? 4 : 8;
   // a thread's share of chunks should hold about kGrainSize elements; below that the caller runs them all
   const int64_t grain = std::max<int64_t>(1, (kGrainSize * m + total - 1) / std::max<int64_t>(total, 1));
-  auto body = [&] {
+  run_released(total, [&] {
     parallel_for(0, m, grain, [&](int64_t cb, int64_t ce) {
       for (int64_t i = cb; i < ce; ++i) {
         const Chunk& c = chunks[i];
@@ -113,22 +112,7 @@ void run(const Group& g, OptimLoop loop, const double* coef, int64_t cstride, in
         loop(d, c.end - c.begin, coef + c.t * cstride, flags);
       }
     });
-  };
-  if (total >= kGrainSizeGIL) {
-    Py_BEGIN_ALLOW_THREADS
-    body();
-    Py_END_ALLOW_THREADS
-  } else {
-    body();
-  }
-}
-
-inline int fidx(DType d) { return d == DType::f32 ? 0 : 1; }
-
-bool doubles(PyObject* const* args, int n, double* out) {
-  for (int i = 0; i < n; ++i)
-    if (!as_double(args[i], &out[i])) return false;
-  return true;
+  });
 }
 
 // The step counts (state['step']: one-element float32 arrays, written): false when `o` is not n of them.
@@ -162,19 +146,17 @@ std::vector<double> bump_steps(const std::vector<float*>& steps) {
 
 // fused_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs|None, state_steps, lr, beta1, beta2, eps,
 //            weight_decay, decoupled, maximize)
-static PyObject* py_fused_adam(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 13) return not_implemented();
-  double s[5];  // lr, beta1, beta2, eps, weight_decay
-  if (!doubles(args + 6, 5, s)) return not_implemented();
-  const int decoupled = PyObject_IsTrue(args[11]), maximize = PyObject_IsTrue(args[12]);
-  if (decoupled < 0 || maximize < 0) return nullptr;
+static TT_ENTRY(py_fused_adam) {
+  PyObject* lists[6];  // params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps
+  double lr, b1, b2, eps, wd;
+  bool decoupled, maximize;
+  TT_ARGS(lists[0], lists[1], lists[2], lists[3], lists[4], lists[5], lr, b1, b2, eps, wd, decoupled, maximize);
   Group g;
-  int r = gather(args, 5, g);
-  if (r <= 0) return r < 0 ? nullptr : not_implemented();
+  int r = gather(lists, 5, g);
+  if (r <= 0) return declined(r);
   std::vector<float*> step_ptrs;
-  if (!step_buffers(args[5], g.n, step_ptrs)) return not_implemented();
+  if (!step_buffers(lists[5], g.n, step_ptrs)) return not_implemented();
   const std::vector<double> steps = bump_steps(step_ptrs);
-  const double lr = s[0], b1 = s[1], b2 = s[2], eps = s[3], wd = s[4];
   std::vector<double> coef(9 * g.n);
   for (Py_ssize_t t = 0; t < g.n; ++t) {
     double* c = &coef[9 * t];
@@ -182,94 +164,91 @@ static PyObject* py_fused_adam(PyObject*, PyObject* const* args, Py_ssize_t narg
     c[0] = wd; c[1] = 1 - lr * wd; c[2] = b1; c[3] = 1 - b1; c[4] = b2; c[5] = 1 - b2;
     c[6] = std::sqrt(bc2); c[7] = eps; c[8] = -lr / bc1;
   }
-  int flags = (maximize ? OPT_MAXIMIZE : 0) | (args[4] != Py_None ? OPT_AMSGRAD : 0);
+  int flags = (maximize ? OPT_MAXIMIZE : 0) | (lists[4] != Py_None ? OPT_AMSGRAD : 0);
   if (wd != 0) flags |= decoupled ? OPT_DECOUPLED : OPT_WEIGHT_DECAY;
-  run(g, adam_stub[fidx(g.dt)].get(), coef.data(), 9, flags);
+  run(g, adam_stub[loop_index(g.dt)].get(), coef.data(), 9, flags);
   Py_RETURN_NONE;
 }
 
 // fused_sgd(params, grads, momentum_buffers|None, lr, momentum, dampening, nesterov, weight_decay, maximize,
 //           is_first_step)
-static PyObject* py_fused_sgd(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 10) return not_implemented();
-  double s[3], wd;  // lr, momentum, dampening
-  if (!doubles(args + 3, 3, s) || !as_double(args[7], &wd)) return not_implemented();
-  const int nesterov = PyObject_IsTrue(args[6]), maximize = PyObject_IsTrue(args[8]);
-  const int first = PyObject_IsTrue(args[9]);
-  if (nesterov < 0 || maximize < 0 || first < 0) return nullptr;
-  const bool momentum = s[1] != 0;
-  if (momentum && args[2] == Py_None) return not_implemented();
+static TT_ENTRY(py_fused_sgd) {
+  PyObject* lists[3];  // params, grads, momentum_buffers
+  double lr, momentum, dampening, wd;
+  bool nesterov, maximize, first;
+  TT_ARGS(lists[0], lists[1], lists[2], lr, momentum, dampening, nesterov, wd, maximize, first);
+  const bool with_momentum = momentum != 0;
+  if (with_momentum && lists[2] == Py_None) return not_implemented();
   Group g;
-  int r = gather(args, 3, g);
-  if (r <= 0) return r < 0 ? nullptr : not_implemented();
-  const double coef[4] = {wd, s[1], 1 - s[2], s[0]};
+  int r = gather(lists, 3, g);
+  if (r <= 0) return declined(r);
+  const double coef[4] = {wd, momentum, 1 - dampening, lr};
   int flags = (maximize ? OPT_MAXIMIZE : 0) | (wd != 0 ? OPT_WEIGHT_DECAY : 0);
-  if (momentum) flags |= OPT_MOMENTUM | (nesterov ? OPT_NESTEROV : 0) | (first ? OPT_FIRST_STEP : 0);
-  run(g, sgd_stub[fidx(g.dt)].get(), coef, 0, flags);
+  if (with_momentum) flags |= OPT_MOMENTUM | (nesterov ? OPT_NESTEROV : 0) | (first ? OPT_FIRST_STEP : 0);
+  run(g, sgd_stub[loop_index(g.dt)].get(), coef, 0, flags);
   Py_RETURN_NONE;
 }
 
 // fused_rmsprop(params, grads, square_avgs, grad_avgs|None, momentum_buffers|None, state_steps, lr, alpha, eps,
 //               weight_decay, momentum, centered, maximize)
-static PyObject* py_fused_rmsprop(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 13) return not_implemented();
-  double s[5];  // lr, alpha, eps, weight_decay, momentum
-  if (!doubles(args + 6, 5, s)) return not_implemented();
-  const int centered = PyObject_IsTrue(args[11]), maximize = PyObject_IsTrue(args[12]);
-  if (centered < 0 || maximize < 0) return nullptr;
-  const bool momentum = s[4] > 0;
-  if (args[2] == Py_None || (centered && args[3] == Py_None) || (momentum && args[4] == Py_None))
+static TT_ENTRY(py_fused_rmsprop) {
+  PyObject* lists[6];  // params, grads, square_avgs, grad_avgs, momentum_buffers, state_steps
+  double lr, alpha, eps, wd, momentum;
+  bool centered, maximize;
+  TT_ARGS(lists[0], lists[1], lists[2], lists[3], lists[4], lists[5], lr, alpha, eps, wd, momentum, centered,
+          maximize);
+  const bool with_momentum = momentum > 0;
+  if (lists[2] == Py_None || (centered && lists[3] == Py_None) || (with_momentum && lists[4] == Py_None))
     return not_implemented();
   Group g;
-  int r = gather(args, 5, g);
-  if (r <= 0) return r < 0 ? nullptr : not_implemented();
+  int r = gather(lists, 5, g);
+  if (r <= 0) return declined(r);
   std::vector<float*> step_ptrs;
-  if (!step_buffers(args[5], g.n, step_ptrs)) return not_implemented();
+  if (!step_buffers(lists[5], g.n, step_ptrs)) return not_implemented();
   bump_steps(step_ptrs);  // counted only: the update does not use them
-  const double coef[6] = {s[3], s[1], 1 - s[1], s[2], s[4], s[0]};
-  int flags = (maximize ? OPT_MAXIMIZE : 0) | (s[3] != 0 ? OPT_WEIGHT_DECAY : 0) |
-              (centered ? OPT_CENTERED : 0) | (momentum ? OPT_RMS_MOMENTUM : 0);
-  run(g, rmsprop_stub[fidx(g.dt)].get(), coef, 0, flags);
+  const double coef[6] = {wd, alpha, 1 - alpha, eps, momentum, lr};
+  int flags = (maximize ? OPT_MAXIMIZE : 0) | (wd != 0 ? OPT_WEIGHT_DECAY : 0) |
+              (centered ? OPT_CENTERED : 0) | (with_momentum ? OPT_RMS_MOMENTUM : 0);
+  run(g, rmsprop_stub[loop_index(g.dt)].get(), coef, 0, flags);
   Py_RETURN_NONE;
 }
 
 // fused_adagrad(params, grads, state_sums, state_steps, lr, lr_decay, weight_decay, eps, maximize)
-static PyObject* py_fused_adagrad(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 9) return not_implemented();
-  double s[4];  // lr, lr_decay, weight_decay, eps
-  if (!doubles(args + 4, 4, s)) return not_implemented();
-  const int maximize = PyObject_IsTrue(args[8]);
-  if (maximize < 0) return nullptr;
-  if (args[2] == Py_None) return not_implemented();
+static TT_ENTRY(py_fused_adagrad) {
+  PyObject* lists[4];  // params, grads, state_sums, state_steps
+  double lr, lr_decay, wd, eps;
+  bool maximize;
+  TT_ARGS(lists[0], lists[1], lists[2], lists[3], lr, lr_decay, wd, eps, maximize);
+  if (lists[2] == Py_None) return not_implemented();
   Group g;
-  int r = gather(args, 3, g);
-  if (r <= 0) return r < 0 ? nullptr : not_implemented();
+  int r = gather(lists, 3, g);
+  if (r <= 0) return declined(r);
   std::vector<float*> step_ptrs;
-  if (!step_buffers(args[3], g.n, step_ptrs)) return not_implemented();
+  if (!step_buffers(lists[3], g.n, step_ptrs)) return not_implemented();
   const std::vector<double> steps = bump_steps(step_ptrs);
   std::vector<double> coef(3 * g.n);
   for (Py_ssize_t t = 0; t < g.n; ++t) {
-    coef[3 * t] = s[2];
-    coef[3 * t + 1] = s[3];
-    coef[3 * t + 2] = s[0] / (1 + (steps[t] - 1) * s[1]);
+    coef[3 * t] = wd;
+    coef[3 * t + 1] = eps;
+    coef[3 * t + 2] = lr / (1 + (steps[t] - 1) * lr_decay);
   }
-  int flags = (maximize ? OPT_MAXIMIZE : 0) | (s[2] != 0 ? OPT_WEIGHT_DECAY : 0);
-  run(g, adagrad_stub[fidx(g.dt)].get(), coef.data(), 3, flags);
+  int flags = (maximize ? OPT_MAXIMIZE : 0) | (wd != 0 ? OPT_WEIGHT_DECAY : 0);
+  run(g, adagrad_stub[loop_index(g.dt)].get(), coef.data(), 3, flags);
   Py_RETURN_NONE;
 }
 
 PyMethodDef optim_methods[] = {
-    {"fused_adam", (PyCFunction)(void (*)(void))py_fused_adam, METH_FASTCALL,
+    TT_METHOD("fused_adam", py_fused_adam,
      "fused_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2, eps, "
-     "weight_decay, decoupled, maximize)"},
-    {"fused_sgd", (PyCFunction)(void (*)(void))py_fused_sgd, METH_FASTCALL,
+     "weight_decay, decoupled, maximize)"),
+    TT_METHOD("fused_sgd", py_fused_sgd,
      "fused_sgd(params, grads, momentum_buffers, lr, momentum, dampening, nesterov, weight_decay, maximize, "
-     "is_first_step)"},
-    {"fused_rmsprop", (PyCFunction)(void (*)(void))py_fused_rmsprop, METH_FASTCALL,
+     "is_first_step)"),
+    TT_METHOD("fused_rmsprop", py_fused_rmsprop,
      "fused_rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffers, state_steps, lr, alpha, eps, "
-     "weight_decay, momentum, centered, maximize)"},
-    {"fused_adagrad", (PyCFunction)(void (*)(void))py_fused_adagrad, METH_FASTCALL,
-     "fused_adagrad(params, grads, state_sums, state_steps, lr, lr_decay, weight_decay, eps, maximize)"},
+     "weight_decay, momentum, centered, maximize)"),
+    TT_METHOD("fused_adagrad", py_fused_adagrad,
+     "fused_adagrad(params, grads, state_sums, state_steps, lr, lr_decay, weight_decay, eps, maximize)"),
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace tt

@@ -12,8 +12,11 @@
 
 namespace tt {
 
-constexpr int64_t kGrainSize = 32768;  // elements of a pointwise loop worth a thread (ATen's GRAIN_SIZE)
-constexpr int64_t kGrainSizeGIL = 16384;  // elements above which a kernel releases the GIL while it runs
+// The one grain of the native layer (ATen's GRAIN_SIZE): the elements of a pointwise loop worth a thread. Every
+// family sizes its chunks from it, and kit.h's run_released lets go of the GIL from half of it (the GIL is
+// cheaper to hand over than a thread is to wake).
+constexpr int64_t kGrainSize = 32768;
+constexpr int64_t kGrainSizeGIL = kGrainSize / 2;
 
 int get_num_threads();
 void set_num_threads(int n);

@@ -3,7 +3,7 @@
 // and PyTorch's uniform transformation of it (ATen's uniform_real_distribution). Same numbers as the NumPy path in
 // _ops/generator.py, in one pass. Compiled for the baseline instruction set: no fused multiply-add contraction
 // changes a rounding here.
-#include "common.h"
+#include "kit.h"
 
 namespace tt {
 
@@ -53,15 +53,15 @@ PyObject* py_mt19937_raw(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (!out) return nullptr;
   uint32_t* mt = static_cast<uint32_t*>(PyArray_DATA(key));
   uint32_t* o = static_cast<uint32_t*>(PyArray_DATA(out));
-  Py_BEGIN_ALLOW_THREADS
-  for (long long i = 0; i < n; ++i) {
-    if (pos >= kN) {
-      twist(mt);
-      pos = 0;
+  run_released(n, [&] {
+    for (long long i = 0; i < n; ++i) {
+      if (pos >= kN) {
+        twist(mt);
+        pos = 0;
+      }
+      o[i] = temper(mt[pos++]);
     }
-    o[i] = temper(mt[pos++]);
-  }
-  Py_END_ALLOW_THREADS
+  });
   PyObject* r = Py_BuildValue("(Nl)", reinterpret_cast<PyObject*>(out), pos);
   return r;
 }
@@ -86,24 +86,24 @@ PyObject* py_uniform_from_raw(PyObject*, PyObject* const* args, Py_ssize_t nargs
   npy_intp dims[1] = {n};
   PyArrayObject* out = empty(1, dims, dbl ? NPY_FLOAT64 : NPY_FLOAT32);
   if (!out) return nullptr;
-  Py_BEGIN_ALLOW_THREADS
-  if (dbl) {
-    double* o = static_cast<double*>(PyArray_DATA(out));
-    for (npy_intp i = 0; i < n; ++i) {
-      uint64_t u = ((uint64_t)words[2 * i] << 32) | words[2 * i + 1];
-      double x = (double)(u & ((1ull << 53) - 1)) * (1.0 / 9007199254740992.0);
-      double p = x * range;
-      o[i] = p + lo;
+  run_released(n, [&] {
+    if (dbl) {
+      double* o = static_cast<double*>(PyArray_DATA(out));
+      for (npy_intp i = 0; i < n; ++i) {
+        uint64_t u = ((uint64_t)words[2 * i] << 32) | words[2 * i + 1];
+        double x = (double)(u & ((1ull << 53) - 1)) * (1.0 / 9007199254740992.0);
+        double p = x * range;
+        o[i] = p + lo;
+      }
+    } else {
+      float* o = static_cast<float*>(PyArray_DATA(out));
+      for (npy_intp i = 0; i < n; ++i) {
+        double x = (double)(words[i] & ((1u << 24) - 1)) * (1.0 / 16777216.0);
+        double p = x * range;  // exact: a 24-bit value times a float32 difference fits a double
+        o[i] = (float)(p + lo);
+      }
     }
-  } else {
-    float* o = static_cast<float*>(PyArray_DATA(out));
-    for (npy_intp i = 0; i < n; ++i) {
-      double x = (double)(words[i] & ((1u << 24) - 1)) * (1.0 / 16777216.0);
-      double p = x * range;  // exact: a 24-bit value times a float32 difference fits a double
-      o[i] = (float)(p + lo);
-    }
-  }
-  Py_END_ALLOW_THREADS
+  });
   return reinterpret_cast<PyObject*>(out);
 }
 

@@ -18,8 +18,7 @@
 #include <cmath>
 #include <limits>
 
-#include "common.h"
-#include "parallel.h"
+#include "kit.h"
 #include "reduce_ops.h"
 
 namespace tt {
@@ -109,8 +108,6 @@ static Plan make_plan(PyArrayObject* a, const bool* reduce, int out_item) {
   }
   return pl;
 }
-
-static int float_index(DType d) { return d == DType::f32 ? 0 : d == DType::f64 ? 1 : -1; }
 
 template <typename T>
 static inline double combine(double a, double b, int op) {
@@ -354,25 +351,15 @@ static void run_reduce(const Plan& pl, const char* in, char* out, int op, int fi
     reduce_rows<T>(pl, in, out, op, row_reduce_stub[fi].get());
 }
 
-// the reduced dims from a Python tuple/list of ints (None: all); false when they are not ints in range
-static bool parse_dims(PyObject* o, int nd, bool* red) {
-  std::fill_n(red, nd, o == Py_None);
-  if (o == Py_None) return true;
-  PyObject* seq = PySequence_Fast(o, "dims");
-  if (!seq) {
-    PyErr_Clear();
-    return false;
+// the reduced dims (none given: all); false when one is out of range
+static bool reduced_dims(const Opt<IntList>& dims, int nd, bool* red) {
+  std::fill_n(red, nd, !dims.has);
+  if (!dims.has) return true;
+  for (int64_t d : dims.v) {
+    if (d < -nd || d >= nd || (nd == 0 && d != 0 && d != -1)) return false;
+    if (nd) red[(d + nd) % nd] = true;
   }
-  bool ok = true;
-  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq) && ok; ++i) {
-    PyObject* it = PySequence_Fast_GET_ITEM(seq, i);
-    long d = PyLong_Check(it) ? PyLong_AsLong(it) : -1000000;
-    if (d == -1 && PyErr_Occurred()) PyErr_Clear(), d = -1000000;
-    if (d < -nd || d >= nd || (nd == 0 && d != 0 && d != -1)) ok = false;
-    else if (nd) red[(d + nd) % nd] = true;
-  }
-  Py_DECREF(seq);
-  return ok;
+  return true;
 }
 
 static std::vector<npy_intp> out_shape(PyArrayObject* a, const bool* red, bool keepdim) {
@@ -384,16 +371,17 @@ static std::vector<npy_intp> out_shape(PyArrayObject* a, const bool* red, bool k
 }
 
 // reduce(op, a, dims, keepdim): sum / amax / amin
-static PyObject* py_reduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 4 || !is_array(args[1])) return not_implemented();
-  const int op = (int)PyLong_AsLong(args[0]);
-  PyArrayObject* a = arr(args[1]);
-  const int fi = float_index(dtype_of(a));
+static TT_ENTRY(py_reduce) {
+  int op;
+  PyArrayObject* a;
+  Opt<IntList> dims;
+  bool keepdim;
+  TT_ARGS(op, a, dims, keepdim);
+  const int fi = loop_index(a);
   const int nd = PyArray_NDIM(a);
   if (fi < 0 || op < RED_SUM || op > RED_MIN || nd > kMaxDims) return not_implemented();
   bool red[kMaxDims + 1];
-  if (!parse_dims(args[2], nd, red)) return not_implemented();
-  const bool keepdim = PyObject_IsTrue(args[3]) == 1;
+  if (!reduced_dims(dims, nd, red)) return not_implemented();
   std::vector<npy_intp> os = out_shape(a, red, keepdim);
   const int type = PyArray_TYPE(a);
   const int item = (int)PyArray_ITEMSIZE(a);
@@ -412,17 +400,10 @@ static PyObject* py_reduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (pl.red.empty()) pl.red.push_back({1, item, 0, true});  // nothing reduced: a copy
   const char* in = PyArray_BYTES(a);
   char* o = PyArray_BYTES(out);
-  auto body = [&] {
-    if (fi == 0) run_reduce<float>(pl, in, o, op, 0);
-    else run_reduce<double>(pl, in, o, op, 1);
-  };
-  if (PyArray_SIZE(a) >= kGrainSizeGIL) {
-    Py_BEGIN_ALLOW_THREADS
-    body();
-    Py_END_ALLOW_THREADS
-  } else {
-    body();
-  }
+  const DType dt = dtype_of(a);  // read with the GIL held
+  run_released(PyArray_SIZE(a), [&] {
+    TT_DISPATCH_FLOATING_TYPES(dt, "reduce", [&] { run_reduce<scalar_t>(pl, in, o, op, kLoopIndex<scalar_t>); });
+  });
   return reinterpret_cast<PyObject*>(out);
 }
 
@@ -500,26 +481,20 @@ static void run_arg(const Plan& pl, const char* in, char* vout, char* iout, int 
 }
 
 // arg_reduce(op, with_values, a, dim, keepdim): argmax/argmin (indices) or max_dim/min_dim (values, indices)
-static PyObject* py_arg_reduce(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 5 || !is_array(args[2])) return not_implemented();
-  const int op = (int)PyLong_AsLong(args[0]);
-  const bool with_values = PyObject_IsTrue(args[1]) == 1;
-  PyArrayObject* a = arr(args[2]);
-  const int fi = float_index(dtype_of(a));
+static TT_ENTRY(py_arg_reduce) {
+  int op;
+  bool with_values, keepdim;
+  PyArrayObject* a;
+  int64_t dim;
+  TT_ARGS(op, with_values, a, dim, keepdim);
+  const int fi = loop_index(a);
   const int nd = PyArray_NDIM(a);
-  if (fi < 0 || (op != RED_MAX && op != RED_MIN) || nd == 0 || nd > kMaxDims || !PyLong_Check(args[3]))
-    return not_implemented();
-  long dim = PyLong_AsLong(args[3]);
-  if (dim == -1 && PyErr_Occurred()) {
-    PyErr_Clear();
-    return not_implemented();
-  }
+  if (fi < 0 || (op != RED_MAX && op != RED_MIN) || nd == 0 || nd > kMaxDims) return not_implemented();
   if (dim < -nd || dim >= nd) return not_implemented();
   dim = (dim + nd) % nd;
   if (PyArray_DIM(a, dim) == 0) return not_implemented();  // no extreme: the NumPy kernel raises
   bool red[kMaxDims + 1] = {};
   red[dim] = true;
-  const bool keepdim = PyObject_IsTrue(args[4]) == 1;
   std::vector<npy_intp> os = out_shape(a, red, keepdim);
   PyArrayObject* iout = empty((int)os.size(), os.data(), NPY_INT64);
   PyArrayObject* vout = with_values && iout ? empty((int)os.size(), os.data(), PyArray_TYPE(a)) : nullptr;
@@ -535,17 +510,11 @@ static PyObject* py_arg_reduce(PyObject*, PyObject* const* args, Py_ssize_t narg
     const char* in = PyArray_BYTES(a);
     char* vo = vout ? PyArray_BYTES(vout) : nullptr;
     char* io = PyArray_BYTES(iout);
-    auto body = [&] {
-      if (fi == 0) run_arg<float>(pl, in, vo, io, op, 0);
-      else run_arg<double>(pl, in, vo, io, op, 1);
-    };
-    if (PyArray_SIZE(a) >= kGrainSizeGIL) {
-      Py_BEGIN_ALLOW_THREADS
-      body();
-      Py_END_ALLOW_THREADS
-    } else {
-      body();
-    }
+    const DType dt = dtype_of(a);  // read with the GIL held
+    run_released(PyArray_SIZE(a), [&] {
+      TT_DISPATCH_FLOATING_TYPES(dt, "arg_reduce",
+                                 [&] { run_arg<scalar_t>(pl, in, vo, io, op, kLoopIndex<scalar_t>); });
+    });
   }
   if (!with_values) return reinterpret_cast<PyObject*>(iout);
   return Py_BuildValue("(NN)", vout, iout);
@@ -553,10 +522,11 @@ static PyObject* py_arg_reduce(PyObject*, PyObject* const* args, Py_ssize_t narg
 
 }  // namespace
 
+TT_EXPORT_OP_CODES(REDUCE_OPS, kReduceOpNames, RED_COUNT);
+
 PyMethodDef reduce_methods[] = {
-    {"reduce", (PyCFunction)(void (*)(void))py_reduce, METH_FASTCALL, "reduce(op, a, dims, keepdim)"},
-    {"arg_reduce", (PyCFunction)(void (*)(void))py_arg_reduce, METH_FASTCALL,
-     "arg_reduce(op, with_values, a, dim, keepdim)"},
+    TT_METHOD("reduce", py_reduce, "reduce(op, a, dims, keepdim)"),
+    TT_METHOD("arg_reduce", py_arg_reduce, "arg_reduce(op, with_values, a, dim, keepdim)"),
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace tt

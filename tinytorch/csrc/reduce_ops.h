@@ -5,7 +5,9 @@
 
 namespace tt {
 
-enum ReduceOp : int { RED_SUM = 0, RED_MAX = 1, RED_MIN = 2 };
+enum ReduceOp : int { RED_SUM = 0, RED_MAX = 1, RED_MIN = 2, RED_COUNT = 3 };
+// _C.REDUCE_OPS: {name: ReduceOp}, the codes backends/cpu/native.py passes to reduce / arg_reduce
+static const char* const kReduceOpNames[RED_COUNT] = {"sum", "max", "min"};
 
 // op over n contiguous elements: the sum (float32 accumulated in double) or the extreme (NaN when any is NaN)
 using RowReduceFn = double (*)(const char* x, int64_t n, int op);

@@ -10,8 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common.h"
-#include "parallel.h"
+#include "kit.h"
 #include "rows_ops.h"
 
 namespace tt {
@@ -25,49 +24,11 @@ Stub<LayerNormBackwardFn> layer_norm_backward_stub[2];
 
 namespace {
 
-// Arguments by position or keyword into out[0, n); false when one is missing, repeated or unknown (the NumPy
-// kernel then gets the call and reports it).
-bool get_args(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, const char* const* names, int n,
-              PyObject** out) {
-  if (nargs > n) return false;
-  for (int i = 0; i < n; ++i) out[i] = i < nargs ? args[i] : nullptr;
-  if (kwnames) {
-    const Py_ssize_t nk = PyTuple_GET_SIZE(kwnames);
-    for (Py_ssize_t k = 0; k < nk; ++k) {
-      PyObject* key = PyTuple_GET_ITEM(kwnames, k);
-      int idx = -1;
-      for (int i = 0; i < n && idx < 0; ++i)
-        if (PyUnicode_CompareWithASCIIString(key, names[i]) == 0) idx = i;
-      if (idx < 0 || out[idx]) return false;
-      out[idx] = args[nargs + k];
-    }
-  }
-  for (int i = 0; i < n; ++i)
-    if (!out[i]) return false;
-  return true;
-}
-
 // An array the loops can read as T* (aligned elements in native byte order).
 bool behaved(PyObject* o) { return is_array(o) && PyArray_ISALIGNED(arr(o)) && PyArray_ISNOTSWAPPED(arr(o)); }
 
-// 0 for float32, 1 for float64, -1 for anything else
-int float_index(PyObject* o) {
-  if (!behaved(o)) return -1;
-  const DType d = dtype_of(arr(o));
-  return d == DType::f32 ? 0 : d == DType::f64 ? 1 : -1;
-}
-
-bool as_int64(PyObject* o, int64_t* v) {
-  if (!PyLong_Check(o)) return false;
-  int overflow = 0;
-  const long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
-  if (overflow || (x == -1 && PyErr_Occurred())) {
-    PyErr_Clear();
-    return false;
-  }
-  *v = x;
-  return true;
-}
+// the loop index (kit.h) of a behaved array, -1 for anything else
+int float_index(PyObject* o) { return behaved(o) ? loop_index(arr(o)) : -1; }
 
 int64_t prod(const npy_intp* d, int b, int e) {
   int64_t p = 1;
@@ -78,26 +39,12 @@ int64_t prod(const npy_intp* d, int b, int e) {
 // A C-contiguous array with a's contents (a itself, with a new reference, when it already is one).
 PyArrayObject* contiguous(PyObject* a) { return reinterpret_cast<PyArrayObject*>(PyArray_GETCONTIGUOUS(arr(a))); }
 
-// Runs f with the GIL released when the kernel touches enough elements to be worth it.
-template <typename F>
-void run_released(int64_t numel, F f) {
-  if (numel >= kGrainSizeGIL) {
-    Py_BEGIN_ALLOW_THREADS
-    f();
-    Py_END_ALLOW_THREADS
-  } else {
-    f();
-  }
-}
-
 // x viewed as (outer, C, inner) around `dim`
 struct DimSplit {
   int64_t outer, C, inner;
 };
 
-bool split_at(PyArrayObject* x, PyObject* dim_obj, DimSplit* s) {
-  int64_t dim;
-  if (!as_int64(dim_obj, &dim)) return false;
+bool split_at(PyArrayObject* x, int64_t dim, DimSplit* s) {
   const int nd = PyArray_NDIM(x);
   const int nd1 = nd == 0 ? 1 : nd;  // a 0-d array is one row of one element along dim 0 / -1
   if (dim < 0) dim += nd1;
@@ -134,11 +81,12 @@ void run_rows(const DimSplit& s, int64_t itemsize, LastFn last, InnerFn inner_fn
 
 PyObject* softmax_impl(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, bool log) {
   static const char* const names[] = {"x", "dim"};
-  PyObject* a[2];
-  if (!get_args(args, nargs, kwnames, names, 2, a)) return not_implemented();
+  PyObject* a[1];
+  int64_t dim;
+  TT_ARGS_KW(names, a[0], dim);
   const int fi = float_index(a[0]);
   DimSplit s;
-  if (fi < 0 || !split_at(arr(a[0]), a[1], &s)) return not_implemented();
+  if (fi < 0 || !split_at(arr(a[0]), dim, &s)) return not_implemented();
   PyArrayObject* x = arr(a[0]);
   PyArrayObject* y = empty_like_shape(x, PyArray_TYPE(x));
   if (!y) return nullptr;
@@ -164,11 +112,12 @@ PyObject* softmax_impl(PyObject* const* args, Py_ssize_t nargs, PyObject* kwname
 
 PyObject* softmax_backward_impl(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, bool log) {
   static const char* const names[] = {"g", "out", "dim"};
-  PyObject* a[3];
-  if (!get_args(args, nargs, kwnames, names, 3, a)) return not_implemented();
+  PyObject* a[2];
+  int64_t dim;
+  TT_ARGS_KW(names, a[0], a[1], dim);
   const int fi = float_index(a[1]);
   DimSplit s;
-  if (fi < 0 || float_index(a[0]) != fi || !split_at(arr(a[1]), a[2], &s)) return not_implemented();
+  if (fi < 0 || float_index(a[0]) != fi || !split_at(arr(a[1]), dim, &s)) return not_implemented();
   PyArrayObject* out = arr(a[1]);
   if (!PyArray_SAMESHAPE(arr(a[0]), out)) return not_implemented();
   PyArrayObject* gx = empty_like_shape(out, PyArray_TYPE(out));
@@ -197,18 +146,10 @@ PyObject* softmax_backward_impl(PyObject* const* args, Py_ssize_t nargs, PyObjec
   return reinterpret_cast<PyObject*>(gx);
 }
 
-PyObject* py_softmax(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
-  return softmax_impl(args, nargs, kw, false);
-}
-PyObject* py_log_softmax(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
-  return softmax_impl(args, nargs, kw, true);
-}
-PyObject* py_softmax_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
-  return softmax_backward_impl(args, nargs, kw, false);
-}
-PyObject* py_log_softmax_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
-  return softmax_backward_impl(args, nargs, kw, true);
-}
+TT_ENTRY(py_softmax) { return softmax_impl(args, nargs, kwnames, false); }
+TT_ENTRY(py_log_softmax) { return softmax_impl(args, nargs, kwnames, true); }
+TT_ENTRY(py_softmax_backward) { return softmax_backward_impl(args, nargs, kwnames, false); }
+TT_ENTRY(py_log_softmax_backward) { return softmax_backward_impl(args, nargs, kwnames, true); }
 
 // Owned references released at scope exit.
 struct Refs {
@@ -228,14 +169,14 @@ bool param_ok(PyObject* p, int fi, int64_t n) {
 }
 
 // native_layer_norm(x, w, b, normalized_ndim, eps) -> (out, mean, rstd)
-PyObject* py_layer_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+TT_ENTRY(py_layer_norm) {
   static const char* const names[] = {"x", "w", "b", "normalized_ndim", "eps"};
-  PyObject* a[5];
-  if (!get_args(args, nargs, kwnames, names, 5, a)) return not_implemented();
-  const int fi = float_index(a[0]);
+  PyObject* a[3];
   int64_t k;
   double eps;
-  if (fi < 0 || !as_int64(a[3], &k) || !as_double(a[4], &eps)) return not_implemented();
+  TT_ARGS_KW(names, a[0], a[1], a[2], k, eps);
+  const int fi = float_index(a[0]);
+  if (fi < 0) return not_implemented();
   PyArrayObject* x = arr(a[0]);
   const int nd = PyArray_NDIM(x);
   if (k < 0 || k > nd) return not_implemented();
@@ -270,14 +211,14 @@ PyObject* py_layer_norm(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyOb
 // native_layer_norm_backward(g, x, mean, rstd, w, normalized_ndim, need) -> (gx, gw, gb); an output not in
 // `need` comes back as zeros. gw and gb are sums over rows: each block of rows adds into its own partial sums
 // (in double), and the partials are added in block order, so the result does not depend on thread timing.
-PyObject* py_layer_norm_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+TT_ENTRY(py_layer_norm_backward) {
   static const char* const names[] = {"g", "x", "mean", "rstd", "w", "normalized_ndim", "need"};
-  PyObject* a[7];
-  if (!get_args(args, nargs, kwnames, names, 7, a)) return not_implemented();
-  const int fi = float_index(a[1]);
+  PyObject* a[5];
   int64_t k;
-  if (fi < 0 || float_index(a[0]) != fi || !as_int64(a[5], &k) || !PyTuple_Check(a[6]) ||
-      PyTuple_GET_SIZE(a[6]) != 3)
+  PyObject* need_obj;
+  TT_ARGS_KW(names, a[0], a[1], a[2], a[3], a[4], k, need_obj);
+  const int fi = float_index(a[1]);
+  if (fi < 0 || float_index(a[0]) != fi || !PyTuple_Check(need_obj) || PyTuple_GET_SIZE(need_obj) != 3)
     return not_implemented();
   PyArrayObject* x = arr(a[1]);
   const int nd = PyArray_NDIM(x);
@@ -289,7 +230,7 @@ PyObject* py_layer_norm_backward(PyObject*, PyObject* const* args, Py_ssize_t na
     return not_implemented();
   bool need[3];
   for (int i = 0; i < 3; ++i) {
-    const int t = PyObject_IsTrue(PyTuple_GET_ITEM(a[6], i));
+    const int t = PyObject_IsTrue(PyTuple_GET_ITEM(need_obj, i));
     if (t < 0) return nullptr;
     need[i] = t != 0;
   }
@@ -335,10 +276,8 @@ PyObject* py_layer_norm_backward(PyObject*, PyObject* const* args, Py_ssize_t na
     for (int64_t i = 0; i < N; ++i) {
       double acc = 0;
       for (int64_t blk = 0; blk < nb; ++blk) acc += p[blk * N + i];
-      if (fi == 0)
-        reinterpret_cast<float*>(dst)[i] = static_cast<float>(acc);
-      else
-        reinterpret_cast<double*>(dst)[i] = acc;
+      TT_DISPATCH_FLOATING_TYPES(dtype_of(x), "native_layer_norm_backward",
+                                 [&] { reinterpret_cast<scalar_t*>(dst)[i] = static_cast<scalar_t>(acc); });
     }
   }
   return PyTuple_Pack(3, gx, gw, gb);
@@ -397,14 +336,14 @@ bool nll_forward(PyArrayObject* x, Strided1d<int64_t> t, const Strided1d<T>* w, 
 }
 
 // nll_loss(x, t, w, ignore_index, reduction): x (N, C), t (N,) int64, w None or (C,)
-PyObject* py_nll_loss(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+TT_ENTRY(py_nll_loss) {
   static const char* const names[] = {"x", "t", "w", "ignore_index", "reduction"};
-  PyObject* a[5];
-  if (!get_args(args, nargs, kwnames, names, 5, a)) return not_implemented();
-  const int fi = float_index(a[0]);
+  PyObject *a[3], *reduction;
   int64_t ignore;
-  const Reduction red = reduction_of(a[4]);
-  if (fi < 0 || red == kBadReduction || !as_int64(a[3], &ignore) || !behaved(a[1])) return not_implemented();
+  TT_ARGS_KW(names, a[0], a[1], a[2], ignore, reduction);
+  const int fi = float_index(a[0]);
+  const Reduction red = reduction_of(reduction);
+  if (fi < 0 || red == kBadReduction || !behaved(a[1])) return not_implemented();
   PyArrayObject* x = arr(a[0]);
   PyArrayObject* t = arr(a[1]);
   if (PyArray_NDIM(x) != 2 || PyArray_NDIM(t) != 1 || dtype_of(t) != DType::i64 ||
@@ -415,18 +354,12 @@ PyObject* py_nll_loss(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
   const npy_intp nn = n;
   PyArrayObject* out = empty(red == kNone ? 1 : 0, &nn, PyArray_TYPE(x));
   if (!out) return nullptr;
-  bool ok;
-  if (fi == 0) {
-    Strided1d<float> w;
-    if (a[2] != Py_None) w = view1d<float>(arr(a[2]));
-    ok = nll_forward<float>(x, view1d<int64_t>(t), a[2] != Py_None ? &w : nullptr, ignore, red,
-                            reinterpret_cast<float*>(PyArray_BYTES(out)));
-  } else {
-    Strided1d<double> w;
-    if (a[2] != Py_None) w = view1d<double>(arr(a[2]));
-    ok = nll_forward<double>(x, view1d<int64_t>(t), a[2] != Py_None ? &w : nullptr, ignore, red,
-                             reinterpret_cast<double*>(PyArray_BYTES(out)));
-  }
+  const bool ok = TT_DISPATCH_FLOATING_TYPES(dtype_of(x), "nll_loss", [&] {
+    Strided1d<scalar_t> w;
+    if (a[2] != Py_None) w = view1d<scalar_t>(arr(a[2]));
+    return nll_forward<scalar_t>(x, view1d<int64_t>(t), a[2] != Py_None ? &w : nullptr, ignore, red,
+                                 reinterpret_cast<scalar_t*>(PyArray_BYTES(out)));
+  });
   if (!ok) {  // the NumPy kernel raises the IndexError with its message
     Py_DECREF(out);
     return not_implemented();
@@ -459,15 +392,14 @@ bool nll_backward(Strided1d<T> g, Strided1d<int64_t> t, const Strided1d<T>* w, i
 }
 
 // nll_loss_backward(g, t, w, num_classes, ignore_index, reduction) -> (N, num_classes)
-PyObject* py_nll_loss_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+TT_ENTRY(py_nll_loss_backward) {
   static const char* const names[] = {"g", "t", "w", "num_classes", "ignore_index", "reduction"};
-  PyObject* a[6];
-  if (!get_args(args, nargs, kwnames, names, 6, a)) return not_implemented();
-  const int fi = float_index(a[0]);
+  PyObject *a[3], *reduction;
   int64_t C, ignore;
-  const Reduction red = reduction_of(a[5]);
-  if (fi < 0 || red == kBadReduction || !as_int64(a[3], &C) || !as_int64(a[4], &ignore) || !behaved(a[1]) ||
-      C <= 0)
+  TT_ARGS_KW(names, a[0], a[1], a[2], C, ignore, reduction);
+  const int fi = float_index(a[0]);
+  const Reduction red = reduction_of(reduction);
+  if (fi < 0 || red == kBadReduction || !behaved(a[1]) || C <= 0)
     return not_implemented();
   PyArrayObject* g = arr(a[0]);
   PyArrayObject* t = arr(a[1]);
@@ -482,18 +414,12 @@ PyObject* py_nll_loss_backward(PyObject*, PyObject* const* args, Py_ssize_t narg
   if (!out) return nullptr;
   if (n == 0) return reinterpret_cast<PyObject*>(out);
   // a one-element g of any shape: its first element (strides of a size-1 array are never followed)
-  bool ok;
-  if (fi == 0) {
-    Strided1d<float> w;
-    if (a[2] != Py_None) w = view1d<float>(arr(a[2]));
-    ok = nll_backward<float>(view1d<float>(g), view1d<int64_t>(t), a[2] != Py_None ? &w : nullptr, n, C, ignore, red,
-                             reinterpret_cast<float*>(PyArray_BYTES(out)));
-  } else {
-    Strided1d<double> w;
-    if (a[2] != Py_None) w = view1d<double>(arr(a[2]));
-    ok = nll_backward<double>(view1d<double>(g), view1d<int64_t>(t), a[2] != Py_None ? &w : nullptr, n, C, ignore,
-                              red, reinterpret_cast<double*>(PyArray_BYTES(out)));
-  }
+  const bool ok = TT_DISPATCH_FLOATING_TYPES(dtype_of(g), "nll_loss_backward", [&] {
+    Strided1d<scalar_t> w;
+    if (a[2] != Py_None) w = view1d<scalar_t>(arr(a[2]));
+    return nll_backward<scalar_t>(view1d<scalar_t>(g), view1d<int64_t>(t), a[2] != Py_None ? &w : nullptr, n, C,
+                                  ignore, red, reinterpret_cast<scalar_t*>(PyArray_BYTES(out)));
+  });
   if (!ok) {
     Py_DECREF(out);
     return not_implemented();
@@ -503,19 +429,17 @@ PyObject* py_nll_loss_backward(PyObject*, PyObject* const* args, Py_ssize_t narg
 
 }  // namespace
 
-#define TT_KW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 PyMethodDef rows_methods[] = {
-    {"softmax", TT_KW(py_softmax), "softmax(x, dim)"},
-    {"log_softmax", TT_KW(py_log_softmax), "log_softmax(x, dim)"},
-    {"softmax_backward", TT_KW(py_softmax_backward), "softmax_backward(g, out, dim)"},
-    {"log_softmax_backward", TT_KW(py_log_softmax_backward), "log_softmax_backward(g, out, dim)"},
-    {"native_layer_norm", TT_KW(py_layer_norm), "native_layer_norm(x, w, b, normalized_ndim, eps)"},
-    {"native_layer_norm_backward", TT_KW(py_layer_norm_backward),
-     "native_layer_norm_backward(g, x, mean, rstd, w, normalized_ndim, need)"},
-    {"nll_loss", TT_KW(py_nll_loss), "nll_loss(x, t, w, ignore_index, reduction)"},
-    {"nll_loss_backward", TT_KW(py_nll_loss_backward),
-     "nll_loss_backward(g, t, w, num_classes, ignore_index, reduction)"},
+    TT_METHOD("softmax", py_softmax, "softmax(x, dim)"),
+    TT_METHOD("log_softmax", py_log_softmax, "log_softmax(x, dim)"),
+    TT_METHOD("softmax_backward", py_softmax_backward, "softmax_backward(g, out, dim)"),
+    TT_METHOD("log_softmax_backward", py_log_softmax_backward, "log_softmax_backward(g, out, dim)"),
+    TT_METHOD("native_layer_norm", py_layer_norm, "native_layer_norm(x, w, b, normalized_ndim, eps)"),
+    TT_METHOD("native_layer_norm_backward", py_layer_norm_backward,
+              "native_layer_norm_backward(g, x, mean, rstd, w, normalized_ndim, need)"),
+    TT_METHOD("nll_loss", py_nll_loss, "nll_loss(x, t, w, ignore_index, reduction)"),
+    TT_METHOD("nll_loss_backward", py_nll_loss_backward,
+              "nll_loss_backward(g, t, w, num_classes, ignore_index, reduction)"),
     {nullptr, nullptr, 0, nullptr}};
-#undef TT_KW
 
 }  // namespace tt

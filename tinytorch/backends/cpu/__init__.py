@@ -114,10 +114,13 @@ def get_cpu_capability():
 
 def set_num_threads(n):
     """Use ``n`` threads for the ``cpu`` backend from now on (``torch.set_num_threads``): the native kernels'
-    pool and the BLAS (NumPy's OpenBLAS, through threadpoolctl). RuntimeError unless ``n`` is positive."""
-    import threadpoolctl
+    pool and their BLAS calls, which set the BLAS's count per call, so NumPy outside tinytorch keeps its own.
+    Without native GEMMs (or a BLAS without OpenBLAS's thread functions) the NumPy kernels' BLAS is limited
+    process-wide instead (threadpoolctl). RuntimeError unless ``n`` is positive."""
     if not isinstance(n, int) or n <= 0:
         raise RuntimeError("set_num_threads expects a positive integer")
     from . import native
     native.set_num_threads(n)
-    threadpoolctl.threadpool_limits(limits=native.blas_threads(n), user_api="blas")
+    if not native.blas_threads_per_call():
+        import threadpoolctl
+        threadpoolctl.threadpool_limits(limits=native.blas_threads(n), user_api="blas")

@@ -55,6 +55,12 @@ def blas_threads(n):
     return 1 if _GEMM_POOL[0] else n
 
 
+def blas_threads_per_call():
+    """True when the native GEMMs set the BLAS's thread count around each call themselves (OpenBLAS's thread
+    functions were found): ``set_num_threads`` then leaves the process-wide BLAS setting, NumPy's, alone."""
+    return BLAS is not None and bool(BLAS[3]) and bool(BLAS[4])
+
+
 def _with_fallback(name, native):
     """Register ``native`` (a Python function) as the kernel of op ``name``: its result, or the NumPy kernel's when
     it returns NotImplemented. For kernels that need Python to map attributes to a native call."""
@@ -150,12 +156,11 @@ def _register_rows():
         _with_fallback(name, getattr(_C, name))
 
 
-# reduction op codes: tinytorch/csrc/reduce_ops.h
-_RED_SUM, _RED_MAX, _RED_MIN = 0, 1, 2
-
-
 def _register_reduce():
     reduce, arg_reduce = _C.reduce, _C.arg_reduce
+    # op codes: exported by the native family itself (tinytorch/csrc/reduce_ops.h, {name: code})
+    red = _C.REDUCE_OPS
+    _RED_SUM, _RED_MAX, _RED_MIN = red["sum"], red["max"], red["min"]
     # fewer than 64 elements: NumPy's np.sum, as the NumPy kernel; its summation order is closer to torch's than
     # the native loop's double accumulation, which sensitive optimizers (L-BFGS) amplify over many steps
     _with_fallback("sum", lambda a, dims, keepdim, dtype: reduce(_RED_SUM, a, dims, keepdim)
@@ -206,7 +211,9 @@ def _register_index():
 
 
 def _find_blas():
-    """(sgemm address, dgemm address, ILP64?) of the CBLAS GEMMs in the BLAS NumPy loaded, or None.
+    """(sgemm address, dgemm address, ILP64?, set-threads address, get-threads address) of the CBLAS GEMMs and
+    OpenBLAS's ``openblas_set_num_threads`` / ``openblas_get_num_threads`` in the BLAS NumPy loaded, or None
+    without the GEMMs (the thread functions are 0 in a BLAS that is not OpenBLAS).
 
     NumPy's wheels bundle OpenBLAS with 64-bit integers and prefixed, suffixed names (``scipy_cblas_sgemm64_``);
     other builds export ``cblas_sgemm`` with or without a ``64_`` suffix. The library is the one in NumPy's
@@ -241,11 +248,20 @@ def _find_blas():
                         conf.restype = ctypes.c_char_p
                     ilp64 = conf is not None and b"USE64BITINT" in (conf() or b"")
                 addr = lambda f: ctypes.cast(getattr(lib, f), ctypes.c_void_p).value  # noqa: E731
-                return addr(s), addr(d), ilp64
+                # the thread count's pair under the same naming scheme as the GEMMs (NumPy's wheels:
+                # scipy_openblas_set_num_threads64_); set and get are taken together or not at all
+                threads = next(((addr(st), addr(gt)) for st, gt in _BLAS_THREAD_NAMES
+                                if hasattr(lib, st) and hasattr(lib, gt)), (0, 0))
+                return (addr(s), addr(d), ilp64) + threads
     return None
 
 
-BLAS = None  # (sgemm, dgemm, ilp64) once found: matmul and linear run natively
+_BLAS_THREAD_NAMES = (("scipy_openblas_set_num_threads64_", "scipy_openblas_get_num_threads64_"),
+                      ("scipy_openblas_set_num_threads", "scipy_openblas_get_num_threads"),
+                      ("openblas_set_num_threads64_", "openblas_get_num_threads64_"),
+                      ("openblas_set_num_threads", "openblas_get_num_threads"))
+
+BLAS = None  # (sgemm, dgemm, ilp64, set_threads, get_threads) once found: matmul and linear run natively
 
 
 def _register_gemm():
@@ -256,12 +272,12 @@ def _register_gemm():
     _C.set_blas(*BLAS)
     # large GEMMs run as blocks on the native pool, each a single-threaded BLAS call: the pool's threads sleep
     # between kernels, OpenBLAS's spin, and a busy core elsewhere stalled its threaded GEMMs 2.5x more
-    # (benchmarks/bench.py --busy). TINYTORCH_GEMM_THREADS=blas leaves the threading to the BLAS instead.
+    # (benchmarks/bench.py --busy). TINYTORCH_GEMM_THREADS=blas leaves the threading to the BLAS instead. Either
+    # way the BLAS's thread count is set per native call and restored after it (blas.h's BlasThreads), so NumPy
+    # calls made outside tinytorch's kernels keep NumPy's own threads.
     if os.environ.get("TINYTORCH_GEMM_THREADS", "pool") != "blas":
-        import threadpoolctl
         _C.set_gemm_pool(True)
         _GEMM_POOL[0] = True
-        threadpoolctl.threadpool_limits(limits=1, user_api="blas")
     _native("matmul", _C.matmul)
     _native("linear", _C.linear)
 
