@@ -1,11 +1,14 @@
-"""``nn.parallel.DistributedDataParallel`` on a ``tinytorch.distributed`` process group (MPI).
+"""``nn.parallel.DistributedDataParallel`` on a ``tinytorch.distributed`` process group (any backend).
 
 The Reducer, as PyTorch's: parameters are cut into buckets in reverse registration order (the order in which
 backward usually produces their gradients), at most ``bucket_cap_mb`` each (the first one 1 MiB, so that
-communication starts early). A post-accumulate-grad hook on every parameter copies its gradient into its bucket;
-when a bucket is full its all-reduce (MPI_Iallreduce) is started while backward still runs, and buckets are
+communication starts early). A post-accumulate-grad hook on every parameter copies its gradient into its bucket
+(a flat tensor of the parameters' dtype); when a bucket is full its communication hook runs while backward still
+runs (the default: the gradients pre-divided by the world size, then an asynchronous ``all_reduce``; or the hook
+given to ``register_comm_hook``, which gets a ``GradBucket`` and returns a ``torch.futures.Future``). Buckets are
 launched strictly in bucket order, so every rank issues the same collectives in the same order. When the last
-bucket is launched, the reducer waits for all of them and writes the averaged gradients back into ``.grad``.
+bucket is launched, the reducer waits for every future and writes its tensor back into ``.grad``. DDP talks to the
+process group only through ``torch.distributed``'s public functions.
 """
 import contextlib
 
@@ -15,24 +18,23 @@ from ..modules.module import Module
 
 _FIRST_BUCKET_BYTES = 1024 * 1024
 _DEFAULT_BUCKET_MB = 25
-_STAGE = {"float16": np.float32, "bfloat16": np.float32}
-
-
-def _np_dtype(t):
-    return np.dtype(t.detach()[:0].cpu().numpy().dtype) if t.numel() else np.dtype("float32")
 
 
 class _Bucket:
-    __slots__ = ("params", "offsets", "buffer", "pending", "ready", "request", "launched")
+    __slots__ = ("params", "offsets", "buffer", "pending", "ready", "future", "launched")
 
     def __init__(self, params, dtype):
+        from ..._ops.creation import zeros
         self.params = params
         self.offsets, n = [], 0
         for p in params:
             self.offsets.append(n)
             n += p.numel()
-        self.buffer = np.zeros(n, dtype=_STAGE.get(dtype.name, dtype))
-        self.pending, self.ready, self.request, self.launched = len(params), [False] * len(params), None, False
+        self.buffer = zeros(n, dtype=dtype)
+        self.pending, self.ready, self.future, self.launched = len(params), [False] * len(params), None, False
+
+
+_NOT_INIT = "Default process group has not been initialized, please make sure to call init_process_group."
 
 
 def _flatten_tensors(obj, out):
@@ -96,8 +98,10 @@ class DistributedDataParallel(Module):
                  gradient_as_bucket_view=False, static_graph=False, **kwargs):
         super().__init__()
         from ... import distributed as dist
-        pg = dist._group(process_group)
+        pg = dist.group.WORLD if process_group is None else process_group
         if pg is None:
+            raise ValueError(_NOT_INIT)
+        if pg is dist.GroupMember.NON_GROUP_MEMBER:
             raise ValueError("DistributedDataParallel: this rank is not a member of process_group")
         self.module = module
         self.process_group = pg
@@ -118,7 +122,6 @@ class DistributedDataParallel(Module):
             raise RuntimeError("DistributedDataParallel is not needed when a module doesn't have any parameter "
                                "that requires a gradient.")
         self._params = params
-        self._np_dtypes = [_np_dtype(p) for p in params]
         self._index = {id(p): i for i, p in enumerate(params)}
         self._verify_same_model(dist, pg)
         if init_sync:
@@ -128,12 +131,14 @@ class DistributedDataParallel(Module):
         self._armed = False
         self._fired = 0
         self._views = {}  # parameter index -> its .grad when that is a view into the bucket
+        self._comm_hook = None
         self._stats = {"exposed_wait_s": 0.0, "reductions": 0}
 
     # ---- construction ------------------------------------------------------------------------------------------------
     def _verify_same_model(self, dist, pg):
         shapes = [(tuple(p.shape), str(p.dtype)) for p in self._params]
-        every = dist._obj_allgather(pg, shapes, "DistributedDataParallel")
+        every = [None] * pg.size()
+        dist.all_gather_object(every, shapes, group=pg)
         for r, s in enumerate(every):
             if s != shapes:
                 raise RuntimeError(f"DDP expects same model across all ranks, but Rank {pg.rank()} has "
@@ -141,38 +146,31 @@ class DistributedDataParallel(Module):
                                    "(or shapes/dtypes differ).")
 
     def _broadcast_coalesced(self, tensors):
-        """Broadcast ``tensors`` from rank 0: one MPI_Ibcast per dtype of a packed host buffer."""
+        """Broadcast ``tensors`` from the group's rank 0: one broadcast per dtype of a packed cpu tensor."""
         from ... import distributed as dist
         from ...autograd.grad_mode import no_grad
-        from ..._ops.creation import from_numpy
+        from ..._ops.shape import cat
         groups = {}
         for t in tensors:
             if t.numel():
                 groups.setdefault(str(t.dtype), []).append(t)
         pg = self.process_group
-        for ts in groups.values():
-            parts = [t.detach().cpu().numpy().reshape(-1) for t in ts]
-            dt = parts[0].dtype
-            stage = _STAGE.get(dt.name)
-            flat = np.concatenate([p.astype(stage) if stage else p for p in parts])
-            if dt == np.bool_:
-                flat = flat.view(np.uint8)
-            dist._wait([pg._comm.Ibcast(flat, root=0)], pg, "DistributedDataParallel broadcast")
-            if pg.rank() == 0:
-                continue
-            if dt == np.bool_:
-                flat = flat.view(np.bool_)
-            off = 0
-            with no_grad():
+        src = dist.get_global_rank(pg, 0)
+        with no_grad():
+            for ts in groups.values():
+                flat = cat([t.detach().cpu().reshape(-1) for t in ts])
+                dist.broadcast(flat, src=src, group=pg)
+                if pg.rank() == 0:
+                    continue
+                off = 0
                 for t in ts:
                     n = t.numel()
-                    piece = flat[off:off + n].reshape(tuple(t.shape))
-                    t.copy_(from_numpy(np.array(piece, dtype=dt, order="C")).to(t.device))
+                    t.copy_(flat[off:off + n].reshape(tuple(t.shape)).to(t.device))
                     off += n
 
-    def _build_buckets(self):
-        """Buckets in reverse parameter order, one dtype each, the first capped at 1 MiB, the rest at
-        bucket_cap_mb (PyTorch's Reducer layout)."""
+    def _build_buckets(self, order=None):
+        """Buckets over the parameters in ``order`` (default: reverse registration order), one dtype each, the
+        first capped at 1 MiB, the rest at bucket_cap_mb (PyTorch's Reducer layout)."""
         self._buckets, self._where = [], {}
         cur, cur_bytes, cur_dtype = [], 0, None
         cap = min(_FIRST_BUCKET_BYTES, self.bucket_bytes_cap)
@@ -187,13 +185,12 @@ class DistributedDataParallel(Module):
                 cap = self.bucket_bytes_cap
             cur, cur_bytes = [], 0
 
-        for i in reversed(range(len(self._params))):
+        for i in (reversed(range(len(self._params))) if order is None else order):
             p = self._params[i]
-            dt = self._np_dtypes[i]
-            nbytes = p.numel() * dt.itemsize
-            if cur and (dt != cur_dtype or cur_bytes + nbytes > cap):
+            nbytes = p.numel() * p.element_size()
+            if cur and (p.dtype != cur_dtype or cur_bytes + nbytes > cap):
                 close()
-            cur_dtype = dt
+            cur_dtype = p.dtype
             cur.append(i)
             cur_bytes += nbytes
         close()
@@ -222,7 +219,7 @@ class DistributedDataParallel(Module):
     def _prepare_for_backward(self, out):
         self._armed, self._fired, self._next_launch = True, 0, 0
         for b in self._buckets:
-            b.pending, b.ready, b.request, b.launched = len(b.params), [False] * len(b.params), None, False
+            b.pending, b.ready, b.future, b.launched = len(b.params), [False] * len(b.params), None, False
         self._used = np.ones(len(self._params), dtype=np.uint8)
         if self.find_unused_parameters:
             reach = _reachable_leaves(_flatten_tensors(out, []))
@@ -242,34 +239,52 @@ class DistributedDataParallel(Module):
         return hook
 
     def _mark_ready(self, i, p):
-        from ... import distributed as dist
+        from ...autograd.grad_mode import no_grad
         bi, k = self._where[i]
         b = self._buckets[bi]
         if b.ready[k]:
             return
         b.ready[k] = True
         off, n = b.offsets[k], b.params[k].numel()
-        if p is None:
-            b.buffer[off:off + n] = 0
-        else:
-            g = p.grad
-            if not (self.gradient_as_bucket_view and g is not None and self._views.get(i) is g):
-                b.buffer[off:off + n] = g.detach().cpu().numpy().reshape(-1)
+        view = b.buffer[off:off + n]
+        with no_grad():
+            if p is None:
+                view.zero_()
+            else:
+                g = p.grad
+                if not (self.gradient_as_bucket_view and g is not None and self._views.get(i) is g):
+                    view.copy_(g.detach().reshape(-1).to(device=view.device, dtype=view.dtype))
+                if self._comm_hook is None:
+                    # PyTorch's Reducer pre-divides while copying when no hook is registered
+                    view.mul_(1.0 / self.process_group.size())
         b.pending -= 1
         started_before = self._next_launch  # buckets already in flight while backward still produces gradients
-        MPI = dist._mpi()
         # launch full buckets in bucket order only: every rank must issue the same collectives in the same order
         while self._next_launch < len(self._buckets) and self._buckets[self._next_launch].pending == 0:
             nb = self._buckets[self._next_launch]
-            nb.request = self.process_group._comm.Iallreduce(MPI.IN_PLACE, nb.buffer, op=MPI.SUM)
+            nb.future = self._run_comm_hook(self._next_launch, nb)
             nb.launched = True
             self._next_launch += 1
-        inflight = [x.request for x in self._buckets if x.request is not None]
-        if inflight:
-            MPI.Request.Testall(inflight)  # MPI progresses non-blocking collectives only inside MPI calls
+        for x in self._buckets:
+            if x.future is not None:
+                x.future.done()  # MPI progresses non-blocking collectives only inside its calls
         if self._next_launch == len(self._buckets):
             self._stats["buckets_started_during_backward"] = started_before
             self._finalize()
+
+    def _run_comm_hook(self, index, bucket):
+        from ... import distributed as dist
+        from ...distributed._c10d import GradBucket
+        gb = GradBucket(index, bucket.buffer, bucket.params, bucket.offsets, index == len(self._buckets) - 1)
+        if self._comm_hook is None:
+            work = dist.all_reduce(bucket.buffer, group=self.process_group, async_op=True)
+            return work.get_future().then(lambda fut: fut.value()[0])
+        state, hook = self._comm_hook
+        fut = hook(state, gb)
+        if not hasattr(fut, "wait") or not hasattr(fut, "value"):
+            raise RuntimeError("Communication hook must return a torch.futures.Future, got "
+                               f"{type(fut).__name__}")
+        return fut
 
     def _finalize(self):
         import time
@@ -278,34 +293,41 @@ class DistributedDataParallel(Module):
         from ..._ops.creation import from_numpy
         pg = self.process_group
         t0 = time.perf_counter()
-        dist._wait([b.request for b in self._buckets if b.request is not None], pg,
-                   "DistributedDataParallel gradient all_reduce")
+        results = []
+        for b in self._buckets:
+            value = b.future.wait() if b.future is not None else b.buffer
+            if isinstance(value, (list, tuple)):
+                value = value[0]
+            if value.numel() != b.buffer.numel():
+                raise RuntimeError(f"Communication hook returned a tensor of {value.numel()} elements for a bucket "
+                                   f"of {b.buffer.numel()}")
+            results.append(value)
         self._stats["exposed_wait_s"] += time.perf_counter() - t0
         self._stats["reductions"] += 1
         used = self._used
         if self.find_unused_parameters:
-            MPI = dist._mpi()
-            used = self._used.copy()
-            dist._wait([pg._comm.Iallreduce(MPI.IN_PLACE, used, op=MPI.MAX)], pg, "DistributedDataParallel")
-        world = pg.size()
+            flags = from_numpy(self._used.copy())
+            dist.all_reduce(flags, op=dist.ReduceOp.MAX, group=pg)
+            used = flags.numpy()
         index = self._index
         with no_grad():
-            for b in self._buckets:
-                b.buffer /= world
+            for b, value in zip(self._buckets, results):
+                if value is not b.buffer:
+                    b.buffer.copy_(value.reshape(-1).to(dtype=b.buffer.dtype, device=b.buffer.device))
                 for k, p in enumerate(b.params):
-                    if not used[index[id(p)]]:
+                    i = index[id(p)]
+                    if not used[i]:
                         continue  # no rank used it: .grad stays as it was
                     off, n = b.offsets[k], p.numel()
-                    piece = b.buffer[off:off + n].reshape(tuple(p.shape))
+                    piece = b.buffer[off:off + n].view(tuple(p.shape))
                     g = p.grad
-                    i = index[id(p)]
-                    if self.gradient_as_bucket_view and p.device.type == "cpu" and b.buffer.dtype == self._np_dtypes[i]:
+                    if self.gradient_as_bucket_view and p.device.type == "cpu":
                         if g is None or self._views.get(i) is not g:
-                            p.grad = self._views[i] = from_numpy(piece)
+                            p.grad = self._views[i] = piece
                     elif g is None:
-                        p.grad = from_numpy(np.array(piece, order="C")).to(device=p.device, dtype=p.dtype)
+                        p.grad = piece.to(device=p.device, dtype=p.dtype).clone()
                     else:
-                        g.copy_(from_numpy(np.array(piece, order="C")).to(device=p.device, dtype=p.dtype))
+                        g.copy_(piece.to(device=p.device, dtype=p.dtype))
         self._armed = False
         self._fired = 0
 
@@ -321,6 +343,20 @@ class DistributedDataParallel(Module):
         finally:
             self.require_backward_grad_sync = old
 
+    def register_comm_hook(self, state, hook):
+        """Replace the gradient all-reduce by ``hook(state, bucket) -> torch.futures.Future``
+        (``DistributedDataParallel.register_comm_hook``): called with a ``dist.GradBucket`` as each bucket is
+        ready; the future's value (a tensor of the bucket's size, or a list holding one) becomes the bucket's
+        gradients. The bucket is not pre-divided by the world size: the hook averages. Ready-made hooks:
+        ``torch.distributed.algorithms.ddp_comm_hooks`` (``default_hooks.allreduce_hook``,
+        ``fp16_compress_hook``, ``bf16_compress_hook``). TypeError when ``hook`` is not callable; RuntimeError
+        when a hook is already registered."""
+        if not callable(hook):
+            raise TypeError("Communication hook must be callable.")
+        if self._comm_hook is not None:
+            raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be called once.")
+        self._comm_hook = (state, hook)
+
     def _get_ddp_logging_data(self):
-        return {"bucket_sizes": [b.buffer.nbytes for b in self._buckets], "world_size": self.process_group.size(),
+        return {"bucket_sizes": [b.buffer.numel() * b.buffer.element_size() for b in self._buckets], "world_size": self.process_group.size(),
                 "find_unused_parameters": self.find_unused_parameters, **self._stats}

@@ -1,0 +1,5 @@
+"""``torch.distributed.algorithms.ddp_comm_hooks``: communication hooks for
+``DistributedDataParallel.register_comm_hook`` (``default_hooks``: all-reduce, fp16 / bf16 compression)."""
+from . import default_hooks  # noqa: F401
+
+__all__ = ["default_hooks"]
