@@ -274,8 +274,7 @@ class DistributedDataParallel(Module):
 
     def _run_comm_hook(self, index, bucket):
         from ... import distributed as dist
-        from ...distributed._c10d import GradBucket
-        gb = GradBucket(index, bucket.buffer, bucket.params, bucket.offsets, index == len(self._buckets) - 1)
+        gb = dist.GradBucket(index, bucket.buffer, bucket.params, bucket.offsets, index == len(self._buckets) - 1)
         if self._comm_hook is None:
             work = dist.all_reduce(bucket.buffer, group=self.process_group, async_op=True)
             return work.get_future().then(lambda fut: fut.value()[0])
