@@ -326,20 +326,58 @@ def test_allreduce_hook_equals_the_default():
             np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.parametrize("hook,dtype", [(default_hooks.fp16_compress_hook, np.float16),
-                                        (default_hooks.bf16_compress_hook, None)])
-def test_compression_hooks(hook, dtype):
-    """The compressed gradient is the average of the ranks' gradients rounded to the narrow dtype: the one-step
-    update matches plain DDP to that dtype's precision, and the replicas stay identical."""
+def test_fp16_compression_hook():
+    """The compressed gradient is the average of the ranks' gradients rounded to float16: training matches
+    plain DDP to float16's precision, and the replicas stay identical."""
     base = _train_ddp(2)
-    comp = _train_ddp(2, hook, None)
-    rtol = 2e-3 if dtype is np.float16 else 2e-2
+    comp = _train_ddp(2, default_hooks.fp16_compress_hook, None)
     for (pa, _), (pb, _) in zip(base, comp):
         for a, b in zip(pa, pb):
-            np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol)
+            np.testing.assert_allclose(a, b, rtol=2e-3, atol=2e-3)
     for a, b in zip(comp[0][0], comp[1][0]):
         np.testing.assert_array_equal(a, b)
     assert any(not np.array_equal(a, b) for a, b in zip(base[0][0], comp[0][0]))  # it did compress
+
+
+def test_bf16_hook_on_a_bucket_and_refused_by_ddp():
+    """DDP refuses the bf16 hooks without CUDA/NCCL, with PyTorch's error; called on a bucket, the hook averages
+    through bfloat16 into the bucket's own buffer."""
+    from conftest import torch as real
+    with pytest.raises(TypeError, match="BF16 all reduce communication hook required CUDA"):
+        _train_ddp(2, default_hooks.bf16_compress_hook, None)
+    vals = [np.array([1.0, 3.14159, -2.5e-3, 1000.5], dtype=np.float32), np.array([2.0, 1.0, 7.77, -3.0], np.float32)]
+
+    def body(r, n):
+        buf = torch.tensor(vals[r])
+        bucket = dist.GradBucket(0, buf, [], [], True)
+        out = default_hooks.bf16_compress_hook(None, bucket).wait()
+        return out is buf, buf.numpy().copy()
+    res = _in_world(body, 2)
+    want = sum(real.tensor(v).to(real.bfloat16).div_(2) for v in vals).float().numpy()
+    for same, got in res:
+        assert same
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("make", [lambda: (lambda state, bucket: None), lambda: 3])
+def test_register_comm_hook_argument_errors(make):
+    def body(r, n):
+        model = DDP(_net())
+        hook = make()
+        if callable(hook):
+            def typed(state, bucket: int):
+                return None
+            with pytest.raises(ValueError, match="bucket annotation should be dist.GradBucket"):
+                model.register_comm_hook(None, typed)
+            model.register_comm_hook(None, hook)  # returns None: caught at the first backward
+            x, y = _batch(r, 0)
+            with pytest.raises(RuntimeError, match="must return a torch.futures.Future"):
+                torch.nn.functional.cross_entropy(model(x), y).backward()
+        else:
+            with pytest.raises(TypeError, match="must be callable"):
+                model.register_comm_hook(None, hook)
+        return True
+    assert _in_world(body, 2) == [True, True]
 
 
 def test_grad_bucket_and_hook_errors():
@@ -357,8 +395,6 @@ def test_grad_bucket_and_hook_errors():
         model.register_comm_hook(seen if r == 0 else [], spy)
         with pytest.raises(RuntimeError, match="can only be called once"):
             model.register_comm_hook(None, spy)
-        with pytest.raises(TypeError, match="must be callable"):
-            DDP(_net()).register_comm_hook(None, 3)
         x, y = _batch(r, 0)
         torch.nn.functional.cross_entropy(model(x), y).backward()
         return model.module[0].weight.grad.numpy().copy()

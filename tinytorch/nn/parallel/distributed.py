@@ -348,10 +348,23 @@ class DistributedDataParallel(Module):
         ready; the future's value (a tensor of the bucket's size, or a list holding one) becomes the bucket's
         gradients. The bucket is not pre-divided by the world size: the hook averages. Ready-made hooks:
         ``torch.distributed.algorithms.ddp_comm_hooks`` (``default_hooks.allreduce_hook``,
-        ``fp16_compress_hook``, ``bf16_compress_hook``). TypeError when ``hook`` is not callable; RuntimeError
-        when a hook is already registered."""
+        ``fp16_compress_hook``, ``powerSGD_hook.powerSGD_hook``). TypeError when ``hook`` is not callable, and for
+        the bf16 hooks (PyTorch allows them only with CUDA and NCCL); ValueError for a ``bucket`` or return
+        annotation other than ``dist.GradBucket`` / ``torch.futures.Future[torch.Tensor]``; RuntimeError when a
+        hook is already registered."""
+        import inspect
+        from ... import distributed as dist
         if not callable(hook):
             raise TypeError("Communication hook must be callable.")
+        sig = inspect.signature(hook)
+        bucket = sig.parameters.get("bucket")
+        if bucket is not None and bucket.annotation not in (inspect.Parameter.empty, dist.GradBucket):
+            raise ValueError("Communication hook: bucket annotation should be dist.GradBucket.")
+        if sig.return_annotation is not inspect.Signature.empty and \
+                "Future" not in getattr(sig.return_annotation, "__name__", str(sig.return_annotation)):
+            raise ValueError("Communication hook: return annotation should be torch.futures.Future[torch.Tensor].")
+        if getattr(hook, "__name__", "") in ("bf16_compress_hook", "bf16_compress_wrapper_hook"):
+            raise TypeError("BF16 all reduce communication hook required CUDA 11+ and NCCL 2.10+ or XPU and XCCL")
         if self._comm_hook is not None:
             raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be called once.")
         self._comm_hook = (state, hook)

@@ -48,7 +48,8 @@ def fp16_compress_hook(process_group, bucket):
 
 
 def bf16_compress_hook(process_group, bucket):
-    """As ``fp16_compress_hook``, through bfloat16."""
+    """As ``fp16_compress_hook``, through bfloat16. DDP's ``register_comm_hook`` refuses it (TypeError) as
+    PyTorch's does without CUDA and NCCL; it can be called on a bucket directly."""
     return _compress_hook(torch.bfloat16, process_group, bucket)
 
 
@@ -62,6 +63,9 @@ def _compress_wrapper(dtype, hook):
             out.copy_(fut.value())
             return out
         return fut.then(decompress)
+    # PyTorch's names: DDP recognises the bf16 wrapper by it
+    wrapped.__name__ = wrapped.__qualname__ = ("bf16" if dtype is torch.bfloat16 else "fp16") + \
+        "_compress_wrapper_hook"
     return wrapped
 
 
