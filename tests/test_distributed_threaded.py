@@ -405,3 +405,106 @@ def test_grad_bucket_and_hook_errors():
     assert [s[1] for s in seen] == [False] * (len(seen) - 1) + [True]
     assert seen[0][2] == [(3,)] and all(s[2] == s[3] for s in seen)
     assert sum(s[4] for s in seen) == sum(p.numel() for p in _net().parameters())
+
+
+def test_join_uneven_inputs_equals_one_process():
+    """Rank r has 2 + r batches; inside ``model.join()`` the ranks that run out shadow the others' all-reduces
+    with zeros. Gradients are divided by the initial world size, so step t's update is that of one process on
+    the loss sum over the ranks still training, divided by the world size."""
+    n = 3
+
+    def body(r, n):
+        model = DDP(_net(), bucket_cap_mb=0.00005)
+        opt = torch.optim.SGD(model.parameters(), lr=0.3)
+        with model.join():
+            for step in range(2 + r):
+                x, y = _batch(r, step)
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        return [p.detach().numpy().copy() for p in model.module.parameters()]
+
+    net = _net()
+    opt = torch.optim.SGD(net.parameters(), lr=0.3)
+    for step in range(2 + n - 1):
+        total = sum(torch.nn.functional.cross_entropy(net(_batch(r, step)[0]), _batch(r, step)[1])
+                    for r in range(n) if step < 2 + r)
+        opt.zero_grad()
+        (total / n).backward()
+        opt.step()
+    for params in _in_world(body, n):
+        for a, b in zip(params, net.parameters()):
+            np.testing.assert_allclose(a, b.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_join_throw_on_early_termination():
+    def body(r, n):
+        model = DDP(_net())
+        with pytest.raises(RuntimeError, match="exhausted"):
+            with model.join(throw_on_early_termination=True):
+                for step in range(1 + 2 * r):
+                    x, y = _batch(r, step)
+                    torch.nn.functional.cross_entropy(model(x), y).backward()
+        return True
+    assert _in_world(body, 2) == [True, True]
+
+
+class _Reordered(torch.nn.Module):
+    """Registration order a, b, c; backward produces c's gradient first, then a's, then b's last."""
+
+    def __init__(self):
+        super().__init__()
+        rng = np.random.default_rng(3)
+        self.a = torch.nn.Linear(5, 5)
+        self.b = torch.nn.Linear(5, 5)
+        self.c = torch.nn.Linear(5, 3)
+        self.unused = torch.nn.Linear(5, 3)
+        with torch.no_grad():
+            for p in self.parameters():
+                p.copy_(torch.tensor(rng.standard_normal(tuple(p.shape)) * 0.5, dtype=torch.float32))
+
+    def forward(self, x):
+        return self.c(torch.tanh(self.a(torch.tanh(self.b(x)))))
+
+
+@pytest.mark.parametrize("static", [False, True])
+def test_buckets_rebuilt_in_gradient_order_and_static_graph(static):
+    """After the first iteration the buckets follow the order in which gradients became ready; with
+    static_graph the unused parameter found in the first iteration is remembered. Training equals one process
+    on the concatenated batches throughout."""
+    def body(r, n):
+        net = _Reordered()
+        if not static:
+            net.unused.requires_grad_(False)
+        model = DDP(net, bucket_cap_mb=0.0001, static_graph=static)
+        before = [[id(p) for p in b.params] for b in model._buckets]
+        opt = torch.optim.SGD(model.parameters(), lr=0.3)
+        for step in range(STEPS):
+            x, y = _batch(r, step)
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        after = [[id(p) for p in b.params] for b in model._buckets]
+        names = {id(p): k for k, p in net.named_parameters()}
+        return [[names[i] for i in b] for b in before], [[names[i] for i in b] for b in after], \
+            [p.detach().numpy().copy() for p in net.parameters()]
+
+    ref = _Reordered()
+    opt = torch.optim.SGD(ref.parameters(), lr=0.3)
+    for step in range(STEPS):
+        xs, ys = zip(*[_batch(r, step) for r in range(2)])
+        loss = torch.nn.functional.cross_entropy(ref(torch.cat(xs)), torch.cat(ys))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    for before, after, params in _in_world(body, 2):
+        flat_before = [k for b in before for k in b]
+        flat_after = [k for b in after for k in b]
+        assert flat_before[:2] == (["unused.bias", "unused.weight"] if static else ["c.bias", "c.weight"])
+        # gradients of c come first, then a's, then b's; the unused parameter (never ready) goes last
+        assert flat_after[:6] == ["c.bias", "c.weight", "a.bias", "a.weight", "b.bias", "b.weight"] or \
+            flat_after[:6] == ["c.weight", "c.bias", "a.weight", "a.bias", "b.weight", "b.bias"], flat_after
+        for a, b in zip(params, ref.parameters()):
+            np.testing.assert_allclose(a, b.detach().numpy(), rtol=1e-5, atol=1e-6)

@@ -14,6 +14,7 @@ import contextlib
 
 import numpy as np
 
+from ...distributed.algorithms.join import Join, JoinHook, Joinable
 from ..modules.module import Module
 
 _FIRST_BUCKET_BYTES = 1024 * 1024
@@ -73,7 +74,28 @@ def _reachable_leaves(outputs):
     return leaves
 
 
-class DistributedDataParallel(Module):
+class _DDPJoinHook(JoinHook):
+    """What a rank that ran out of inputs does while others still train (PyTorch's ``_DDPJoinHook``): each round
+    it mirrors a training iteration's collectives (the buffer broadcast, then the communication hook on zero
+    buckets, then the unused-parameter flags); at the end the ranks adopt the model of the last rank to join."""
+
+    def __init__(self, ddp, divide_by_initial_world_size):
+        self.ddp = ddp
+        ddp._divide_by_initial_world_size = divide_by_initial_world_size
+
+    def main_hook(self):
+        ddp = self.ddp
+        if ddp.broadcast_buffers and ddp.require_forward_param_sync:
+            bufs = list(ddp.module.buffers())
+            if bufs:
+                ddp._broadcast_coalesced(bufs)
+        ddp._match_all_reduce_for_bwd_pass()
+
+    def post_hook(self, is_last_joiner):
+        self.ddp._sync_final_model(is_last_joiner)
+
+
+class DistributedDataParallel(Module, Joinable):
     """Data parallelism across the ranks of a process group (``torch.nn.parallel.DistributedDataParallel``).
 
     ``module``'s parameters and buffers are broadcast from rank 0 at construction (``init_sync``); after each
@@ -89,6 +111,11 @@ class DistributedDataParallel(Module):
     parameters), saving the copy out of the bucket. ``no_sync()``: a context in which backward only accumulates
     local gradients (gradient accumulation); the next synchronized backward averages the sum.
     ``device_ids``/``output_device``/``dim`` are accepted for compatibility: inputs are not moved or scattered.
+    ``static_graph``: the graph is taken to be the same every iteration: the parameters unused in the first
+    iteration are remembered (no graph traversal or flag all-reduce afterwards). After the first iteration the
+    buckets are rebuilt in the order the gradients became ready (rank 0's order, as PyTorch's Reducer), unless
+    ``find_unused_parameters`` without ``static_graph``. ``join()``: the context for uneven inputs
+    (``torch.distributed.algorithms.join.Join``): ranks that run out of batches shadow the others' collectives.
 
     Raises ValueError without an initialized process group, RuntimeError when the module has no parameter that
     requires a gradient or when the ranks hold different parameter shapes."""
@@ -97,6 +124,7 @@ class DistributedDataParallel(Module):
                  process_group=None, bucket_cap_mb=None, find_unused_parameters=False, check_reduction=False,
                  gradient_as_bucket_view=False, static_graph=False, **kwargs):
         super().__init__()
+        Joinable.__init__(self)
         from ... import distributed as dist
         pg = dist.group.WORLD if process_group is None else process_group
         if pg is None:
@@ -133,6 +161,11 @@ class DistributedDataParallel(Module):
         self._views = {}  # parameter index -> its .grad when that is a view into the bucket
         self._comm_hook = None
         self._stats = {"exposed_wait_s": 0.0, "reductions": 0}
+        self._ready_order = []  # parameter indices in the order their gradients became ready (first iteration)
+        self._rebuilt = False
+        self._static_used = None  # static_graph: the global used-parameter map of the first iteration
+        self._divide_by_initial_world_size = True
+        self._divisor = pg.size()
 
     # ---- construction ------------------------------------------------------------------------------------------------
     def _verify_same_model(self, dist, pg):
@@ -205,6 +238,13 @@ class DistributedDataParallel(Module):
                 "unused parameter detection by passing the keyword argument `find_unused_parameters=True` to "
                 "`torch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` function outputs "
                 "participate in calculating loss.")
+        work = Join.notify_join_context(self)
+        if work is not None and not self._divide_by_initial_world_size:
+            self._divisor = int(work.result()[0].item())  # the ranks still training
+        else:
+            self._divisor = self.process_group.size()
+        if self._ready_order and not self._rebuilt:
+            self._rebuild_buckets()
         if self.broadcast_buffers and self.require_forward_param_sync:
             bufs = list(self.module.buffers())
             if bufs:
@@ -221,7 +261,14 @@ class DistributedDataParallel(Module):
         for b in self._buckets:
             b.pending, b.ready, b.future, b.launched = len(b.params), [False] * len(b.params), None, False
         self._used = np.ones(len(self._params), dtype=np.uint8)
-        if self.find_unused_parameters:
+        if self._static_used is not None:
+            # static graph: the first iteration's unused parameters, without walking the graph again
+            for i in np.flatnonzero(self._local_unused_first):
+                self._used[i] = 0
+                self._mark_ready(int(i), None)
+            if not self._used.any():
+                self._finalize()
+        elif self.find_unused_parameters or self.static_graph:
             reach = _reachable_leaves(_flatten_tensors(out, []))
             for i, p in enumerate(self._params):
                 if id(p) not in reach:
@@ -245,6 +292,8 @@ class DistributedDataParallel(Module):
         if b.ready[k]:
             return
         b.ready[k] = True
+        if not self._rebuilt and p is not None:
+            self._ready_order.append(i)
         off, n = b.offsets[k], b.params[k].numel()
         view = b.buffer[off:off + n]
         with no_grad():
@@ -256,7 +305,7 @@ class DistributedDataParallel(Module):
                     view.copy_(g.detach().reshape(-1).to(device=view.device, dtype=view.dtype))
                 if self._comm_hook is None:
                     # PyTorch's Reducer pre-divides while copying when no hook is registered
-                    view.mul_(1.0 / self.process_group.size())
+                    view.mul_(1.0 / self._divisor)
         b.pending -= 1
         started_before = self._next_launch  # buckets already in flight while backward still produces gradients
         # launch full buckets in bucket order only: every rank must issue the same collectives in the same order
@@ -304,10 +353,14 @@ class DistributedDataParallel(Module):
         self._stats["exposed_wait_s"] += time.perf_counter() - t0
         self._stats["reductions"] += 1
         used = self._used
-        if self.find_unused_parameters:
+        if self._static_used is not None:
+            used = self._static_used
+        elif self.find_unused_parameters or self.static_graph:
             flags = from_numpy(self._used.copy())
             dist.all_reduce(flags, op=dist.ReduceOp.MAX, group=pg)
             used = flags.numpy()
+            if self.static_graph:
+                self._static_used, self._local_unused_first = used.copy(), self._used == 0
         index = self._index
         with no_grad():
             for b, value in zip(self._buckets, results):
@@ -341,6 +394,81 @@ class DistributedDataParallel(Module):
             yield
         finally:
             self.require_backward_grad_sync = old
+
+    # ---- bucket rebuilding -------------------------------------------------------------------------------------------
+    def _rebuild_buckets(self):
+        """Rebuild the buckets in the order gradients became ready in the first iteration; every rank takes rank
+        0's order, so that all issue the same collectives (PyTorch's Reducer::rebuild_buckets)."""
+        from ... import distributed as dist
+        self._rebuilt = True
+        if self.find_unused_parameters and not self.static_graph:
+            return
+        order = list(dict.fromkeys(self._ready_order))
+        order += [i for i in reversed(range(len(self._params))) if i not in set(order)]
+        box = [order]
+        dist.broadcast_object_list(box, src=dist.get_global_rank(self.process_group, 0), group=self.process_group)
+        self._build_buckets(box[0])
+        self._views = {}  # .grad views into the old buckets: the next backward copies into the new ones
+        self._ready_order = []
+
+    # ---- join ----------------------------------------------------------------------------------------------------
+    def join(self, divide_by_initial_world_size=True, enable=True, throw_on_early_termination=False):
+        """A ``Join`` context for inputs of different lengths per rank (``DistributedDataParallel.join``): a rank
+        that leaves the ``with`` body early keeps taking part in the others' gradient all-reduces (with zero
+        gradients) until all are done, then every rank adopts the model of the last rank to finish.
+        ``divide_by_initial_world_size``: average over the whole world (True) or over the ranks still training."""
+        return Join([self], enable, throw_on_early_termination,
+                    divide_by_initial_world_size=divide_by_initial_world_size)
+
+    def join_hook(self, **kwargs):
+        """The ``JoinHook`` of this DDP model (``divide_by_initial_world_size`` in kwargs, default True)."""
+        return _DDPJoinHook(self, kwargs.get("divide_by_initial_world_size", True))
+
+    @property
+    def join_device(self):
+        return self._params[0].device
+
+    @property
+    def join_process_group(self):
+        return self.process_group
+
+    def _match_all_reduce_for_bwd_pass(self):
+        """A joined rank's side of one backward: the communication hook run on zero buckets, in bucket order,
+        then the unused-parameter flags (zeros) when the training ranks all-reduce them."""
+        from ... import distributed as dist
+        from ..._ops.creation import from_numpy
+        futures = []
+        for k, b in enumerate(self._buckets):
+            zero = _Bucket(b.params, b.buffer.dtype)
+            futures.append(self._run_comm_hook(k, zero))
+        for f in futures:
+            f.wait()
+        if self._static_used is None and (self.find_unused_parameters or self.static_graph):
+            dist.all_reduce(from_numpy(np.zeros(len(self._params), dtype=np.uint8)), op=dist.ReduceOp.MAX,
+                            group=self.process_group)
+
+    def _sync_final_model(self, is_last_joiner):
+        """Every rank takes the parameters and buffers of the highest-ranked last joiner."""
+        from ... import distributed as dist
+        from ..._ops.creation import tensor
+        pg = self.process_group
+        me = tensor([pg.rank() if is_last_joiner else -1])
+        dist.all_reduce(me, op=dist.ReduceOp.MAX, group=pg)
+        src = dist.get_global_rank(pg, int(me.item()))
+        from ...autograd.grad_mode import no_grad
+        from ..._ops.shape import cat
+        with no_grad():
+            groups = {}
+            for t in list(self.module.parameters()) + list(self.module.buffers()):
+                if t.numel():
+                    groups.setdefault(str(t.dtype), []).append(t)
+            for ts in groups.values():
+                flat = cat([t.detach().cpu().reshape(-1) for t in ts])
+                dist.broadcast(flat, src=src, group=pg)
+                off = 0
+                for t in ts:
+                    t.copy_(flat[off:off + t.numel()].reshape(tuple(t.shape)).to(t.device))
+                    off += t.numel()
 
     def register_comm_hook(self, state, hook):
         """Replace the gradient all-reduce by ``hook(state, bucket) -> torch.futures.Future``
