@@ -138,7 +138,7 @@ def main(argv=None):
 
     def save_resumable(epoch, step, total, n):
         """Every rank's running sums go to rank 0, which writes the checkpoint atomically (a kill mid-write
-        leaves the previous one)."""
+        leaves the previous one); the ranks go on once it is written."""
         every = [None] * world
         if distributed:
             dist.all_gather_object(every, (total, n))
@@ -151,6 +151,8 @@ def main(argv=None):
                         "rng": torch.get_rng_state(), "epoch": epoch, "step": step, "history": history,
                         "sums": every}, tmp)
             os.replace(tmp, resume_path)
+        if distributed:
+            dist.barrier()  # the checkpoint is on disk before any rank goes on (and may die)
 
     global_step = 0
     for epoch in range(1, epochs + 1):
