@@ -6,7 +6,8 @@ Each hook takes ``(process_group, bucket)`` (``process_group`` None: the default
 ``torch/distributed/algorithms/ddp_comm_hooks/default_hooks.py`` (same algorithms: divide first, to keep fp16
 sums in range; compress by casting; decompress into the bucket's own buffer).
 """
-import tinytorch as torch
+from ...._dtype import bfloat16, float16
+from ...._tensor import Tensor
 from ... import all_reduce, group as _group_member
 
 __all__ = ["allreduce_hook", "fp16_compress_hook", "bf16_compress_hook", "fp16_compress_wrapper",
@@ -36,7 +37,7 @@ def _compress_hook(dtype, process_group, bucket):
     compressed = buffer.to(dtype).div_(pg.size())
 
     def decompress(fut):
-        value = fut if isinstance(fut, torch.Tensor) else fut.value()[0]
+        value = fut if isinstance(fut, Tensor) else fut.value()[0]
         buffer.copy_(value)  # in place, as PyTorch's hook does (peak memory)
         return buffer
     return all_reduce(compressed, group=pg, async_op=True).get_future().then(decompress)
@@ -44,13 +45,13 @@ def _compress_hook(dtype, process_group, bucket):
 
 def fp16_compress_hook(process_group, bucket):
     """Cast the bucket to float16, divide by the group size, all-reduce, cast back into the bucket."""
-    return _compress_hook(torch.float16, process_group, bucket)
+    return _compress_hook(float16, process_group, bucket)
 
 
 def bf16_compress_hook(process_group, bucket):
     """As ``fp16_compress_hook``, through bfloat16. DDP's ``register_comm_hook`` refuses it (TypeError) as
     PyTorch's does without CUDA and NCCL; it can be called on a bucket directly."""
-    return _compress_hook(torch.bfloat16, process_group, bucket)
+    return _compress_hook(bfloat16, process_group, bucket)
 
 
 def _compress_wrapper(dtype, hook):
@@ -64,7 +65,7 @@ def _compress_wrapper(dtype, hook):
             return out
         return fut.then(decompress)
     # PyTorch's names: DDP recognises the bf16 wrapper by it
-    wrapped.__name__ = wrapped.__qualname__ = ("bf16" if dtype is torch.bfloat16 else "fp16") + \
+    wrapped.__name__ = wrapped.__qualname__ = ("bf16" if dtype is bfloat16 else "fp16") + \
         "_compress_wrapper_hook"
     return wrapped
 
@@ -72,9 +73,9 @@ def _compress_wrapper(dtype, hook):
 def fp16_compress_wrapper(hook):
     """A hook that runs ``hook`` on the bucket cast to float16 and casts its result back. Note: as PyTorch's,
     the result is written into the float16 copy (the DDP reducer copies it back into the bucket)."""
-    return _compress_wrapper(torch.float16, hook)
+    return _compress_wrapper(float16, hook)
 
 
 def bf16_compress_wrapper(hook):
     """As ``fp16_compress_wrapper``, through bfloat16."""
-    return _compress_wrapper(torch.bfloat16, hook)
+    return _compress_wrapper(bfloat16, hook)

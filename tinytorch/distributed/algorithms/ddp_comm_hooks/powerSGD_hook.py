@@ -13,7 +13,14 @@ from collections import defaultdict
 
 import numpy as np
 
-import tinytorch as torch
+from ...._dtype import bfloat16, float16
+from ...._ops.creation import empty, tensor, zeros
+from ...._ops.generator import manual_seed
+from ...._ops.linalg import bmm
+from ...._ops.random import randn
+from ...._ops.shape import cat
+from ....linalg import qr
+from ....random import fork_rng
 from ... import all_reduce, group as _group_member
 from . import default_hooks
 
@@ -25,10 +32,10 @@ def _orthogonalize(matrices, epsilon=0):
     Gram-Schmidt for rank <= 2 or half precision, else QR."""
     if not (matrices.dim() == 3 and matrices.shape[2] <= matrices.shape[1]):
         raise AssertionError
-    if matrices.shape[2] <= 2 or matrices.dtype in (torch.float16, torch.bfloat16):
+    if matrices.shape[2] <= 2 or matrices.dtype in (float16, bfloat16):
         _orthogonalize_gram_schmidt(matrices, epsilon)
     else:
-        q, _ = torch.linalg.qr(matrices)
+        q, _ = qr(matrices)
         matrices.copy_(q)
 
 
@@ -37,12 +44,12 @@ def _orthogonalize_gram_schmidt(matrices, epsilon=0):
     for i in range(cols):
         col = matrices[:, :, i:i + 1]
         if epsilon == 0:
-            col.div_(torch.norm(col, dim=1, keepdim=True))
+            col.div_(col.norm(dim=1, keepdim=True))
         else:
-            col.div_(torch.norm(col, dim=1, keepdim=True) + epsilon)
+            col.div_(col.norm(dim=1, keepdim=True) + epsilon)
         if i + 1 < cols:
             rest = matrices[:, :, i + 1:]
-            rest.sub_(torch.sum(col * rest, dim=1, keepdim=True) * col)
+            rest.sub_((col * rest).sum(dim=1, keepdim=True) * col)
 
 
 def _should_compress(num_rows, num_cols, matrix_approximation_rank, min_compression_rate):
@@ -132,7 +139,7 @@ def powerSGD_hook(state, bucket):
         if index in state.error_dict:
             input_tensor.add_(state.error_dict[index])
         else:
-            state.error_dict[index] = torch.zeros(input_tensor.shape[0], dtype=dtype)
+            state.error_dict[index] = zeros(input_tensor.shape[0], dtype=dtype)
         input_copy = input_tensor.detach().clone()
 
     to_compress, uncompressed = [], []
@@ -152,13 +159,13 @@ def powerSGD_hook(state, bucket):
             uncompressed.append(tensor)
             state.total_numel_after_compression += before
 
-    flat_uncompressed = torch.cat([t.reshape(-1) for t in uncompressed]) if uncompressed \
-        else torch.tensor([], dtype=dtype)
+    flat_uncompressed = cat([t.reshape(-1) for t in uncompressed]) if uncompressed \
+        else tensor([], dtype=dtype)
     fresh = False
     if not state.warm_start or index not in state.p_memory_dict:
         fresh = True
-        state.p_memory_dict[index] = torch.empty(ps_size, dtype=dtype)
-        state.q_memory_dict[index] = torch.empty(qs_size, dtype=dtype)
+        state.p_memory_dict[index] = empty(ps_size, dtype=dtype)
+        state.q_memory_dict[index] = empty(qs_size, dtype=dtype)
 
     by_shape = defaultdict(list)
     for t in to_compress:
@@ -181,14 +188,14 @@ def powerSGD_hook(state, bucket):
             _orthogonalize(q, state.orthogonalization_epsilon)
     else:
         # the same stream as PyTorch's: a seed from the state's RandomState, the global generator left alone
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(state.rng.randint(1_000_000_000))
+        with fork_rng(devices=[]):
+            manual_seed(state.rng.randint(1_000_000_000))
             for q in qs:
-                q.copy_(torch.randn(*q.shape, dtype=dtype))
+                q.copy_(randn(*q.shape, dtype=dtype))
                 _orthogonalize(q, state.orthogonalization_epsilon)
 
     for mat, q, p in zip(matrices, qs, ps):
-        p.copy_(torch.bmm(mat, q))
+        p.copy_(bmm(mat, q))
 
     first = all_reduce(flat_uncompressed, group=pg, async_op=True).get_future()
 
@@ -205,13 +212,13 @@ def powerSGD_hook(state, bucket):
         for p in ps:
             _orthogonalize(p, state.orthogonalization_epsilon)
         for mat, p, q in zip(matrices, ps, qs):
-            q.copy_(torch.bmm(mat.transpose(1, 2), p))
+            q.copy_(bmm(mat.transpose(1, 2), p))
         return all_reduce(state.q_memory_dict[index], group=pg, async_op=True).get_future().wait()[0]
 
     def decompress(fut):
         state.q_memory_dict[index] = fut.value().div_(world_size)
         for p, q, mat in zip(ps, qs, matrices):
-            mat.copy_(torch.bmm(p, q.transpose(1, 2)))
+            mat.copy_(bmm(p, q.transpose(1, 2)))
         if state.use_error_feedback:
             state.error_dict[index] = input_copy - input_tensor
         if not state.warm_start:
