@@ -252,16 +252,16 @@ def test_comm_hooks_same_losses_as_torchrun_with_gloo():
 
 def test_max_restarts_resumes_mnist_from_its_checkpoint(tmp_path):
     """examples/mnist.py under the launcher with --max-restarts 1: the last rank is SIGKILLed in the second
-    epoch, the job restarts, resumes from the checkpoint of step 2 of that epoch and ends with the same losses
-    and accuracy as an uninterrupted run."""
-    common = ["--nproc-per-node", "2", os.path.join(ROOT, "examples", "mnist.py"), "--limit", "512", "--epochs",
-              "2", "--checkpoint-every", "2"]
+    epoch (2 steps an epoch), the job restarts, resumes from the checkpoint after step 1 of that epoch and ends
+    with the same losses and accuracy as an uninterrupted run."""
+    common = ["--nproc-per-node", "2", os.path.join(ROOT, "examples", "mnist.py"), "--model", "mlp", "--limit",
+              "256", "--epochs", "2", "--checkpoint-every", "1"]
     code, clean = _launch(*common, "--out-dir", str(tmp_path / "clean"), timeout=240)
     assert code == 0, clean[-3000:]
     code, out = _launch("--max-restarts", "1", *common, "--out-dir", str(tmp_path / "killed"), "--fail-once-at",
-                        "7", timeout=300)
+                        "4", timeout=300)
     assert code == 0, out[-3000:]
-    assert "restarting it, attempt 1 of 1" in out and "resumed from" in out and "epoch 2, step 2" in out, out[-3000:]
+    assert "restarting it, attempt 1 of 1" in out and "resumed from" in out and "epoch 2, step 1" in out, out[-3000:]
     summary = re.compile(r"epoch (\d): train loss (\S+)  test accuracy (\S+)%")
     want = summary.findall(clean)
     got = summary.findall(out)
