@@ -2,7 +2,9 @@
 tests/distributed/ (each rank checks itself against NumPy or a one-process reference and the job fails on any
 mismatch); this file starts them, with timeouts, and asserts on their exit status and output. Checks that need
 no second rank (the launcher's command line, argument errors, a one-rank process group) run here directly or in
-a subprocess, so that this pytest process never initializes MPI itself."""
+a subprocess, so that this pytest process never initializes MPI itself. Also here: DDP communication hooks against
+torchrun/gloo, the launcher's --max-restarts with examples/mnist.py resuming from its checkpoint, and two hosts
+simulated by two network namespaces. The same API without MPI: tests/test_distributed_threaded.py."""
 import json
 import os
 import re

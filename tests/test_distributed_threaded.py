@@ -508,3 +508,20 @@ def test_buckets_rebuilt_in_gradient_order_and_static_graph(static):
             flat_after[:6] == ["c.weight", "c.bias", "a.weight", "a.bias", "b.weight", "b.bias"], flat_after
         for a, b in zip(params, ref.parameters()):
             np.testing.assert_allclose(a, b.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_split_group_and_device_mesh():
+    """split_group hands each rank the group of its line; a DeviceMesh's per-dimension groups come from it."""
+    def body(r, n):
+        mine = dist.split_group(split_ranks=[[0, 2], [1, 3]])
+        x = torch.tensor([float(r)])
+        dist.all_reduce(x, group=mine)
+        with pytest.raises(ValueError, match="more than one split group"):
+            dist.split_group(split_ranks=[[0, 1], [1, 2, 3]])
+        mesh = dist.init_device_mesh("cpu", (2, 2), mesh_dim_names=("dp", "tp"))
+        return (dist.get_process_group_ranks(mine), x.item(),
+                dist.get_process_group_ranks(mesh.get_group("dp")), dist.get_process_group_ranks(mesh.get_group("tp")))
+    res = _in_world(body, 4)
+    for r, (ranks, total, dp, tp) in enumerate(res):
+        assert ranks == ([0, 2] if r % 2 == 0 else [1, 3]) and total == (2.0 if r % 2 == 0 else 4.0)
+        assert dp == [r % 2, r % 2 + 2] and tp == [r // 2 * 2, r // 2 * 2 + 1], (r, dp, tp)
