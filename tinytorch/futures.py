@@ -15,7 +15,8 @@ class Future:
 
     ``devices`` is accepted for PyTorch's signature (CPU futures only here). ``wait()`` blocks until the future is
     completed and returns its value, or raises the exception it was completed with; ``value()`` does the same
-    without blocking (RuntimeError on a future not yet completed). ``then(cb)`` returns a new Future completed with ``cb(self)`` once this one is done;
+    without blocking (RuntimeError on a future not yet completed). ``then(cb)`` returns a new Future completed
+    with ``cb(self)`` once this one is done;
     ``add_done_callback(cb)`` runs ``cb(self)`` on completion and returns nothing. ``set_result`` twice raises
     RuntimeError ("Future can only be marked completed once")."""
 

@@ -296,7 +296,7 @@ def get_group_rank(group, global_rank):
     return ranks.index(global_rank)
 
 
-# ---- argument checks shared by the collectives -------------------------------------------------------------------------
+# ---- argument checks shared by the collectives ----------------------------------------------------------------
 def _tensor(t, what):
     from .._tensor import Tensor
     if not isinstance(t, Tensor):

@@ -14,7 +14,7 @@ import threading
 
 import numpy as np
 
-from ._c10d import DistBackendError, ProcessGroup, ReduceOp, Work, World, reduce_op_for, set_thread_world
+from ._c10d import DistBackendError, ProcessGroup, Work, World, reduce_op_for, set_thread_world
 from ._staging import copy_into, host, numpy_reduce
 
 __all__ = ["ProcessGroupThreaded", "spawn_threads", "create_threaded_process_group"]

@@ -314,9 +314,13 @@ class DistributedDataParallel(Module, Joinable):
             nb.future = self._run_comm_hook(self._next_launch, nb)
             nb.launched = True
             self._next_launch += 1
-        for x in self._buckets:
-            if x.future is not None:
-                x.future.done()  # MPI progresses non-blocking collectives only inside its calls
+        if self._comm_hook is None:
+            # MPI progresses non-blocking collectives only inside its calls. Not with a hook: completing a future
+            # runs its callbacks, which may start collectives (PowerSGD), and each rank would start them at its
+            # own moment; they run in bucket order in _finalize instead, the same on every rank
+            for x in self._buckets:
+                if x.future is not None:
+                    x.future.done()
         if self._next_launch == len(self._buckets):
             self._stats["buckets_started_during_backward"] = started_before
             self._finalize()
@@ -498,5 +502,6 @@ class DistributedDataParallel(Module, Joinable):
         self._comm_hook = (state, hook)
 
     def _get_ddp_logging_data(self):
-        return {"bucket_sizes": [b.buffer.numel() * b.buffer.element_size() for b in self._buckets], "world_size": self.process_group.size(),
+        return {"bucket_sizes": [b.buffer.numel() * b.buffer.element_size() for b in self._buckets],
+                "world_size": self.process_group.size(),
                 "find_unused_parameters": self.find_unused_parameters, **self._stats}

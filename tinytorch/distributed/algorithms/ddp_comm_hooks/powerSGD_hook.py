@@ -14,7 +14,7 @@ from collections import defaultdict
 import numpy as np
 
 from ...._dtype import bfloat16, float16
-from ...._ops.creation import empty, tensor, zeros
+from ...._ops.creation import empty, zeros
 from ...._ops.generator import manual_seed
 from ...._ops.linalg import bmm
 from ...._ops.random import randn
@@ -144,8 +144,8 @@ def powerSGD_hook(state, bucket):
 
     to_compress, uncompressed = [], []
     ps_size = qs_size = 0
-    for tensor in bucket.gradients():
-        matrix = tensor.view(tensor.shape[0], -1)
+    for grad in bucket.gradients():
+        matrix = grad.view(grad.shape[0], -1)
         n, m = matrix.shape
         r = min(n, m, state.matrix_approximation_rank)
         worth, before, after = _should_compress(n, m, r, state.min_compression_rate)
@@ -156,11 +156,11 @@ def powerSGD_hook(state, bucket):
             qs_size += m * r
             state.total_numel_after_compression += after
         else:
-            uncompressed.append(tensor)
+            uncompressed.append(grad)
             state.total_numel_after_compression += before
 
     flat_uncompressed = cat([t.reshape(-1) for t in uncompressed]) if uncompressed \
-        else tensor([], dtype=dtype)
+        else empty(0, dtype=dtype)
     fresh = False
     if not state.warm_start or index not in state.p_memory_dict:
         fresh = True
