@@ -408,8 +408,10 @@ def test_grad_bucket_and_hook_errors():
     assert sum(s[4] for s in seen) == sum(p.numel() for p in _net().parameters())
 
 
-def test_join_uneven_inputs_equals_one_process():
-    """Rank r has 2 + r batches; inside ``model.join()`` the ranks that run out shadow the others' all-reduces
+@pytest.mark.parametrize("first", [1, 2])
+def test_join_uneven_inputs_equals_one_process(first):
+    """Rank r has first + r batches (a rank with a single batch joins before the others rebuild their
+    buckets); inside ``model.join()`` the ranks that run out shadow the others' all-reduces
     with zeros. Gradients are divided by the initial world size, so step t's update is that of one process on
     the loss sum over the ranks still training, divided by the world size."""
     n = 3
@@ -418,7 +420,7 @@ def test_join_uneven_inputs_equals_one_process():
         model = DDP(_net(), bucket_cap_mb=0.00005)
         opt = torch.optim.SGD(model.parameters(), lr=0.3)
         with model.join():
-            for step in range(2 + r):
+            for step in range(first + r):
                 x, y = _batch(r, step)
                 loss = torch.nn.functional.cross_entropy(model(x), y)
                 opt.zero_grad()
@@ -428,9 +430,9 @@ def test_join_uneven_inputs_equals_one_process():
 
     net = _net()
     opt = torch.optim.SGD(net.parameters(), lr=0.3)
-    for step in range(2 + n - 1):
+    for step in range(first + n - 1):
         total = sum(torch.nn.functional.cross_entropy(net(_batch(r, step)[0]), _batch(r, step)[1])
-                    for r in range(n) if step < 2 + r)
+                    for r in range(n) if step < first + r)
         opt.zero_grad()
         (total / n).backward()
         opt.step()

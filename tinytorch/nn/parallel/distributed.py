@@ -85,6 +85,8 @@ class _DDPJoinHook(JoinHook):
 
     def main_hook(self):
         ddp = self.ddp
+        if ddp._ready_order and not ddp._rebuilt:
+            ddp._rebuild_buckets()  # the training ranks rebuild in this round's forward: take part
         if ddp.broadcast_buffers and ddp.require_forward_param_sync:
             bufs = list(ddp.module.buffers())
             if bufs:
