@@ -560,3 +560,28 @@ def test_full_rank_powersgd_equals_plain_ddp():
         np.testing.assert_allclose(la, lb, rtol=1e-6)
         for a, b in zip(pa, pb):
             np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_join_with_gradient_accumulation_and_buffers():
+    """Under join(), no_sync micro-steps and a BatchNorm's buffers: the joined rank follows the training ranks'
+    sync decisions (the flag all-reduce), so the collectives keep matching; the replicas end identical."""
+    def body(r, n):
+        torch.manual_seed(0)
+        net = torch.nn.Sequential(torch.nn.Linear(5, 4), torch.nn.BatchNorm1d(4), torch.nn.Linear(4, 3))
+        model = DDP(net)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        with model.join():
+            for step in range(2 * (1 + r)):
+                x, y = _batch(r, step)
+                if step % 2 == 0:
+                    with model.no_sync():
+                        torch.nn.functional.cross_entropy(model(x), y).backward()
+                else:
+                    torch.nn.functional.cross_entropy(model(x), y).backward()
+                    opt.step()
+                    opt.zero_grad()
+        return [t.detach().numpy().copy() for t in list(net.parameters()) + list(net.buffers())]
+    res = _in_world(body, 3)
+    for other in res[1:]:
+        for a, b in zip(res[0], other):
+            np.testing.assert_array_equal(a, b)

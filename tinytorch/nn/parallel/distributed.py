@@ -91,7 +91,12 @@ class _DDPJoinHook(JoinHook):
             bufs = list(ddp.module.buffers())
             if bufs:
                 ddp._broadcast_coalesced(bufs)
-        ddp._match_all_reduce_for_bwd_pass()
+        # whether the training ranks synchronize this backward (not under no_sync); the next round's buffer
+        # broadcast follows it, as on the training ranks
+        sync = ddp._check_global_requires_backward_grad_sync(is_joined_rank=True)
+        ddp.require_forward_param_sync = sync
+        if sync:
+            ddp._match_all_reduce_for_bwd_pass()
 
     def post_hook(self, is_last_joiner):
         self.ddp._sync_final_model(is_last_joiner)
@@ -251,10 +256,15 @@ class DistributedDataParallel(Module, Joinable):
             bufs = list(self.module.buffers())
             if bufs:
                 self._broadcast_coalesced(bufs)
+        if self._join_config.enable:
+            self._check_global_requires_backward_grad_sync(is_joined_rank=False)
         out = self.module(*inputs, **kwargs)
         if is_grad_enabled() and self.require_backward_grad_sync:
+            self.require_forward_param_sync = True
             self._prepare_for_backward(out)
         else:
+            # as PyTorch's: the next forward skips the buffer broadcast after one that does not synchronize
+            self.require_forward_param_sync = False
             self._armed = False
         return out
 
@@ -437,6 +447,15 @@ class DistributedDataParallel(Module, Joinable):
     @property
     def join_process_group(self):
         return self.process_group
+
+    def _check_global_requires_backward_grad_sync(self, is_joined_rank):
+        """Under ``join()``: all-reduce whether this rank synchronizes its next backward (a joined rank: no); a
+        joined rank learns from it whether any training rank does."""
+        from ... import distributed as dist
+        from ..._ops.creation import tensor
+        flag = tensor([1.0 if not is_joined_rank and self.require_backward_grad_sync else 0.0])
+        dist.all_reduce(flag, group=self.process_group)
+        return bool(flag.item()) if is_joined_rank else None
 
     def _match_all_reduce_for_bwd_pass(self):
         """A joined rank's side of one backward: the communication hook run on zero buckets, in bucket order,
