@@ -9,6 +9,13 @@ do) each rank trains on its shard of the data (DistributedSampler) with the mode
 DistributedDataParallel; ``--batch-size`` is per rank. Rank 0 prints, saves and plots.
 
 The script is plain PyTorch code: ``--torch`` runs the very same code under real PyTorch.
+
+Restarts: with ``--checkpoint-every N`` rank 0 saves a resumable checkpoint (model, optimizer, scheduler, RNG,
+position in the epoch, running sums) every N steps and at each epoch's end; a job restarted by the launcher's
+``--max-restarts`` (``TORCHELASTIC_RESTART_COUNT`` > 0), or started with ``--resume``, continues from it and ends
+as an uninterrupted run would:
+
+    python -m tinytorch.distributed.run --nproc-per-node 2 --max-restarts 3 examples/mnist.py --checkpoint-every 50
 """
 import argparse
 import os
@@ -46,6 +53,13 @@ def main(argv=None):
     p.add_argument("--limit", type=int, default=0, help="use only the first N training images (quick runs)")
     p.add_argument("--torch", action="store_true", help="run the same code with real PyTorch")
     p.add_argument("--compile", action="store_true", help="compile the training step with torch.compile")
+    p.add_argument("--checkpoint-every", type=int, default=0,
+                   help="save a resumable checkpoint every N steps and at each epoch's end (0: never)")
+    p.add_argument("--resume", action="store_true", help="continue from the resumable checkpoint in --out-dir "
+                   "(implied when the launcher restarted the job)")
+    p.add_argument("--fail-once-at", type=int, default=None,
+                   help="fault injection for the restart test: the last rank kills itself before this global "
+                        "step of the job's first attempt")
     args = p.parse_args(argv)
     epochs = args.epochs or (5 if args.model == "mlp" else 3)
 
@@ -109,15 +123,58 @@ def main(argv=None):
         train_step = torch.compile(train_step)
 
     history = []
+    resume_path = os.path.join(args.out_dir, f"mnist_{args.model}_resume.pt")
+    restarted = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")) > 0
+    start_epoch, start_step, sums = 1, 0, None
+    if (args.resume or restarted) and os.path.exists(resume_path):
+        state = torch.load(resume_path, weights_only=False)
+        net.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        sched.load_state_dict(state["sched"])
+        torch.set_rng_state(state["rng"])
+        start_epoch, start_step, history = state["epoch"], state["step"], state["history"]
+        sums = state["sums"][rank]
+        log(f"resumed from {os.path.normpath(resume_path)}: epoch {start_epoch}, step {start_step}", flush=True)
+
+    def save_resumable(epoch, step, total, n):
+        """Every rank's running sums go to rank 0, which writes the checkpoint atomically (a kill mid-write
+        leaves the previous one); the ranks go on once it is written."""
+        every = [None] * world
+        if distributed:
+            dist.all_gather_object(every, (total, n))
+        else:
+            every = [(total, n)]
+        if rank == 0:
+            os.makedirs(args.out_dir, exist_ok=True)
+            tmp = resume_path + ".tmp"
+            torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
+                        "rng": torch.get_rng_state(), "epoch": epoch, "step": step, "history": history,
+                        "sums": every}, tmp)
+            os.replace(tmp, resume_path)
+        if distributed:
+            dist.barrier()  # the checkpoint is on disk before any rank goes on (and may die)
+
+    global_step = 0
     for epoch in range(1, epochs + 1):
+        if epoch < start_epoch:
+            global_step += len(train_loader)
+            continue
         model.train()
         if sampler is not None:
             sampler.set_epoch(epoch)
         t0 = time.time()
         total, n = 0.0, 0
+        first = 0
+        if epoch == start_epoch and sums is not None:
+            (total, n), first = sums, start_step
         bar = tqdm(train_loader, desc=f"epoch {epoch}/{epochs}", leave=False, mininterval=2.0,
                    disable=rank != 0)
         for step, (x, y) in enumerate(bar):
+            global_step += 1
+            if step < first:
+                continue  # done before the restart: the data order is the sampler's, so skipping replays it
+            if args.fail_once_at == global_step and rank == world - 1 and not restarted:
+                os.kill(os.getpid(), 9)
             x, y = x.to(args.device), y.to(args.device)
             loss = train_step(x, y)
             sched.step()
@@ -125,6 +182,8 @@ def main(argv=None):
             n += len(y)
             if step % 50 == 0:
                 bar.set_postfix(loss=f"{total / n:.4f}", refresh=False)
+            if args.checkpoint_every and (step + 1) % args.checkpoint_every == 0 and step + 1 < len(train_loader):
+                save_resumable(epoch, step + 1, total, n)
         train_time = time.time() - t0
         model.eval()
         correct, seen = 0, 0
@@ -140,6 +199,8 @@ def main(argv=None):
         history.append((total / n, acc))
         log(f"epoch {epoch}: train loss {total / n:.4f}  test accuracy {acc * 100:.2f}%  "
             f"time {train_time:.1f}s", flush=True)
+        if args.checkpoint_every:
+            save_resumable(epoch + 1, 0, 0.0, 0)
 
     if distributed:
         dist.destroy_process_group()

@@ -35,7 +35,7 @@ LAYERS = [
     ("ops", ["_ops"]),
     ("tensor", ["_surface", "_print", "linalg", "fft", "special", "random", "serialization", "_utils",
                 "_weights_only_unpickler", "nn.parameter", "autograd", "func", "_legacy", "testing", "backends",
-                "storage", "overrides", "types", "accelerator"]),
+                "storage", "overrides", "types", "accelerator", "futures"]),
     ("lib", ["nn", "optim", "utils", "distributions", "amp", "distributed", "datasets", "functional", "compiler",
              "jit", "ao", "multiprocessing", "profiler", "_dynamo", "hub", "autograd.profiler",
              "autograd.profiler_util"]),

@@ -157,6 +157,7 @@ from .jit import ScriptModule, ScriptFunction  # noqa: E402,F401
 from . import library  # noqa: E402
 from . import _custom_ops  # noqa: E402
 from . import hub  # noqa: E402
+from . import futures  # noqa: E402
 from ._ops_namespace import ops  # noqa: E402,F401
 
 

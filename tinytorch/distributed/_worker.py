@@ -21,7 +21,8 @@ def rank_environment(comm):
     env = {"RANK": comm.Get_rank(), "WORLD_SIZE": comm.Get_size(), "LOCAL_RANK": node.Get_rank(),
            "LOCAL_WORLD_SIZE": node.Get_size(), "GROUP_RANK": leaders.index(my_leader),
            "GROUP_WORLD_SIZE": len(leaders), "ROLE_RANK": comm.Get_rank(), "ROLE_WORLD_SIZE": comm.Get_size(),
-           "ROLE_NAME": "default", "TORCHELASTIC_RESTART_COUNT": 0, "TORCHELASTIC_MAX_RESTARTS": 0}
+           "ROLE_NAME": "default", "TORCHELASTIC_RESTART_COUNT": os.environ.get("TORCHELASTIC_RESTART_COUNT", 0),
+           "TORCHELASTIC_MAX_RESTARTS": os.environ.get("TORCHELASTIC_MAX_RESTARTS", 0)}
     node.Free()
     return {k: str(v) for k, v in env.items()}
 

@@ -23,23 +23,14 @@ def _dist():
 
 def _split_group(dist, lines, me):
     """The process group of the line (a list of global ranks) holding global rank ``me``, created collectively
-    over the world with one MPI_Comm_split; None when ``me`` is on no line. A line equal to the whole world in
-    order is the default group itself (no new communicator), as PyTorch reuses it."""
-    world = dist._group(None)
-    ranks = list(range(world.size()))
-    mine = next((i for i, line in enumerate(lines) if me in line), None)
-    if len(lines) == 1 and list(lines[0]) == ranks:
-        return world
-    MPI = dist._mpi()
-    color = MPI.UNDEFINED if mine is None else mine
-    key = 0 if mine is None else list(lines[mine]).index(me)
-    comm = world._comm.Split(color, key)
-    if comm == MPI.COMM_NULL:
-        return None
-    comm.Set_errhandler(MPI.ERRORS_RETURN)
-    pg = dist.ProcessGroup(comm, [int(r) for r in lines[mine]], world._backend, world._timeout)
-    dist._state["groups"].append(pg)
-    return pg
+    over the world (``split_group``); None when ``me`` is on no line. A line equal to the whole world in order
+    is the default group itself, as PyTorch reuses it."""
+    lines = [[int(r) for r in line] for line in lines]
+    covered = {r for line in lines for r in line}
+    # split_group wants every member of the world on some line: the ranks on no line get one-rank lines
+    rest = [[r] for r in range(dist.get_world_size()) if r not in covered]
+    pg = dist.split_group(split_ranks=lines + rest)
+    return pg if any(me in line for line in lines) else None
 
 
 class DeviceMesh:

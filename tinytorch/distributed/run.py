@@ -13,10 +13,15 @@ cores divided by the ranks per node, at least 1; the native kernels' thread pool
 Across machines, one ``mpiexec`` starts every rank, so the launcher runs once, on the first node (``--node-rank
 0``) with an MPI hostfile (``--hostfile``, one host per line, ``host:slots`` allowed); on other node ranks it
 prints why it does nothing and exits 0. Rendezvous options (``--rdzv-*``, ``--standalone``, ...) are accepted
-and unused: MPI connects the ranks. Elastic restarts (``--max-restarts`` > 0) are not supported.
+and unused: MPI connects the ranks.
 
-The exit status is the job's: non-zero when any rank fails (a rank that raises aborts the whole job, so the
-others do not wait forever in a collective).
+Restarts: with ``--max-restarts N`` a job that fails (any rank dies or raises, which ends the whole MPI job) is
+started again, all ranks, up to N times, with ``TORCHELASTIC_RESTART_COUNT`` counting the attempts (as torchrun's
+elastic agent does; the world size does not change). A script resumes from its own checkpoint (see
+``examples/mnist.py``).
+
+The exit status is the last attempt's: non-zero when any rank fails (a rank that raises aborts the whole job, so
+the others do not wait forever in a collective).
 """
 import argparse
 import os
@@ -105,9 +110,9 @@ def main(argv=None):
     except ValueError as e:
         print(f"tinytorch-run: {e}", file=sys.stderr)
         return 2
-    if args.max_restarts:
-        print("tinytorch-run: --max-restarts is not supported (MPI jobs are not elastic); running once",
-              file=sys.stderr)
+    if args.max_restarts < 0:
+        print(f"tinytorch-run: --max-restarts must be >= 0, got {args.max_restarts}", file=sys.stderr)
+        return 2
     if nnodes > 1 and args.node_rank != 0:
         print(f"tinytorch-run: node rank {args.node_rank}: nothing to do here; with MPI the launcher on node rank "
               "0 starts the ranks of every node (through --hostfile)", file=sys.stderr)
@@ -130,16 +135,31 @@ def main(argv=None):
     except RuntimeError as e:
         print(f"tinytorch-run: {e}", file=sys.stderr)
         return 2
+    env["TORCHELASTIC_MAX_RESTARTS"] = str(args.max_restarts)
+    attempt = 0
+    while True:
+        env["TORCHELASTIC_RESTART_COUNT"] = str(attempt)
+        code = _run_once(cmd, env)
+        if code == 0 or attempt >= args.max_restarts or code == 130:
+            return code
+        attempt += 1
+        print(f"tinytorch-run: the job failed (exit status {code}); restarting it, attempt {attempt} of "
+              f"{args.max_restarts}", file=sys.stderr, flush=True)
+
+
+def _run_once(cmd, env):
+    """Run the job once; its exit status (130 after Ctrl-C, which is not restarted)."""
     proc = subprocess.Popen(cmd, env=env)
     try:
         return proc.wait()
     except KeyboardInterrupt:
         proc.terminate()
         try:
-            return proc.wait(timeout=10)
+            proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
-            return proc.wait()
+            proc.wait()
+        return 130
 
 
 if __name__ == "__main__":
