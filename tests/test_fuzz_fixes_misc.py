@@ -135,3 +135,16 @@ def test_sdpa_with_a_key_near_the_float_maximum(shape, scale):
         k.reshape(-1)[0] = 3e38
         _same(lambda lib: lib.nn.functional.scaled_dot_product_attention(
             *(lib.from_numpy(a.copy()) for a in (q, k, v)), scale=scale))
+
+
+def test_muon_with_an_eps_past_int64():
+    """Muon orthogonalises in bfloat16 and clamps the norm at eps: an int eps past int64 is cast to the float."""
+    def run(lib):
+        lib.manual_seed(0)
+        p = lib.nn.Parameter(lib.randn(4, 4))
+        opt = lib.optim.Muon([p], eps=2 ** 63)
+        p.sum().backward()
+        opt.step()
+        return p.detach()
+    _same(run)
+    _same(lambda lib: lib.tensor([1.5, -2.0], dtype=lib.bfloat16).clamp(min=2 ** 63).float())

@@ -52,7 +52,7 @@ def _bound(fn, a, v, out=None):
     NumPy's SIMD loops for maximum/minimum only take two contiguous operands: with a scalar (a stride-0
     operand) they run an element-wise loop ~3x slower, so the scalar is expanded to a constant block that
     the array is walked against in chunks."""
-    if type(v) is int and a.dtype.kind == "f" and not -2 ** 63 <= v < 2 ** 63:
+    if type(v) is int and a.dtype.kind not in "iub" and not -2 ** 63 <= v < 2 ** 63:  # float, bfloat16 (kind V)
         v = float(v)  # NumPy refuses a Python int past int64 next to floats; the op casts it to the float dtype
     if not (isinstance(v, (int, float)) and a.dtype.kind in "fiu" and a.size >= 256 and a.flags.c_contiguous):
         return fn(a, v, out=out) if out is not None else fn(a, v)
