@@ -12,7 +12,7 @@ Layout: ``runtime`` (buffers, the device, allocator, pipelines, batching, host c
 and the elementwise engine), and one module per kind of kernel (``elementwise``, ``reduce``, ``matmul``).
 """
 # imported for their registrations: each fills runtime.KERNELS, which WebGPUBackend binds
-from . import elementwise, matmul, reduce  # noqa: F401
+from . import elementwise, index, matmul, reduce  # noqa: F401
 from .backend import WebGPUBackend
 from .runtime import unavailable_reason
 

@@ -134,10 +134,12 @@ class WebGPUBackend(Backend):
         st = [0] * lead + [s if n != 1 or m == 1 else 0 for s, n, m in zip(a.strides, a.shape, shape[lead:])]
         return a.view(shape, st)
 
-    def _ew(self, name, expr, inputs, scalars, out_dtype, shape, out=None, ct=None):
+    def _ew(self, name, expr, inputs, scalars, out_dtype, shape, out=None, ct=None, ptr=(), coords=False):
         """Run ``out[i] = expr`` over ``shape``: inputs are ``x{k}`` (loaded at their strided offsets, as their
-        ``wgsl.value_type``), scalars ``s{j}`` of the given dtypes; ``ct`` is the WGSL compute type the helpers
-        are written in (default: the first input's value type, else the output's)."""
+        ``wgsl.value_type``) or, for k in ``ptr``, the raw array ``A{k}`` with offset ``p{k + 1}``; scalars are
+        ``s{j}`` of the given dtypes; ``ct`` is the WGSL compute type the helpers are written in (default: the
+        first input's value type, else the output's). With ``coords`` the dims are not merged and the expression
+        may read the coordinates ``c0`` (innermost dim), ``c1``."""
         shape = tuple(shape)
         n = math.prod(shape)
         dev = out.buf.dev if out is not None else (inputs[0].buf.dev if inputs else self._dev())
@@ -147,12 +149,15 @@ class WebGPUBackend(Backend):
             return out
         ops = [out] + list(inputs)
         ct = ct or wgsl.value_type(inputs[0].dtype if inputs else out_dtype)
-        sig = (name, expr, out_dtype, shape, ct, tuple((o.dtype, o.shape, o.strides, o.offset) for o in ops),
+        sig = (name, expr, out_dtype, shape, ct, tuple(ptr), coords, tuple((o.dtype, o.shape, o.strides, o.offset) for o in ops),
                tuple(dt for _, dt in scalars))
         hit = _EW_CACHE.get(sig)
         if hit is None:
             strides = [list(o.strides) if o.shape == shape else list(self._expand(o, shape).strides) for o in ops]
-            cshape, cst = _collapse(list(shape), strides)
+            if coords:
+                cshape, cst = list(reversed(shape)) or [1], [list(reversed(s)) or [0] for s in strides]
+            else:
+                cshape, cst = _collapse(list(shape), strides)
             if not cshape:
                 cshape, cst = [1], [[0] for _ in ops]
             m = max(wgsl.MAXD, len(cshape))
@@ -160,8 +165,8 @@ class WebGPUBackend(Backend):
             sc_dts = tuple(dt for _, dt in scalars)
             words = wgsl.meta(cshape, cst, [o.offset for o in ops], m)
             key = ("ew", name, expr, out_dtype.name, tuple(d.name for d in in_dts), tuple(d.name for d in sc_dts),
-                   m, ct)
-            hit = (key, _ew_source(expr, out_dtype, in_dts, sc_dts, m, ct, len(words)), words)
+                   m, ct, tuple(ptr), coords)
+            hit = (key, _ew_source(expr, out_dtype, in_dts, sc_dts, m, ct, len(words), ptr, coords), words)
             if len(_EW_CACHE) >= 8192:
                 _EW_CACHE.clear()
             _EW_CACHE[sig] = hit
@@ -176,11 +181,11 @@ class WebGPUBackend(Backend):
         return self._ew("copy", "x0", [a], [], a.dtype, a.shape)
 
 
-def _ew_source(expr, out_dtype, in_dts, sc_dts, m, ct, nwords):
-    body = [f" let x{k} = {wgsl.load(d, f'A{k}[p{k + 1}]')};" for k, d in enumerate(in_dts)]
+def _ew_source(expr, out_dtype, in_dts, sc_dts, m, ct, nwords, ptr=(), coords=False):
+    body = [f" let x{k} = {wgsl.load(d, f'A{k}[p{k + 1}]')};" for k, d in enumerate(in_dts) if k not in ptr]
     body += [f" let s{j} = {wgsl.scalar(d, nwords + j)};" for j, d in enumerate(sc_dts)]
     return (wgsl.header(out_dtype, *in_dts, *sc_dts) + ("enable f16;\n" if ct == "f16" and not
                                                         wgsl.header(out_dtype, *in_dts, *sc_dts) else "")
             + wgsl.bindings(out_dtype, in_dts) + wgsl.helpers(ct) + wgsl.GID + " if (gid >= P[1]) { return; }\n"
-            + wgsl.index_code(1 + len(in_dts), m) + "\n" + "\n".join(body)
+            + wgsl.index_code(1 + len(in_dts), m, coords) + "\n" + "\n".join(body)
             + f"\n out[p0] = {wgsl.store(out_dtype, expr)};\n}}\n")

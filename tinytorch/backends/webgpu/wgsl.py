@@ -143,13 +143,16 @@ def helpers(ct):
     return f"alias CT = {ct};\n" + (FLOAT_HELPERS if ct in ("f32", "f16") else INT_HELPERS)
 
 
-def index_code(nops, m):
+def index_code(nops, m, coords=False):
     """WGSL computing each operand's element offset p{k} from the flat index ``gid`` (parameter layout of
-    ``meta``: nd, numel, shape[m], then (offset, strides[m]) per operand, innermost dim first)."""
-    lines = ["var r = gid;"]
+    ``meta``: nd, numel, shape[m], then (offset, strides[m]) per operand, innermost dim first); with ``coords``
+    also the coordinates c0 and c1 of the two innermost dims."""
+    lines = ["var r = gid; var c0 = 0; var c1 = 0;"]
     lines += [f"var p{k} = P[{2 + m + k * (m + 1)}];" for k in range(nops)]
     lines.append("for (var d = 0; d < P[0]; d++) {")
     lines.append(f"  let sz = P[2 + d]; let c = r % sz; r = r / sz;")
+    if coords:
+        lines.append("  if (d == 0) { c0 = c; } if (d == 1) { c1 = c; }")
     lines += [f"  p{k} += c * P[{2 + m + k * (m + 1) + 1} + d];" for k in range(nops)]
     lines.append("}")
     return "\n".join(lines)
