@@ -6,8 +6,19 @@ import tinytorch as tt
 from conftest import DT, TOL, assert_close, np_data, pair, torch
 from op_db import OPS
 
-# opencl joins when a platform exists (CI installs PoCL); tests/test_opencl.py reports when it does not
-DEVICES = ["cpu", "mydev"] + (["opencl"] if tt.opencl.is_available() else [])
+# opencl joins when a platform exists (CI installs PoCL); tests/test_opencl.py reports when it does not; webgpu
+# when a WebGPU adapter exists (CI installs Mesa's lavapipe), tests/test_webgpu.py likewise
+DEVICES = ["cpu", "mydev"] + (["opencl"] if tt.opencl.is_available() else []) + \
+    (["webgpu"] if tt.webgpu.is_available() else [])
+# the dtypes a device has, where it lacks some: WebGPU has no 64-bit floats nor 8-bit storage (its int64 is
+# narrowed to int32, so int64 ops run on it)
+DEVICE_DTYPES = {"webgpu": frozenset({"float32", "int32", "int64", "bool", "float16"})}
+
+
+def device_dtypes(op, device):
+    """The dtypes of ``op`` the op database runs on ``device``."""
+    have = DEVICE_DTYPES.get(device)
+    return [d for d in op.dtypes if have is None or d in have]
 # cuda: collected everywhere, marked, and skipped with the reason where there is no NVIDIA GPU (tests/conftest.py)
 CUDA = pytest.param("cuda", marks=pytest.mark.cuda)
 
@@ -78,7 +89,7 @@ def assert_within(got, expected, dtype, op, bound, msg):
 @pytest.mark.parametrize("device", DEVICES + [CUDA])
 @pytest.mark.parametrize("op", OPS, ids=lambda o: o.name)
 def test_forward(op, device):
-    for dtype in op.dtypes:
+    for dtype in device_dtypes(op, device):
         for shapes in op.shapes:
             for noncontig in (False, True):
                 xs, ys = make_inputs(op, shapes, dtype, noncontig, False)
@@ -96,7 +107,7 @@ def test_forward(op, device):
 @pytest.mark.parametrize("device", DEVICES + [CUDA])
 @pytest.mark.parametrize("op", [o for o in OPS if o.grad], ids=lambda o: o.name)
 def test_backward(op, device):
-    for dtype in [d for d in op.dtypes if d in ("float32", "float64")]:
+    for dtype in [d for d in device_dtypes(op, device) if d in ("float32", "float64")]:
         for shapes in op.shapes:
             xs, ys = make_inputs(op, shapes, dtype, noncontig=True, requires_grad=False)
             xs = [x.to(device).requires_grad_(x.is_floating_point() and i not in op.int_inputs)
@@ -167,7 +178,8 @@ def test_double_backward(op):
 
 
 @pytest.mark.parametrize("device,dtype", [(d, t) for d in DEVICES for t in ("float32", "float64", "bfloat16")
-                                          if not (d == "opencl" and t == "bfloat16")] +  # opencl has no bfloat16
+                                          if not (d == "opencl" and t == "bfloat16") and  # opencl has no bfloat16
+                                          t in DEVICE_DTYPES.get(d, (t,))] +
                          [pytest.param("cuda", t, marks=pytest.mark.cuda) for t in ("float32", "float64", "bfloat16")])
 def test_relu_gradient_at_nan_and_zero_matches_torch(device, dtype):
     """relu's gradient is threshold_backward: 0 where the output is <= 0 (also for a NaN gradient there), the

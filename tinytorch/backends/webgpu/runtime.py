@@ -120,6 +120,11 @@ class _Device:
         self.max_binding = lim.get("max-storage-buffer-binding-size", 1 << 27)
         self.usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
         self.pool = {}
+        # every buffer the allocator made, in use or pooled: a tensor collected with a reference cycle (a traceback
+        # holding it) has its WGBuffer finalized together with everything reachable only from it, and wgpu-py's
+        # buffer releases its handle when finalized; held here, the buffer is never in that set, so the pool
+        # never hands out a released one
+        self.buffers = set()
         self.allocated = self.max_allocated = self.reserved = 0
         self.pipelines = {}
         self.params = {}
@@ -143,6 +148,7 @@ class _Device:
             except Exception:
                 self.empty_cache()
                 mem = self.device.create_buffer(size=nbytes, usage=self.usage)
+            self.buffers.add(mem)
             self.reserved += nbytes
         self.allocated += nbytes
         if self.allocated > self.max_allocated:
@@ -160,6 +166,7 @@ class _Device:
         for blocks in self.pool.values():
             for m in blocks:
                 self.reserved -= m.size
+                self.buffers.discard(m)
                 m.destroy()
         self.pool.clear()
 
