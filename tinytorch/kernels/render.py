@@ -283,7 +283,7 @@ class CUDARenderer(OpenCLRenderer):
 class WGSLRenderer(CStyleRenderer):
     """WGSL (WebGPU's shading language) for ``backends/webgpu``: ``CT`` the compute type (an ``alias`` in the
     kernel), ``select`` for ``where``, and the helpers ``isnan_``/``isinf_``/``erf_``/``expm1_``/``log1p_``/``log10_``/
-    ``erfinv_`` of the backend's prelude where WGSL has no builtin (it has no ``isnan``: a shader compiler may
+    ``erfinv_``/``asin_``/``acos_`` of the backend's prelude where WGSL has no builtin (it has no ``isnan``: a shader compiler may
     assume floats are never NaN, so the test reads the bits). WGSL converts nothing implicitly, hence the typed
     constants and the flag test against ``CT(0)``."""
 
@@ -299,7 +299,9 @@ class WGSLRenderer(CStyleRenderer):
         "fabs": lambda r, a: f"abs({a})",
         "tanh": lambda r, a: f"tanh_({a})",  # a driver's tanh may overflow to NaN for large |x|
     }
-    _HELPERS = {"expm1": "expm1_", "log1p": "log1p_", "log10": "log10_", "erfinv": "erfinv_"}
+    # asin and acos too: Vulkan lets a driver's asin/acos be off by thousands of ulps (lavapipe's are)
+    _HELPERS = {"expm1": "expm1_", "log1p": "log1p_", "log10": "log10_", "erfinv": "erfinv_", "asin": "asin_",
+                "acos": "acos_"}
 
     def const(self, v):
         # an abstract WGSL literal converted to the compute type (f32 or f16); integers keep a ".0" so that

@@ -91,3 +91,31 @@ def _matmul(be, a, b):
     dev.launch(pipe, [out.buf.mem, a.buf.mem, b.buf.mem, dev.param_buffer(words)],
                (-(-N // BN), -(-M // BM), nb))
     return out
+
+
+@KERNELS.register("einsum")
+def _einsum(be, *ops, equation):
+    """einsum as one broadcast product over all letters (strided views, no copies), then a sum over the
+    contracted letters."""
+    from ..._geometry import parse_einsum  # the op's own parser: '...' and implicit output
+    from .reduce import _red
+    terms, rhs = parse_einsum(equation, ops)
+    letters = list(dict.fromkeys("".join(terms)))
+    sizes, views = {}, []
+    for t, a in zip(terms, ops):
+        st = {}
+        for c, n, s in zip(t, a.shape, a.strides):
+            sizes[c] = max(sizes.get(c, 1), n)
+            st[c] = st.get(c, 0) + s  # a repeated letter is a diagonal: strides add up
+        views.append((a, t, st))
+    full = list(rhs) + [c for c in letters if c not in rhs]
+    shape = tuple(sizes[c] for c in full)
+    expanded = []
+    for a, t, st in views:
+        dims = dict(zip(t, a.shape))
+        expanded.append(a.view(shape, [st.get(c, 0) if dims.get(c, 1) != 1 else 0 for c in full]))
+    prod = expanded[0] if len(expanded) == 1 else \
+        be._ew("einsum_prod", " * ".join(f"x{i}" for i in range(len(expanded))), expanded, [], ops[0].dtype, shape)
+    if len(full) == len(rhs):
+        return be._copy(prod)
+    return _red("sum")(be, prod, tuple(range(len(rhs), len(full))), False, ops[0].dtype)

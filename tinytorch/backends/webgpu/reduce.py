@@ -8,7 +8,7 @@ import math
 from ... import _dtype as _dt
 from ..opencl.codegen import _collapse
 from . import wgsl
-from .runtime import KERNELS
+from .runtime import KERNELS, STORAGE
 
 L = 64
 _MAXG = 65535
@@ -147,3 +147,109 @@ def any_nonzero(be, a):
     r = _red("any")(be, a, tuple(range(a.ndim)), False)
     return bool(be.to_numpy(r))
 
+
+
+def _scan(name):
+    def k(be, a, dim, dtype=None):
+        out_dt = dtype or (a.dtype if _isf(a.dtype) else _dt.int64)
+        if a.ndim == 0:
+            return be.cast(a, out_dt)
+        n = a.shape[dim]
+        perm = [d for d in range(a.ndim) if d != dim] + [dim]
+        src = a.permute(perm)
+        dev = a.buf.dev
+        out = be._empty(src.shape, out_dt, dev)
+        rows = math.prod(src.shape[:-1])
+        if rows and n:
+            # one invocation per row, its strided start from the elementwise index code over the rows
+            rshape = src.shape[:-1] or (1,)
+            rin = src.view(rshape, src.strides[:-1] or (0,))
+            rout = out.view(rshape, out.strides[:-1] or (0,))
+            cs, cst = _collapse(list(rshape), [list(rout.strides), list(rin.strides)])
+            if not cs:
+                cs, cst = [1], [[0], [0]]
+            m = max(wgsl.MAXD, len(cs))
+            words = wgsl.meta(cs, cst, [rout.offset, rin.offset], m)
+            acc = "f32" if _isf(out_dt) else "i32"
+            op = "+" if name == "sum" else "*"
+            nw = len(words)
+
+            def source():
+                return (wgsl.header(a.dtype, out_dt) + wgsl.bindings(out_dt, [a.dtype]) + wgsl.GID +
+                        " if (gid >= P[1]) { return; }\n" + wgsl.index_code(2, m) +
+                        f"\n let n = P[{nw}]; let sa = P[{nw + 1}]; let so = P[{nw + 2}];\n"
+                        f" var acc = {acc}({0 if name == 'sum' else 1});\n"
+                        f" for (var k = 0; k < n; k++) {{ acc = acc {op} {acc}({wgsl.load(a.dtype, 'A0[p1 + k * sa]')}); "
+                        f"out[p0 + k * so] = {wgsl.store(out_dt, 'acc')}; }}\n}}\n")
+            pipe = dev.pipeline(("scan", name, a.dtype.name, out_dt.name, m), source)
+            dev.launch(pipe, [out.buf.mem, a.buf.mem, dev.param_buffer(list(words) + [n, src.strides[-1], 1])],
+                       dev.groups_1d(rows))
+        inv = [0] * a.ndim
+        for i, p in enumerate(perm):
+            inv[p] = i
+        return out.permute(inv)
+    return k
+
+
+KERNELS.add("cumsum", _scan("sum"))
+KERNELS.add("cumprod", _scan("prod"))
+
+
+def _sort_impl(be, a, dim, descending):
+    """Rank sort: each element's rank in its row (ties in index order, so stable; NaN sorts as the largest value,
+    as in PyTorch) is its position. O(n^2) per row, but one parallel pass with no synchronisation."""
+    if a.ndim == 0:
+        a = a.view((1,), (0,))
+    n = a.shape[dim]
+    perm = [d for d in range(a.ndim) if d != dim] + [dim]
+    src = be._copy(a.permute(perm))
+    dev = a.buf.dev
+    vals = be._empty(src.shape, a.dtype, dev)
+    idx = be._empty(src.shape, _dt.int64, dev)
+    if src.size:
+        if _isf(a.dtype):
+            lt = "((!isnan_(x) && isnan_(y)) || x < y)" if not descending else "((isnan_(x) && !isnan_(y)) || x > y)"
+            eq = "(x == y || (isnan_(x) && isnan_(y)))"
+        else:
+            lt = "(x < y)" if not descending else "(x > y)"
+            eq = "(x == y)"
+        st = STORAGE[a.dtype.name]
+
+        def source():
+            return (wgsl.header(a.dtype) +
+                    f"@group(0) @binding(0) var<storage, read_write> vals: array<{st}>;\n"
+                    "@group(0) @binding(1) var<storage, read_write> idx: array<i32>;\n"
+                    f"@group(0) @binding(2) var<storage, read> A0: array<{st}>;\n"
+                    "@group(0) @binding(3) var<storage, read> P: array<i32>;\n" +
+                    wgsl.helpers(wgsl.value_type(a.dtype)) + wgsl.GID +
+                    " let n = P[0]; if (gid >= P[1]) { return; }\n"
+                    " let row = gid / n; let i = gid % n; let base = row * n;\n"
+                    f" let y = {wgsl.load(a.dtype, 'A0[base + i]')}; var r = 0;\n"
+                    f" for (var j = 0; j < n; j++) {{ let x = {wgsl.load(a.dtype, 'A0[base + j]')}; "
+                    f"if ({lt} || ({eq} && j < i)) {{ r++; }} }}\n"
+                    " vals[base + r] = A0[base + i]; idx[base + r] = i;\n}\n")
+        pipe = dev.pipeline(("sort", a.dtype.name, descending), source)
+        dev.launch(pipe, [vals.buf.mem, idx.buf.mem, src.buf.mem, dev.param_buffer([n, src.size])],
+                   dev.groups_1d(src.size))
+    inv = [0] * a.ndim
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return vals.permute(inv), idx.permute(inv)
+
+
+@KERNELS.register("sort")
+def _sort(be, a, dim, descending, stable=False):
+    v, i = _sort_impl(be, a, dim, descending)
+    if a.ndim == 0:
+        return v.view((), ()), i.view((), ())
+    return v, i
+
+
+@KERNELS.register("topk")
+def _topk(be, a, k, dim, largest, sorted):
+    v, i = _sort_impl(be, a, dim, largest)
+    if a.ndim == 0:
+        return be._copy(v.view((), ())), be._copy(i.view((), ()))
+    shape = list(v.shape)
+    shape[dim] = k
+    return be._copy(v.view(shape, v.strides)), be._copy(i.view(shape, i.strides))
