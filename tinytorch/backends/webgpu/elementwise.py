@@ -40,7 +40,7 @@ def _unary_expr(name, dt, kw):
     if name == "abs":
         return "x0" if b else "abs(x0)"
     if name == "sign":
-        return "select(sign(x0), x0, isnan_(x0))" if f else "sign(x0)"
+        return "select(sign(x0), CT(0), isnan_(x0))" if f else "sign(x0)"  # torch.sign(nan) is 0
     if name in ("floor", "ceil", "trunc"):
         return f"{name}(x0)" if f else "x0"
     if name == "round":

@@ -129,6 +129,7 @@ class _Device:
         self.pipelines = {}
         self.params = {}
         self.encoder = None
+        self._fence = None
         self.pending = 0
         self.submits = 0  # command buffers submitted (tests check the batching with it)
         self.index = 0
@@ -235,7 +236,11 @@ class _Device:
     def finish(self):
         """Submit the recorded kernels and wait until the device has run them."""
         self.flush()
-        self.queue.on_submitted_work_done_sync()
+        # a read waits for every command submitted before it (wgpu-py's on_submitted_work_done_sync does not
+        # work with every wgpu-native it ships with)
+        if self._fence is None:
+            self._fence = self.device.create_buffer(size=4, usage=self.usage)
+        self.queue.read_buffer(self._fence, 0, 4)
 
     # -- host copies --
     def write(self, mem, arr):

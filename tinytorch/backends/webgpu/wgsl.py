@@ -69,11 +69,17 @@ fn expm1_(x: CT) -> CT {
 fn log1p_(x: CT) -> CT {
   let u = CT(1.0) + x;
   if (u == CT(1.0)) { return x; }
-  if (isinf_(u)) { return u; }
+  if (isinf_(u)) { return log(u); }
   return log(u) * x / (u - CT(1.0));
 }
-fn asin_(x: CT) -> CT { return atan2(x, sqrt((CT(1.0) - x) * (CT(1.0) + x))); }
-fn acos_(x: CT) -> CT { return atan2(sqrt((CT(1.0) - x) * (CT(1.0) + x)), x); }
+fn asin_(x: CT) -> CT {
+  if (isnan_(x) || abs(x) > CT(1.0)) { return nan_(); }
+  return atan2(x, sqrt((CT(1.0) - x) * (CT(1.0) + x)));
+}
+fn acos_(x: CT) -> CT {
+  if (isnan_(x) || abs(x) > CT(1.0)) { return nan_(); }
+  return atan2(sqrt((CT(1.0) - x) * (CT(1.0) + x)), x);
+}
 fn log10_(x: CT) -> CT { return CT(log2(f32(x)) * 0.30102999566398119521); }
 fn erf_(x: CT) -> CT {
   let a = abs(f32(x));
