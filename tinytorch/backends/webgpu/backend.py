@@ -165,8 +165,9 @@ class WebGPUBackend(Backend):
             sc_dts = tuple(dt for _, dt in scalars)
             words = wgsl.meta(cshape, cst, [o.offset for o in ops], m)
             key = ("ew", name, expr, out_dtype.name, tuple(d.name for d in in_dts), tuple(d.name for d in sc_dts),
-                   m, ct, tuple(ptr), coords)
-            hit = (key, _ew_source(expr, out_dtype, in_dts, sc_dts, m, ct, len(words), ptr, coords), words)
+                   m, ct, tuple(ptr), coords, len(cshape))
+            hit = (key, _ew_source(expr, out_dtype, in_dts, sc_dts, m, ct, len(words), ptr, coords, len(cshape)),
+                   words)
             if len(_EW_CACHE) >= 8192:
                 _EW_CACHE.clear()
             _EW_CACHE[sig] = hit
@@ -181,11 +182,11 @@ class WebGPUBackend(Backend):
         return self._ew("copy", "x0", [a], [], a.dtype, a.shape)
 
 
-def _ew_source(expr, out_dtype, in_dts, sc_dts, m, ct, nwords, ptr=(), coords=False):
+def _ew_source(expr, out_dtype, in_dts, sc_dts, m, ct, nwords, ptr=(), coords=False, nd=None):
     body = [f" let x{k} = {wgsl.load(d, f'A{k}[p{k + 1}]')};" for k, d in enumerate(in_dts) if k not in ptr]
     body += [f" let s{j} = {wgsl.scalar(d, nwords + j)};" for j, d in enumerate(sc_dts)]
     return (wgsl.header(out_dtype, *in_dts, *sc_dts) + ("enable f16;\n" if ct == "f16" and not
                                                         wgsl.header(out_dtype, *in_dts, *sc_dts) else "")
             + wgsl.bindings(out_dtype, in_dts) + wgsl.helpers(ct) + wgsl.GID + " if (gid >= P[1]) { return; }\n"
-            + wgsl.index_code(1 + len(in_dts), m, coords) + "\n" + "\n".join(body)
+            + wgsl.index_code(1 + len(in_dts), m, coords, nd) + "\n" + "\n".join(body)
             + f"\n out[p0] = {wgsl.store(out_dtype, expr)};\n}}\n")

@@ -151,12 +151,23 @@ def helpers(ct):
     return f"alias CT = {ct};\n" + (FLOAT_HELPERS if ct in ("f32", "f16") else INT_HELPERS)
 
 
-def index_code(nops, m, coords=False):
+def index_code(nops, m, coords=False, nd=None):
     """WGSL computing each operand's element offset p{k} from the flat index ``gid`` (parameter layout of
     ``meta``: nd, numel, shape[m], then (offset, strides[m]) per operand, innermost dim first); with ``coords``
-    also the coordinates c0 and c1 of the two innermost dims."""
+    also the coordinates c0 and c1 of the two innermost dims. With ``nd`` (the launch's number of dims, known when
+    the kernel is built) the loop is unrolled to exactly those dims: a dense or uniformly strided launch (one dim
+    after merging) then costs one multiply-add per operand, no division."""
     lines = ["var r = gid; var c0 = 0; var c1 = 0;"]
     lines += [f"var p{k} = P[{2 + m + k * (m + 1)}];" for k in range(nops)]
+    if nd is not None:
+        for d in range(nd):
+            last = d == nd - 1
+            lines.append(f"{{ let c = {'r' if last else f'r % P[{2 + d}]'};" + ("" if last else f" r = r / P[{2 + d}];"))
+            if coords and d < 2:
+                lines.append(f"  c{d} = c;")
+            lines += [f"  p{k} += c * P[{2 + m + k * (m + 1) + 1 + d}];" for k in range(nops)]
+            lines.append("}")
+        return "\n".join(lines)
     lines.append("for (var d = 0; d < P[0]; d++) {")
     lines.append(f"  let sz = P[2 + d]; let c = r % sz; r = r / sz;")
     if coords:
