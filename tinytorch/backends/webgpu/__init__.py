@@ -9,10 +9,10 @@ together; the host waits only where it reads a result (``runtime._Device``).
 
 Layout: ``runtime`` (buffers, the device, allocator, pipelines, batching, host copies, the kernel table), ``wgsl``
 (types, loads and stores, helpers, the strided index code), ``backend`` (``WebGPUBackend``: allocator interface
-and the elementwise engine), and one module per kind of kernel (``elementwise``, ``reduce``, ``matmul``).
+and the elementwise engine), and one module per kind of kernel (``elementwise``, ``reduce``, ``matmul``, ``index``, ``nn``).
 """
 # imported for their registrations: each fills runtime.KERNELS, which WebGPUBackend binds
-from . import elementwise, index, matmul, reduce  # noqa: F401
+from . import elementwise, index, matmul, nn, reduce  # noqa: F401
 from .backend import WebGPUBackend
 from .runtime import unavailable_reason
 
