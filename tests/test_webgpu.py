@@ -213,3 +213,26 @@ def test_mlp_trains_with_sgd_and_softmax_cross_entropy():
             losses.append(loss.item())
         out.append(losses)
     np.testing.assert_allclose(out[1], out[0], rtol=1e-5, atol=1e-6)
+
+
+def test_small_cnn_trains_to_the_cpu_losses():
+    """Convolution (im2col / col2im kernels), max pooling and its backward, Adam: the same losses as on cpu."""
+    rng = np.random.default_rng(6)
+    x, y = rng.standard_normal((8, 1, 12, 12)).astype(np.float32), rng.integers(0, 5, 8)
+    out = []
+    for d in ("cpu", "webgpu"):
+        tt.manual_seed(2)
+        m = tt.nn.Sequential(tt.nn.Conv2d(1, 4, 3, padding=1), tt.nn.ReLU(), tt.nn.MaxPool2d(2),
+                             tt.nn.Conv2d(4, 6, 3, stride=2), tt.nn.ReLU(), tt.nn.MaxPool2d(2, stride=1),
+                             tt.nn.Flatten(), tt.nn.Linear(6, 5)).to(d)
+        opt = tt.optim.Adam(m.parameters(), lr=0.01)
+        xs, ys = tt.tensor(x, device=d), tt.tensor(y, device=d)
+        losses = []
+        for _ in range(3):
+            loss = tt.nn.functional.cross_entropy(m(xs), ys)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        out.append(losses)
+    np.testing.assert_allclose(out[1], out[0], rtol=1e-5, atol=1e-6)
