@@ -25,7 +25,9 @@ class WebGPUBackend(Backend):
     copy from the host checks that every value fits 32 bits (RuntimeError otherwise) and a copy back widens them
     again, so they behave as int64 for every value in the int32 range; arithmetic on them wraps at 32 bits."""
 
-    kernel_language = None  # the compiler fuses nothing on this device yet
+    kernel_language = "wgsl"
+    # the compiler's fused elementwise runs become WGSL kernels
+    codegen = "tinytorch.compiler.codegen_wgsl"
     dtypes = frozenset(STORAGE)
 
     def __init__(self):
