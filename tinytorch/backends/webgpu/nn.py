@@ -135,3 +135,74 @@ def _max_pool2d_backward(be, g, idx, input_shape, disjoint):
     _run(be, dev, "max_pool2d_backward", g.dtype, body, words, [out.buf.mem, idx.buf.mem, g.buf.mem], g.size,
          extra=f"@group(0) @binding(3) var<storage, read> G: array<{STORAGE[g.dtype.name]}>;\n", x_dtype=_dt.int32)
     return out
+
+
+def _rows(be, name, inputs, dim, out_dtype, body):
+    """One invocation per row along ``dim`` of the inputs (same shape): ``body`` reads element k of input j as
+    ``ld{j}(k)`` (f32) and writes ``out[p0 + k * so]``; ``n`` is the row length. Returns the output."""
+    from ..opencl.codegen import _collapse
+    a = inputs[0]
+    dim = dim % a.ndim if a.ndim else 0
+    scalar = a.ndim == 0
+    if scalar:  # a 0-dim tensor is one row of one element
+        inputs = [x.view((1,), (0,)) for x in inputs]
+        a = inputs[0]
+    dev = a.buf.dev
+    out = be._empty(a.shape, out_dtype, dev)
+    if not out.size:
+        return out.view((), ()) if scalar else out
+    n = a.shape[dim]
+    kept = [d for d in range(a.ndim) if d != dim]
+    rshape = [a.shape[d] for d in kept] or [1]
+    strides = [[out.strides[d] for d in kept] or [0]] + [[x.strides[d] for d in kept] or [0] for x in inputs]
+    cs, cst = _collapse(rshape, strides)
+    if not cs:
+        cs, cst = [1], [[0] for _ in strides]
+    m = max(wgsl.MAXD, len(cs))
+    words = list(wgsl.meta(cs, cst, [out.offset] + [x.offset for x in inputs], m))
+    nw = len(words)
+    words += [n, out.strides[dim]] + [x.strides[dim] for x in inputs]
+    rows = out.size // n
+    dts = [x.dtype for x in inputs]
+    lds = "".join(f" let sa{j} = P[{nw + 2 + j}];\n" for j in range(len(inputs)))
+
+    def source():
+        fns = "".join(f"fn ld{j}(base: i32, k: i32, s: i32) -> f32 {{ return f32(A{j}[base + k * s]); }}\n"
+                      for j in range(len(inputs)))
+        return (wgsl.header(out_dtype, *dts) + wgsl.bindings(out_dtype, dts) + wgsl.helpers("f32") + fns + wgsl.GID +
+                " if (gid >= P[1]) { return; }\n" + wgsl.index_code(1 + len(inputs), m, nd=len(cs)) +
+                f"\n let n = P[{nw}]; let so = P[{nw + 1}];\n" + lds + body + "}\n")
+    pipe = dev.pipeline((name, out_dtype.name) + tuple(d.name for d in dts) + (m, len(cs)), source)
+    dev.launch(pipe, [out.buf.mem] + [x.buf.mem for x in inputs] + [dev.param_buffer(words)],
+               dev.groups_1d(rows))
+    return out.view((), ()) if scalar else out
+
+
+def _softmax(be, a, dim, log):
+    # the row's maximum (NaN propagates), the sum of exponentials shifted by it, then each element
+    st = STORAGE[a.dtype.name]
+    res = "(v - mx) - log(s)" if log else "exp(v - mx) / s"
+    body = (" var mx = -inf_();\n"
+            " for (var k = 0; k < n; k++) { let v = ld0(p1, k, sa0); mx = select(select(mx, v, v > mx), v, isnan_(v)); }\n"
+            " var s = 0.0;\n"
+            " for (var k = 0; k < n; k++) { s += exp(ld0(p1, k, sa0) - mx); }\n"
+            f" for (var k = 0; k < n; k++) {{ let v = ld0(p1, k, sa0); out[p0 + k * so] = {st}({res}); }}\n")
+    return _rows(be, "log_softmax" if log else "softmax", [a], dim, a.dtype, body)
+
+
+def _softmax_backward(be, g, out, dim, log):
+    # softmax: y * (g - sum(g * y)); log_softmax: g - exp(y) * sum(g)
+    st = STORAGE[g.dtype.name]
+    if log:
+        red, res = "ld0(p1, k, sa0)", "ld0(p1, k, sa0) - exp(ld1(p2, k, sa1)) * s"
+    else:
+        red, res = "ld0(p1, k, sa0) * ld1(p2, k, sa1)", "ld1(p2, k, sa1) * (ld0(p1, k, sa0) - s)"
+    body = (f" var s = 0.0;\n for (var k = 0; k < n; k++) {{ s += {red}; }}\n"
+            f" for (var k = 0; k < n; k++) {{ out[p0 + k * so] = {st}({res}); }}\n")
+    return _rows(be, "log_softmax_backward" if log else "softmax_backward", [g, out], dim, g.dtype, body)
+
+
+KERNELS.add("softmax", lambda be, a, dim: _softmax(be, a, dim, False))
+KERNELS.add("log_softmax", lambda be, a, dim: _softmax(be, a, dim, True))
+KERNELS.add("softmax_backward", lambda be, g, out, dim: _softmax_backward(be, g, out, dim, False))
+KERNELS.add("log_softmax_backward", lambda be, g, out, dim: _softmax_backward(be, g, out, dim, True))
