@@ -28,6 +28,7 @@ def get_device_name(device=None):
 
 
 def current_device():
+    """The index of the current WebGPU device: always 0 (tinytorch drives one adapter)."""
     return 0
 
 

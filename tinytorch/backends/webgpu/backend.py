@@ -9,7 +9,7 @@ import numpy as np
 from ... import _dtype as _dt
 from ..._strides import contiguous_strides
 from ..base import Backend
-from ..opencl.codegen import _bshape, _collapse
+from ..opencl.codegen import _collapse
 from . import wgsl
 from .runtime import HOST, ITEMSIZE, KERNELS, STORAGE, WGArray, WGBuffer, _is_arr, device, unavailable_reason
 
@@ -151,8 +151,8 @@ class WebGPUBackend(Backend):
             return out
         ops = [out] + list(inputs)
         ct = ct or wgsl.value_type(inputs[0].dtype if inputs else out_dtype)
-        sig = (name, expr, out_dtype, shape, ct, tuple(ptr), coords, tuple((o.dtype, o.shape, o.strides, o.offset) for o in ops),
-               tuple(dt for _, dt in scalars))
+        sig = (name, expr, out_dtype, shape, ct, tuple(ptr), coords,
+               tuple((o.dtype, o.shape, o.strides, o.offset) for o in ops), tuple(dt for _, dt in scalars))
         hit = _EW_CACHE.get(sig)
         if hit is None:
             strides = [list(o.strides) if o.shape == shape else list(self._expand(o, shape).strides) for o in ops]
