@@ -29,7 +29,7 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # (layer, module prefixes); a module belongs to the layer of its longest matching prefix
 LAYERS = [
     ("core", ["_C", "_dtype", "_strides", "_storage", "device", "_modes", "_geometry", "backends.base", "backends.cpu",
-              "backends.opencl", "backends.meta", "kernels", "version", "torch_version", "_layout"]),
+              "backends.opencl", "backends.webgpu", "backends.meta", "kernels", "version", "torch_version", "_layout"]),
     ("dispatch", ["_dispatch", "_tensor", "autograd.engine", "autograd.grad_mode", "autograd.graph",
                   "autograd.anomaly_mode", "_schema"]),
     ("ops", ["_ops"]),
@@ -39,7 +39,7 @@ LAYERS = [
     ("lib", ["nn", "optim", "utils", "distributions", "amp", "distributed", "datasets", "functional", "compiler",
              "jit", "ao", "multiprocessing", "profiler", "_dynamo", "hub", "autograd.profiler",
              "autograd.profiler_util"]),
-    ("top", ["__init__", "_variants", "compat", "run", "onnx", "cuda", "cpu", "opencl", "_c_api",
+    ("top", ["__init__", "_variants", "compat", "run", "onnx", "cuda", "cpu", "opencl", "webgpu", "_c_api",
              # modules that look functions up in the public namespace at run time (torch.fx prints and resolves
              # torch.* names, torch.ops.aten.* are the namespace's functions, sparse ops compose public functions)
              "fx", "sparse", "_ops_namespace", "library", "_custom_ops",

@@ -6,8 +6,29 @@ import tinytorch as tt
 from conftest import DT, TOL, assert_close, np_data, pair, torch
 from op_db import OPS
 
-# opencl joins when a platform exists (CI installs PoCL); tests/test_opencl.py reports when it does not
-DEVICES = ["cpu", "mydev"] + (["opencl"] if tt.opencl.is_available() else [])
+# opencl joins when a platform exists (CI installs PoCL); tests/test_opencl.py reports when it does not; webgpu
+# when a WebGPU adapter exists (CI installs Mesa's lavapipe), tests/test_webgpu.py likewise
+DEVICES = ["cpu", "mydev"] + (["opencl"] if tt.opencl.is_available() else []) + \
+    (["webgpu"] if tt.webgpu.is_available() else [])
+# the dtypes a device has, where it lacks some: WebGPU has no 64-bit floats nor 8-bit storage (its int64 is
+# narrowed to int32, so int64 ops run on it)
+DEVICE_DTYPES = {"webgpu": frozenset({"float32", "int32", "int64", "bool", "float16"})}
+
+
+# ops that need float64 on the device itself, so a device without it refuses them with its dtype TypeError (as
+# PyTorch's MPS device does): float_power and a sum to float64 ask for it, cat_promote joins a float64 operand, unique's
+# sample casts to double, and slogdet/matrix_exp widen float32 to float64 internally for accuracy. Checked to raise.
+DEVICE_FLOAT64_OPS = {"webgpu": frozenset({"float_power", "sum_dtype", "cat_promote", "unique", "linalg_slogdet",
+                                           "linalg_matrix_exp"})}
+
+
+def device_dtypes(op, device):
+    """The dtypes of ``op`` the op database runs on ``device``."""
+    have = DEVICE_DTYPES.get(device)
+    return [d for d in op.dtypes if have is None or d in have]
+# the op database's device list: webgpu's cases are a sweep (CI runs one in three: lavapipe's launches are slow on a
+# shared CPU, and the other devices already run every case)
+OPDB_DEVICES = [pytest.param(d, marks=pytest.mark.sweep) if d == "webgpu" else d for d in DEVICES]
 # cuda: collected everywhere, marked, and skipped with the reason where there is no NVIDIA GPU (tests/conftest.py)
 CUDA = pytest.param("cuda", marks=pytest.mark.cuda)
 
@@ -75,10 +96,15 @@ def assert_within(got, expected, dtype, op, bound, msg):
     assert not bad.any(), f"{msg}: {int(bad.sum())} elements outside the bound, e.g. ours {g[bad][:3]} torch {e[bad][:3]}"
 
 
-@pytest.mark.parametrize("device", DEVICES + [CUDA])
+@pytest.mark.parametrize("device", OPDB_DEVICES + [CUDA])
 @pytest.mark.parametrize("op", OPS, ids=lambda o: o.name)
 def test_forward(op, device):
-    for dtype in op.dtypes:
+    if op.name in DEVICE_FLOAT64_OPS.get(device, ()):
+        xs, _ = make_inputs(op, op.shapes[0], "float32", False, False)
+        with pytest.raises(TypeError, match="doesn't support float64"):
+            op.fn(tt, *[x.to(device) for x in xs])
+        return
+    for dtype in device_dtypes(op, device):
         for shapes in op.shapes:
             for noncontig in (False, True):
                 xs, ys = make_inputs(op, shapes, dtype, noncontig, False)
@@ -93,10 +119,12 @@ def test_forward(op, device):
                     assert_close(got.cpu(), expected, dtype, op.rtol, op.atol, msg=msg)
 
 
-@pytest.mark.parametrize("device", DEVICES + [CUDA])
+@pytest.mark.parametrize("device", OPDB_DEVICES + [CUDA])
 @pytest.mark.parametrize("op", [o for o in OPS if o.grad], ids=lambda o: o.name)
 def test_backward(op, device):
-    for dtype in [d for d in op.dtypes if d in ("float32", "float64")]:
+    if op.name in DEVICE_FLOAT64_OPS.get(device, ()):
+        return  # test_forward checks that the device refuses it
+    for dtype in [d for d in device_dtypes(op, device) if d in ("float32", "float64")]:
         for shapes in op.shapes:
             xs, ys = make_inputs(op, shapes, dtype, noncontig=True, requires_grad=False)
             xs = [x.to(device).requires_grad_(x.is_floating_point() and i not in op.int_inputs)
@@ -167,7 +195,8 @@ def test_double_backward(op):
 
 
 @pytest.mark.parametrize("device,dtype", [(d, t) for d in DEVICES for t in ("float32", "float64", "bfloat16")
-                                          if not (d == "opencl" and t == "bfloat16")] +  # opencl has no bfloat16
+                                          if not (d == "opencl" and t == "bfloat16") and  # opencl has no bfloat16
+                                          t in DEVICE_DTYPES.get(d, (t,))] +
                          [pytest.param("cuda", t, marks=pytest.mark.cuda) for t in ("float32", "float64", "bfloat16")])
 def test_relu_gradient_at_nan_and_zero_matches_torch(device, dtype):
     """relu's gradient is threshold_backward: 0 where the output is <= 0 (also for a NaN gradient there), the
@@ -204,8 +233,9 @@ def test_layer_norm_half_precision(device, dtype):
         assert_close(a.grad.cpu(), b.grad, dtype, rtol=3e-2, atol=3e-2)
 
 
-@pytest.mark.parametrize("device", DEVICES + [CUDA])
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("device,dtype", [(d, t) for d in DEVICES for t in ("float32", "float64")
+                                          if t in DEVICE_DTYPES.get(d, (t,))] +
+                         [pytest.param("cuda", t, marks=pytest.mark.cuda) for t in ("float32", "float64")])
 def test_softmax_special_rows_match_torch(device, dtype):
     """Rows of -inf, NaN, +inf and huge values among ordinary ones, in an input large enough (>= 4096 elements)
     for the cpu backend's unshifted-exp path: each such row must come out as torch's, the others unharmed."""
@@ -328,7 +358,7 @@ def test_kaiser_window_matches_torch():
     assert_close(tt.kaiser_window(12, dtype=tt.float64), torch.kaiser_window(12, dtype=torch.float64), "float64")
 
 
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", [d for d in DEVICES if "float64" in DEVICE_DTYPES.get(d, ("float64",))])
 def test_nextafter_matches_torch(device):
     res = []
     for m, dev in ((tt, device), (torch, "cpu")):

@@ -22,6 +22,8 @@ from .backends.cuda.backend import CUDABackend as _CUDABackend  # noqa: E402
 # always registered; using one without its driver says why (cuda first: it is the accelerator where both exist)
 _BUILTIN_BACKENDS.append(_register_builtin("cuda", _CUDABackend()))
 _BUILTIN_BACKENDS.append(_register_builtin("opencl", _OpenCLBackend()))
+from .backends.webgpu import WebGPUBackend as _WebGPUBackend  # noqa: E402
+_BUILTIN_BACKENDS.append(_register_builtin("webgpu", _WebGPUBackend()))
 
 from ._tensor import Size, Tensor  # noqa: E402
 from ._storage import Storage  # noqa: E402
@@ -84,7 +86,7 @@ from . import autograd  # noqa: E402
 from .autograd import profiler as _autograd_profiler, profiler_util as _profiler_util  # noqa: E402,F401
 from .serialization import PyTorchFileReader, load, save  # noqa: E402,F401
 from ._print import set_printoptions  # noqa: E402
-from . import nn, optim, utils, datasets, opencl, distributions  # noqa: E402
+from . import nn, optim, utils, datasets, opencl, webgpu, distributions  # noqa: E402
 from . import ao, quantization  # noqa: E402,F401
 from . import func  # noqa: E402
 from . import profiler  # noqa: E402

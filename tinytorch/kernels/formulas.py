@@ -16,7 +16,8 @@ from .expr import attr, call, eq, erf, exp, fabs, isinf, isnan, log, maximum, mi
 from .expr import const as c
 from .expr import where
 
-TARGETS = ("cpp", "opencl")  # the cuda device compiles the OpenCL rendering (render.CUDARenderer)
+TARGETS = ("cpp", "opencl", "wgsl")  # the cuda device compiles the OpenCL rendering (render.CUDARenderer); wgsl:
+# the webgpu device (render.WGSLRenderer)
 
 _SQRT1_2 = 0.70710678118654752440   # 1 / sqrt(2)
 _INV_SQRT_2PI = 0.39894228040143267794  # 1 / sqrt(2 pi)
@@ -121,7 +122,8 @@ def _spherical_bessel_j0(x):
     return where(isinf(x), 0, where(fabs(x) < 0.5, series, call("sin", x) / x))
 
 
-_OPENCL = ("opencl",)
+# the GPU backends with a math library of their own (webgpu supplies the calls WGSL lacks as helpers)
+_OPENCL = ("opencl", "wgsl")
 
 
 def _libm(name):
@@ -192,7 +194,7 @@ if len(BY_NAME) != len(FORMULAS):
 
 
 def for_target(target):
-    """The formulas rendered for ``target`` ('cpp' or 'opencl'), in declaration order."""
+    """The formulas rendered for ``target`` ('cpp', 'opencl' or 'wgsl'), in declaration order."""
     return [f for f in FORMULAS if target in f.targets]
 
 

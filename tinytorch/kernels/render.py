@@ -12,7 +12,9 @@ C-style language inherits it; a subclass overrides only what its language spells
   CUDARenderer    CUDA C as NVRTC compiles it: OpenCL's spelling but CUDA's overloads (``erfinv``), and
                   ``kernel`` writes a whole ``__global__`` function, ``__half`` converted to float.
 
-A WGSL renderer would override the constants (``T(1)``), ``where`` (``select(b, a, c)``) and the declarations.
+  WGSLRenderer    WGSL for the ``webgpu`` device (``backends/webgpu``): ``CT(1)`` constants (``CT`` an ``alias``),
+                  ``select(b, a, c)`` for ``where``, and helper functions (``isnan_``, ``erf_``, ``expm1_`` ...)
+                  for what WGSL's builtins lack; the backend's kernel prelude defines them.
 """
 from .expr import walk
 
@@ -276,3 +278,41 @@ class CUDARenderer(OpenCLRenderer):
         """The CUDA C program of OpenCL C kernel source ``src``."""
         low = "half" in src or "bfloat16" in src
         return self.PRELUDE + (self.LOW_PRECISION if low else "") + src
+
+
+class WGSLRenderer(CStyleRenderer):
+    """WGSL (WebGPU's shading language) for ``backends/webgpu``: ``CT`` the compute type (an ``alias`` in the
+    kernel), ``select`` for ``where``, and the helpers ``isnan_``/``isinf_``/``erf_``/``expm1_``/``log1p_``/``log10_``/
+    ``erfinv_``/``asin_``/``acos_`` of the backend's prelude where WGSL has no builtin (it has no ``isnan``: a shader compiler may
+    assume floats are never NaN, so the test reads the bits). WGSL converts nothing implicitly, hence the typed
+    constants and the flag test against ``CT(0)``."""
+
+    T = "CT"
+    cse = False  # the backend's kernels take one expression
+    code_for_op = {
+        **CStyleRenderer.code_for_op,
+        "where": lambda r, c, a, b: f"select({b}, {a}, {c})",
+        "isnan": lambda r, a: f"isnan_({a})",
+        "isinf": lambda r, a: f"isinf_({a})",
+        "rsqrt": lambda r, a: f"inverseSqrt({a})",
+        "erf": lambda r, a: f"erf_({a})",
+        "fabs": lambda r, a: f"abs({a})",
+        "tanh": lambda r, a: f"tanh_({a})",  # a driver's tanh may overflow to NaN for large |x|
+    }
+    # asin and acos too: Vulkan lets a driver's asin/acos be off by thousands of ulps (lavapipe's are)
+    _HELPERS = {"expm1": "expm1_", "log1p": "log1p_", "log10": "log10_", "erfinv": "erfinv_", "asin": "asin_",
+                "acos": "acos_"}
+
+    def const(self, v):
+        # an abstract WGSL literal converted to the compute type (f32 or f16); integers keep a ".0" so that
+        # CT(1.0) is a float literal whatever CT is
+        s = _num(v)
+        if "." not in s and "e" not in s:
+            s += ".0"
+        return f"CT({s})"
+
+    def function(self, name):
+        return self._HELPERS.get(name, name)
+
+    def flag(self, e):
+        return f"({e} != CT(0))"
