@@ -462,15 +462,20 @@ def _nearer_float64(base, args, kw, seed, theirs, ours):
         if isinstance(v, (list, tuple)):
             return type(v)(wider(x) for x in v)
         return v
+    default = torch.get_default_dtype()
     try:
         torch.manual_seed(0)
         built = wider(_build(torch, args, seed))
         built_kw = {k: wider(_build(torch, v, seed + 1000 + i)) for i, (k, v) in enumerate(kw.items())}
+        # a module built inside the call (nn targets) gets float64 parameters too
+        torch.set_default_dtype(torch.float64)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ref = base.fn(torch, *built, **built_kw)
     except Exception:  # noqa: BLE001 - no float64 answer: the difference stands
         return False
+    finally:
+        torch.set_default_dtype(default)
 
     def nearer(a, b, r):
         if isinstance(a, torch.Tensor):
