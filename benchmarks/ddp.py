@@ -2,7 +2,10 @@
 2 ranks x 1 thread, for tinytorch (DDP on MPI, launched by ``tinytorch.distributed.run``) and, as the anchor
 measured in the same run, real PyTorch (DDP on gloo, launched by ``torchrun``).
 
-    python benchmarks/ddp.py [--steps 50] [--warmup 5] [--batch-size 64] [--frameworks tinytorch torch]
+    python benchmarks/ddp.py [--steps 50] [--warmup 5] [--batch-size 64] [--frameworks tinytorch torch] [--fp16]
+
+``--fp16`` adds a 2-rank row per framework with DDP's ``fp16_compress_hook`` (gradients all-reduced in float16,
+PyTorch's ``ddp_comm_hooks.default_hooks``).
 
 Every configuration runs in its own processes. The batch size is per rank (the global batch doubles with 2
 ranks, as in a DDP run), the data synthetic (timing only). Besides samples/s, each 2-rank run reports the share
@@ -48,6 +51,10 @@ def worker(args):
     torch.manual_seed(0)
     net = _cnn(torch.nn)
     model = torch.nn.parallel.DistributedDataParallel(net) if dist else net
+    if dist and args.hook == "fp16":
+        from importlib import import_module
+        hooks = import_module(torch.__name__ + ".distributed.algorithms.ddp_comm_hooks.default_hooks")
+        model.register_comm_hook(None, hooks.fp16_compress_hook)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     rng = np.random.default_rng(rank)
     x = torch.from_numpy(rng.standard_normal((args.batch_size, 1, 28, 28)).astype(np.float32))
@@ -72,7 +79,7 @@ def worker(args):
         return (time.perf_counter() - t0) / n
 
     t_step = timed(step, args.steps)
-    result = {"framework": args.framework, "ranks": world, "threads": 1, "batch_per_rank": args.batch_size,
+    result = {"framework": args.framework, "hook": args.hook, "ranks": world, "threads": 1, "batch_per_rank": args.batch_size,
               "step_s": t_step, "samples_per_s": world * args.batch_size / t_step}
     if dist:
         def step_no_sync():
@@ -88,9 +95,9 @@ def worker(args):
         print("RESULT " + json.dumps(result), flush=True)
 
 
-def _launch(framework, ranks, args):
+def _launch(framework, ranks, args, hook="none"):
     me = [os.path.abspath(__file__), "--worker", "--framework", framework, "--steps", str(args.steps),
-          "--warmup", str(args.warmup), "--batch-size", str(args.batch_size)]
+          "--warmup", str(args.warmup), "--batch-size", str(args.batch_size), "--hook", hook]
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     if ranks == 1:
         cmd = [sys.executable] + me
@@ -113,6 +120,8 @@ def main(argv=None):
     p.add_argument("--frameworks", nargs="+", default=["tinytorch", "torch"])
     p.add_argument("--timeout", type=int, default=1800)
     p.add_argument("--json", action="store_true", help="print the results as one JSON line too")
+    p.add_argument("--fp16", action="store_true", help="add 2-rank runs with the fp16_compress_hook")
+    p.add_argument("--hook", default="none", choices=["none", "fp16"], help=argparse.SUPPRESS)
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--framework", default="tinytorch", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -120,14 +129,17 @@ def main(argv=None):
         return worker(args)
     rows = []
     print(f"MNIST CNN, batch {args.batch_size} per rank, {args.steps} timed steps, 1 thread per rank")
-    print(f"{'framework':<10} {'ranks':>5} {'samples/s':>10} {'speedup':>8} {'all-reduce hidden':>18}")
+    print(f"load average {os.getloadavg()[0]:.2f}")
+    print(f"{'framework':<10} {'hook':<5} {'ranks':>5} {'samples/s':>10} {'speedup':>8} {'all-reduce hidden':>18}")
     for fw in args.frameworks:
         one = _launch(fw, 1, args)
-        two = _launch(fw, 2, args)
-        rows += [one, two]
-        print(f"{fw:<10} {1:>5} {one['samples_per_s']:>10.1f} {1.0:>7.2f}x {'':>18}")
-        print(f"{fw:<10} {2:>5} {two['samples_per_s']:>10.1f} {two['samples_per_s'] / one['samples_per_s']:>7.2f}x "
-              f"{two['hidden_share'] * 100:>17.0f}%")
+        rows.append(one)
+        print(f"{fw:<10} {'-':<5} {1:>5} {one['samples_per_s']:>10.1f} {1.0:>7.2f}x {'':>18}")
+        for hook in (["none", "fp16"] if args.fp16 else ["none"]):
+            two = _launch(fw, 2, args, hook)
+            rows.append(two)
+            print(f"{fw:<10} {hook:<5} {2:>5} {two['samples_per_s']:>10.1f} "
+                  f"{two['samples_per_s'] / one['samples_per_s']:>7.2f}x {two['hidden_share'] * 100:>17.0f}%")
     if args.json:
         print(json.dumps(rows))
     return 0
