@@ -9,7 +9,9 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <vector>
 
+#include "blas.h"
 #include "common.h"
 #include "conv_ops.h"
 #include "parallel.h"
@@ -384,9 +386,353 @@ PyObject* py_max_pool2d_backward(PyObject*, PyObject* const* args, Py_ssize_t na
   return reinterpret_cast<PyObject*>(out);
 }
 
+// ---- 2-D convolution, forward and backward, with the GEMM fused into cache-sized im2col tiles -------------------
+//
+// The op pair convolution / convolution_backward of tinytorch/_ops/nn.py for (N, C, H, W) inputs and
+// (C_out, C/groups, kh, kw) weights, any stride, padding, dilation and groups. Instead of one im2col of the whole
+// batch (C*kh*kw x N*L elements, megabytes that go out to memory and come back for the GEMM), each image's group
+// is unfolded a tile of output positions at a time into a thread-local buffer of about kConvTileElems elements
+// (so the tile is still in L2 when the GEMM reads it) and multiplied at once by the group's weights, whose
+// contiguous (C_out/groups, C/groups*kh*kw) rows are the packed GEMM operand as they are. Tiles run on the pool,
+// each GEMM a single-threaded BLAS call (blas.h); without a BLAS a plain loop.
+//
+// Backward: each (image, group) item unfolds x tile by tile again for the weight gradient (dW += dY_tile cols^T,
+// accumulated per partition of the items and summed in partition order, so the result does not depend on which
+// thread ran what), and folds W^T dY_tile back into the input gradient (col2im into the item's own planes: no two
+// threads write the same element). The bias gradient is a sum of dY over (N, oh, ow), per partition likewise.
+constexpr int64_t kConvTileElems = 32768;  // elements of one unfolded tile: 128 KiB in float32
+
+template <typename T>
+void conv_mm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
+             T beta, T* c, int64_t ldc) {
+  if (m <= 0 || n <= 0) return;
+  if (k > 0 && blas_available()) {
+    gemm(ta, tb, m, n, k, T(1), a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    T* ci = c + i * ldc;
+    if (beta == T(0)) std::fill(ci, ci + n, T(0));
+    for (int64_t p = 0; p < k; ++p) {
+      const T av = ta ? a[p * lda + i] : a[i * lda + p];
+      if (tb)
+        for (int64_t j = 0; j < n; ++j) ci[j] += av * b[j * ldb + p];
+      else
+        for (int64_t j = 0; j < n; ++j) ci[j] += av * b[p * ldb + j];
+    }
+  }
+}
+
+// The row k = (c, i, j) of one image's unfolded tile, output positions [l0, l1) (oh x ow raster order): calls
+// seg(oy-row base of the tile row, a, b, iy, lo, hi) per output row, where [a, b) are the row's output columns in
+// the tile and [lo, hi) the columns whose input column lies in [0, W).
+template <typename F>
+inline void tile_rows(const Window& g, int64_t H, int64_t W, int64_t ow, int64_t i, int64_t j, int64_t l0,
+                      int64_t l1, F&& seg) {
+  int64_t xoff = j * g.dw - g.pw, lo, hi;
+  valid_range(ow, g.sw, xoff, W, &lo, &hi);
+  for (int64_t l = l0; l < l1;) {
+    const int64_t oy = l / ow, a = l - oy * ow, b = std::min(ow, a + (l1 - l));
+    const int64_t iy = oy * g.sh - g.ph + i * g.dh;
+    const int64_t cl = std::min(std::max(lo, a), b), ch = std::min(std::max(hi, cl), b);
+    seg(l - l0 - a, a, b, iy >= 0 && iy < H ? iy : -1, cl, ch, xoff);
+    l += b - a;
+  }
+}
+
+// buf (C*kh*kw, l1 - l0) = the unfolded positions [l0, l1) of x (C contiguous H x W planes)
+template <typename T>
+TT_NO_MEMCPY_IDIOM void unfold_tile(const T* x, int64_t C, int64_t H, int64_t W, const Window& g, int64_t ow,
+                                    int64_t l0, int64_t l1, T* buf) {
+  const int64_t Lt = l1 - l0;
+  for (int64_t c = 0; c < C; ++c) {
+    const T* plane = x + c * H * W;
+    for (int64_t i = 0; i < g.kh; ++i)
+      for (int64_t j = 0; j < g.kw; ++j) {
+        T* row = buf + ((c * g.kh + i) * g.kw + j) * Lt;
+        tile_rows(g, H, W, ow, i, j, l0, l1, [&](int64_t base, int64_t a, int64_t b, int64_t iy, int64_t cl,
+                                                 int64_t ch, int64_t xoff) {
+          T* d = row + base;
+          if (iy < 0) {
+            for (int64_t ox = a; ox < b; ++ox) d[ox] = T(0);
+            return;
+          }
+          const T* s = plane + iy * W + xoff;
+          for (int64_t ox = a; ox < cl; ++ox) d[ox] = T(0);
+          if (g.sw == 1)
+            for (int64_t ox = cl; ox < ch; ++ox) d[ox] = s[ox];
+          else
+            for (int64_t ox = cl; ox < ch; ++ox) d[ox] = s[ox * g.sw];
+          for (int64_t ox = ch; ox < b; ++ox) d[ox] = T(0);
+        });
+      }
+  }
+}
+
+// x (C contiguous H x W planes) += the fold of buf (C*kh*kw, l1 - l0): the adjoint of unfold_tile
+template <typename T>
+void fold_tile_add(const T* buf, int64_t C, int64_t H, int64_t W, const Window& g, int64_t ow, int64_t l0,
+                   int64_t l1, T* x) {
+  const int64_t Lt = l1 - l0;
+  for (int64_t c = 0; c < C; ++c) {
+    T* plane = x + c * H * W;
+    for (int64_t i = 0; i < g.kh; ++i)
+      for (int64_t j = 0; j < g.kw; ++j) {
+        const T* row = buf + ((c * g.kh + i) * g.kw + j) * Lt;
+        tile_rows(g, H, W, ow, i, j, l0, l1, [&](int64_t base, int64_t, int64_t, int64_t iy, int64_t cl,
+                                                 int64_t ch, int64_t xoff) {
+          if (iy < 0) return;
+          const T* s = row + base;
+          T* d = plane + iy * W + xoff;
+          if (g.sw == 1)
+            for (int64_t ox = cl; ox < ch; ++ox) d[ox] += s[ox];
+          else
+            for (int64_t ox = cl; ox < ch; ++ox) d[ox * g.sw] += s[ox];
+        });
+      }
+  }
+}
+
+struct ConvGeom {
+  int64_t N, C, H, W, Cout, G, Cg, Mg, K, oh, ow, L, Lt, ntiles;
+  Window win;
+};
+
+int64_t conv_tile(int64_t K, int64_t L) {
+  // a tile of at least 64 positions (or the whole image) keeps the GEMM's N dimension worth a call
+  return std::max<int64_t>(1, std::min(L, std::max<int64_t>(std::min<int64_t>(L, 64), kConvTileElems / K)));
+}
+
+template <typename T>
+void conv_forward(const ConvGeom& q, const T* x, const T* w, const T* bias, T* out) {
+  const int64_t items = q.N * q.G * q.ntiles;
+  const int64_t work = std::max<int64_t>(1, q.Mg * q.K * q.Lt);
+  parallel_for(0, items, std::max<int64_t>(1, kGrainSize / work), [&](int64_t t0, int64_t t1) {
+    std::vector<T> buf(q.K * q.Lt);
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t tile = t % q.ntiles, ng = t / q.ntiles, g = ng % q.G, n = ng / q.G;
+      const int64_t l0 = tile * q.Lt, l1 = std::min(q.L, l0 + q.Lt);
+      unfold_tile(x + (n * q.C + g * q.Cg) * q.H * q.W, q.Cg, q.H, q.W, q.win, q.ow, l0, l1, buf.data());
+      T* o = out + (n * q.Cout + g * q.Mg) * q.L + l0;
+      if (bias)
+        for (int64_t m = 0; m < q.Mg; ++m) std::fill(o + m * q.L, o + m * q.L + (l1 - l0), bias[g * q.Mg + m]);
+      conv_mm<T>(false, false, q.Mg, l1 - l0, q.K, w + g * q.Mg * q.K, q.K, buf.data(), l1 - l0,
+                 bias ? T(1) : T(0), o, q.L);
+    }
+  });
+}
+
+template <typename T>
+void conv_backward(const ConvGeom& q, const T* gy, const T* x, const T* w, T* gx, T* gw, T* gb) {
+  const int64_t items = q.N * q.G;
+  const int64_t wsize = q.Cout * q.K;
+  int64_t P = std::min<int64_t>(items, get_num_threads() * (wsize <= (1 << 20) ? 4 : 1));
+  if (in_parallel_region() || items * q.Mg * q.K * q.L < kGrainSize) P = 1;
+  P = std::max<int64_t>(P, 1);
+  // partition 0 accumulates straight into gw / gb; the others into their own zeroed partials
+  std::vector<T> wpart(gw && P > 1 ? (P - 1) * wsize : 0, T(0)), bpart(gb && P > 1 ? (P - 1) * q.Cout : 0, T(0));
+  if (gw) std::fill(gw, gw + wsize, T(0));
+  if (gb) std::fill(gb, gb + q.Cout, T(0));
+  if (gx) std::fill(gx, gx + q.N * q.C * q.H * q.W, T(0));
+  parallel_for(0, P, 1, [&](int64_t p0, int64_t p1) {
+    std::vector<T> cols(gw ? q.K * q.Lt : 0), dcols(gx ? q.K * q.Lt : 0);
+    for (int64_t p = p0; p < p1; ++p) {
+      T* pw = gw ? (p == 0 ? gw : wpart.data() + (p - 1) * wsize) : nullptr;
+      T* pb = gb ? (p == 0 ? gb : bpart.data() + (p - 1) * q.Cout) : nullptr;
+      for (int64_t it = p * items / P; it < (p + 1) * items / P; ++it) {
+        const int64_t g = it % q.G, n = it / q.G;
+        const T* dy = gy + (n * q.Cout + g * q.Mg) * q.L;
+        const int64_t xoff = (n * q.C + g * q.Cg) * q.H * q.W;
+        if (pb)
+          for (int64_t m = 0; m < q.Mg; ++m) {
+            T s = T(0);
+            for (int64_t l = 0; l < q.L; ++l) s += dy[m * q.L + l];
+            pb[g * q.Mg + m] += s;
+          }
+        for (int64_t l0 = 0; l0 < q.L; l0 += q.Lt) {
+          const int64_t l1 = std::min(q.L, l0 + q.Lt), Lt = l1 - l0;
+          if (pw) {
+            unfold_tile(x + xoff, q.Cg, q.H, q.W, q.win, q.ow, l0, l1, cols.data());
+            conv_mm<T>(false, true, q.Mg, q.K, Lt, dy + l0, q.L, cols.data(), Lt, T(1), pw + g * q.Mg * q.K, q.K);
+          }
+          if (gx) {
+            conv_mm<T>(true, false, q.K, Lt, q.Mg, w + g * q.Mg * q.K, q.K, dy + l0, q.L, T(0), dcols.data(), Lt);
+            fold_tile_add(dcols.data(), q.Cg, q.H, q.W, q.win, q.ow, l0, l1, gx + xoff);
+          }
+        }
+      }
+    }
+  });
+  for (int64_t p = 1; p < P; ++p) {
+    if (gw) {
+      const T* s = wpart.data() + (p - 1) * wsize;
+      for (int64_t e = 0; e < wsize; ++e) gw[e] += s[e];
+    }
+    if (gb) {
+      const T* s = bpart.data() + (p - 1) * q.Cout;
+      for (int64_t e = 0; e < q.Cout; ++e) gb[e] += s[e];
+    }
+  }
+}
+
+// A C-contiguous, aligned array of NumPy type `type` (a new reference: `o` itself or a copy); nullptr with
+// TypeError set when `o` is not an ndim-dim array of that type.
+PyArrayObject* conv_operand(PyObject* o, int type, int ndim, const char* what) {
+  if (!is_array(o) || PyArray_TYPE(arr(o)) != type || PyArray_NDIM(arr(o)) != ndim) {
+    PyErr_Format(PyExc_TypeError, "conv2d kernel: %s must be a %d-d array of the input's dtype (float32/float64)",
+                 what, ndim);
+    return nullptr;
+  }
+  return reinterpret_cast<PyArrayObject*>(PyArray_FROMANY(o, type, ndim, ndim,
+                                                          NPY_ARRAY_CARRAY_RO));
+}
+
+// Owns the references taken while parsing.
+struct ConvRefs {
+  PyArrayObject* a[4] = {nullptr, nullptr, nullptr, nullptr};
+  ~ConvRefs() {
+    for (PyArrayObject* p : a) Py_XDECREF(p);
+  }
+};
+
+// The geometry of x (N, C, H, W) * w (C_out, C/groups, kh, kw) with the attributes args[0..3] (stride, padding,
+// dilation pairs and the groups int); false with ValueError / TypeError set when they do not fit together.
+bool conv_geometry(PyArrayObject* x, PyArrayObject* w, PyObject* const* attrs, ConvGeom* q) {
+  int64_t s[2], p[2], d[2];
+  if (!int_pair(attrs[0], s) || !int_pair(attrs[1], p) || !int_pair(attrs[2], d) || !PyLong_Check(attrs[3])) {
+    PyErr_SetString(PyExc_TypeError, "conv2d kernel: stride, padding, dilation must be int pairs, groups an int");
+    return false;
+  }
+  q->G = PyLong_AsLongLong(attrs[3]);
+  if (q->G == -1 && PyErr_Occurred()) return false;
+  const npy_intp *dx = PyArray_DIMS(x), *dw = PyArray_DIMS(w);
+  q->N = dx[0], q->C = dx[1], q->H = dx[2], q->W = dx[3];
+  q->Cout = dw[0], q->Cg = dw[1];
+  q->win = Window{dw[2], dw[3], d[0], d[1], p[0], p[1], s[0], s[1]};
+  const Window& g = q->win;
+  const int64_t spanh = q->H + 2 * g.ph - g.dh * (g.kh - 1) - 1, spanw = q->W + 2 * g.pw - g.dw * (g.kw - 1) - 1;
+  if (q->G <= 0 || g.kh <= 0 || g.kw <= 0 || g.dh <= 0 || g.dw <= 0 || g.sh <= 0 || g.sw <= 0 || g.ph < 0 ||
+      g.pw < 0 || q->Cg * q->G != q->C || q->Cout % q->G != 0 || q->Cout <= 0 || spanh < 0 || spanw < 0) {
+    PyErr_SetString(PyExc_ValueError, "conv2d kernel: inconsistent input, weight, stride, padding, dilation or groups");
+    return false;
+  }
+  q->oh = spanh / g.sh + 1, q->ow = spanw / g.sw + 1, q->L = q->oh * q->ow;
+  q->Mg = q->Cout / q->G, q->K = q->Cg * g.kh * g.kw;
+  q->Lt = conv_tile(q->K, q->L);
+  q->ntiles = q->L == 0 ? 0 : (q->L + q->Lt - 1) / q->Lt;
+  return true;
+}
+
+int conv_type(PyObject* o) {
+  int t = is_array(o) ? PyArray_TYPE(arr(o)) : -1;
+  if (t != NPY_FLOAT32 && t != NPY_FLOAT64) {
+    PyErr_SetString(PyExc_TypeError, "conv2d kernel: float32 or float64 arrays only");
+    return -1;
+  }
+  return t;
+}
+
+// conv2d_forward(x, weight, bias or None, stride, padding, dilation, groups) -> (N, C_out, oh, ow)
+PyObject* py_conv2d_forward(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 7) {
+    PyErr_SetString(PyExc_TypeError, "conv2d_forward(x, weight, bias, stride, padding, dilation, groups)");
+    return nullptr;
+  }
+  const int type = conv_type(args[0]);
+  if (type < 0) return nullptr;
+  ConvRefs r;
+  if (!(r.a[0] = conv_operand(args[0], type, 4, "x")) || !(r.a[1] = conv_operand(args[1], type, 4, "weight")))
+    return nullptr;
+  ConvGeom q;
+  if (!conv_geometry(r.a[0], r.a[1], args + 3, &q)) return nullptr;
+  if (args[2] != Py_None) {
+    if (!(r.a[2] = conv_operand(args[2], type, 1, "bias"))) return nullptr;
+    if (PyArray_DIMS(r.a[2])[0] != q.Cout) {
+      PyErr_SetString(PyExc_ValueError, "conv2d kernel: the bias must have C_out elements");
+      return nullptr;
+    }
+  }
+  npy_intp shape[4] = {(npy_intp)q.N, (npy_intp)q.Cout, (npy_intp)q.oh, (npy_intp)q.ow};
+  PyArrayObject* out = empty(4, shape, type);
+  if (!out || q.N * q.L == 0) return reinterpret_cast<PyObject*>(out);
+  const void *px = PyArray_DATA(r.a[0]), *pw = PyArray_DATA(r.a[1]);
+  const void* pb = r.a[2] ? PyArray_DATA(r.a[2]) : nullptr;
+  void* po = PyArray_DATA(out);
+  PyThreadState* ts = q.N * q.Cout * q.L * q.K >= kGrainSizeGIL ? PyEval_SaveThread() : nullptr;
+  if (type == NPY_FLOAT32)
+    conv_forward<float>(q, (const float*)px, (const float*)pw, (const float*)pb, (float*)po);
+  else
+    conv_forward<double>(q, (const double*)px, (const double*)pw, (const double*)pb, (double*)po);
+  if (ts) PyEval_RestoreThread(ts);
+  return reinterpret_cast<PyObject*>(out);
+}
+
+// conv2d_backward(grad_out, x, weight, stride, padding, dilation, groups, need_input, need_weight, need_bias)
+//   -> a tuple of the gradients asked for, in that order: input (N, C, H, W), weight, bias (C_out,)
+PyObject* py_conv2d_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 10) {
+    PyErr_SetString(PyExc_TypeError, "conv2d_backward(grad_out, x, weight, stride, padding, dilation, groups, "
+                                     "need_input, need_weight, need_bias)");
+    return nullptr;
+  }
+  const int type = conv_type(args[1]);
+  if (type < 0) return nullptr;
+  ConvRefs r;
+  if (!(r.a[0] = conv_operand(args[0], type, 4, "grad_out")) || !(r.a[1] = conv_operand(args[1], type, 4, "x")) ||
+      !(r.a[2] = conv_operand(args[2], type, 4, "weight")))
+    return nullptr;
+  ConvGeom q;
+  if (!conv_geometry(r.a[1], r.a[2], args + 3, &q)) return nullptr;
+  const npy_intp* dg = PyArray_DIMS(r.a[0]);
+  if (dg[0] != q.N || dg[1] != q.Cout || dg[2] != q.oh || dg[3] != q.ow) {
+    PyErr_SetString(PyExc_ValueError, "conv2d_backward: grad_out does not have the output's shape");
+    return nullptr;
+  }
+  int need[3];
+  for (int i = 0; i < 3; ++i)
+    if ((need[i] = PyObject_IsTrue(args[7 + i])) < 0) return nullptr;
+  PyArrayObject* res[3] = {nullptr, nullptr, nullptr};
+  const npy_intp shapes[3][4] = {{(npy_intp)q.N, (npy_intp)q.C, (npy_intp)q.H, (npy_intp)q.W},
+                                 {PyArray_DIMS(r.a[2])[0], PyArray_DIMS(r.a[2])[1], PyArray_DIMS(r.a[2])[2],
+                                  PyArray_DIMS(r.a[2])[3]},
+                                 {(npy_intp)q.Cout, 0, 0, 0}};
+  const int ndims[3] = {4, 4, 1};
+  int count = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (!need[i]) continue;
+    if (!(res[i] = empty(ndims[i], shapes[i], type))) {
+      for (PyArrayObject* a : res) Py_XDECREF(a);
+      return nullptr;
+    }
+    ++count;
+  }
+  auto data = [&](int i) { return res[i] ? PyArray_DATA(res[i]) : nullptr; };
+  const void *pg = PyArray_DATA(r.a[0]), *px = PyArray_DATA(r.a[1]), *pw = PyArray_DATA(r.a[2]);
+  PyThreadState* ts = q.N * q.Cout * std::max<int64_t>(q.L, 1) * q.K >= kGrainSizeGIL ? PyEval_SaveThread() : nullptr;
+  if (type == NPY_FLOAT32)
+    conv_backward<float>(q, (const float*)pg, (const float*)px, (const float*)pw, (float*)data(0), (float*)data(1),
+                         (float*)data(2));
+  else
+    conv_backward<double>(q, (const double*)pg, (const double*)px, (const double*)pw, (double*)data(0),
+                          (double*)data(1), (double*)data(2));
+  if (ts) PyEval_RestoreThread(ts);
+  PyObject* tup = PyTuple_New(count);
+  if (!tup) {
+    for (PyArrayObject* a : res) Py_XDECREF(a);
+    return nullptr;
+  }
+  for (int i = 0, k = 0; i < 3; ++i)
+    if (res[i]) PyTuple_SET_ITEM(tup, k++, reinterpret_cast<PyObject*>(res[i]));
+  return tup;
+}
+
 }  // namespace
 
 PyMethodDef conv_methods[] = {
+    {"conv2d_forward", (PyCFunction)(void (*)(void))py_conv2d_forward, METH_FASTCALL,
+     "conv2d_forward(x, weight, bias, stride, padding, dilation, groups): (N, C_out, oh, ow)"},
+    {"conv2d_backward", (PyCFunction)(void (*)(void))py_conv2d_backward, METH_FASTCALL,
+     "conv2d_backward(grad_out, x, weight, stride, padding, dilation, groups, need_input, need_weight, need_bias)"},
     {"im2col", (PyCFunction)(void (*)(void))py_im2col, METH_FASTCALL, "(N, C, H, W) -> (C*kh*kw, N, L)"},
     {"col2im", (PyCFunction)(void (*)(void))py_col2im, METH_FASTCALL, "(C*kh*kw, N, L) -> (N, C, H, W)"},
     {"max_pool2d_with_indices", (PyCFunction)(void (*)(void))py_max_pool2d, METH_FASTCALL,
