@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "blas.h"
@@ -19,6 +20,8 @@
 namespace tt {
 
 Stub<MaxPoolPlane> max_pool_plane_stub[2];
+Stub<ConvShiftedGemm> conv_shifted_gemm_stub[2];
+Stub<ConvShiftedGemmWgrad> conv_shifted_gemm_wgrad_stub[2];
 
 namespace {
 
@@ -493,6 +496,91 @@ void fold_tile_add(const T* buf, int64_t C, int64_t H, int64_t W, const Window& 
   }
 }
 
+// ---- the stride-1 path: products over shifted rows of a zero-padded image (kernels/conv.inc) ------------------
+// With the padded image (C, Hp, Wp) flattened, output position (oy, ox) read as p = oy * Wp + ox ("wide": Wp
+// columns a row, of which the last Wp - ow are not outputs and are dropped) has tap (c, i, j) at
+// src[c * Hp * Wp + i * dh * Wp + j * dw + p]: every tap row is a shifted slice of the image, so the GEMM reads
+// the image itself (a few KiB per image, in L1/L2) instead of an unfolded copy kh * kw times its size.
+template <typename T>
+struct WideImage {
+  int64_t C, Hp, Wp, oh, ow, P, Pw;
+  std::vector<int64_t> off;  // per tap (c, i, j)
+  int64_t src_len;           // elements of the padded image plus the slack the last blocks read past it
+
+  WideImage(int64_t C_, int64_t h, int64_t w, int64_t ph, int64_t pw, int64_t kh, int64_t kw, int64_t dh, int64_t dw)
+      : C(C_), Hp(h + 2 * ph), Wp(w + 2 * pw) {
+    oh = Hp - dh * (kh - 1), ow = Wp - dw * (kw - 1);
+    const int64_t nb = conv_block_cols(sizeof(T));
+    P = oh * Wp, Pw = (P + nb - 1) / nb * nb;
+    off.resize(C * kh * kw);
+    for (int64_t c = 0, k = 0; c < C; ++c)
+      for (int64_t i = 0; i < kh; ++i)
+        for (int64_t j = 0; j < kw; ++j) off[k++] = c * Hp * Wp + i * dh * Wp + j * dw;
+    src_len = std::max(C * Hp * Wp, (off.empty() ? 0 : off.back()) + Pw);
+  }
+
+  // buf = img (C planes of h x w, contiguous) with ph / pw zeros around each plane and a zero tail
+  void pad(const T* img, int64_t h, int64_t w, int64_t ph, int64_t pw, std::vector<T>& buf) const {
+    buf.assign(src_len, T(0));
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t y = 0; y < h; ++y)
+        std::copy(img + (c * h + y) * w, img + (c * h + y + 1) * w, buf.data() + (c * Hp + y + ph) * Wp + pw);
+  }
+};
+
+// Weights (M, K) row-major as the K x kConvMR panels conv_shifted_gemm reads (rows past M zero); `flip` takes
+// w (Mo, M, kh, kw) of a group instead and packs w'[m, (co, i, j)] = w[co, m, kh-1-i, kw-1-j], the weights of the
+// input gradient's convolution.
+template <typename T>
+void pack_panels(const T* w, int64_t M, int64_t K, T* out) {
+  const int64_t MR = kConvMR;
+  std::fill(out, out + (M + MR - 1) / MR * MR * K, T(0));
+  for (int64_t r = 0; r < M; ++r)
+    for (int64_t k = 0; k < K; ++k) out[(r / MR) * K * MR + k * MR + r % MR] = w[r * K + k];
+}
+
+template <typename T>
+void pack_flipped(const T* w, int64_t Mo, int64_t M, int64_t kh, int64_t kw, T* out) {
+  const int64_t K = Mo * kh * kw;
+  std::vector<T> tmp(M * K);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t co = 0; co < Mo; ++co)
+      for (int64_t i = 0; i < kh; ++i)
+        for (int64_t j = 0; j < kw; ++j)
+          tmp[m * K + (co * kh + i) * kw + j] = w[((co * M + m) * kh + (kh - 1 - i)) * kw + (kw - 1 - j)];
+  pack_panels(tmp.data(), M, K, out);
+}
+
+int64_t panel_size(int64_t M, int64_t K) { return (M + kConvMR - 1) / kConvMR * kConvMR * K; }
+
+// out (M planes of oh x ow) = the convolution of the padded image in `src` (WideImage geometry) with the packed
+// weights, plus bias[m] when given; computed a chunk of wide positions at a time into `scratch`.
+template <typename T>
+void wide_conv(const WideImage<T>& im, const T* src, const T* packed, int64_t M, const T* bias, T* out,
+               std::vector<T>& scratch) {
+  const int64_t nb = conv_block_cols(sizeof(T));
+  const int64_t chunk = std::min(im.Pw, std::max<int64_t>(nb, (kConvTileElems / std::max<int64_t>(M, 1)) / nb * nb));
+  scratch.resize(M * chunk);
+  auto fn = conv_shifted_gemm_stub[sizeof(T) == 4 ? 0 : 1].get();
+  const int64_t K = (int64_t)im.off.size(), L = im.oh * im.ow;
+  for (int64_t p0 = 0; p0 < im.Pw; p0 += chunk) {
+    const int64_t len = std::min(chunk, im.Pw - p0);
+    fn(packed, M, K, src + p0, im.off.data(), len, scratch.data(), chunk);
+    // the chunk's output rows: oy from p0 / Wp while its row starts before the chunk's end
+    for (int64_t oy = p0 / im.Wp; oy < im.oh && oy * im.Wp < p0 + len; ++oy) {
+      const int64_t a = std::max(p0, oy * im.Wp), b = std::min(p0 + len, oy * im.Wp + im.ow);
+      if (a >= b) continue;
+      const int64_t ox0 = a - oy * im.Wp;
+      for (int64_t m = 0; m < M; ++m) {
+        const T* s = scratch.data() + m * chunk + (a - p0);
+        T* d = out + m * L + oy * im.ow + ox0;
+        const T add = bias ? bias[m] : T(0);
+        for (int64_t e = 0; e < b - a; ++e) d[e] = s[e] + add;
+      }
+    }
+  }
+}
+
 struct ConvGeom {
   int64_t N, C, H, W, Cout, G, Cg, Mg, K, oh, ow, L, Lt, ntiles;
   Window win;
@@ -505,18 +593,36 @@ int64_t conv_tile(int64_t K, int64_t L) {
 
 template <typename T>
 void conv_forward(const ConvGeom& q, const T* x, const T* w, const T* bias, T* out) {
+  const Window& g = q.win;
+  if (g.sh == 1 && g.sw == 1) {
+    const int64_t psz = panel_size(q.Mg, q.K);
+    std::vector<T> packed(q.G * psz);
+    for (int64_t gi = 0; gi < q.G; ++gi) pack_panels(w + gi * q.Mg * q.K, q.Mg, q.K, packed.data() + gi * psz);
+    const WideImage<T> im(q.Cg, q.H, q.W, g.ph, g.pw, g.kh, g.kw, g.dh, g.dw);
+    const int64_t work = std::max<int64_t>(1, q.Mg * q.K * im.Pw);
+    parallel_for(0, q.N * q.G, std::max<int64_t>(1, kGrainSize / work), [&](int64_t t0, int64_t t1) {
+      std::vector<T> xp, scratch;
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t gi = t % q.G, n = t / q.G;
+        im.pad(x + (n * q.C + gi * q.Cg) * q.H * q.W, q.H, q.W, g.ph, g.pw, xp);
+        wide_conv(im, xp.data(), packed.data() + gi * psz, q.Mg, bias ? bias + gi * q.Mg : nullptr,
+                  out + (n * q.Cout + gi * q.Mg) * q.L, scratch);
+      }
+    });
+    return;
+  }
   const int64_t items = q.N * q.G * q.ntiles;
   const int64_t work = std::max<int64_t>(1, q.Mg * q.K * q.Lt);
   parallel_for(0, items, std::max<int64_t>(1, kGrainSize / work), [&](int64_t t0, int64_t t1) {
     std::vector<T> buf(q.K * q.Lt);
     for (int64_t t = t0; t < t1; ++t) {
-      const int64_t tile = t % q.ntiles, ng = t / q.ntiles, g = ng % q.G, n = ng / q.G;
+      const int64_t tile = t % q.ntiles, ng = t / q.ntiles, gi = ng % q.G, n = ng / q.G;
       const int64_t l0 = tile * q.Lt, l1 = std::min(q.L, l0 + q.Lt);
-      unfold_tile(x + (n * q.C + g * q.Cg) * q.H * q.W, q.Cg, q.H, q.W, q.win, q.ow, l0, l1, buf.data());
-      T* o = out + (n * q.Cout + g * q.Mg) * q.L + l0;
+      unfold_tile(x + (n * q.C + gi * q.Cg) * q.H * q.W, q.Cg, q.H, q.W, q.win, q.ow, l0, l1, buf.data());
+      T* o = out + (n * q.Cout + gi * q.Mg) * q.L + l0;
       if (bias)
-        for (int64_t m = 0; m < q.Mg; ++m) std::fill(o + m * q.L, o + m * q.L + (l1 - l0), bias[g * q.Mg + m]);
-      conv_mm<T>(false, false, q.Mg, l1 - l0, q.K, w + g * q.Mg * q.K, q.K, buf.data(), l1 - l0,
+        for (int64_t m = 0; m < q.Mg; ++m) std::fill(o + m * q.L, o + m * q.L + (l1 - l0), bias[gi * q.Mg + m]);
+      conv_mm<T>(false, false, q.Mg, l1 - l0, q.K, w + gi * q.Mg * q.K, q.K, buf.data(), l1 - l0,
                  bias ? T(1) : T(0), o, q.L);
     }
   });
@@ -533,9 +639,26 @@ void conv_backward(const ConvGeom& q, const T* gy, const T* x, const T* w, T* gx
   std::vector<T> wpart(gw && P > 1 ? (P - 1) * wsize : 0, T(0)), bpart(gb && P > 1 ? (P - 1) * q.Cout : 0, T(0));
   if (gw) std::fill(gw, gw + wsize, T(0));
   if (gb) std::fill(gb, gb + q.Cout, T(0));
-  if (gx) std::fill(gx, gx + q.N * q.C * q.H * q.W, T(0));
+  const Window& win = q.win;
+  const bool unit = win.sh == 1 && win.sw == 1;
+  const bool wide_w = gw && unit;
+  // the input gradient's convolution pads dY by d * (k - 1) - p: a stride-1 path while that is not negative
+  const bool wide_x = gx && unit && win.ph <= win.dh * (win.kh - 1) && win.pw <= win.dw * (win.kw - 1);
+  std::unique_ptr<WideImage<T>> imx, imy;
+  if (wide_w) imx.reset(new WideImage<T>(q.Cg, q.H, q.W, win.ph, win.pw, win.kh, win.kw, win.dh, win.dw));
+  const int64_t fsz = panel_size(q.Cg, q.Mg * win.kh * win.kw);
+  std::vector<T> flipped(wide_x ? q.G * fsz : 0);
+  if (wide_x) {
+    imy.reset(new WideImage<T>(q.Mg, q.oh, q.ow, win.dh * (win.kh - 1) - win.ph, win.dw * (win.kw - 1) - win.pw,
+                               win.kh, win.kw, win.dh, win.dw));
+    for (int64_t g = 0; g < q.G; ++g)
+      pack_flipped(w + g * q.Mg * q.K, q.Mg, q.Cg, win.kh, win.kw, flipped.data() + g * fsz);
+  }
+  auto wgrad = conv_shifted_gemm_wgrad_stub[sizeof(T) == 4 ? 0 : 1].get();
+  if (gx && !wide_x) std::fill(gx, gx + q.N * q.C * q.H * q.W, T(0));
   parallel_for(0, P, 1, [&](int64_t p0, int64_t p1) {
-    std::vector<T> cols(gw ? q.K * q.Lt : 0), dcols(gx ? q.K * q.Lt : 0);
+    std::vector<T> cols(gw && !wide_w ? q.K * q.Lt : 0), dcols(gx && !wide_x ? q.K * q.Lt : 0);
+    std::vector<T> xp, dyw, yp, scratch;
     for (int64_t p = p0; p < p1; ++p) {
       T* pw = gw ? (p == 0 ? gw : wpart.data() + (p - 1) * wsize) : nullptr;
       T* pb = gb ? (p == 0 ? gb : bpart.data() + (p - 1) * q.Cout) : nullptr;
@@ -549,13 +672,26 @@ void conv_backward(const ConvGeom& q, const T* gy, const T* x, const T* w, T* gx
             for (int64_t l = 0; l < q.L; ++l) s += dy[m * q.L + l];
             pb[g * q.Mg + m] += s;
           }
+        if (pw && wide_w) {  // dY laid out wide (zeros in the dropped columns) against the padded image's taps
+          imx->pad(x + xoff, q.H, q.W, q.win.ph, q.win.pw, xp);
+          dyw.assign(q.Mg * imx->Pw, T(0));
+          for (int64_t m = 0; m < q.Mg; ++m)
+            for (int64_t oy = 0; oy < q.oh; ++oy)
+              std::copy(dy + m * q.L + oy * q.ow, dy + m * q.L + (oy + 1) * q.ow,
+                        dyw.data() + m * imx->Pw + oy * imx->Wp);
+          wgrad(dyw.data(), imx->Pw, q.Mg, xp.data(), imx->off.data(), q.K, imx->Pw, pw + g * q.Mg * q.K, q.K);
+        }
+        if (gx && wide_x) {  // the stride-1 convolution of dY, padded, with the flipped, transposed weights
+          imy->pad(dy, q.oh, q.ow, q.win.dh * (q.win.kh - 1) - q.win.ph, q.win.dw * (q.win.kw - 1) - q.win.pw, yp);
+          wide_conv(*imy, yp.data(), flipped.data() + g * fsz, q.Cg, (const T*)nullptr, gx + xoff, scratch);
+        }
         for (int64_t l0 = 0; l0 < q.L; l0 += q.Lt) {
           const int64_t l1 = std::min(q.L, l0 + q.Lt), Lt = l1 - l0;
-          if (pw) {
+          if (pw && !wide_w) {
             unfold_tile(x + xoff, q.Cg, q.H, q.W, q.win, q.ow, l0, l1, cols.data());
             conv_mm<T>(false, true, q.Mg, q.K, Lt, dy + l0, q.L, cols.data(), Lt, T(1), pw + g * q.Mg * q.K, q.K);
           }
-          if (gx) {
+          if (gx && !wide_x) {
             conv_mm<T>(true, false, q.K, Lt, q.Mg, w + g * q.Mg * q.K, q.K, dy + l0, q.L, T(0), dcols.data(), Lt);
             fold_tile_add(dcols.data(), q.Cg, q.H, q.W, q.win, q.ow, l0, l1, gx + xoff);
           }
