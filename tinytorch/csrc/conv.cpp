@@ -404,6 +404,7 @@ PyObject* py_max_pool2d_backward(PyObject*, PyObject* const* args, Py_ssize_t na
 // thread ran what), and folds W^T dY_tile back into the input gradient (col2im into the item's own planes: no two
 // threads write the same element). The bias gradient is a sum of dY over (N, oh, ow), per partition likewise.
 constexpr int64_t kConvTileElems = 32768;  // elements of one unfolded tile: 128 KiB in float32
+constexpr int64_t kWgradBatch = 4;  // images whose weight-gradient sums the shifted-row kernel takes together
 
 template <typename T>
 void conv_mm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
@@ -658,7 +659,16 @@ void conv_backward(const ConvGeom& q, const T* gy, const T* x, const T* w, T* gx
   if (gx && !wide_x) std::fill(gx, gx + q.N * q.C * q.H * q.W, T(0));
   parallel_for(0, P, 1, [&](int64_t p0, int64_t p1) {
     std::vector<T> cols(gw && !wide_w ? q.K * q.Lt : 0), dcols(gx && !wide_x ? q.K * q.Lt : 0);
-    std::vector<T> xp, dyw, yp, scratch;
+    std::vector<T> yp, scratch;
+    // the weight gradient's images, kWgradBatch at a time (of one group)
+    std::vector<T> xps[kWgradBatch], dyws[kWgradBatch];
+    int64_t nbatch = 0, batch_g = 0;
+    auto flush = [&](T* pw) {
+      const void *dys[kWgradBatch], *srcs[kWgradBatch];
+      for (int64_t i = 0; i < nbatch; ++i) dys[i] = dyws[i].data(), srcs[i] = xps[i].data();
+      wgrad(dys, srcs, nbatch, imx->Pw, q.Mg, imx->off.data(), q.K, imx->Pw, pw + batch_g * q.Mg * q.K, q.K);
+      nbatch = 0;
+    };
     for (int64_t p = p0; p < p1; ++p) {
       T* pw = gw ? (p == 0 ? gw : wpart.data() + (p - 1) * wsize) : nullptr;
       T* pb = gb ? (p == 0 ? gb : bpart.data() + (p - 1) * q.Cout) : nullptr;
@@ -673,13 +683,16 @@ void conv_backward(const ConvGeom& q, const T* gy, const T* x, const T* w, T* gx
             pb[g * q.Mg + m] += s;
           }
         if (pw && wide_w) {  // dY laid out wide (zeros in the dropped columns) against the padded image's taps
-          imx->pad(x + xoff, q.H, q.W, q.win.ph, q.win.pw, xp);
+          if (nbatch && batch_g != g) flush(pw);
+          batch_g = g;
+          imx->pad(x + xoff, q.H, q.W, q.win.ph, q.win.pw, xps[nbatch]);
+          std::vector<T>& dyw = dyws[nbatch];
           dyw.assign(q.Mg * imx->Pw, T(0));
           for (int64_t m = 0; m < q.Mg; ++m)
             for (int64_t oy = 0; oy < q.oh; ++oy)
               std::copy(dy + m * q.L + oy * q.ow, dy + m * q.L + (oy + 1) * q.ow,
                         dyw.data() + m * imx->Pw + oy * imx->Wp);
-          wgrad(dyw.data(), imx->Pw, q.Mg, xp.data(), imx->off.data(), q.K, imx->Pw, pw + g * q.Mg * q.K, q.K);
+          if (++nbatch == kWgradBatch) flush(pw);
         }
         if (gx && wide_x) {  // the stride-1 convolution of dY, padded, with the flipped, transposed weights
           imy->pad(dy, q.oh, q.ow, q.win.dh * (q.win.kh - 1) - q.win.ph, q.win.dw * (q.win.kw - 1) - q.win.pw, yp);
@@ -697,6 +710,7 @@ void conv_backward(const ConvGeom& q, const T* gy, const T* x, const T* w, T* gx
           }
         }
       }
+      if (nbatch) flush(pw);
     }
   });
   for (int64_t p = 1; p < P; ++p) {

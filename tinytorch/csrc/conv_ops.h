@@ -32,9 +32,10 @@ constexpr int64_t conv_block_cols(int64_t item) { return kConvNV * 32 / item; }
 // weights packed as K x MR panels, rows past M zero).
 using ConvShiftedGemm = void (*)(const void* a, int64_t M, int64_t K, const void* src, const int64_t* off, int64_t P,
                                  void* out, int64_t ldo);
-// gw[r * ldw + k] += sum_{p < P} dy[r * lddy + p] * src[off[k] + p] for r < M, k < K.
-using ConvShiftedGemmWgrad = void (*)(const void* dy, int64_t lddy, int64_t M, const void* src, const int64_t* off,
-                                      int64_t K, int64_t P, void* gw, int64_t ldw);
+// gw[r * ldw + k] += sum_{i < nimg} sum_{p < P} dy[i][r * lddy + p] * src[i][off[k] + p] for r < M, k < K: the
+// sums of several images taken together (one horizontal sum of the vector accumulators per block, not per image).
+using ConvShiftedGemmWgrad = void (*)(const void* const* dy, const void* const* src, int64_t nimg, int64_t lddy,
+                                      int64_t M, const int64_t* off, int64_t K, int64_t P, void* gw, int64_t ldw);
 extern Stub<ConvShiftedGemm> conv_shifted_gemm_stub[2];              // float32, float64
 extern Stub<ConvShiftedGemmWgrad> conv_shifted_gemm_wgrad_stub[2];  // float32, float64
 
