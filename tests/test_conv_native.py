@@ -242,12 +242,14 @@ def test_grad_fn_is_named_as_torch():
 @pytest.mark.parametrize("kw", [dict(padding=2), dict(stride=2, padding=1)])
 def test_threads(kw):
     """Enough images to spread over the pool, with the GIL released; the weight gradient summed over
-    partitions."""
+    partitions; a single image split between the threads."""
     old = tt.get_num_threads()
     tt.set_num_threads(2)
     try:
         check((16, 6, 14, 14), (16, 6, 5, 5), **kw)
         check((16, 6, 14, 14), (16, 6, 5, 5), dtype="float64", **kw)
+        check((1, 8, 30, 31), (64, 8, 3, 3), **kw)  # one image: its output chunks split between the threads
+        check((1, 4, 9, 9), (4, 2, 3, 3), groups=2, **kw)
     finally:
         tt.set_num_threads(old)
 

@@ -1,6 +1,8 @@
-// Sliding-window kernels of the cpu backend: im2col / col2im (convolution as one GEMM, the (C*kh*kw, N, L)
-// layout of backends/cpu/nn.py) and max pooling with indices and its backward. Float32/float64; other dtypes
-// return NotImplemented and run on NumPy.
+// Sliding-window kernels of the cpu backend: 2-D convolution's forward and backward (the op pair convolution /
+// convolution_backward, below), im2col / col2im (the (C*kh*kw, N, L) layout of backends/cpu/nn.py, which pooling,
+// unfold and the convolution's decomposition use) and max pooling with indices and its backward. Float32/float64;
+// for other dtypes im2col, col2im and pooling return NotImplemented and run on NumPy, and nn.functional.conv2d
+// sends no other dtype to the convolution op.
 //
 // Max pooling follows ATen's native/cpu/MaxPoolKernel.cpp: each window is clipped to the input, its argmax starts
 // at the first in-bounds element with -inf, and an element replaces the maximum when it is greater or NaN (so the
@@ -498,34 +500,41 @@ void fold_tile_add(const T* buf, int64_t C, int64_t H, int64_t W, const Window& 
 }
 
 // ---- the stride-1 path: products over shifted rows of a zero-padded image (kernels/conv.inc) ------------------
-// With the padded image (C, Hp, Wp) flattened, output position (oy, ox) read as p = oy * Wp + ox ("wide": Wp
-// columns a row, of which the last Wp - ow are not outputs and are dropped) has tap (c, i, j) at
-// src[c * Hp * Wp + i * dh * Wp + j * dw + p]: every tap row is a shifted slice of the image, so the GEMM reads
-// the image itself (a few KiB per image, in L1/L2) instead of an unfolded copy kh * kw times its size.
+// With the padded image flattened, rows Wp elements apart, output position (oy, ox) read as p = oy * Wp + ox
+// ("wide": Wp columns a row, of which the last Wp - ow are not outputs and are dropped) has tap (c, i, j) at
+// src[c * CS + i * dh * Wp + j * dw + p]: every tap row is a shifted slice of the image, so the GEMM reads the
+// image itself (a few KiB per image, in L1/L2) instead of an unfolded copy kh * kw times its size.
+// Neighbouring rows share their padding: a row is pw zeros then its w values, and the zeros right of it are the
+// next row's left padding (and pw more after the last row), so Wp = w + pw and fewer dropped columns are
+// computed. That needs ow <= Wp, i.e. pw <= dw * (kw - 1); a wider padding gets Wp = w + 2 pw, each row its own.
 template <typename T>
 struct WideImage {
-  int64_t C, Hp, Wp, oh, ow, P, Pw;
+  int64_t C, Hp, Wp, CS, oh, ow, P, Pw, ph, pw;
   std::vector<int64_t> off;  // per tap (c, i, j)
   int64_t src_len;           // elements of the padded image plus the slack the last blocks read past it
 
-  WideImage(int64_t C_, int64_t h, int64_t w, int64_t ph, int64_t pw, int64_t kh, int64_t kw, int64_t dh, int64_t dw)
-      : C(C_), Hp(h + 2 * ph), Wp(w + 2 * pw) {
-    oh = Hp - dh * (kh - 1), ow = Wp - dw * (kw - 1);
+  WideImage(int64_t C_, int64_t h, int64_t w, int64_t ph_, int64_t pw_, int64_t kh, int64_t kw, int64_t dh,
+            int64_t dw)
+      : C(C_), Hp(h + 2 * ph_), ph(ph_), pw(pw_) {
+    const bool shared = pw <= dw * (kw - 1);
+    Wp = w + (shared ? pw : 2 * pw);
+    CS = Hp * Wp + (shared ? pw : 0);
+    oh = Hp - dh * (kh - 1), ow = w + 2 * pw - dw * (kw - 1);
     const int64_t nb = conv_block_cols(sizeof(T));
     P = oh * Wp, Pw = (P + nb - 1) / nb * nb;
     off.resize(C * kh * kw);
     for (int64_t c = 0, k = 0; c < C; ++c)
       for (int64_t i = 0; i < kh; ++i)
-        for (int64_t j = 0; j < kw; ++j) off[k++] = c * Hp * Wp + i * dh * Wp + j * dw;
-    src_len = std::max(C * Hp * Wp, (off.empty() ? 0 : off.back()) + Pw);
+        for (int64_t j = 0; j < kw; ++j) off[k++] = c * CS + i * dh * Wp + j * dw;
+    src_len = std::max(C * CS, (off.empty() ? 0 : off.back()) + Pw);
   }
 
-  // buf = img (C planes of h x w, contiguous) with ph / pw zeros around each plane and a zero tail
-  void pad(const T* img, int64_t h, int64_t w, int64_t ph, int64_t pw, std::vector<T>& buf) const {
+  // buf = img (C planes of h x w, contiguous) laid out as above: zeros around and between the rows, a zero tail
+  void pad(const T* img, int64_t h, int64_t w, std::vector<T>& buf) const {
     buf.assign(src_len, T(0));
     for (int64_t c = 0; c < C; ++c)
       for (int64_t y = 0; y < h; ++y)
-        std::copy(img + (c * h + y) * w, img + (c * h + y + 1) * w, buf.data() + (c * Hp + y + ph) * Wp + pw);
+        std::copy(img + (c * h + y) * w, img + (c * h + y + 1) * w, buf.data() + c * CS + (y + ph) * Wp + pw);
   }
 };
 
@@ -555,16 +564,18 @@ void pack_flipped(const T* w, int64_t Mo, int64_t M, int64_t kh, int64_t kw, T* 
 int64_t panel_size(int64_t M, int64_t K) { return (M + kConvMR - 1) / kConvMR * kConvMR * K; }
 
 // out (M planes of oh x ow) = the convolution of the padded image in `src` (WideImage geometry) with the packed
-// weights, plus bias[m] when given; computed a chunk of wide positions at a time into `scratch`.
+// weights, plus bias[m] when given; computed a chunk of wide positions at a time into `scratch`. With nparts > 1
+// only the chunks c with c % nparts == part (the image split between threads: their outputs are disjoint).
 template <typename T>
 void wide_conv(const WideImage<T>& im, const T* src, const T* packed, int64_t M, const T* bias, T* out,
-               std::vector<T>& scratch) {
+               std::vector<T>& scratch, int64_t part = 0, int64_t nparts = 1) {
   const int64_t nb = conv_block_cols(sizeof(T));
-  const int64_t chunk = std::min(im.Pw, std::max<int64_t>(nb, (kConvTileElems / std::max<int64_t>(M, 1)) / nb * nb));
+  int64_t chunk = std::min(im.Pw, std::max<int64_t>(nb, (kConvTileElems / std::max<int64_t>(M, 1)) / nb * nb));
+  if (nparts > 1) chunk = std::min(chunk, ((im.Pw + nparts - 1) / nparts + nb - 1) / nb * nb);
   scratch.resize(M * chunk);
   auto fn = conv_shifted_gemm_stub[sizeof(T) == 4 ? 0 : 1].get();
   const int64_t K = (int64_t)im.off.size(), L = im.oh * im.ow;
-  for (int64_t p0 = 0; p0 < im.Pw; p0 += chunk) {
+  for (int64_t p0 = part * chunk; p0 < im.Pw; p0 += nparts * chunk) {
     const int64_t len = std::min(chunk, im.Pw - p0);
     fn(packed, M, K, src + p0, im.off.data(), len, scratch.data(), chunk);
     // the chunk's output rows: oy from p0 / Wp while its row starts before the chunk's end
@@ -600,14 +611,17 @@ void conv_forward(const ConvGeom& q, const T* x, const T* w, const T* bias, T* o
     std::vector<T> packed(q.G * psz);
     for (int64_t gi = 0; gi < q.G; ++gi) pack_panels(w + gi * q.Mg * q.K, q.Mg, q.K, packed.data() + gi * psz);
     const WideImage<T> im(q.Cg, q.H, q.W, g.ph, g.pw, g.kh, g.kw, g.dh, g.dw);
-    const int64_t work = std::max<int64_t>(1, q.Mg * q.K * im.Pw);
-    parallel_for(0, q.N * q.G, std::max<int64_t>(1, kGrainSize / work), [&](int64_t t0, int64_t t1) {
+    // fewer images than threads (batch 1): each image's chunks split between the threads
+    const int64_t nt = in_parallel_region() ? 1 : get_num_threads();
+    const int64_t splits = q.N * q.G < nt && q.Mg * q.K * im.Pw >= kGrainSize ? nt : 1;
+    const int64_t work = std::max<int64_t>(1, q.Mg * q.K * im.Pw / splits);
+    parallel_for(0, q.N * q.G * splits, std::max<int64_t>(1, kGrainSize / work), [&](int64_t t0, int64_t t1) {
       std::vector<T> xp, scratch;
       for (int64_t t = t0; t < t1; ++t) {
-        const int64_t gi = t % q.G, n = t / q.G;
-        im.pad(x + (n * q.C + gi * q.Cg) * q.H * q.W, q.H, q.W, g.ph, g.pw, xp);
+        const int64_t part = t % splits, gi = (t / splits) % q.G, n = t / splits / q.G;
+        im.pad(x + (n * q.C + gi * q.Cg) * q.H * q.W, q.H, q.W, xp);
         wide_conv(im, xp.data(), packed.data() + gi * psz, q.Mg, bias ? bias + gi * q.Mg : nullptr,
-                  out + (n * q.Cout + gi * q.Mg) * q.L, scratch);
+                  out + (n * q.Cout + gi * q.Mg) * q.L, scratch, part, splits);
       }
     });
     return;
@@ -685,7 +699,7 @@ void conv_backward(const ConvGeom& q, const T* gy, const T* x, const T* w, T* gx
         if (pw && wide_w) {  // dY laid out wide (zeros in the dropped columns) against the padded image's taps
           if (nbatch && batch_g != g) flush(pw);
           batch_g = g;
-          imx->pad(x + xoff, q.H, q.W, q.win.ph, q.win.pw, xps[nbatch]);
+          imx->pad(x + xoff, q.H, q.W, xps[nbatch]);
           std::vector<T>& dyw = dyws[nbatch];
           dyw.assign(q.Mg * imx->Pw, T(0));
           for (int64_t m = 0; m < q.Mg; ++m)
@@ -695,7 +709,7 @@ void conv_backward(const ConvGeom& q, const T* gy, const T* x, const T* w, T* gx
           if (++nbatch == kWgradBatch) flush(pw);
         }
         if (gx && wide_x) {  // the stride-1 convolution of dY, padded, with the flipped, transposed weights
-          imy->pad(dy, q.oh, q.ow, q.win.dh * (q.win.kh - 1) - q.win.ph, q.win.dw * (q.win.kw - 1) - q.win.pw, yp);
+          imy->pad(dy, q.oh, q.ow, yp);
           wide_conv(*imy, yp.data(), flipped.data() + g * fsz, q.Cg, (const T*)nullptr, gx + xoff, scratch);
         }
         for (int64_t l0 = 0; l0 < q.L; l0 += q.Lt) {

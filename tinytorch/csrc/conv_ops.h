@@ -1,5 +1,5 @@
 // Stubs of the sliding-window kernels whose inner loops are vectorized per CPU capability (kernels/conv.inc has
-// the loops, conv.cpp the Python entry points).
+// the loops, conv.cpp the Python entry points): max pooling and convolution's products over shifted rows.
 #pragma once
 #include "dispatch_stub.h"
 

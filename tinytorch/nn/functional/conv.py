@@ -1,4 +1,5 @@
-"""Convolutions (1-D to 3-D, and transposed) as im2col (``unfold2d``) + matmul; ``unfold`` / ``fold``."""
+"""Convolutions (1-D to 3-D, and transposed): 2-D as the op ``convolution`` (im2col + matmul where no backend
+kernel runs it), 1-D and 3-D through it, transposed ones as matmul + col2im; ``unfold`` / ``fold``."""
 from ...amp.autocast_mode import autocast_op
 from ... import _dtype as _dt
 from ..._ops import nn as _nnops
