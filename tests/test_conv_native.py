@@ -154,8 +154,8 @@ def test_gradcheck_float64():
     b = tt.tensor(rng.standard_normal(4), requires_grad=True)
     F = tt.nn.functional
     for kw in (dict(padding=1, groups=2), dict(stride=2, dilation=(1, 2), groups=2)):
-        assert tt.autograd.gradcheck(lambda x, w, b: F.conv2d(x, w, b, **kw), (x, w, b))
-        assert tt.autograd.gradgradcheck(lambda x, w, b: F.conv2d(x, w, b, **kw), (x, w, b))
+        assert tt.autograd.gradcheck(lambda x, w, b, kw=kw: F.conv2d(x, w, b, **kw), (x, w, b))
+        assert tt.autograd.gradgradcheck(lambda x, w, b, kw=kw: F.conv2d(x, w, b, **kw), (x, w, b))
 
 
 def test_double_backward_matches_torch():
@@ -281,3 +281,24 @@ def test_without_blas():
         check((2, 3, 9, 8), (4, 3, 3, 3), dtype="float64", stride=(1, 2))
     finally:
         native._C.set_blas(*native.BLAS)
+
+
+def _random_case(seed):
+    """A random small geometry: channels, groups, kernel, stride, padding (incl. wider than the kernel), dilation."""
+    rng = np.random.default_rng(1000 + seed)
+    groups = int(rng.choice([1, 1, 2, 3]))
+    cin, cout = groups * int(rng.integers(1, 4)), groups * int(rng.integers(1, 5))
+    k = tuple(int(v) for v in rng.integers(1, 5, 2))
+    d = tuple(int(v) for v in rng.integers(1, 3, 2))
+    s = tuple(int(v) for v in rng.choice([1, 1, 2, 3], 2))
+    p = tuple(int(v) for v in rng.integers(0, 4, 2))
+    hw = tuple(max(int(rng.integers(1, 12)), d[i] * (k[i] - 1) + 1 - 2 * p[i]) for i in range(2))
+    n = int(rng.integers(1, 4))
+    return (n, cin) + hw, (cout, cin // groups) + k, dict(stride=s, padding=p, dilation=d, groups=groups)
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize("seed", range(40))
+def test_random_geometries(seed):
+    x_shape, w_shape, kw = _random_case(seed)
+    check(x_shape, w_shape, dtype="float64", seed=seed, **kw)

@@ -3,7 +3,7 @@ kernel runs it), 1-D and 3-D through it, transposed ones as matmul + col2im; ``u
 from ...amp.autocast_mode import autocast_op
 from ... import _dtype as _dt
 from ..._ops import nn as _nnops
-from ..._ops.nn import fold2d, im2col, unfold2d
+from ..._ops.nn import fold2d, unfold2d
 from ..._ops.shape import pad as _pad
 from ._utils import _pair, _scalar_name
 
@@ -148,7 +148,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     pad, extra = _conv_padding(padding, (kh, kw), dilation, stride, 2)
     if extra:
         input = _pad(input, (0, extra[1], 0, extra[0]))
-    n, cin, h, w = input._shape
+    cin = input._shape[1]
     if cin != cin_g * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight._shape)}, expected input"
                            f"{list(input._shape)} to have {cin_g * groups} channels, but got {cin} channels instead")
