@@ -680,7 +680,9 @@ void conv_backward(const ConvGeom& q, const T* gy, const T* x, const T* w, T* gx
     auto flush = [&](T* pw) {
       const void *dys[kWgradBatch], *srcs[kWgradBatch];
       for (int64_t i = 0; i < nbatch; ++i) dys[i] = dyws[i].data(), srcs[i] = xps[i].data();
-      wgrad(dys, srcs, nbatch, imx->Pw, q.Mg, imx->off.data(), q.K, imx->Pw, pw + batch_g * q.Mg * q.K, q.K);
+      // the sums need P only to a whole vector (the blocks of the forward kernel are 3 vectors wide)
+      const int64_t vl = 32 / sizeof(T), Pv = (imx->P + vl - 1) / vl * vl;
+      wgrad(dys, srcs, nbatch, imx->Pw, q.Mg, imx->off.data(), q.K, Pv, pw + batch_g * q.Mg * q.K, q.K);
       nbatch = 0;
     };
     for (int64_t p = p0; p < p1; ++p) {
