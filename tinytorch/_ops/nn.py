@@ -222,6 +222,94 @@ def fold2d(input, output_size, kernel_size, dilation=(1, 1), padding=(0, 0), str
     return col2im(input.transpose(0, 1), output_size, kernel_size, dilation, padding, stride)
 
 
+# ---- 2-D convolution as one op pair: a native kernel on the cpu backend, im2col + GEMM elsewhere ----------------
+# PyTorch's convolution / convolution_backward (native_functions.yaml; derivatives.yaml makes the second the
+# first's backward), here for the non-transposed 2-D case that nn.functional.conv2d calls with checked arguments:
+# input (N, C, H, W), weight (C_out, C/groups, kh, kw), bias (C_out,) or None, stride / padding / dilation pairs.
+# The cpu backend runs tinytorch/csrc/conv.cpp (float32/float64); other backends, and the cpu backend without the
+# extension, run the decompositions below: one im2col, one GEMM (per group), col2im for the input gradient.
+
+
+def _convolution_meta(input, weight, bias, stride, padding, dilation, groups):
+    n, _, h, w = input._shape
+    cout, _, kh, kw = weight._shape
+    oh, ow = _out_hw(h, w, (kh, kw), dilation, padding, stride)
+    return [((n, cout, oh, ow), input.dtype)], [None, None, None]
+
+
+def _convolution_decomp(input, weight, bias, stride, padding, dilation, groups):
+    n, cin, h, w = input._shape
+    cout, cin_g, kh, kw = weight._shape
+    oh, ow = _out_hw(h, w, (kh, kw), dilation, padding, stride)
+    cols = im2col(input, (kh, kw), dilation, padding, stride)  # (C*kh*kw, N, L)
+    if groups == 1:  # one (C_out, C*kh*kw) x (C*kh*kw, N*L) GEMM
+        out = weight.reshape(cout, -1).matmul(cols.reshape(cin * kh * kw, n * oh * ow))
+    else:
+        out = weight.reshape(groups, cout // groups, -1).matmul(cols.reshape(groups, cin_g * kh * kw, n * oh * ow))
+    out = out.reshape(cout, n, oh, ow).transpose(0, 1)
+    if bias is not None:
+        out = out + bias.reshape(1, cout, 1, 1)
+    return out
+
+
+def _convolution_bw(c, g):
+    from ..autograd.grad_mode import _state
+    x, weight, _ = c.inputs
+    mask = tuple(e is not None for e in c.next_edges)
+    kw = dict(c.kw, output_mask=mask)
+    # create_graph: the gradient must itself be differentiable, which the decomposition (tinytorch ops) is and the
+    # native kernel is not
+    grads = iter(_as_tuple(_convolution_backward_decomp(g, x, weight, **kw) if _state.enabled else
+                           dispatch(_convolution_backward_op, (g, x, weight), kw)))
+    return tuple(next(grads) if m else None for m in mask)
+
+
+def _as_tuple(r):
+    return r if isinstance(r, tuple) else (r,)
+
+
+def _convolution_backward_meta(g, input, weight, stride, padding, dilation, groups, output_mask):
+    shapes = (input._shape, weight._shape, (weight._shape[0],))
+    return [(s, input.dtype) for s, m in zip(shapes, output_mask) if m], [None, None, None]
+
+
+def _convolution_backward_decomp(g, input, weight, stride, padding, dilation, groups, output_mask):
+    n, cin, h, w = input._shape
+    cout, cin_g, kh, kw = weight._shape
+    L = g._shape[2] * g._shape[3]
+    gm = g.transpose(0, 1).reshape(groups, cout // groups, n * L)  # (G, C_out/G, N*L)
+    res = []
+    if output_mask[0]:  # W^T dY, folded back onto the input's planes
+        cols = weight.reshape(groups, cout // groups, -1).transpose(1, 2).matmul(gm)  # (G, C/G*kh*kw, N*L)
+        res.append(col2im(cols.reshape(cin * kh * kw, n, L), (h, w), (kh, kw), dilation, padding, stride))
+    if output_mask[1]:  # dY cols^T
+        cols = im2col(input, (kh, kw), dilation, padding, stride).reshape(groups, cin_g * kh * kw, n * L)
+        res.append(gm.matmul(cols.transpose(1, 2)).reshape(weight._shape))
+    if output_mask[2]:
+        res.append(g.sum((0, 2, 3)))
+    return tuple(res) if len(res) != 1 else res[0]
+
+
+_convolution_backward_op = defop("convolution_backward", _convolution_backward_meta, None,
+                                 decomp=_convolution_backward_decomp)
+_convolution_op = defop("convolution", _convolution_meta, _convolution_bw, decomp=_convolution_decomp,
+                        save_inputs=(0, 1))
+
+
+def convolution2d(input, weight, bias, stride, padding, dilation, groups):
+    """2-D cross-correlation of ``input`` (N, C, H, W) with ``weight`` (C_out, C/groups, kh, kw), plus ``bias``
+    (C_out,) when given: (N, C_out, oh, ow), oh = (H + 2 padding[0] - dilation[0] (kh - 1) - 1) // stride[0] + 1
+    (likewise ow). ``stride``, ``padding``, ``dilation``: int pairs, assumed checked (``nn.functional.conv2d``
+    checks them, with PyTorch's messages); tensors of one floating dtype.
+
+    One op, ``convolution`` (PyTorch's, not transposed), whose gradient is the op ``convolution_backward``; the cpu
+    backend runs both natively (tinytorch/csrc/conv.cpp), other devices their im2col + GEMM decompositions.
+    """
+    stride = _window_stride(input._shape[-2:], weight._shape[-2:], dilation, padding, stride)
+    return dispatch(_convolution_op, (input, weight, bias), {"stride": tuple(stride), "padding": tuple(padding),
+                                                            "dilation": tuple(dilation), "groups": int(groups)})
+
+
 # ---- nll_loss: a fused primitive pair (forward and its gradient), each with a decomposition --------------
 def _nll_meta(input, target, weight, ignore_index, reduction):
     from ._util import check_dtype

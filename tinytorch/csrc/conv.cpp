@@ -1,6 +1,8 @@
-// Sliding-window kernels of the cpu backend: im2col / col2im (convolution as one GEMM, the (C*kh*kw, N, L)
-// layout of backends/cpu/nn.py) and max pooling with indices and its backward. Float32/float64; other dtypes
-// return NotImplemented and run on NumPy.
+// Sliding-window kernels of the cpu backend: 2-D convolution's forward and backward (the op pair convolution /
+// convolution_backward, below), im2col / col2im (the (C*kh*kw, N, L) layout of backends/cpu/nn.py, which pooling,
+// unfold and the convolution's decomposition use) and max pooling with indices and its backward. Float32/float64;
+// for other dtypes im2col, col2im and pooling return NotImplemented and run on NumPy, and nn.functional.conv2d
+// sends no other dtype to the convolution op.
 //
 // Max pooling follows ATen's native/cpu/MaxPoolKernel.cpp: each window is clipped to the input, its argmax starts
 // at the first in-bounds element with -inf, and an element replaces the maximum when it is greater or NaN (so the
@@ -9,7 +11,10 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <vector>
 
+#include "blas.h"
 #include "common.h"
 #include "conv_ops.h"
 #include "parallel.h"
@@ -17,6 +22,8 @@
 namespace tt {
 
 Stub<MaxPoolPlane> max_pool_plane_stub[2];
+Stub<ConvShiftedGemm> conv_shifted_gemm_stub[2];
+Stub<ConvShiftedGemmWgrad> conv_shifted_gemm_wgrad_stub[2];
 
 namespace {
 
@@ -384,9 +391,514 @@ PyObject* py_max_pool2d_backward(PyObject*, PyObject* const* args, Py_ssize_t na
   return reinterpret_cast<PyObject*>(out);
 }
 
+// ---- 2-D convolution, forward and backward, with the GEMM fused into cache-sized im2col tiles -------------------
+//
+// The op pair convolution / convolution_backward of tinytorch/_ops/nn.py for (N, C, H, W) inputs and
+// (C_out, C/groups, kh, kw) weights, any stride, padding, dilation and groups. Instead of one im2col of the whole
+// batch (C*kh*kw x N*L elements, megabytes that go out to memory and come back for the GEMM), each image's group
+// is unfolded a tile of output positions at a time into a thread-local buffer of about kConvTileElems elements
+// (so the tile is still in L2 when the GEMM reads it) and multiplied at once by the group's weights, whose
+// contiguous (C_out/groups, C/groups*kh*kw) rows are the packed GEMM operand as they are. Tiles run on the pool,
+// each GEMM a single-threaded BLAS call (blas.h); without a BLAS a plain loop.
+//
+// Backward: each (image, group) item unfolds x tile by tile again for the weight gradient (dW += dY_tile cols^T,
+// accumulated per partition of the items and summed in partition order, so the result does not depend on which
+// thread ran what), and folds W^T dY_tile back into the input gradient (col2im into the item's own planes: no two
+// threads write the same element). The bias gradient is a sum of dY over (N, oh, ow), per partition likewise.
+constexpr int64_t kConvTileElems = 32768;  // elements of one unfolded tile: 128 KiB in float32
+constexpr int64_t kWgradBatch = 4;  // images whose weight-gradient sums the shifted-row kernel takes together
+
+template <typename T>
+void conv_mm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
+             T beta, T* c, int64_t ldc) {
+  if (m <= 0 || n <= 0) return;
+  if (k > 0 && blas_available()) {
+    gemm(ta, tb, m, n, k, T(1), a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    T* ci = c + i * ldc;
+    if (beta == T(0)) std::fill(ci, ci + n, T(0));
+    for (int64_t p = 0; p < k; ++p) {
+      const T av = ta ? a[p * lda + i] : a[i * lda + p];
+      if (tb)
+        for (int64_t j = 0; j < n; ++j) ci[j] += av * b[j * ldb + p];
+      else
+        for (int64_t j = 0; j < n; ++j) ci[j] += av * b[p * ldb + j];
+    }
+  }
+}
+
+// The row k = (c, i, j) of one image's unfolded tile, output positions [l0, l1) (oh x ow raster order): calls
+// seg(oy-row base of the tile row, a, b, iy, lo, hi) per output row, where [a, b) are the row's output columns in
+// the tile and [lo, hi) the columns whose input column lies in [0, W).
+template <typename F>
+inline void tile_rows(const Window& g, int64_t H, int64_t W, int64_t ow, int64_t i, int64_t j, int64_t l0,
+                      int64_t l1, F&& seg) {
+  int64_t xoff = j * g.dw - g.pw, lo, hi;
+  valid_range(ow, g.sw, xoff, W, &lo, &hi);
+  for (int64_t l = l0; l < l1;) {
+    const int64_t oy = l / ow, a = l - oy * ow, b = std::min(ow, a + (l1 - l));
+    const int64_t iy = oy * g.sh - g.ph + i * g.dh;
+    const int64_t cl = std::min(std::max(lo, a), b), ch = std::min(std::max(hi, cl), b);
+    seg(l - l0 - a, a, b, iy >= 0 && iy < H ? iy : -1, cl, ch, xoff);
+    l += b - a;
+  }
+}
+
+// buf (C*kh*kw, l1 - l0) = the unfolded positions [l0, l1) of x (C contiguous H x W planes)
+template <typename T>
+TT_NO_MEMCPY_IDIOM void unfold_tile(const T* x, int64_t C, int64_t H, int64_t W, const Window& g, int64_t ow,
+                                    int64_t l0, int64_t l1, T* buf) {
+  const int64_t Lt = l1 - l0;
+  for (int64_t c = 0; c < C; ++c) {
+    const T* plane = x + c * H * W;
+    for (int64_t i = 0; i < g.kh; ++i)
+      for (int64_t j = 0; j < g.kw; ++j) {
+        T* row = buf + ((c * g.kh + i) * g.kw + j) * Lt;
+        tile_rows(g, H, W, ow, i, j, l0, l1, [&](int64_t base, int64_t a, int64_t b, int64_t iy, int64_t cl,
+                                                 int64_t ch, int64_t xoff) {
+          T* d = row + base;
+          if (iy < 0) {
+            for (int64_t ox = a; ox < b; ++ox) d[ox] = T(0);
+            return;
+          }
+          const T* s = plane + iy * W + xoff;
+          for (int64_t ox = a; ox < cl; ++ox) d[ox] = T(0);
+          if (g.sw == 1)
+            for (int64_t ox = cl; ox < ch; ++ox) d[ox] = s[ox];
+          else
+            for (int64_t ox = cl; ox < ch; ++ox) d[ox] = s[ox * g.sw];
+          for (int64_t ox = ch; ox < b; ++ox) d[ox] = T(0);
+        });
+      }
+  }
+}
+
+// x (C contiguous H x W planes) += the fold of buf (C*kh*kw, l1 - l0): the adjoint of unfold_tile
+template <typename T>
+void fold_tile_add(const T* buf, int64_t C, int64_t H, int64_t W, const Window& g, int64_t ow, int64_t l0,
+                   int64_t l1, T* x) {
+  const int64_t Lt = l1 - l0;
+  for (int64_t c = 0; c < C; ++c) {
+    T* plane = x + c * H * W;
+    for (int64_t i = 0; i < g.kh; ++i)
+      for (int64_t j = 0; j < g.kw; ++j) {
+        const T* row = buf + ((c * g.kh + i) * g.kw + j) * Lt;
+        tile_rows(g, H, W, ow, i, j, l0, l1, [&](int64_t base, int64_t, int64_t, int64_t iy, int64_t cl,
+                                                 int64_t ch, int64_t xoff) {
+          if (iy < 0) return;
+          const T* s = row + base;
+          T* d = plane + iy * W + xoff;
+          if (g.sw == 1)
+            for (int64_t ox = cl; ox < ch; ++ox) d[ox] += s[ox];
+          else
+            for (int64_t ox = cl; ox < ch; ++ox) d[ox * g.sw] += s[ox];
+        });
+      }
+  }
+}
+
+// ---- the stride-1 path: products over shifted rows of a zero-padded image (kernels/conv.inc) ------------------
+// With the padded image flattened, rows Wp elements apart, output position (oy, ox) read as p = oy * Wp + ox
+// ("wide": Wp columns a row, of which the last Wp - ow are not outputs and are dropped) has tap (c, i, j) at
+// src[c * CS + i * dh * Wp + j * dw + p]: every tap row is a shifted slice of the image, so the GEMM reads the
+// image itself (a few KiB per image, in L1/L2) instead of an unfolded copy kh * kw times its size.
+// Neighbouring rows share their padding: a row is pw zeros then its w values, and the zeros right of it are the
+// next row's left padding (and pw more after the last row), so Wp = w + pw and fewer dropped columns are
+// computed. That needs ow <= Wp, i.e. pw <= dw * (kw - 1); a wider padding gets Wp = w + 2 pw, each row its own.
+template <typename T>
+struct WideImage {
+  int64_t C, Hp, Wp, CS, oh, ow, P, Pw, ph, pw;
+  std::vector<int64_t> off;  // per tap (c, i, j)
+  int64_t src_len;           // elements of the padded image plus the slack the last blocks read past it
+
+  WideImage(int64_t C_, int64_t h, int64_t w, int64_t ph_, int64_t pw_, int64_t kh, int64_t kw, int64_t dh,
+            int64_t dw)
+      : C(C_), Hp(h + 2 * ph_), ph(ph_), pw(pw_) {
+    const bool shared = pw <= dw * (kw - 1);
+    Wp = w + (shared ? pw : 2 * pw);
+    CS = Hp * Wp + (shared ? pw : 0);
+    oh = Hp - dh * (kh - 1), ow = w + 2 * pw - dw * (kw - 1);
+    const int64_t nb = conv_block_cols(sizeof(T));
+    P = oh * Wp, Pw = (P + nb - 1) / nb * nb;
+    off.resize(C * kh * kw);
+    for (int64_t c = 0, k = 0; c < C; ++c)
+      for (int64_t i = 0; i < kh; ++i)
+        for (int64_t j = 0; j < kw; ++j) off[k++] = c * CS + i * dh * Wp + j * dw;
+    src_len = std::max(C * CS, (off.empty() ? 0 : off.back()) + Pw);
+  }
+
+  // buf = img (C planes of h x w, contiguous) laid out as above: zeros around and between the rows, a zero tail
+  void pad(const T* img, int64_t h, int64_t w, std::vector<T>& buf) const {
+    buf.assign(src_len, T(0));
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t y = 0; y < h; ++y)
+        std::copy(img + (c * h + y) * w, img + (c * h + y + 1) * w, buf.data() + c * CS + (y + ph) * Wp + pw);
+  }
+};
+
+// Weights (M, K) row-major as the K x kConvMR panels conv_shifted_gemm reads (rows past M zero); `flip` takes
+// w (Mo, M, kh, kw) of a group instead and packs w'[m, (co, i, j)] = w[co, m, kh-1-i, kw-1-j], the weights of the
+// input gradient's convolution.
+template <typename T>
+void pack_panels(const T* w, int64_t M, int64_t K, T* out) {
+  const int64_t MR = kConvMR;
+  std::fill(out, out + (M + MR - 1) / MR * MR * K, T(0));
+  for (int64_t r = 0; r < M; ++r)
+    for (int64_t k = 0; k < K; ++k) out[(r / MR) * K * MR + k * MR + r % MR] = w[r * K + k];
+}
+
+template <typename T>
+void pack_flipped(const T* w, int64_t Mo, int64_t M, int64_t kh, int64_t kw, T* out) {
+  const int64_t K = Mo * kh * kw;
+  std::vector<T> tmp(M * K);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t co = 0; co < Mo; ++co)
+      for (int64_t i = 0; i < kh; ++i)
+        for (int64_t j = 0; j < kw; ++j)
+          tmp[m * K + (co * kh + i) * kw + j] = w[((co * M + m) * kh + (kh - 1 - i)) * kw + (kw - 1 - j)];
+  pack_panels(tmp.data(), M, K, out);
+}
+
+int64_t panel_size(int64_t M, int64_t K) { return (M + kConvMR - 1) / kConvMR * kConvMR * K; }
+
+// out (M planes of oh x ow) = the convolution of the padded image in `src` (WideImage geometry) with the packed
+// weights, plus bias[m] when given; computed a chunk of wide positions at a time into `scratch`. With nparts > 1
+// only the chunks c with c % nparts == part (the image split between threads: their outputs are disjoint).
+template <typename T>
+void wide_conv(const WideImage<T>& im, const T* src, const T* packed, int64_t M, const T* bias, T* out,
+               std::vector<T>& scratch, int64_t part = 0, int64_t nparts = 1) {
+  const int64_t nb = conv_block_cols(sizeof(T));
+  int64_t chunk = std::min(im.Pw, std::max<int64_t>(nb, (kConvTileElems / std::max<int64_t>(M, 1)) / nb * nb));
+  if (nparts > 1) chunk = std::min(chunk, ((im.Pw + nparts - 1) / nparts + nb - 1) / nb * nb);
+  scratch.resize(M * chunk);
+  auto fn = conv_shifted_gemm_stub[sizeof(T) == 4 ? 0 : 1].get();
+  const int64_t K = (int64_t)im.off.size(), L = im.oh * im.ow;
+  for (int64_t p0 = part * chunk; p0 < im.Pw; p0 += nparts * chunk) {
+    const int64_t len = std::min(chunk, im.Pw - p0);
+    fn(packed, M, K, src + p0, im.off.data(), len, scratch.data(), chunk);
+    // the chunk's output rows: oy from p0 / Wp while its row starts before the chunk's end
+    for (int64_t oy = p0 / im.Wp; oy < im.oh && oy * im.Wp < p0 + len; ++oy) {
+      const int64_t a = std::max(p0, oy * im.Wp), b = std::min(p0 + len, oy * im.Wp + im.ow);
+      if (a >= b) continue;
+      const int64_t ox0 = a - oy * im.Wp;
+      for (int64_t m = 0; m < M; ++m) {
+        const T* s = scratch.data() + m * chunk + (a - p0);
+        T* d = out + m * L + oy * im.ow + ox0;
+        const T add = bias ? bias[m] : T(0);
+        for (int64_t e = 0; e < b - a; ++e) d[e] = s[e] + add;
+      }
+    }
+  }
+}
+
+struct ConvGeom {
+  int64_t N, C, H, W, Cout, G, Cg, Mg, K, oh, ow, L, Lt, ntiles;
+  Window win;
+};
+
+int64_t conv_tile(int64_t K, int64_t L) {
+  // a tile of at least 64 positions (or the whole image) keeps the GEMM's N dimension worth a call
+  return std::max<int64_t>(1, std::min(L, std::max<int64_t>(std::min<int64_t>(L, 64), kConvTileElems / K)));
+}
+
+template <typename T>
+void conv_forward(const ConvGeom& q, const T* x, const T* w, const T* bias, T* out) {
+  const Window& g = q.win;
+  if (g.sh == 1 && g.sw == 1) {
+    const int64_t psz = panel_size(q.Mg, q.K);
+    std::vector<T> packed(q.G * psz);
+    for (int64_t gi = 0; gi < q.G; ++gi) pack_panels(w + gi * q.Mg * q.K, q.Mg, q.K, packed.data() + gi * psz);
+    const WideImage<T> im(q.Cg, q.H, q.W, g.ph, g.pw, g.kh, g.kw, g.dh, g.dw);
+    // fewer images than threads (batch 1): each image's chunks split between the threads
+    const int64_t nt = in_parallel_region() ? 1 : get_num_threads();
+    const int64_t splits = q.N * q.G < nt && q.Mg * q.K * im.Pw >= kGrainSize ? nt : 1;
+    const int64_t work = std::max<int64_t>(1, q.Mg * q.K * im.Pw / splits);
+    parallel_for(0, q.N * q.G * splits, std::max<int64_t>(1, kGrainSize / work), [&](int64_t t0, int64_t t1) {
+      std::vector<T> xp, scratch;
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t part = t % splits, gi = (t / splits) % q.G, n = t / splits / q.G;
+        im.pad(x + (n * q.C + gi * q.Cg) * q.H * q.W, q.H, q.W, xp);
+        wide_conv(im, xp.data(), packed.data() + gi * psz, q.Mg, bias ? bias + gi * q.Mg : nullptr,
+                  out + (n * q.Cout + gi * q.Mg) * q.L, scratch, part, splits);
+      }
+    });
+    return;
+  }
+  const int64_t items = q.N * q.G * q.ntiles;
+  const int64_t work = std::max<int64_t>(1, q.Mg * q.K * q.Lt);
+  parallel_for(0, items, std::max<int64_t>(1, kGrainSize / work), [&](int64_t t0, int64_t t1) {
+    std::vector<T> buf(q.K * q.Lt);
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t tile = t % q.ntiles, ng = t / q.ntiles, gi = ng % q.G, n = ng / q.G;
+      const int64_t l0 = tile * q.Lt, l1 = std::min(q.L, l0 + q.Lt);
+      unfold_tile(x + (n * q.C + gi * q.Cg) * q.H * q.W, q.Cg, q.H, q.W, q.win, q.ow, l0, l1, buf.data());
+      T* o = out + (n * q.Cout + gi * q.Mg) * q.L + l0;
+      if (bias)
+        for (int64_t m = 0; m < q.Mg; ++m) std::fill(o + m * q.L, o + m * q.L + (l1 - l0), bias[gi * q.Mg + m]);
+      conv_mm<T>(false, false, q.Mg, l1 - l0, q.K, w + gi * q.Mg * q.K, q.K, buf.data(), l1 - l0,
+                 bias ? T(1) : T(0), o, q.L);
+    }
+  });
+}
+
+template <typename T>
+void conv_backward(const ConvGeom& q, const T* gy, const T* x, const T* w, T* gx, T* gw, T* gb) {
+  const int64_t items = q.N * q.G;
+  const int64_t wsize = q.Cout * q.K;
+  int64_t P = std::min<int64_t>(items, get_num_threads() * (wsize <= (1 << 20) ? 4 : 1));
+  if (in_parallel_region() || items * q.Mg * q.K * q.L < kGrainSize) P = 1;
+  P = std::max<int64_t>(P, 1);
+  // partition 0 accumulates straight into gw / gb; the others into their own zeroed partials
+  std::vector<T> wpart(gw && P > 1 ? (P - 1) * wsize : 0, T(0)), bpart(gb && P > 1 ? (P - 1) * q.Cout : 0, T(0));
+  if (gw) std::fill(gw, gw + wsize, T(0));
+  if (gb) std::fill(gb, gb + q.Cout, T(0));
+  const Window& win = q.win;
+  const bool unit = win.sh == 1 && win.sw == 1;
+  const bool wide_w = gw && unit;
+  // the input gradient's convolution pads dY by d * (k - 1) - p: a stride-1 path while that is not negative
+  const bool wide_x = gx && unit && win.ph <= win.dh * (win.kh - 1) && win.pw <= win.dw * (win.kw - 1);
+  std::unique_ptr<WideImage<T>> imx, imy;
+  if (wide_w) imx.reset(new WideImage<T>(q.Cg, q.H, q.W, win.ph, win.pw, win.kh, win.kw, win.dh, win.dw));
+  const int64_t fsz = panel_size(q.Cg, q.Mg * win.kh * win.kw);
+  std::vector<T> flipped(wide_x ? q.G * fsz : 0);
+  if (wide_x) {
+    imy.reset(new WideImage<T>(q.Mg, q.oh, q.ow, win.dh * (win.kh - 1) - win.ph, win.dw * (win.kw - 1) - win.pw,
+                               win.kh, win.kw, win.dh, win.dw));
+    for (int64_t g = 0; g < q.G; ++g)
+      pack_flipped(w + g * q.Mg * q.K, q.Mg, q.Cg, win.kh, win.kw, flipped.data() + g * fsz);
+  }
+  auto wgrad = conv_shifted_gemm_wgrad_stub[sizeof(T) == 4 ? 0 : 1].get();
+  if (gx && !wide_x) std::fill(gx, gx + q.N * q.C * q.H * q.W, T(0));
+  parallel_for(0, P, 1, [&](int64_t p0, int64_t p1) {
+    std::vector<T> cols(gw && !wide_w ? q.K * q.Lt : 0), dcols(gx && !wide_x ? q.K * q.Lt : 0);
+    std::vector<T> yp, scratch;
+    // the weight gradient's images, kWgradBatch at a time (of one group)
+    std::vector<T> xps[kWgradBatch], dyws[kWgradBatch];
+    int64_t nbatch = 0, batch_g = 0;
+    auto flush = [&](T* pw) {
+      const void *dys[kWgradBatch], *srcs[kWgradBatch];
+      for (int64_t i = 0; i < nbatch; ++i) dys[i] = dyws[i].data(), srcs[i] = xps[i].data();
+      // the sums need P only to a whole vector (the blocks of the forward kernel are 3 vectors wide)
+      const int64_t vl = 32 / sizeof(T), Pv = (imx->P + vl - 1) / vl * vl;
+      wgrad(dys, srcs, nbatch, imx->Pw, q.Mg, imx->off.data(), q.K, Pv, pw + batch_g * q.Mg * q.K, q.K);
+      nbatch = 0;
+    };
+    for (int64_t p = p0; p < p1; ++p) {
+      T* pw = gw ? (p == 0 ? gw : wpart.data() + (p - 1) * wsize) : nullptr;
+      T* pb = gb ? (p == 0 ? gb : bpart.data() + (p - 1) * q.Cout) : nullptr;
+      for (int64_t it = p * items / P; it < (p + 1) * items / P; ++it) {
+        const int64_t g = it % q.G, n = it / q.G;
+        const T* dy = gy + (n * q.Cout + g * q.Mg) * q.L;
+        const int64_t xoff = (n * q.C + g * q.Cg) * q.H * q.W;
+        if (pb)
+          for (int64_t m = 0; m < q.Mg; ++m) {
+            T s = T(0);
+            for (int64_t l = 0; l < q.L; ++l) s += dy[m * q.L + l];
+            pb[g * q.Mg + m] += s;
+          }
+        if (pw && wide_w) {  // dY laid out wide (zeros in the dropped columns) against the padded image's taps
+          if (nbatch && batch_g != g) flush(pw);
+          batch_g = g;
+          imx->pad(x + xoff, q.H, q.W, xps[nbatch]);
+          std::vector<T>& dyw = dyws[nbatch];
+          dyw.assign(q.Mg * imx->Pw, T(0));
+          for (int64_t m = 0; m < q.Mg; ++m)
+            for (int64_t oy = 0; oy < q.oh; ++oy)
+              std::copy(dy + m * q.L + oy * q.ow, dy + m * q.L + (oy + 1) * q.ow,
+                        dyw.data() + m * imx->Pw + oy * imx->Wp);
+          if (++nbatch == kWgradBatch) flush(pw);
+        }
+        if (gx && wide_x) {  // the stride-1 convolution of dY, padded, with the flipped, transposed weights
+          imy->pad(dy, q.oh, q.ow, yp);
+          wide_conv(*imy, yp.data(), flipped.data() + g * fsz, q.Cg, (const T*)nullptr, gx + xoff, scratch);
+        }
+        for (int64_t l0 = 0; l0 < q.L; l0 += q.Lt) {
+          const int64_t l1 = std::min(q.L, l0 + q.Lt), Lt = l1 - l0;
+          if (pw && !wide_w) {
+            unfold_tile(x + xoff, q.Cg, q.H, q.W, q.win, q.ow, l0, l1, cols.data());
+            conv_mm<T>(false, true, q.Mg, q.K, Lt, dy + l0, q.L, cols.data(), Lt, T(1), pw + g * q.Mg * q.K, q.K);
+          }
+          if (gx && !wide_x) {
+            conv_mm<T>(true, false, q.K, Lt, q.Mg, w + g * q.Mg * q.K, q.K, dy + l0, q.L, T(0), dcols.data(), Lt);
+            fold_tile_add(dcols.data(), q.Cg, q.H, q.W, q.win, q.ow, l0, l1, gx + xoff);
+          }
+        }
+      }
+      if (nbatch) flush(pw);
+    }
+  });
+  for (int64_t p = 1; p < P; ++p) {
+    if (gw) {
+      const T* s = wpart.data() + (p - 1) * wsize;
+      for (int64_t e = 0; e < wsize; ++e) gw[e] += s[e];
+    }
+    if (gb) {
+      const T* s = bpart.data() + (p - 1) * q.Cout;
+      for (int64_t e = 0; e < q.Cout; ++e) gb[e] += s[e];
+    }
+  }
+}
+
+// A C-contiguous, aligned array of NumPy type `type` (a new reference: `o` itself or a copy); nullptr with
+// TypeError set when `o` is not an ndim-dim array of that type.
+PyArrayObject* conv_operand(PyObject* o, int type, int ndim, const char* what) {
+  if (!is_array(o) || PyArray_TYPE(arr(o)) != type || PyArray_NDIM(arr(o)) != ndim) {
+    PyErr_Format(PyExc_TypeError, "conv2d kernel: %s must be a %d-d array of the input's dtype (float32/float64)",
+                 what, ndim);
+    return nullptr;
+  }
+  return reinterpret_cast<PyArrayObject*>(PyArray_FROMANY(o, type, ndim, ndim,
+                                                          NPY_ARRAY_CARRAY_RO));
+}
+
+// Owns the references taken while parsing.
+struct ConvRefs {
+  PyArrayObject* a[4] = {nullptr, nullptr, nullptr, nullptr};
+  ~ConvRefs() {
+    for (PyArrayObject* p : a) Py_XDECREF(p);
+  }
+};
+
+// The geometry of x (N, C, H, W) * w (C_out, C/groups, kh, kw) with the attributes args[0..3] (stride, padding,
+// dilation pairs and the groups int); false with ValueError / TypeError set when they do not fit together.
+bool conv_geometry(PyArrayObject* x, PyArrayObject* w, PyObject* const* attrs, ConvGeom* q) {
+  int64_t s[2], p[2], d[2];
+  if (!int_pair(attrs[0], s) || !int_pair(attrs[1], p) || !int_pair(attrs[2], d) || !PyLong_Check(attrs[3])) {
+    PyErr_SetString(PyExc_TypeError, "conv2d kernel: stride, padding, dilation must be int pairs, groups an int");
+    return false;
+  }
+  q->G = PyLong_AsLongLong(attrs[3]);
+  if (q->G == -1 && PyErr_Occurred()) return false;
+  const npy_intp *dx = PyArray_DIMS(x), *dw = PyArray_DIMS(w);
+  q->N = dx[0], q->C = dx[1], q->H = dx[2], q->W = dx[3];
+  q->Cout = dw[0], q->Cg = dw[1];
+  q->win = Window{dw[2], dw[3], d[0], d[1], p[0], p[1], s[0], s[1]};
+  const Window& g = q->win;
+  const int64_t spanh = q->H + 2 * g.ph - g.dh * (g.kh - 1) - 1, spanw = q->W + 2 * g.pw - g.dw * (g.kw - 1) - 1;
+  if (q->G <= 0 || g.kh <= 0 || g.kw <= 0 || g.dh <= 0 || g.dw <= 0 || g.sh <= 0 || g.sw <= 0 || g.ph < 0 ||
+      g.pw < 0 || q->Cg * q->G != q->C || q->Cout % q->G != 0 || q->Cout <= 0 || spanh < 0 || spanw < 0) {
+    PyErr_SetString(PyExc_ValueError, "conv2d kernel: inconsistent input, weight, stride, padding, dilation or groups");
+    return false;
+  }
+  q->oh = spanh / g.sh + 1, q->ow = spanw / g.sw + 1, q->L = q->oh * q->ow;
+  q->Mg = q->Cout / q->G, q->K = q->Cg * g.kh * g.kw;
+  q->Lt = conv_tile(q->K, q->L);
+  q->ntiles = q->L == 0 ? 0 : (q->L + q->Lt - 1) / q->Lt;
+  return true;
+}
+
+int conv_type(PyObject* o) {
+  int t = is_array(o) ? PyArray_TYPE(arr(o)) : -1;
+  if (t != NPY_FLOAT32 && t != NPY_FLOAT64) {
+    PyErr_SetString(PyExc_TypeError, "conv2d kernel: float32 or float64 arrays only");
+    return -1;
+  }
+  return t;
+}
+
+// conv2d_forward(x, weight, bias or None, stride, padding, dilation, groups) -> (N, C_out, oh, ow)
+PyObject* py_conv2d_forward(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 7) {
+    PyErr_SetString(PyExc_TypeError, "conv2d_forward(x, weight, bias, stride, padding, dilation, groups)");
+    return nullptr;
+  }
+  const int type = conv_type(args[0]);
+  if (type < 0) return nullptr;
+  ConvRefs r;
+  if (!(r.a[0] = conv_operand(args[0], type, 4, "x")) || !(r.a[1] = conv_operand(args[1], type, 4, "weight")))
+    return nullptr;
+  ConvGeom q;
+  if (!conv_geometry(r.a[0], r.a[1], args + 3, &q)) return nullptr;
+  if (args[2] != Py_None) {
+    if (!(r.a[2] = conv_operand(args[2], type, 1, "bias"))) return nullptr;
+    if (PyArray_DIMS(r.a[2])[0] != q.Cout) {
+      PyErr_SetString(PyExc_ValueError, "conv2d kernel: the bias must have C_out elements");
+      return nullptr;
+    }
+  }
+  npy_intp shape[4] = {(npy_intp)q.N, (npy_intp)q.Cout, (npy_intp)q.oh, (npy_intp)q.ow};
+  PyArrayObject* out = empty(4, shape, type);
+  if (!out || q.N * q.L == 0) return reinterpret_cast<PyObject*>(out);
+  const void *px = PyArray_DATA(r.a[0]), *pw = PyArray_DATA(r.a[1]);
+  const void* pb = r.a[2] ? PyArray_DATA(r.a[2]) : nullptr;
+  void* po = PyArray_DATA(out);
+  PyThreadState* ts = q.N * q.Cout * q.L * q.K >= kGrainSizeGIL ? PyEval_SaveThread() : nullptr;
+  if (type == NPY_FLOAT32)
+    conv_forward<float>(q, (const float*)px, (const float*)pw, (const float*)pb, (float*)po);
+  else
+    conv_forward<double>(q, (const double*)px, (const double*)pw, (const double*)pb, (double*)po);
+  if (ts) PyEval_RestoreThread(ts);
+  return reinterpret_cast<PyObject*>(out);
+}
+
+// conv2d_backward(grad_out, x, weight, stride, padding, dilation, groups, need_input, need_weight, need_bias)
+//   -> a tuple of the gradients asked for, in that order: input (N, C, H, W), weight, bias (C_out,)
+PyObject* py_conv2d_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 10) {
+    PyErr_SetString(PyExc_TypeError, "conv2d_backward(grad_out, x, weight, stride, padding, dilation, groups, "
+                                     "need_input, need_weight, need_bias)");
+    return nullptr;
+  }
+  const int type = conv_type(args[1]);
+  if (type < 0) return nullptr;
+  ConvRefs r;
+  if (!(r.a[0] = conv_operand(args[0], type, 4, "grad_out")) || !(r.a[1] = conv_operand(args[1], type, 4, "x")) ||
+      !(r.a[2] = conv_operand(args[2], type, 4, "weight")))
+    return nullptr;
+  ConvGeom q;
+  if (!conv_geometry(r.a[1], r.a[2], args + 3, &q)) return nullptr;
+  const npy_intp* dg = PyArray_DIMS(r.a[0]);
+  if (dg[0] != q.N || dg[1] != q.Cout || dg[2] != q.oh || dg[3] != q.ow) {
+    PyErr_SetString(PyExc_ValueError, "conv2d_backward: grad_out does not have the output's shape");
+    return nullptr;
+  }
+  int need[3];
+  for (int i = 0; i < 3; ++i)
+    if ((need[i] = PyObject_IsTrue(args[7 + i])) < 0) return nullptr;
+  PyArrayObject* res[3] = {nullptr, nullptr, nullptr};
+  const npy_intp shapes[3][4] = {{(npy_intp)q.N, (npy_intp)q.C, (npy_intp)q.H, (npy_intp)q.W},
+                                 {PyArray_DIMS(r.a[2])[0], PyArray_DIMS(r.a[2])[1], PyArray_DIMS(r.a[2])[2],
+                                  PyArray_DIMS(r.a[2])[3]},
+                                 {(npy_intp)q.Cout, 0, 0, 0}};
+  const int ndims[3] = {4, 4, 1};
+  int count = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (!need[i]) continue;
+    if (!(res[i] = empty(ndims[i], shapes[i], type))) {
+      for (PyArrayObject* a : res) Py_XDECREF(a);
+      return nullptr;
+    }
+    ++count;
+  }
+  auto data = [&](int i) { return res[i] ? PyArray_DATA(res[i]) : nullptr; };
+  const void *pg = PyArray_DATA(r.a[0]), *px = PyArray_DATA(r.a[1]), *pw = PyArray_DATA(r.a[2]);
+  PyThreadState* ts = q.N * q.Cout * std::max<int64_t>(q.L, 1) * q.K >= kGrainSizeGIL ? PyEval_SaveThread() : nullptr;
+  if (type == NPY_FLOAT32)
+    conv_backward<float>(q, (const float*)pg, (const float*)px, (const float*)pw, (float*)data(0), (float*)data(1),
+                         (float*)data(2));
+  else
+    conv_backward<double>(q, (const double*)pg, (const double*)px, (const double*)pw, (double*)data(0),
+                          (double*)data(1), (double*)data(2));
+  if (ts) PyEval_RestoreThread(ts);
+  PyObject* tup = PyTuple_New(count);
+  if (!tup) {
+    for (PyArrayObject* a : res) Py_XDECREF(a);
+    return nullptr;
+  }
+  for (int i = 0, k = 0; i < 3; ++i)
+    if (res[i]) PyTuple_SET_ITEM(tup, k++, reinterpret_cast<PyObject*>(res[i]));
+  return tup;
+}
+
 }  // namespace
 
 PyMethodDef conv_methods[] = {
+    {"conv2d_forward", (PyCFunction)(void (*)(void))py_conv2d_forward, METH_FASTCALL,
+     "conv2d_forward(x, weight, bias, stride, padding, dilation, groups): (N, C_out, oh, ow)"},
+    {"conv2d_backward", (PyCFunction)(void (*)(void))py_conv2d_backward, METH_FASTCALL,
+     "conv2d_backward(grad_out, x, weight, stride, padding, dilation, groups, need_input, need_weight, need_bias)"},
     {"im2col", (PyCFunction)(void (*)(void))py_im2col, METH_FASTCALL, "(N, C, H, W) -> (C*kh*kw, N, L)"},
     {"col2im", (PyCFunction)(void (*)(void))py_col2im, METH_FASTCALL, "(C*kh*kw, N, L) -> (N, C, H, W)"},
     {"max_pool2d_with_indices", (PyCFunction)(void (*)(void))py_max_pool2d, METH_FASTCALL,

@@ -293,6 +293,19 @@ def _register_conv():
         x, kernel_size, stride, padding, dilation, ceil_mode))
     _with_fallback("max_pool2d_with_indices_backward", lambda g, idx, input_shape, disjoint: pool_bw(
         g, idx, input_shape, disjoint))
+    # convolution's pair (conv.cpp): float32/float64, the only dtypes nn.functional.conv2d sends to the op, so
+    # there is no NumPy kernel to fall back to (other configurations run the op's decomposition)
+    fwd, bwd = _C.conv2d_forward, _C.conv2d_backward
+
+    def convolution(x, weight, bias, stride, padding, dilation, groups):
+        return fwd(x, weight, bias, stride, padding, dilation, groups)
+
+    def convolution_backward(g, x, weight, stride, padding, dilation, groups, output_mask):
+        r = bwd(g, x, weight, stride, padding, dilation, groups, *output_mask)
+        return r[0] if len(r) == 1 else r
+    for f in (convolution, convolution_backward):
+        f.__name__ = f.__qualname__ = f"native_{f.__name__}"
+        NATIVE_KERNELS.add(f.__name__[len("native_"):], f)
 
 
 def _register_attention():

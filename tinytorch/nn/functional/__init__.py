@@ -1,7 +1,8 @@
 """``tinytorch.nn.functional``: layers, activations and losses as functions.
 
 Everything here is written in tinytorch ops, so it is differentiable (twice) on every backend.
-Convolution and pooling are im2col (``unfold2d``) + matmul / reductions.
+Pooling is im2col (``unfold2d``) + reductions; 2-D convolution (and so 1-D and 3-D) is the op pair
+``convolution`` / ``convolution_backward`` (a native kernel on the cpu backend, im2col + matmul elsewhere).
 
 One module per family: ``activation``, ``linear``, ``dropout``, ``sparse`` (embedding, embedding_bag,
 one_hot), ``padding``, ``conv`` (and unfold / fold), ``pooling``, ``pooling_adaptive``, ``normalization``,

@@ -1,7 +1,9 @@
-"""Convolutions (1-D to 3-D, and transposed) as im2col (``unfold2d``) + matmul; ``unfold`` / ``fold``."""
+"""Convolutions (1-D to 3-D, and transposed): 2-D as the op ``convolution`` (im2col + matmul where no backend
+kernel runs it), 1-D and 3-D through it, transposed ones as matmul + col2im; ``unfold`` / ``fold``."""
 from ...amp.autocast_mode import autocast_op
+from ... import _dtype as _dt
 from ..._ops import nn as _nnops
-from ..._ops.nn import fold2d, im2col, unfold2d
+from ..._ops.nn import fold2d, unfold2d
 from ..._ops.shape import pad as _pad
 from ._utils import _pair, _scalar_name
 
@@ -128,9 +130,13 @@ def _conv_check(name, input, weight, bias, stride, padding, dilation, groups, nd
     return stride, padding, dilation, output_padding
 
 
+_CONV_DTYPES = (_dt.float32, _dt.float64)
+
+
 @autocast_op("lower")
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """2-D convolution (cross-correlation) as im2col + matmul.
+    """2-D convolution (cross-correlation): the op ``convolution`` for float32/float64 (the cpu backend's native
+    kernel, tinytorch/csrc/conv.cpp; im2col + matmul on other devices), im2col + matmul op by op for other dtypes.
 
     input (N, C_in, H, W) or (C_in, H, W); weight (C_out, C_in/groups, kh, kw); bias (C_out,).
     ``padding`` an int, pair, 'valid' or 'same'. Returns (N, C_out, H_out, W_out).
@@ -142,23 +148,17 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     pad, extra = _conv_padding(padding, (kh, kw), dilation, stride, 2)
     if extra:
         input = _pad(input, (0, extra[1], 0, extra[0]))
-    n, cin, h, w = input._shape
+    cin = input._shape[1]
     if cin != cin_g * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight._shape)}, expected input"
                            f"{list(input._shape)} to have {cin_g * groups} channels, but got {cin} channels instead")
     if cout % groups:
         raise RuntimeError("out_channels must be divisible by groups")
-    cols = im2col(input, (kh, kw), dilation, pad, stride)  # (C*kh*kw, N, L)
-    oh = (h + 2 * pad[0] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
-    ow = (w + 2 * pad[1] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
-    if groups == 1:
-        # one (C_out, C*kh*kw) x (C*kh*kw, N*L) GEMM
-        out = weight.reshape(cout, -1).matmul(cols.reshape(cin * kh * kw, n * oh * ow))
-    else:
-        out = weight.reshape(groups, cout // groups, -1).matmul(cols.reshape(groups, cin_g * kh * kw, n * oh * ow))
-    out = out.reshape(cout, n, oh, ow).transpose(0, 1)
-    if bias is not None:
-        out = out + bias.reshape(1, cout, 1, 1)
+    dt = input.dtype
+    if dt in _CONV_DTYPES and weight.dtype is dt and (bias is None or bias.dtype is dt):
+        out = _nnops.convolution2d(input, weight, bias, stride, pad, dilation, groups)
+    else:  # other dtypes, and mixed ones (whose errors are matmul's), run the op's decomposition op by op
+        out = _nnops._convolution_decomp(input, weight, bias, stride, pad, dilation, groups)
     return out.squeeze(0) if unbatched else out
 
 
