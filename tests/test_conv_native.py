@@ -192,11 +192,16 @@ def test_the_native_kernels_run(monkeypatch, kw):
 @pytest.mark.parametrize("mask", [(True, True, True), (True, False, False), (False, True, True)])
 @pytest.mark.parametrize("kw", [dict(stride=(1, 1), padding=(1, 0), dilation=(1, 1), groups=1),
                                 dict(stride=(2, 1), padding=(1, 2), dilation=(2, 1), groups=2)])
-def test_decomposition_matches_torch(mask, kw):
-    """The op pair's decompositions (what other backends and TINYTORCH_NATIVE=0 run) against torch."""
+@pytest.mark.parametrize("limit", [None, 20000, 1])  # a device binding at most `limit` bytes: image blocks
+def test_decomposition_matches_torch(mask, kw, limit, monkeypatch):
+    """The op pair's decompositions (what other backends and TINYTORCH_NATIVE=0 run) against torch, also where
+    the device's largest binding (``Backend.max_tensor_bytes``, a WebGPU adapter's) holds the columns of only
+    some images (blocks of 2 or 3 of the 5 at 20000 bytes, one at a time at 1)."""
     from tinytorch._ops.nn import _convolution_backward_decomp, _convolution_decomp
+    from tinytorch.backends.cpu import NumpyBackend
+    monkeypatch.setattr(NumpyBackend, "max_tensor_bytes", lambda self, index=None: limit)
     rng = np.random.default_rng(9)
-    x, w, b = rng.standard_normal((2, 4, 8, 7)), rng.standard_normal((6, 4 // kw["groups"], 3, 2)), \
+    x, w, b = rng.standard_normal((5, 4, 8, 7)), rng.standard_normal((6, 4 // kw["groups"], 3, 2)), \
         rng.standard_normal(6)
     out = _convolution_decomp(tt.tensor(x), tt.tensor(w), tt.tensor(b), **kw)
     X, W, B = (torch.tensor(a, requires_grad=True) for a in (x, w, b))

@@ -237,10 +237,28 @@ def _convolution_meta(input, weight, bias, stride, padding, dilation, groups):
     return [((n, cout, oh, ow), input.dtype)], [None, None, None]
 
 
+def _images_per_chunk(input, weight, out_hw):
+    """How many images of ``input`` one im2col of the decomposition may hold: all of them unless the device binds
+    at most ``Backend.max_tensor_bytes`` per kernel (a WebGPU adapter: 128 MiB on Mesa's lavapipe), then as many
+    as fit (at least one)."""
+    limit = input._storage.backend.max_tensor_bytes(input.device.index)
+    n = input._shape[0]
+    if limit is None or n <= 1:
+        return n
+    # the (C*kh*kw, N, L) columns of one image
+    per_image = input._shape[1] * weight._shape[2] * weight._shape[3] * out_hw[0] * out_hw[1] * input.dtype.itemsize
+    return max(1, min(n, limit // max(1, per_image)))
+
+
 def _convolution_decomp(input, weight, bias, stride, padding, dilation, groups):
     n, cin, h, w = input._shape
     cout, cin_g, kh, kw = weight._shape
     oh, ow = _out_hw(h, w, (kh, kw), dilation, padding, stride)
+    chunk = _images_per_chunk(input, weight, (oh, ow))
+    if chunk < n:  # the columns of every image would not fit one binding: image blocks, joined
+        from .shape import cat
+        return cat([_convolution_decomp(input[i:i + chunk], weight, bias, stride, padding, dilation, groups)
+                    for i in range(0, n, chunk)], 0)
     cols = im2col(input, (kh, kw), dilation, padding, stride)  # (C*kh*kw, N, L)
     if groups == 1:  # one (C_out, C*kh*kw) x (C*kh*kw, N*L) GEMM
         out = weight.reshape(cout, -1).matmul(cols.reshape(cin * kh * kw, n * oh * ow))
@@ -276,6 +294,24 @@ def _convolution_backward_meta(g, input, weight, stride, padding, dilation, grou
 def _convolution_backward_decomp(g, input, weight, stride, padding, dilation, groups, output_mask):
     n, cin, h, w = input._shape
     cout, cin_g, kh, kw = weight._shape
+    chunk = _images_per_chunk(input, weight, g._shape[2:])
+    if chunk < n:  # as the forward: image blocks; the input gradient joined, the weight and bias gradients summed
+        from .shape import cat
+        parts = [_as_tuple(_convolution_backward_decomp(g[i:i + chunk], input[i:i + chunk], weight, stride, padding,
+                                                        dilation, groups, output_mask)) for i in range(0, n, chunk)]
+        res, k = [], 0
+        for m, joined in zip(output_mask, (True, False, False)):
+            if m:
+                blocks = [p[k] for p in parts]
+                k += 1
+                if joined:
+                    res.append(cat(blocks, 0))
+                    continue
+                total = blocks[0]
+                for b in blocks[1:]:
+                    total = total + b
+                res.append(total)
+        return tuple(res) if len(res) != 1 else res[0]
     L = g._shape[2] * g._shape[3]
     gm = g.transpose(0, 1).reshape(groups, cout // groups, n * L)  # (G, C_out/G, N*L)
     res = []

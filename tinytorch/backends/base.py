@@ -55,6 +55,12 @@ class Backend:
     # optional: {op name: fn(dst, *args)} writing op(dst, *args) into dst, used by in-place ops outside autograd
     inplace_kernels: Dict[str, Callable[..., None]] = {}
 
+    def max_tensor_bytes(self, index=None) -> Optional[int]:
+        """The largest tensor, in bytes, one kernel of this device can bind (WebGPU's
+        ``maxStorageBufferBindingSize``); None: no limit but memory. Decompositions that build a large
+        intermediate (convolution's im2col columns) split their batch to stay under it."""
+        return None
+
     def device_count(self) -> int:
         return 1
 

@@ -59,6 +59,9 @@ class WebGPUBackend(Backend):
     def memory_allocated(self, index=None):
         return self._dev(index).allocated
 
+    def max_tensor_bytes(self, index=None):
+        return self._dev(index).max_binding
+
     # ---- allocator ----
     def _check_dtype(self, dtype, dev):
         if dtype.name == "float16" and not dev.fp16:
