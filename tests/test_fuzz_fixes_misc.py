@@ -148,3 +148,18 @@ def test_muon_with_an_eps_past_int64():
         return p.detach()
     _same(run)
     _same(lambda lib: lib.tensor([1.5, -2.0], dtype=lib.bfloat16).clamp(min=2 ** 63).float())
+
+
+@pytest.mark.parametrize("special", [np.inf, -np.inf, 1e38])
+@pytest.mark.parametrize("where", [0, 1])
+def test_bilinear_contracts_input1_with_the_weight_first(special, where):
+    """ATen's _trilinear meets input1 with the weight first: that order decides where an inf input gives inf and
+    where inf - inf gives NaN."""
+    rng = np.random.default_rng(4)
+    arrays = [rng.standard_normal((2, 4, 4)).astype(np.float32) * 1.5 for _ in range(3)]
+    arrays[where].reshape(-1)[0] = special
+    _same(lambda lib: lib.bilinear(*(lib.from_numpy(a.copy()) for a in arrays)))
+
+
+def test_range_takes_no_pin_memory():
+    _same(lambda lib: lib.range(0, 3, pin_memory=False))

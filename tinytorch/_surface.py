@@ -412,12 +412,13 @@ _OUT_ALSO = frozenset({"addcdiv", "addcmul", "addmm", "addmv", "addr", "all", "a
                          "where", "xlogy"})
 
 
-# the public functions whose PyTorch schema takes ``bool? pin_memory=None`` (native_functions.yaml): the wrapper
-# reads it for every one of them, whether or not the function itself names it
+# the public functions whose PyTorch schema takes ``bool? pin_memory=None`` (native_functions.yaml; not the
+# deprecated ``range``, whose Python binding refuses it): the wrapper reads it for every one of them, whether or not
+# the function itself names it
 _PIN_MEMORY = frozenset({
     "arange", "bartlett_window", "blackman_window", "empty", "empty_like", "empty_strided", "eye", "full",
     "full_like", "hamming_window", "hann_window", "kaiser_window", "linspace", "logspace", "normal", "ones",
-    "ones_like", "rand", "rand_like", "randint", "randint_like", "randn", "randn_like", "randperm", "range",
+    "ones_like", "rand", "rand_like", "randint", "randint_like", "randn", "randn_like", "randperm",
     "scalar_tensor", "sparse_coo_tensor", "sparse_csr_tensor", "sparse_csc_tensor", "sparse_bsr_tensor",
     "sparse_bsc_tensor", "sparse_compressed_tensor", "tril_indices", "triu_indices", "zeros", "zeros_like",
     "new_empty", "new_empty_strided", "new_full", "new_ones", "new_zeros"})

@@ -30,8 +30,9 @@ def bilinear(input1, input2, weight, bias=None):
             raise IndexError("Dimension specified as 1 but tensor has no dimensions")
         raise IndexError(f"Dimension out of range (expected to be in range of [{-weight.ndim}, {weight.ndim - 1}], "
                          "but got 2)")
-    # any leading (batch) dims of the inputs, as ATen's flatten-and-restore
-    out = _einsum("...i,oij,...j->...o", input1, weight, input2)
+    # any leading (batch) dims of the inputs, as ATen's flatten-and-restore; input1 meets the weight first, as in
+    # ATen's _trilinear, which decides where an inf input gives inf and where inf - inf = NaN
+    out = _einsum("...oj,...j->...o", _einsum("...i,oij->...oj", input1, weight), input2)
     return out + bias if bias is not None else out
 
 
