@@ -162,4 +162,5 @@ def test_bilinear_contracts_input1_with_the_weight_first(special, where):
 
 
 def test_range_takes_no_pin_memory():
-    _same(lambda lib: lib.range(0, 3, pin_memory=False))
+    (kt, t), (ko, o) = _both(lambda lib: lib.range(0, 3, pin_memory=False))
+    assert kt == ko == "exc" and type(o) is type(t) is TypeError and "pin_memory" in str(o)
