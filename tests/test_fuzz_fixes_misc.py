@@ -113,8 +113,10 @@ def test_nanmean_dtype(dtype):
     lambda lib, **k: lib.scalar_tensor(1.0, **k), lambda lib, **k: lib.triu_indices(3, 3, **k),
     lambda lib, **k: lib.hann_window(4, **k), lambda lib, **k: lib.zeros_like(lib.ones(2), **k),
     lambda lib, **k: lib.full_like(lib.ones(2), 3.0, **k), lambda lib, **k: lib.ones(2).new_zeros(3, **k),
-    lambda lib, **k: lib.ones(2).new_full((3,), 2.0, **k), lambda lib, **k: lib.empty_strided((2,), (1,), **k)])
-@pytest.mark.parametrize("pin", [None, False, True, 1, "yes"])
+    lambda lib, **k: lib.ones(2).new_full((3,), 2.0, **k), lambda lib, **k: lib.empty_strided((2,), (1,), **k),
+    lambda lib, **k: lib.linspace(0, 1, 3, **k)])
+# (pin_memory=True is not compared: torch pins where a test before registered an accelerator backend in it)
+@pytest.mark.parametrize("pin", [None, False, 1, "yes"])
 def test_every_factory_reads_pin_memory(call, pin):
     (kt, t), (ko, o) = _both(lambda lib: call(lib, pin_memory=pin))
     assert kt == ko, (t, o)
@@ -164,3 +166,11 @@ def test_bilinear_contracts_input1_with_the_weight_first(special, where):
 def test_range_takes_no_pin_memory():
     (kt, t), (ko, o) = _both(lambda lib: lib.range(0, 3, pin_memory=False))
     assert kt == ko == "exc" and type(o) is type(t) is TypeError and "pin_memory" in str(o)
+
+
+def test_pin_memory_true_is_refused_without_a_pinned_allocator():
+    """tinytorch has no pinned-memory allocator on any device: pin_memory=True raises, as a CPU-only torch does."""
+    for call in (lambda: tinytorch.zeros(2, pin_memory=True), lambda: tinytorch.ones(2).new_zeros(3, pin_memory=True),
+                 lambda: tinytorch.rand(2, pin_memory=True)):
+        with pytest.raises(RuntimeError, match="pin_memory=True requires"):
+            call()
