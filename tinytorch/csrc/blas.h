@@ -18,7 +18,8 @@ int blas_kernel_threads();
 // While one of these lives, the BLAS runs with `n` threads; the count it had comes back when the last one (on
 // any thread) goes. NumPy's OpenBLAS keeps one process-wide count (a pthreads build), so this is per call, not
 // per thread: NumPy calls the user makes outside tinytorch's kernels keep NumPy's own threads. Nested and
-// concurrent scopes share the outermost one's count. Nothing happens when set_blas found no thread controls.
+// concurrent scopes share the outermost one's count. Nothing happens when set_blas found no thread controls, or
+// for n <= 0.
 class BlasThreads {
  public:
   explicit BlasThreads(int n);

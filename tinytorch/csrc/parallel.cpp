@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -63,11 +64,13 @@ class Pool {
     {
       std::lock_guard<std::mutex> lk(mu_);
       stopping_ = true;
+      stopping_flag_ = true;
     }
     cv_work_.notify_all();
     for (auto& t : threads_) t.join();
     threads_.clear();
     stopping_ = false;
+    stopping_flag_ = false;
   }
 
   // After fork() only the calling thread exists in the child: forget the parent's workers without joining.
@@ -88,10 +91,33 @@ class Pool {
     for (int i = (int)threads_.size(); i < nthreads_ - 1; ++i) threads_.emplace_back([this] { worker(); });
   }
 
+  // Kernels of a train step come back to back, tens of microseconds apart, and waking a sleeping thread costs
+  // about as much: a worker that has just finished a job watches for the next one for kSpinMicros before it
+  // sleeps (OpenMP's spin-then-block wait policy, which ATen's parallel_for runs on), so a step's kernels find
+  // their workers awake while a process that stops calling kernels leaves its cores idle within that time.
+  static constexpr int64_t kSpinMicros = 200;
+
+  void spin_for_work(uint64_t seen) {
+    auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
+    for (int i = 0;; ++i) {
+      if (generation_.load(std::memory_order_acquire) != seen || stopping_flag_.load(std::memory_order_relaxed))
+        return;
+      if ((i & 63) == 63 && std::chrono::steady_clock::now() > until) return;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+  }
+
   void worker() {
     uint64_t seen = generation_snapshot();
     std::unique_lock<std::mutex> lk(mu_);
     for (;;) {
+      if (!stopping_ && !(job_ != nullptr && generation_ != seen)) {
+        lk.unlock();
+        spin_for_work(seen);
+        lk.lock();
+      }
       cv_work_.wait(lk, [&] { return stopping_ || (job_ != nullptr && generation_ != seen); });
       if (stopping_) return;
       seen = generation_;
@@ -114,7 +140,8 @@ class Pool {
   std::mutex mu_, region_mu_;
   std::condition_variable cv_work_, cv_done_;
   Job* job_ = nullptr;
-  uint64_t generation_ = 0;
+  std::atomic<uint64_t> generation_{0};  // written under mu_, read without it by spinning workers
+  std::atomic<bool> stopping_flag_{false};
   int active_ = 0;
   bool stopping_ = false;
 };

@@ -2,7 +2,8 @@
 // least `grain` iterations; small ranges run on the calling thread) over a pool sized by
 // torch.set_num_threads.
 //
-// Workers sleep on a condition variable between kernels: they never spin. The calling thread takes chunks
+// A worker that has finished a job watches for the next one for a short time (parallel.cpp's kSpinMicros: a train
+// step's kernels come back to back) and then sleeps on a condition variable. The calling thread takes chunks
 // too, from a shared counter, and waits only for chunks already started, never for a worker that has not woken
 // up: when another process holds a core, a kernel runs on the cores it gets instead of stalling for a scheduler
 // tick at a barrier.
