@@ -270,7 +270,7 @@ def test_opencl_runs_the_per_tensor_fused_kernels(name, kw):
 
 def _ops_run(fn):
     seen = []
-    code = tt._dispatch.dispatch.__code__
+    code = tt._dispatch.python_dispatch.__code__
 
     def hook(frame, event, arg):
         if event == "call" and frame.f_code is code:

@@ -169,7 +169,7 @@ def test_a_training_step_sends_its_tensor_work_through_dispatch():
     ``dispatch`` (observed with a profiler hook on its code object, so nothing in the package is patched)."""
     import sys
     seen = []
-    code = _dispatch.dispatch.__code__
+    code = _dispatch.python_dispatch.__code__
 
     def hook(frame, event, arg):
         if event == "call" and frame.f_code is code:

@@ -400,8 +400,7 @@ def dispatch(op, args, kw=None, out=None, _observed=False):
                          geometry[0], geometry[1], geometry[2], geometry[3])
             t._base = x._base if x._base is not None else x
             if x.requires_grad and _state.enabled and op.backward is not None:
-                t.grad_fn = OpNode(op, (x,), kw, t, None, (edge_of(x),))
-                t.requires_grad = True
+                _record_view(op, x, kw, t)
             return t
         for a in args:
             if isinstance(a, Tensor) and a._storage.sparse:
@@ -498,6 +497,12 @@ def dispatch(op, args, kw=None, out=None, _observed=False):
     if grad and _state.enabled and op.backward is not None:
         _record(op, args, kw, results, outs)
     return results
+
+
+def _record_view(op, x, kw, t):
+    """The autograd step of a view op: ``t`` (the view of ``x``) gets its node (grad mode on, ``x`` requires grad)."""
+    t.grad_fn = OpNode(op, (x,), kw, t, None, (edge_of(x),))
+    t.requires_grad = True
 
 
 def argument_type_error(name, args, kw, obj):
@@ -1005,3 +1010,35 @@ def _autocast(op, args, kw):
 
 def same_shape(*shapes):
     return _strides.broadcast_shapes(*shapes)
+
+
+# ---- the common path in C ---------------------------------------------------------------------------------------
+# ``dispatch`` above is the reference: every step, readable, and what runs with ``TINYTORCH_NATIVE=0``. With the
+# native kernels on, ``dispatch`` is ``tinytorch._C.dispatch`` (csrc/dispatch.cpp): the same steps in C for the
+# call most ops make (no ``out=``, no special flag, dense tensors on one device, a registered kernel, no compiled
+# recording or profiler, no tracer), reading the same Op records and calling the helpers above for the uncommon
+# branches; every other call it hands to ``python_dispatch`` unchanged.
+python_dispatch = dispatch
+
+
+def _native_module():
+    from .backends.cpu.native import _C
+    return _C
+
+
+_C = _native_module()
+if _C is not None:
+    _C.dispatch_setup(python_dispatch)
+    dispatch = _C.dispatch
+
+
+def setup_native_dispatch():
+    """Turn on the C dispatcher's fast path, once ``Tensor`` exists (called by ``_tensor.py``); nothing without
+    the native kernels."""
+    if _C is None:
+        return
+    from ._storage import BorrowedStorage, Storage
+    from .backends.cpu import NumpyBackend
+    _C.dispatch_setup(python_dispatch, globals(), Tensor, Storage, (Storage, BorrowedStorage), NumpyBackend, Op,
+                      _state, _lazy, _check_refused, _record, _raise_kernel_error, _EMPTY, _C.wrap_contiguous,
+                      _record_view)

@@ -590,3 +590,4 @@ def _second_param(fn, _cache={}):
 
 _dispatch.Tensor = Tensor
 _dispatch._new = _new
+_dispatch.setup_native_dispatch()

@@ -1,0 +1,569 @@
+// The common path of the op dispatcher in C (PyTorch keeps its dispatcher in C++ for the same reason: a few
+// microseconds of Python per op is most of a small op's time).
+//
+// tinytorch/_dispatch.py's `dispatch` is the reference: every step is written there, in Python, and
+// TINYTORCH_NATIVE=0 runs it. This function is the same steps for the call that most ops make: no out=, an op
+// without the special flags (view, autocast policy, composite, mutating), dense tensors on one device, a kernel
+// registered by the device's backend, no compiled-function recording, no profiler. It reads the same Op records
+// (op.meta, op.refused, op.backward) and the same backend tables (backend.kernels, backend.wrap), calls the same
+// Python helpers for the uncommon branches (_check_refused, _record, _raise_kernel_error), and hands every other
+// call to the Python function unchanged, so there is one op path with one definition of each step.
+//
+// What C saves: the argument loop, the Tensor and Storage objects (allocated here, their __slots__ written at
+// the offsets Python gave them) and the result's geometry from the cpu backend's NumPy array, without a Python
+// frame for any of them.
+#include "common.h"
+
+#include <frameobject.h>
+#include <structmember.h>
+
+namespace tt {
+namespace {
+
+// set by dispatch_setup
+PyObject* g_python_dispatch = nullptr;  // _dispatch.dispatch as written in Python: the reference and the fallback
+PyObject* g_module_dict = nullptr;      // _dispatch's globals: _observer is read from it at each call
+PyTypeObject* g_tensor_type = nullptr;
+PyTypeObject* g_storage_type = nullptr;
+PyObject* g_dense_storage_types = nullptr;  // tuple of the Storage classes the fast path takes (not sparse)
+PyTypeObject* g_numpy_backend_type = nullptr;
+PyTypeObject* g_op_type = nullptr;
+PyObject* g_grad_state = nullptr;  // _modes._state (thread-local grad mode)
+PyObject* g_lazy_state = nullptr;  // _modes._lazy (compiled-function recording)
+PyObject* g_check_refused = nullptr;
+PyObject* g_record = nullptr;
+PyObject* g_raise_kernel_error = nullptr;
+PyObject* g_empty_kw = nullptr;
+PyObject* g_wrap_contiguous = nullptr;  // _C.wrap_contiguous: the cpu backend's wrap for row-major results
+PyObject* g_record_view = nullptr;
+
+// interned attribute names
+PyObject *s_base, *s_observer, *s_enabled, *s_inference, *s_active, *s_shape_only, *s_kernels, *s_native, *s_cast,
+    *s_wrap, *s_np, *s_shape;
+
+// __slots__ offsets (bytes into the instance) of Tensor, Storage and Op
+struct {
+  Py_ssize_t storage, shape, stride, offset, dtype, nat, requires_grad, grad_fn;
+} T;
+struct {
+  Py_ssize_t buf, dtype, device, size, version, backend, inference;
+} S;
+struct {
+  Py_ssize_t name, meta, backward, refused, special, view;
+} O;
+
+Py_ssize_t slot_offset(PyTypeObject* type, const char* name) {
+  PyObject* d = PyObject_GetAttrString(reinterpret_cast<PyObject*>(type), name);
+  if (!d) return -1;
+  if (Py_TYPE(d) != &PyMemberDescr_Type) {
+    PyErr_Format(PyExc_TypeError, "dispatch_setup: %s.%s is not a __slots__ member", type->tp_name, name);
+    Py_DECREF(d);
+    return -1;
+  }
+  Py_ssize_t off = reinterpret_cast<PyMemberDescrObject*>(d)->d_member->offset;
+  Py_DECREF(d);
+  return off;
+}
+
+inline PyObject* slot(PyObject* o, Py_ssize_t off) { return *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(o) + off); }
+
+// Stores a new reference (stolen) into a freshly allocated instance's empty slot.
+inline void put(PyObject* o, Py_ssize_t off, PyObject* v) { *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(o) + off) = v; }
+inline void put_new(PyObject* o, Py_ssize_t off, PyObject* v) {
+  Py_INCREF(v);
+  put(o, off, v);
+}
+
+bool truthy_attr(PyObject* obj, PyObject* name, int* out) {
+  PyObject* v = PyObject_GetAttr(obj, name);
+  if (!v) return false;
+  *out = PyObject_IsTrue(v);
+  Py_DECREF(v);
+  return *out >= 0;
+}
+
+// A tracer or profiler (sys.settrace / sys.setprofile, cProfile, coverage) sees the Python dispatch's frames.
+bool tracing() {
+  PyThreadState* ts = PyThreadState_Get();
+  return ts->c_profilefunc != nullptr || ts->c_tracefunc != nullptr;
+}
+
+// The Storage and Tensor of one kernel result (Tensor._from_native's steps). New reference or nullptr.
+PyObject* from_native(PyObject* backend, PyObject* dev, PyObject* res, PyObject* dtype, PyObject* shape,
+                      PyObject* inference) {
+  PyObject* wrapped = nullptr;
+  if (Py_TYPE(backend) == g_numpy_backend_type && g_wrap_contiguous) {
+    PyObject* np_dtype = PyObject_GetAttr(dtype, s_np);
+    if (!np_dtype) return nullptr;
+    PyObject* a[2] = {res, np_dtype};
+    wrapped = PyObject_Vectorcall(g_wrap_contiguous, a, 2, nullptr);
+    Py_DECREF(np_dtype);
+    if (!wrapped) return nullptr;
+    if (wrapped == Py_None) Py_CLEAR(wrapped);
+  }
+  if (!wrapped) {
+    wrapped = PyObject_CallMethodObjArgs(backend, s_wrap, res, dtype, nullptr);
+    if (!wrapped) return nullptr;
+  }
+  if (!PyTuple_Check(wrapped) || PyTuple_GET_SIZE(wrapped) != 4) {
+    Py_DECREF(wrapped);
+    PyErr_SetString(PyExc_RuntimeError, "internal error: Backend.wrap must return (native, buffer, strides, offset)");
+    return nullptr;
+  }
+  PyObject* nat = PyTuple_GET_ITEM(wrapped, 0);
+  PyObject* buf = PyTuple_GET_ITEM(wrapped, 1);
+  PyObject* stride = PyTuple_GET_ITEM(wrapped, 2);
+  PyObject* off = PyTuple_GET_ITEM(wrapped, 3);
+
+  // the shape: meta's, checked against the kernel's result; None (data-dependent) takes the result's
+  PyObject* nat_shape = nullptr;
+  if (PyArray_Check(nat)) {
+    PyArrayObject* a = reinterpret_cast<PyArrayObject*>(nat);
+    int nd = PyArray_NDIM(a);
+    bool same = shape != Py_None && PyTuple_Check(shape) && PyTuple_GET_SIZE(shape) == nd;
+    for (int d = 0; same && d < nd; ++d) {
+      PyObject* s = PyTuple_GET_ITEM(shape, d);
+      long long v = PyLong_Check(s) ? PyLong_AsLongLong(s) : -1;
+      same = v == (long long)PyArray_DIM(a, d);
+    }
+    PyErr_Clear();
+    if (!same) {
+      nat_shape = PyTuple_New(nd);
+      if (!nat_shape) { Py_DECREF(wrapped); return nullptr; }
+      for (int d = 0; d < nd; ++d) PyTuple_SET_ITEM(nat_shape, d, PyLong_FromSsize_t(PyArray_DIM(a, d)));
+    }
+  } else {
+    nat_shape = PyObject_GetAttr(nat, s_shape);
+    if (!nat_shape) { Py_DECREF(wrapped); return nullptr; }
+    if (shape != Py_None) {
+      int eq = PyObject_RichCompareBool(nat_shape, shape, Py_EQ);
+      if (eq < 0) { Py_DECREF(nat_shape); Py_DECREF(wrapped); return nullptr; }
+      if (eq) Py_CLEAR(nat_shape);
+    }
+  }
+  if (nat_shape) {
+    if (shape != Py_None) {
+      PyObject* got = PySequence_Tuple(nat_shape);
+      if (got) PyErr_Format(PyExc_RuntimeError, "internal error: kernel returned shape %R, meta says %R", got, shape);
+      Py_XDECREF(got);
+      Py_DECREF(nat_shape);
+      Py_DECREF(wrapped);
+      return nullptr;
+    }
+    PyObject* t = PySequence_Tuple(nat_shape);
+    Py_DECREF(nat_shape);
+    if (!t) { Py_DECREF(wrapped); return nullptr; }
+    nat_shape = t;  // owned: the tensor's shape
+  }
+  PyObject* the_shape = nat_shape ? nat_shape : shape;
+  Py_ssize_t numel = 1;
+  for (Py_ssize_t d = 0; d < PyTuple_GET_SIZE(the_shape); ++d) numel *= PyLong_AsSsize_t(PyTuple_GET_ITEM(the_shape, d));
+
+  PyObject* size = PyLong_FromSsize_t(numel);
+  PyObject* version = PyList_New(1);
+  PyObject* st = g_storage_type->tp_alloc(g_storage_type, 0);
+  PyObject* t = g_tensor_type->tp_alloc(g_tensor_type, 0);
+  if (!size || !version || !st || !t) {
+    Py_XDECREF(size); Py_XDECREF(version); Py_XDECREF(st); Py_XDECREF(t); Py_XDECREF(nat_shape);
+    Py_DECREF(wrapped);
+    return nullptr;
+  }
+  PyObject* zero = PyLong_FromLong(0);
+  PyList_SET_ITEM(version, 0, zero);
+  put_new(st, S.buf, buf);
+  put_new(st, S.dtype, dtype);
+  put_new(st, S.device, dev);
+  put(st, S.size, size);
+  put(st, S.version, version);
+  put_new(st, S.backend, backend);
+  put_new(st, S.inference, inference);
+
+  put(t, T.storage, st);
+  if (nat_shape) put(t, T.shape, nat_shape);
+  else put_new(t, T.shape, shape);
+  put_new(t, T.stride, stride);
+  put_new(t, T.offset, off);
+  put_new(t, T.dtype, dtype);
+  put_new(t, T.nat, nat);
+  put_new(t, T.requires_grad, Py_False);
+  put_new(t, T.grad_fn, Py_None);
+  Py_DECREF(wrapped);
+  return t;
+}
+
+// The exception the kernel raised, translated as the Python path does (_raise_kernel_error), then raised.
+void kernel_failed(PyObject* op, PyObject* args, PyObject* kw) {
+  if (!PyErr_ExceptionMatches(PyExc_MemoryError) && !PyErr_ExceptionMatches(PyExc_ValueError) &&
+      !PyErr_ExceptionMatches(PyExc_AttributeError) && !PyErr_ExceptionMatches(PyExc_TypeError))
+    return;
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  if (tb) PyException_SetTraceback(value, tb);
+  PyObject* a[4] = {op, args, kw, value};
+  PyObject* r = PyObject_Vectorcall(g_raise_kernel_error, a, 4, nullptr);
+  if (r) {  // not translated: the kernel's own exception stands
+    Py_DECREF(r);
+    PyErr_Restore(type, value, tb);
+    return;
+  }
+  Py_XDECREF(type);
+  Py_XDECREF(value);
+  Py_XDECREF(tb);
+}
+
+constexpr int kMaxArgs = 8;
+
+bool dense_storage(PyObject* st) {
+  PyTypeObject* stt = Py_TYPE(st);
+  if (stt == g_storage_type) return true;
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(g_dense_storage_types); ++k)
+    if (stt == reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(g_dense_storage_types, k))) return true;
+  return false;
+}
+
+// The view step (a view op: new geometry over the input's storage, no kernel). Same contract as fast_dispatch.
+PyObject* view_step(PyObject* op, PyObject* args, PyObject* kw, bool* fallback) {
+  *fallback = true;
+  if (PyTuple_GET_SIZE(args) < 1) return nullptr;
+  PyObject* x = PyTuple_GET_ITEM(args, 0);
+  if (!PyObject_TypeCheck(x, g_tensor_type)) return nullptr;
+  PyObject* st = slot(x, T.storage);
+  if (!st || !dense_storage(st)) return nullptr;
+  PyObject* meta = slot(op, O.meta);
+  if (!meta || meta == Py_None) return nullptr;
+  if (PyTuple_GET_SIZE(args) != 1) return nullptr;  // the Python path passes x alone: it raises what that gives
+  PyObject* geometry = PyObject_Call(meta, args, kw);
+  if (!geometry) {
+    if (PyErr_ExceptionMatches(PyExc_AttributeError)) PyErr_Clear();
+    else *fallback = false;
+    return nullptr;
+  }
+  if (!PyTuple_Check(geometry) || PyTuple_GET_SIZE(geometry) != 3) {  // a reinterpreting view (dtype views)
+    Py_DECREF(geometry);
+    return nullptr;
+  }
+  *fallback = false;
+  PyObject* base = PyObject_GetAttr(x, s_base);
+  PyObject* t = base ? g_tensor_type->tp_alloc(g_tensor_type, 0) : nullptr;
+  if (!t) {
+    Py_XDECREF(base);
+    Py_DECREF(geometry);
+    return nullptr;
+  }
+  put_new(t, T.storage, st);
+  put_new(t, T.shape, PyTuple_GET_ITEM(geometry, 0));
+  put_new(t, T.stride, PyTuple_GET_ITEM(geometry, 1));
+  put_new(t, T.offset, PyTuple_GET_ITEM(geometry, 2));
+  put_new(t, T.dtype, slot(x, T.dtype));
+  put_new(t, T.nat, Py_None);
+  put_new(t, T.requires_grad, Py_False);
+  put_new(t, T.grad_fn, Py_None);
+  Py_DECREF(geometry);
+  int r = PyObject_SetAttr(t, s_base, base == Py_None ? x : base);
+  Py_DECREF(base);
+  if (r < 0) {
+    Py_DECREF(t);
+    return nullptr;
+  }
+  PyObject* backward = slot(op, O.backward);
+  if (slot(x, T.requires_grad) == Py_True && backward && backward != Py_None) {
+    int enabled;
+    if (!truthy_attr(g_grad_state, s_enabled, &enabled)) {
+      Py_DECREF(t);
+      return nullptr;
+    }
+    if (enabled) {
+      PyObject* a[4] = {op, x, kw ? kw : g_empty_kw, t};
+      PyObject* rr = PyObject_Vectorcall(g_record_view, a, 4, nullptr);
+      if (!rr) {
+        Py_DECREF(t);
+        return nullptr;
+      }
+      Py_DECREF(rr);
+    }
+  }
+  return t;
+}
+
+// The result, or nullptr: with *fallback set (and no exception) the Python path takes the call, else the call
+// failed with the exception set. Nothing observable has happened when *fallback is set: no kernel has run.
+PyObject* fast_dispatch(PyObject* op, PyObject* args, PyObject* kw, bool* fallback) {
+  *fallback = true;
+  if (!PyTuple_Check(args)) return nullptr;
+  Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+  if (nargs == 0 || nargs > kMaxArgs) return nullptr;
+  PyObject* special = slot(op, O.special);
+  if (special != Py_False) return slot(op, O.view) == Py_True ? view_step(op, args, kw, fallback) : nullptr;
+  PyObject* dev = nullptr;
+  PyObject* backend = nullptr;
+  bool grad = false;
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    PyObject* a = PyTuple_GET_ITEM(args, i);
+    if (!PyObject_TypeCheck(a, g_tensor_type)) continue;
+    PyObject* st = slot(a, T.storage);
+    if (!st) return nullptr;
+    if (!dense_storage(st)) return nullptr;
+    if (slot(a, T.requires_grad) == Py_True) grad = true;
+    PyObject* d = slot(st, S.device);
+    if (!dev) {
+      dev = d;
+      backend = slot(st, S.backend);
+    } else if (d != dev) {
+      return nullptr;  // several devices: the Python path applies PyTorch's rule (0-dim cpu tensors join)
+    }
+  }
+  if (!dev || !backend) return nullptr;
+  int flag;
+  if (!truthy_attr(backend, s_shape_only, &flag) || flag) return PyErr_Clear(), nullptr;
+  if (!truthy_attr(g_lazy_state, s_active, &flag) || flag) return PyErr_Clear(), nullptr;
+  PyObject* kernels = PyObject_GetAttr(backend, s_kernels);
+  if (!kernels) return PyErr_Clear(), nullptr;
+  PyObject* kern = PyDict_Check(kernels) ? PyDict_GetItemWithError(kernels, slot(op, O.name)) : nullptr;
+  Py_XINCREF(kern);
+  Py_DECREF(kernels);
+  if (!kern) return PyErr_Clear(), nullptr;  // no kernel: the decomposition runs on the Python path
+
+  // meta: checks, promotion, output shapes and dtypes, the casts
+  PyObject* meta_out = PyObject_Call(slot(op, O.meta), args, kw);
+  if (!meta_out) {
+    Py_DECREF(kern);
+    // an AttributeError may be a non-tensor where a tensor belongs: the Python path reruns meta and translates
+    // it (_raise_argument_type); any other error is meta's own, raised as it is
+    if (PyErr_ExceptionMatches(PyExc_AttributeError)) PyErr_Clear();
+    else *fallback = false;
+    return nullptr;
+  }
+  PyObject* outs = nullptr;
+  PyObject* casts = nullptr;
+  if (PyTuple_Check(meta_out) && PyTuple_GET_SIZE(meta_out) == 2) {
+    outs = PyTuple_GET_ITEM(meta_out, 0);
+    casts = PyTuple_GET_ITEM(meta_out, 1);
+  }
+  if (!outs || (!PyList_Check(outs) && !PyTuple_Check(outs))) {
+    Py_DECREF(meta_out);
+    Py_DECREF(kern);
+    return nullptr;
+  }
+  *fallback = false;
+  PyObject* refused = slot(op, O.refused);
+  if (refused && refused != Py_None) {
+    PyObject* a[3] = {op, args, casts};
+    PyObject* r = PyObject_Vectorcall(g_check_refused, a, 3, nullptr);
+    if (!r) { Py_DECREF(meta_out); Py_DECREF(kern); return nullptr; }
+    Py_DECREF(r);
+  }
+  PyObject* casts_seq = PySequence_Fast(casts, "meta's casts");
+  if (!casts_seq) { Py_DECREF(meta_out); Py_DECREF(kern); return nullptr; }
+
+  // the kernel's arguments: each tensor's native array, cast where meta says
+  PyObject* natives[kMaxArgs];
+  Py_ssize_t nn = 0;
+  PyObject* result = nullptr;
+  bool ok = true;
+  for (Py_ssize_t i = 0; i < nargs && ok; ++i) {
+    PyObject* a = PyTuple_GET_ITEM(args, i);
+    if (!PyObject_TypeCheck(a, g_tensor_type)) {
+      Py_INCREF(a);
+      natives[nn++] = a;
+      continue;
+    }
+    PyObject* nat = slot(a, T.nat);
+    if (nat && nat != Py_None) Py_INCREF(nat);
+    else nat = PyObject_CallMethodNoArgs(a, s_native);
+    if (!nat) { ok = false; break; }
+    PyObject* c = i < PySequence_Fast_GET_SIZE(casts_seq) ? PySequence_Fast_GET_ITEM(casts_seq, i) : Py_None;
+    if (c != Py_None && c != slot(a, T.dtype)) {
+      PyObject* cast = PyObject_CallMethodObjArgs(backend, s_cast, nat, c, nullptr);
+      Py_DECREF(nat);
+      if (!cast) { ok = false; break; }
+      nat = cast;
+    }
+    natives[nn++] = nat;
+  }
+  Py_DECREF(casts_seq);
+  PyObject* res = nullptr;
+  if (ok) {
+    if (kw && PyDict_GET_SIZE(kw)) {
+      PyObject* tup = PyTuple_New(nn);
+      if (tup) {
+        for (Py_ssize_t i = 0; i < nn; ++i) {
+          Py_INCREF(natives[i]);
+          PyTuple_SET_ITEM(tup, i, natives[i]);
+        }
+        res = PyObject_Call(kern, tup, kw);
+        Py_DECREF(tup);
+      }
+    } else {
+      res = PyObject_Vectorcall(kern, natives, nn, nullptr);
+    }
+    if (!res) kernel_failed(op, args, kw ? kw : g_empty_kw);
+  }
+  for (Py_ssize_t i = 0; i < nn; ++i) Py_DECREF(natives[i]);
+  Py_DECREF(kern);
+  if (!res) {
+    Py_DECREF(meta_out);
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_SystemError, "dispatch: kernel failed without an exception");
+    return nullptr;
+  }
+
+  PyObject* inference = PyObject_GetAttr(g_grad_state, s_inference);
+  if (!inference) { Py_DECREF(res); Py_DECREF(meta_out); return nullptr; }
+  Py_ssize_t nout = PySequence_Fast_GET_SIZE(outs);
+  PyObject** outv = PySequence_Fast_ITEMS(outs);
+  if (nout == 1) {
+    PyObject* o = outv[0];
+    if (PyTuple_Check(o) && PyTuple_GET_SIZE(o) == 2)
+      result = from_native(backend, dev, res, PyTuple_GET_ITEM(o, 1), PyTuple_GET_ITEM(o, 0), inference);
+    else
+      PyErr_SetString(PyExc_RuntimeError, "internal error: meta outputs must be (shape, dtype) pairs");
+  } else {
+    PyObject* seq = PySequence_Fast(res, "a kernel with several outputs returns a sequence");
+    if (seq && PySequence_Fast_GET_SIZE(seq) == nout) {
+      result = PyTuple_New(nout);
+      for (Py_ssize_t i = 0; result && i < nout; ++i) {
+        PyObject* o = outv[i];
+        PyObject* t = PyTuple_Check(o) && PyTuple_GET_SIZE(o) == 2
+                          ? from_native(backend, dev, PySequence_Fast_GET_ITEM(seq, i), PyTuple_GET_ITEM(o, 1),
+                                        PyTuple_GET_ITEM(o, 0), inference)
+                          : nullptr;
+        if (!t) {
+          if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "internal error: bad meta outputs");
+          Py_CLEAR(result);
+          break;
+        }
+        PyTuple_SET_ITEM(result, i, t);
+      }
+    } else if (seq) {
+      PyErr_SetString(PyExc_RuntimeError, "internal error: the kernel returned another number of outputs than meta");
+    }
+    Py_XDECREF(seq);
+  }
+  Py_DECREF(inference);
+  Py_DECREF(res);
+  if (result && grad) {
+    PyObject* backward = slot(op, O.backward);
+    int enabled;
+    if (backward && backward != Py_None) {
+      if (!truthy_attr(g_grad_state, s_enabled, &enabled)) {
+        Py_CLEAR(result);
+      } else if (enabled) {
+        PyObject* a[5] = {op, args, kw ? kw : g_empty_kw, result, outs};
+        PyObject* r = PyObject_Vectorcall(g_record, a, 5, nullptr);
+        if (!r) Py_CLEAR(result);
+        Py_XDECREF(r);
+      }
+    }
+  }
+  Py_DECREF(meta_out);
+  if (!result && !PyErr_Occurred()) PyErr_SetString(PyExc_SystemError, "dispatch: no result");
+  return result;
+}
+
+PyObject* call_python(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return PyObject_Vectorcall(g_python_dispatch, args, nargs, kwnames);
+}
+
+// dispatch(op, args, kw=None, out=None, _observed=False): _dispatch.dispatch's signature and result.
+PyObject* py_dispatch(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  if (!g_python_dispatch) {
+    PyErr_SetString(PyExc_RuntimeError, "dispatch: dispatch_setup has not run");
+    return nullptr;
+  }
+  if (!g_tensor_type || kwnames || nargs < 2 || nargs > 5 || tracing()) return call_python(args, nargs, kwnames);
+  PyObject* kw = nargs > 2 ? args[2] : nullptr;
+  if (kw == Py_None) kw = nullptr;
+  if (kw && !PyDict_CheckExact(kw)) return call_python(args, nargs, kwnames);
+  if (nargs > 3 && args[3] != Py_None) return call_python(args, nargs, kwnames);  // out=
+  bool observed = nargs > 4 && PyObject_IsTrue(args[4]) == 1;
+  if (!observed) {
+    PyObject* obs = PyDict_GetItemWithError(g_module_dict, s_observer);
+    if (!obs && PyErr_Occurred()) return nullptr;
+    if (obs && obs != Py_None) return call_python(args, nargs, kwnames);
+  }
+  if (!PyObject_TypeCheck(args[0], g_op_type)) return call_python(args, nargs, kwnames);
+  bool fallback;
+  PyObject* r = fast_dispatch(args[0], args[1], kw, &fallback);
+  if (r || !fallback) return r;
+  return call_python(args, nargs, kwnames);
+}
+
+PyObject* intern(const char* s) { return PyUnicode_InternFromString(s); }
+
+// dispatch_setup(python_dispatch): every call goes to the Python path (while the package is being imported);
+// dispatch_setup(python_dispatch, module_dict, Tensor, Storage, dense_storage_types, NumpyBackend, Op,
+//                grad_state, lazy_state, check_refused, record, raise_kernel_error, empty_kw, wrap_contiguous,
+//                record_view):
+// the fast path on.
+PyObject* py_dispatch_setup(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs == 1) {
+    Py_INCREF(args[0]);
+    Py_XSETREF(g_python_dispatch, args[0]);
+    Py_RETURN_NONE;
+  }
+  if (nargs != 15) {
+    PyErr_SetString(PyExc_TypeError, "dispatch_setup takes 1 or 15 arguments");
+    return nullptr;
+  }
+  for (int i = 2; i <= 3; ++i)
+    if (!PyType_Check(args[i])) {
+      PyErr_SetString(PyExc_TypeError, "dispatch_setup: Tensor and Storage must be classes");
+      return nullptr;
+    }
+  if (!PyTuple_Check(args[4]) || !PyType_Check(args[5]) || !PyType_Check(args[6])) {
+    PyErr_SetString(PyExc_TypeError, "dispatch_setup: bad storage types, backend or Op class");
+    return nullptr;
+  }
+  auto* tensor = reinterpret_cast<PyTypeObject*>(args[2]);
+  auto* storage = reinterpret_cast<PyTypeObject*>(args[3]);
+  auto* op = reinterpret_cast<PyTypeObject*>(args[6]);
+  if ((T.storage = slot_offset(tensor, "_storage")) < 0 || (T.shape = slot_offset(tensor, "_shape")) < 0 ||
+      (T.stride = slot_offset(tensor, "_stride")) < 0 || (T.offset = slot_offset(tensor, "_offset")) < 0 ||
+      (T.dtype = slot_offset(tensor, "dtype")) < 0 || (T.nat = slot_offset(tensor, "_nat")) < 0 ||
+      (T.requires_grad = slot_offset(tensor, "requires_grad")) < 0 ||
+      (T.grad_fn = slot_offset(tensor, "grad_fn")) < 0 || (S.buf = slot_offset(storage, "buf")) < 0 ||
+      (S.dtype = slot_offset(storage, "dtype")) < 0 || (S.device = slot_offset(storage, "device")) < 0 ||
+      (S.size = slot_offset(storage, "size")) < 0 || (S.version = slot_offset(storage, "_version")) < 0 ||
+      (S.backend = slot_offset(storage, "backend")) < 0 || (S.inference = slot_offset(storage, "inference")) < 0 ||
+      (O.name = slot_offset(op, "name")) < 0 || (O.meta = slot_offset(op, "meta")) < 0 ||
+      (O.backward = slot_offset(op, "backward")) < 0 || (O.refused = slot_offset(op, "refused")) < 0 ||
+      (O.special = slot_offset(op, "special")) < 0 || (O.view = slot_offset(op, "view")) < 0)
+    return nullptr;
+  PyObject** globals[] = {&g_python_dispatch, &g_module_dict, reinterpret_cast<PyObject**>(&g_tensor_type),
+                          reinterpret_cast<PyObject**>(&g_storage_type), &g_dense_storage_types,
+                          reinterpret_cast<PyObject**>(&g_numpy_backend_type), reinterpret_cast<PyObject**>(&g_op_type), &g_grad_state,
+                          &g_lazy_state, &g_check_refused, &g_record, &g_raise_kernel_error, &g_empty_kw,
+                          &g_wrap_contiguous, &g_record_view};
+  for (int i = 0; i < 15; ++i) {
+    if (!globals[i]) continue;
+    Py_INCREF(args[i]);
+    Py_XSETREF(*globals[i], args[i]);
+  }
+  if (g_wrap_contiguous == Py_None) Py_CLEAR(g_wrap_contiguous);
+  if (!s_observer) {
+    s_observer = intern("_observer");
+    s_base = intern("_base");
+    s_enabled = intern("enabled");
+    s_inference = intern("inference");
+    s_active = intern("active");
+    s_shape_only = intern("shape_only");
+    s_kernels = intern("kernels");
+    s_native = intern("_native");
+    s_cast = intern("cast");
+    s_wrap = intern("wrap");
+    s_np = intern("np");
+    s_shape = intern("shape");
+  }
+  Py_RETURN_NONE;
+}
+
+}  // namespace
+
+PyMethodDef dispatch_methods[] = {
+    {"dispatch", (PyCFunction)(void (*)(void))py_dispatch, METH_FASTCALL | METH_KEYWORDS,
+     "dispatch(op, args, kw=None, out=None, _observed=False): the common path of _dispatch.dispatch in C"},
+    {"dispatch_setup", (PyCFunction)(void (*)(void))py_dispatch_setup, METH_FASTCALL,
+     "dispatch_setup(...): the classes, states and helpers of tinytorch._dispatch that dispatch reads"},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace tt
