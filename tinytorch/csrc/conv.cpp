@@ -618,6 +618,47 @@ void conv_backward(const ConvGeom& q, const T* gy, const T* x, const T* w, T* gx
       pack_flipped(w + g * q.Mg * q.K, q.Mg, q.Cg, win.kh, win.kw, flipped.data() + g * fsz);
   }
   auto wgrad = conv_shifted_gemm_wgrad_stub[sizeof(T) == 4 ? 0 : 1].get();
+  const int64_t nt = in_parallel_region() ? 1 : get_num_threads();
+  if (q.N == 1 && q.G < nt && (!gw || wide_w) && (!gx || wide_x) && q.Mg * q.K * q.L >= kGrainSize) {
+    // one image (batch 1), fewer groups than threads: each group's work split between the threads, the rows of
+    // dW and dB in whole register blocks and the input gradient's chunks, so no two threads write one element
+    // (with more images two would add into the same dW rows)
+    const int64_t splits = nt, blocks = (q.Mg + kConvMR - 1) / kConvMR;
+    parallel_for(0, q.G * splits, 1, [&](int64_t t0, int64_t t1) {
+      std::vector<T> xp, yp, dyw, scratch;
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t part = t % splits, g = t / splits;
+        const T* dy = gy + g * q.Mg * q.L;
+        const int64_t xoff = g * q.Cg * q.H * q.W;
+        const int64_t m0 = std::min(q.Mg, blocks * part / splits * kConvMR);
+        const int64_t m1 = std::min(q.Mg, blocks * (part + 1) / splits * kConvMR);
+        if (gb)
+          for (int64_t m = m0; m < m1; ++m) {
+            T acc = T(0);
+            for (int64_t l = 0; l < q.L; ++l) acc += dy[m * q.L + l];
+            gb[g * q.Mg + m] = acc;
+          }
+        if (gw && m1 > m0) {
+          imx->pad(x + xoff, q.H, q.W, xp);
+          dyw.assign((m1 - m0) * imx->Pw, T(0));
+          for (int64_t m = m0; m < m1; ++m)
+            for (int64_t oy = 0; oy < q.oh; ++oy)
+              std::copy(dy + m * q.L + oy * q.ow, dy + m * q.L + (oy + 1) * q.ow,
+                        dyw.data() + (m - m0) * imx->Pw + oy * imx->Wp);
+          const void* dys[1] = {dyw.data()};
+          const void* srcs[1] = {xp.data()};
+          const int64_t vl = 32 / sizeof(T), Pv = (imx->P + vl - 1) / vl * vl;
+          wgrad(dys, srcs, 1, imx->Pw, m1 - m0, imx->off.data(), q.K, Pv, gw + (g * q.Mg + m0) * q.K, q.K);
+        }
+        if (gx) {
+          imy->pad(dy, q.oh, q.ow, yp);
+          wide_conv(*imy, yp.data(), flipped.data() + g * fsz, q.Cg, (const T*)nullptr, gx + xoff, scratch, part,
+                    splits);
+        }
+      }
+    });
+    return;
+  }
   if (gx && !wide_x) std::fill(gx, gx + q.N * q.C * q.H * q.W, T(0));
   parallel_for(0, P, 1, [&](int64_t p0, int64_t p1) {
     std::vector<T> cols(gw && !wide_w ? q.K * q.Lt : 0), dcols(gx && !wide_x ? q.K * q.Lt : 0);
