@@ -27,6 +27,7 @@ LAYERS = [("LeNet conv1 1->6 5x5 p2 28", (1, 6, 5, 2, 28)), ("LeNet conv2 6->16 
 
 
 def best(fn, min_time):
+    """The fastest of the calls of ``fn`` made in ``min_time`` seconds (at least 3, after one warm-up), in ms."""
     fn()
     times, t_end = [], time.perf_counter() + min_time
     while time.perf_counter() < t_end or len(times) < 3:
@@ -37,6 +38,7 @@ def best(fn, min_time):
 
 
 def worker(lib_name, threads, min_time, batch):
+    """Time every layer with one library (this process imports no other); prints {layer: [fwd ms, f+b ms]} as JSON."""
     if lib_name == "torch":
         import torch as lib
     else:
@@ -64,6 +66,7 @@ def worker(lib_name, threads, min_time, batch):
 
 
 def main():
+    """Alternate tinytorch and torch processes for ``--rounds`` rounds per thread count and print the table."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--rounds", type=int, default=3)
