@@ -78,7 +78,8 @@ def main():
     if a.worker:
         worker(a.worker, a.threads[0], a.min_time, a.batch)
         return
-    sides = [("tinytorch", "tinytorch", {}), ("torch", "torch", {})]
+    # torch would load tinytorch as its device-backend extension (an entry point) at import: kept out of its process
+    sides = [("tinytorch", "tinytorch", {}), ("torch", "torch", {"TORCH_DEVICE_BACKEND_AUTOLOAD": "0"})]
     if a.baseline:
         sides.append(("baseline", "tinytorch", {"PYTHONPATH": os.path.abspath(a.baseline)}))
     print(f"load average before: {os.getloadavg()[0]:.2f}")
