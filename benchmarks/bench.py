@@ -51,6 +51,12 @@ def lenet(nn):
     return build(nn, "lenet")
 
 
+def cnn(nn):
+    """examples/mnist.py's default model: 5x5 convolutions 1->16 (28x28) and 16->32 (14x14), then 1568-128-10."""
+    from mnist import build
+    return build(nn, "cnn")
+
+
 def train_step(lib, make, opt_name, shape, classes, seed=0, device=None):
     model = make(lib.nn)
     if device is not None:
@@ -96,8 +102,9 @@ def gpt_step(lib, device=None):
 
 
 WORKLOADS = ["MLP 784-256-128-10 SGD, batch 128", "MLP 784-256-128-10 Adam, batch 128", "LeNet-5 CNN Adam, batch 64",
-             "GPT 4x128, ctx 64, batch 32 AdamW", "matmul 1024^3 float32", "small op a + b (4 floats)"]
-UNITS = ["steps/s"] * 4 + ["GFLOP/s", "us/op"]
+             "GPT 4x128, ctx 64, batch 32 AdamW", "matmul 1024^3 float32", "small op a + b (4 floats)",
+             "MNIST CNN 16/32 Adam, batch 64"]
+UNITS = ["steps/s"] * 4 + ["GFLOP/s", "us/op", "steps/s"]
 
 
 def infer_step(lib, batch=1, seed=0):
@@ -166,6 +173,8 @@ def worker(lib_name, threads, min_time, opencl, compiled=False, inductor=False):
         for _ in range(calls):
             p + q
     out[WORKLOADS[5]] = 1e6 / (timeit(many, min_time) * calls)
+    # the issue's CNN row (examples/mnist.py's default model), after the older rows so their order is unchanged
+    out[WORKLOADS[6]] = timeit(train_step(lib, cnn, "adam", (64, 1, 28, 28), 10), min_time)
     if opencl and lib_name == "tinytorch" and lib.opencl.is_available():
         # the OpenCL backend next to the cpu backend (ratio: opencl / cpu)
         for label, make, opt, shape in (("MLP SGD", mlp, "sgd", (128, 784)), ("LeNet-5 Adam", lenet, "adam", (64, 1, 28, 28))):

@@ -307,3 +307,57 @@ def _random_case(seed):
 def test_random_geometries(seed):
     x_shape, w_shape, kw = _random_case(seed)
     check(x_shape, w_shape, dtype="float64", seed=seed, **kw)
+
+
+# The issue's layers at a small batch, with channel counts that are not multiples of the kernels' register blocks
+# (4 output rows, 3 vectors of positions) or of a vector: the edges of every block of the shifted-row kernels.
+BLOCK_EDGE_CASES = [
+    ((2, 5, 14, 14), (7, 5, 5, 5), dict(padding=2)),
+    ((1, 3, 28, 28), (13, 3, 3, 3), dict(padding=1)),
+    ((2, 9, 11, 13), (6, 3, 3, 3), dict(padding=1, groups=3)),
+    ((1, 6, 14, 14), (10, 6, 3, 3), dict(padding=2, dilation=2)),
+    ((2, 7, 9, 10), (5, 7, 3, 5), dict(padding=(1, 2), dilation=(2, 1))),
+]
+
+
+@pytest.mark.parametrize("x_shape,w_shape,kw", BLOCK_EDGE_CASES, ids=[f"edge{i}" for i in range(len(BLOCK_EDGE_CASES))])
+def test_channel_counts_off_the_blocks(x_shape, w_shape, kw):
+    check(x_shape, w_shape, **kw)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kw", [dict(padding=1), dict(padding=1, groups=2), dict(dilation=2, padding=2)])
+def test_channels_last_input(dtype, kw):
+    """Channels-last operands (torch's memory format; strided NHWC memory to the kernel) give the same values and
+    gradients as contiguous ones."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 6, 9, 10)).astype(dtype)
+    w = rng.standard_normal((8, 6 // kw.get("groups", 1), 3, 3)).astype(dtype)
+    b = rng.standard_normal(8).astype(dtype)
+    res = []
+    for lib in (tt, torch):
+        tx = lib.tensor(x).contiguous(memory_format=lib.channels_last).requires_grad_(True)
+        tw = lib.tensor(w).contiguous(memory_format=lib.channels_last).requires_grad_(True)
+        tb = lib.tensor(b).requires_grad_(True)
+        out = lib.nn.functional.conv2d(tx, tw, tb, **kw)
+        g = lib.tensor(np.linspace(-1, 1, out.numel()).reshape(tuple(out.shape)).astype(dtype))
+        grads = lib.autograd.grad(out, (tx, tw, tb), g)
+        res.append([out.detach().numpy()] + [t.numpy() for t in grads])
+    for a, c in zip(*res):
+        np.testing.assert_allclose(a, c, **TOLS[dtype])
+
+
+@needs_native
+@pytest.mark.parametrize("threads,kw", [(2, dict(padding=1)), (2, dict(padding=2, dilation=2)),
+                                        (3, dict(padding=1, groups=2)), (4, dict())])
+def test_batch_one_backward_split_between_threads(threads, kw):
+    """Batch 1 with fewer groups than threads: the rows of dW / dB and the chunks of dX are shared out between the
+    threads (odd row counts leave some threads a partial block or nothing)."""
+    old = tt.get_num_threads()
+    tt.set_num_threads(threads)
+    try:
+        check((1, 8, 20, 21), (30, 8 // kw.get("groups", 1), 3, 3), **kw)
+        check((1, 4, 16, 16), (6, 4 // kw.get("groups", 1), 3, 3), dtype="float64", **kw)
+        check((1, 4, 48, 48), (2, 4 // kw.get("groups", 1), 3, 3), **kw)  # fewer register blocks than threads
+    finally:
+        tt.set_num_threads(old)

@@ -17,6 +17,7 @@
 #include "blas.h"
 #include "common.h"
 #include "conv_ops.h"
+#include "kit.h"
 #include "parallel.h"
 
 namespace tt {
@@ -27,29 +28,9 @@ Stub<ConvShiftedGemmWgrad> conv_shifted_gemm_wgrad_stub[2];
 
 namespace {
 
-// An int pair argument (a tuple or list of two ints).
-bool int_pair(PyObject* o, int64_t* v) {
-  if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
-  PyObject* seq = PySequence_Fast(o, "");
-  if (!seq) {
-    PyErr_Clear();
-    return false;
-  }
-  bool ok = PySequence_Fast_GET_SIZE(seq) == 2;
-  for (int i = 0; ok && i < 2; ++i) {
-    PyObject* x = PySequence_Fast_GET_ITEM(seq, i);
-    if (!PyLong_Check(x)) { ok = false; break; }
-    v[i] = PyLong_AsLongLong(x);
-    if (v[i] == -1 && PyErr_Occurred()) { PyErr_Clear(); ok = false; }
-  }
-  Py_DECREF(seq);
-  return ok;
-}
-
-int float_kind(PyArrayObject* x) {
-  int t = PyArray_TYPE(x);
-  return t == NPY_FLOAT32 ? 0 : t == NPY_FLOAT64 ? 1 : -1;
-}
+// A window attribute (kernel size, stride, padding, dilation) as the entries take it: exactly two ints, read
+// by the kit as an IntList; anything else is not the call the Python wrapper makes, so the entry declines it.
+inline bool pair(const IntList& v) { return v.size() == 2; }
 
 // The range [lo, hi) of output positions o whose input position o * s + off lies in [0, size).
 inline void valid_range(int64_t n_out, int64_t s, int64_t off, int64_t size, int64_t* lo, int64_t* hi) {
@@ -100,13 +81,12 @@ TT_NO_MEMCPY_IDIOM void im2col_rows(const char* x, const npy_intp* st, int64_t N
 }
 
 // im2col(x, kernel_size, dilation, padding, stride): (N, C, H, W) -> (C*kh*kw, N, oh*ow)
-PyObject* py_im2col(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 5 || !is_array(args[0])) return not_implemented();
-  PyArrayObject* x = arr(args[0]);
-  int kind = float_kind(x);
-  int64_t k[2], d[2], p[2], s[2];
-  if (kind < 0 || PyArray_NDIM(x) != 4 || !PyArray_ISALIGNED(x) || !int_pair(args[1], k) ||
-      !int_pair(args[2], d) || !int_pair(args[3], p) || !int_pair(args[4], s))
+TT_ENTRY(py_im2col) {
+  PyArrayObject* x;
+  IntList k, d, p, s;
+  TT_ARGS(x, k, d, p, s);
+  if (loop_index(x) < 0 || PyArray_NDIM(x) != 4 || !PyArray_ISALIGNED(x) || !pair(k) || !pair(d) || !pair(p) ||
+      !pair(s))
     return not_implemented();
   const npy_intp* dims = PyArray_DIMS(x);
   int64_t N = dims[0], C = dims[1], H = dims[2], W = dims[3];
@@ -125,19 +105,13 @@ PyObject* py_im2col(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   const npy_intp* st = PyArray_STRIDES(x);
   char* po = PyArray_BYTES(out);
   int64_t grain = std::max<int64_t>(1, kGrainSize / L);
-  auto body = [&] {
-    parallel_for(0, rows, grain, [&](int64_t r0, int64_t r1) {
-      if (kind == 0) im2col_rows<float>(px, st, N, H, W, g, oh, ow, reinterpret_cast<float*>(po), r0, r1);
-      else im2col_rows<double>(px, st, N, H, W, g, oh, ow, reinterpret_cast<double*>(po), r0, r1);
+  TT_DISPATCH_FLOATING_TYPES(dtype_of(x), "im2col", [&] {
+    run_released(rows * L, [&] {
+      parallel_for(0, rows, grain, [&](int64_t r0, int64_t r1) {
+        im2col_rows<scalar_t>(px, st, N, H, W, g, oh, ow, reinterpret_cast<scalar_t*>(po), r0, r1);
+      });
     });
-  };
-  if (rows * L >= kGrainSizeGIL) {
-    Py_BEGIN_ALLOW_THREADS
-    body();
-    Py_END_ALLOW_THREADS
-  } else {
-    body();
-  }
+  });
   return reinterpret_cast<PyObject*>(out);
 }
 
@@ -176,13 +150,12 @@ void col2im_planes(const char* cols, const npy_intp* cs, int64_t C, int64_t H, i
 
 // col2im(cols, output_size, kernel_size, dilation, padding, stride): (C*kh*kw, N, L) -> (N, C, H, W), the
 // adjoint of im2col (overlapping windows summed)
-PyObject* py_col2im(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 6 || !is_array(args[0])) return not_implemented();
-  PyArrayObject* cols = arr(args[0]);
-  int kind = float_kind(cols);
-  int64_t o[2], k[2], d[2], p[2], s[2];
-  if (kind < 0 || PyArray_NDIM(cols) != 3 || !PyArray_ISALIGNED(cols) || !int_pair(args[1], o) ||
-      !int_pair(args[2], k) || !int_pair(args[3], d) || !int_pair(args[4], p) || !int_pair(args[5], s))
+TT_ENTRY(py_col2im) {
+  PyArrayObject* cols;
+  IntList o, k, d, p, s;
+  TT_ARGS(cols, o, k, d, p, s);
+  if (loop_index(cols) < 0 || PyArray_NDIM(cols) != 3 || !PyArray_ISALIGNED(cols) || !pair(o) || !pair(k) ||
+      !pair(d) || !pair(p) || !pair(s))
     return not_implemented();
   Window g{k[0], k[1], d[0], d[1], p[0], p[1], s[0], s[1]};
   int64_t H = o[0], W = o[1];
@@ -204,19 +177,13 @@ PyObject* py_col2im(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   const npy_intp* cs = PyArray_STRIDES(cols);
   char* po = PyArray_BYTES(out);
   int64_t work = std::max<int64_t>(1, g.kh * g.kw * oh * ow);
-  auto body = [&] {
-    parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / work), [&](int64_t p0, int64_t p1) {
-      if (kind == 0) col2im_planes<float>(pc, cs, C, H, W, g, oh, ow, reinterpret_cast<float*>(po), p0, p1);
-      else col2im_planes<double>(pc, cs, C, H, W, g, oh, ow, reinterpret_cast<double*>(po), p0, p1);
+  TT_DISPATCH_FLOATING_TYPES(dtype_of(cols), "col2im", [&] {
+    run_released(planes * work, [&] {
+      parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / work), [&](int64_t p0, int64_t p1) {
+        col2im_planes<scalar_t>(pc, cs, C, H, W, g, oh, ow, reinterpret_cast<scalar_t*>(po), p0, p1);
+      });
     });
-  };
-  if (planes * work >= kGrainSizeGIL) {
-    Py_BEGIN_ALLOW_THREADS
-    body();
-    Py_END_ALLOW_THREADS
-  } else {
-    body();
-  }
+  });
   return reinterpret_cast<PyObject*>(out);
 }
 
@@ -248,16 +215,14 @@ void max_pool_planes(const char* x, const char* end, const npy_intp* st, int64_t
 }
 
 // max_pool2d_with_indices(x, kernel_size, stride, padding, dilation, ceil_mode) -> (values, int64 indices)
-PyObject* py_max_pool2d(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 6 || !is_array(args[0])) return not_implemented();
-  PyArrayObject* x = arr(args[0]);
-  int kind = float_kind(x);
-  int64_t k[2], s[2], p[2], d[2];
-  if (kind < 0 || PyArray_NDIM(x) != 4 || !PyArray_ISALIGNED(x) || !int_pair(args[1], k) ||
-      !int_pair(args[2], s) || !int_pair(args[3], p) || !int_pair(args[4], d))
+TT_ENTRY(py_max_pool2d) {
+  PyArrayObject* x;
+  IntList k, s, p, d;
+  bool ceil_mode;
+  TT_ARGS(x, k, s, p, d, ceil_mode);
+  if (loop_index(x) < 0 || PyArray_NDIM(x) != 4 || !PyArray_ISALIGNED(x) || !pair(k) || !pair(s) || !pair(p) ||
+      !pair(d))
     return not_implemented();
-  int ceil_mode = PyObject_IsTrue(args[5]);
-  if (ceil_mode < 0) return nullptr;
   Window g{k[0], k[1], d[0], d[1], p[0], p[1], s[0], s[1]};
   if (g.kh <= 0 || g.kw <= 0 || g.dh <= 0 || g.dw <= 0 || g.sh <= 0 || g.sw <= 0 || g.ph < 0 || g.pw < 0 ||
       2 * g.ph > g.kh || 2 * g.pw > g.kw)
@@ -286,19 +251,13 @@ PyObject* py_max_pool2d(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   }
   char* pv = PyArray_BYTES(val);
   int64_t* pi = reinterpret_cast<int64_t*>(PyArray_BYTES(idx));
-  auto body = [&] {
-    parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / work), [&](int64_t p0, int64_t p1) {
-      if (kind == 0) max_pool_planes<float>(px, end, st, C, H, W, g, oh, ow, reinterpret_cast<float*>(pv), pi, p0, p1);
-      else max_pool_planes<double>(px, end, st, C, H, W, g, oh, ow, reinterpret_cast<double*>(pv), pi, p0, p1);
+  TT_DISPATCH_FLOATING_TYPES(dtype_of(x), "max_pool2d_with_indices", [&] {
+    run_released(planes * work, [&] {
+      parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / work), [&](int64_t p0, int64_t p1) {
+        max_pool_planes<scalar_t>(px, end, st, C, H, W, g, oh, ow, reinterpret_cast<scalar_t*>(pv), pi, p0, p1);
+      });
     });
-  };
-  if (planes * work >= kGrainSizeGIL) {
-    Py_BEGIN_ALLOW_THREADS
-    body();
-    Py_END_ALLOW_THREADS
-  } else {
-    body();
-  }
+  });
   return Py_BuildValue("(NN)", val, idx);
 }
 
@@ -323,23 +282,19 @@ bool max_pool_bw_planes(const T* g, const int64_t* idx, int64_t L, int64_t HW, T
 }
 
 // max_pool2d_with_indices_backward(g, idx, input_shape, disjoint): each window's gradient added at its winner
-PyObject* py_max_pool2d_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 4 || !is_array(args[0]) || !is_array(args[1])) return not_implemented();
-  PyArrayObject* g = arr(args[0]);
-  PyArrayObject* ind = arr(args[1]);
-  int kind = float_kind(g);
-  if (kind < 0 || PyArray_TYPE(ind) != NPY_INT64 || PyArray_NDIM(g) != 4 || PyArray_NDIM(ind) != 4 ||
-      !PyArray_SAMESHAPE(g, ind) || !PyTuple_Check(args[2]) || PyTuple_GET_SIZE(args[2]) != 4)
+TT_ENTRY(py_max_pool2d_backward) {
+  PyArrayObject *g, *ind;
+  IntList input_shape;
+  PyObject* disjoint;  // the NumPy kernel's hint; every element is summed here in window order either way
+  TT_ARGS(g, ind, input_shape, disjoint);
+  (void)disjoint;
+  if (loop_index(g) < 0 || PyArray_TYPE(ind) != NPY_INT64 || PyArray_NDIM(g) != 4 || PyArray_NDIM(ind) != 4 ||
+      !PyArray_SAMESHAPE(g, ind) || input_shape.size() != 4)
     return not_implemented();
   npy_intp shape[4];
   for (int i = 0; i < 4; ++i) {
-    PyObject* v = PyTuple_GET_ITEM(args[2], i);
-    if (!PyLong_Check(v)) return not_implemented();
-    shape[i] = PyLong_AsSsize_t(v);
-    if (shape[i] < 0) {
-      PyErr_Clear();
-      return not_implemented();
-    }
+    if (input_shape[i] < 0) return not_implemented();
+    shape[i] = (npy_intp)input_shape[i];
   }
   if (PyArray_DIMS(g)[0] != shape[0] || PyArray_DIMS(g)[1] != shape[1]) return not_implemented();
   PyArrayObject* gc = PyArray_GETCONTIGUOUS(g);
@@ -363,23 +318,16 @@ PyObject* py_max_pool2d_backward(PyObject*, PyObject* const* args, Py_ssize_t na
     const int64_t* pi = reinterpret_cast<const int64_t*>(PyArray_BYTES(ic));
     char* po = PyArray_BYTES(out);
     std::atomic<bool> good{true};
-    auto body = [&] {
-      parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, HW + L)),
-                   [&](int64_t p0, int64_t p1) {
-        bool r = kind == 0 ? max_pool_bw_planes<float>(reinterpret_cast<const float*>(pg), pi, L, HW,
-                                                       reinterpret_cast<float*>(po), p0, p1)
-                           : max_pool_bw_planes<double>(reinterpret_cast<const double*>(pg), pi, L, HW,
-                                                        reinterpret_cast<double*>(po), p0, p1);
-        if (!r) good.store(false, std::memory_order_relaxed);
+    TT_DISPATCH_FLOATING_TYPES(dtype_of(g), "max_pool2d_with_indices_backward", [&] {
+      run_released(planes * (HW + L), [&] {
+        parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, HW + L)),
+                     [&](int64_t p0, int64_t p1) {
+          if (!max_pool_bw_planes<scalar_t>(reinterpret_cast<const scalar_t*>(pg), pi, L, HW,
+                                            reinterpret_cast<scalar_t*>(po), p0, p1))
+            good.store(false, std::memory_order_relaxed);
+        });
       });
-    };
-    if (planes * (HW + L) >= kGrainSizeGIL) {
-      Py_BEGIN_ALLOW_THREADS
-      body();
-      Py_END_ALLOW_THREADS
-    } else {
-      body();
-    }
+    });
     ok = good.load();
   }
   Py_DECREF(gc);
@@ -670,6 +618,47 @@ void conv_backward(const ConvGeom& q, const T* gy, const T* x, const T* w, T* gx
       pack_flipped(w + g * q.Mg * q.K, q.Mg, q.Cg, win.kh, win.kw, flipped.data() + g * fsz);
   }
   auto wgrad = conv_shifted_gemm_wgrad_stub[sizeof(T) == 4 ? 0 : 1].get();
+  const int64_t nt = in_parallel_region() ? 1 : get_num_threads();
+  if (q.N == 1 && q.G < nt && (!gw || wide_w) && (!gx || wide_x) && q.Mg * q.K * q.L >= kGrainSize) {
+    // one image (batch 1), fewer groups than threads: each group's work split between the threads, the rows of
+    // dW and dB in whole register blocks and the input gradient's chunks, so no two threads write one element
+    // (with more images two would add into the same dW rows)
+    const int64_t splits = nt, blocks = (q.Mg + kConvMR - 1) / kConvMR;
+    parallel_for(0, q.G * splits, 1, [&](int64_t t0, int64_t t1) {
+      std::vector<T> xp, yp, dyw, scratch;
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t part = t % splits, g = t / splits;
+        const T* dy = gy + g * q.Mg * q.L;
+        const int64_t xoff = g * q.Cg * q.H * q.W;
+        const int64_t m0 = std::min(q.Mg, blocks * part / splits * kConvMR);
+        const int64_t m1 = std::min(q.Mg, blocks * (part + 1) / splits * kConvMR);
+        if (gb)
+          for (int64_t m = m0; m < m1; ++m) {
+            T acc = T(0);
+            for (int64_t l = 0; l < q.L; ++l) acc += dy[m * q.L + l];
+            gb[g * q.Mg + m] = acc;
+          }
+        if (gw && m1 > m0) {
+          imx->pad(x + xoff, q.H, q.W, xp);
+          dyw.assign((m1 - m0) * imx->Pw, T(0));
+          for (int64_t m = m0; m < m1; ++m)
+            for (int64_t oy = 0; oy < q.oh; ++oy)
+              std::copy(dy + m * q.L + oy * q.ow, dy + m * q.L + (oy + 1) * q.ow,
+                        dyw.data() + (m - m0) * imx->Pw + oy * imx->Wp);
+          const void* dys[1] = {dyw.data()};
+          const void* srcs[1] = {xp.data()};
+          const int64_t vl = 32 / sizeof(T), Pv = (imx->P + vl - 1) / vl * vl;
+          wgrad(dys, srcs, 1, imx->Pw, m1 - m0, imx->off.data(), q.K, Pv, gw + (g * q.Mg + m0) * q.K, q.K);
+        }
+        if (gx) {
+          imy->pad(dy, q.oh, q.ow, yp);
+          wide_conv(*imy, yp.data(), flipped.data() + g * fsz, q.Cg, (const T*)nullptr, gx + xoff, scratch, part,
+                    splits);
+        }
+      }
+    });
+    return;
+  }
   if (gx && !wide_x) std::fill(gx, gx + q.N * q.C * q.H * q.W, T(0));
   parallel_for(0, P, 1, [&](int64_t p0, int64_t p1) {
     std::vector<T> cols(gw && !wide_w ? q.K * q.Lt : 0), dcols(gx && !wide_x ? q.K * q.Lt : 0);
@@ -741,36 +730,38 @@ void conv_backward(const ConvGeom& q, const T* gy, const T* x, const T* w, T* gx
   }
 }
 
-// A C-contiguous, aligned array of NumPy type `type` (a new reference: `o` itself or a copy); nullptr with
-// TypeError set when `o` is not an ndim-dim array of that type.
-PyArrayObject* conv_operand(PyObject* o, int type, int ndim, const char* what) {
-  if (!is_array(o) || PyArray_TYPE(arr(o)) != type || PyArray_NDIM(arr(o)) != ndim) {
+// A C-contiguous, aligned copy of `a` (or `a` itself), as a new reference; nullptr with TypeError set when `a` is
+// not an ndim-dim array of dtype `dt`. The op's wrapper always passes arrays of one float dtype: a mismatch is a
+// caller's bug, reported rather than declined (there is no NumPy kernel of the op to decline to).
+PyArrayObject* conv_operand(PyArrayObject* a, DType dt, int ndim, const char* what) {
+  if (dtype_of(a) != dt || PyArray_NDIM(a) != ndim) {
     PyErr_Format(PyExc_TypeError, "conv2d kernel: %s must be a %d-d array of the input's dtype (float32/float64)",
                  what, ndim);
     return nullptr;
   }
-  return reinterpret_cast<PyArrayObject*>(PyArray_FROMANY(o, type, ndim, ndim,
-                                                          NPY_ARRAY_CARRAY_RO));
+  return reinterpret_cast<PyArrayObject*>(PyArray_FROMANY(reinterpret_cast<PyObject*>(a), PyArray_TYPE(a), ndim,
+                                                          ndim, NPY_ARRAY_CARRAY_RO));
 }
 
-// Owns the references taken while parsing.
-struct ConvRefs {
-  PyArrayObject* a[4] = {nullptr, nullptr, nullptr, nullptr};
-  ~ConvRefs() {
-    for (PyArrayObject* p : a) Py_XDECREF(p);
-  }
-};
-
-// The geometry of x (N, C, H, W) * w (C_out, C/groups, kh, kw) with the attributes args[0..3] (stride, padding,
-// dilation pairs and the groups int); false with ValueError / TypeError set when they do not fit together.
-bool conv_geometry(PyArrayObject* x, PyArrayObject* w, PyObject* const* attrs, ConvGeom* q) {
-  int64_t s[2], p[2], d[2];
-  if (!int_pair(attrs[0], s) || !int_pair(attrs[1], p) || !int_pair(attrs[2], d) || !PyLong_Check(attrs[3])) {
-    PyErr_SetString(PyExc_TypeError, "conv2d kernel: stride, padding, dilation must be int pairs, groups an int");
+// The input's dtype when it has a loop here; TypeError otherwise.
+bool conv_dtype(PyArrayObject* x, DType* dt) {
+  if (loop_index(x) < 0) {
+    PyErr_SetString(PyExc_TypeError, "conv2d kernel: float32 or float64 arrays only");
     return false;
   }
-  q->G = PyLong_AsLongLong(attrs[3]);
-  if (q->G == -1 && PyErr_Occurred()) return false;
+  *dt = dtype_of(x);
+  return true;
+}
+
+// The geometry of x (N, C, H, W) * w (C_out, C/groups, kh, kw) with stride, padding and dilation (int pairs) and
+// groups; false with ValueError set when they do not fit together.
+bool conv_geometry(PyArrayObject* x, PyArrayObject* w, const IntList& s, const IntList& p, const IntList& d,
+                   int64_t groups, ConvGeom* q) {
+  if (!pair(s) || !pair(p) || !pair(d)) {
+    PyErr_SetString(PyExc_ValueError, "conv2d kernel: stride, padding and dilation must be pairs");
+    return false;
+  }
+  q->G = groups;
   const npy_intp *dx = PyArray_DIMS(x), *dw = PyArray_DIMS(w);
   q->N = dx[0], q->C = dx[1], q->H = dx[2], q->W = dx[3];
   q->Cout = dw[0], q->Cg = dw[1];
@@ -789,122 +780,104 @@ bool conv_geometry(PyArrayObject* x, PyArrayObject* w, PyObject* const* attrs, C
   return true;
 }
 
-int conv_type(PyObject* o) {
-  int t = is_array(o) ? PyArray_TYPE(arr(o)) : -1;
-  if (t != NPY_FLOAT32 && t != NPY_FLOAT64) {
-    PyErr_SetString(PyExc_TypeError, "conv2d kernel: float32 or float64 arrays only");
-    return -1;
-  }
-  return t;
-}
-
 // conv2d_forward(x, weight, bias or None, stride, padding, dilation, groups) -> (N, C_out, oh, ow)
-PyObject* py_conv2d_forward(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 7) {
-    PyErr_SetString(PyExc_TypeError, "conv2d_forward(x, weight, bias, stride, padding, dilation, groups)");
-    return nullptr;
-  }
-  const int type = conv_type(args[0]);
-  if (type < 0) return nullptr;
-  ConvRefs r;
-  if (!(r.a[0] = conv_operand(args[0], type, 4, "x")) || !(r.a[1] = conv_operand(args[1], type, 4, "weight")))
-    return nullptr;
+TT_ENTRY(py_conv2d_forward) {
+  PyArrayObject *x0, *w0;
+  Opt<PyArrayObject*> b0;
+  IntList s, p, d;
+  int64_t groups;
+  TT_ARGS(x0, w0, b0, s, p, d, groups);
+  DType dt;
+  if (!conv_dtype(x0, &dt)) return nullptr;
+  Ref x(conv_operand(x0, dt, 4, "x"));
+  if (!x.p) return nullptr;
+  Ref w(conv_operand(w0, dt, 4, "weight"));
+  if (!w.p) return nullptr;
   ConvGeom q;
-  if (!conv_geometry(r.a[0], r.a[1], args + 3, &q)) return nullptr;
-  if (args[2] != Py_None) {
-    if (!(r.a[2] = conv_operand(args[2], type, 1, "bias"))) return nullptr;
-    if (PyArray_DIMS(r.a[2])[0] != q.Cout) {
+  if (!conv_geometry(x.p, w.p, s, p, d, groups, &q)) return nullptr;
+  Ref b;
+  if (b0.has) {
+    if (!(b.p = conv_operand(b0.v, dt, 1, "bias"))) return nullptr;
+    if (PyArray_DIMS(b.p)[0] != q.Cout) {
       PyErr_SetString(PyExc_ValueError, "conv2d kernel: the bias must have C_out elements");
       return nullptr;
     }
   }
   npy_intp shape[4] = {(npy_intp)q.N, (npy_intp)q.Cout, (npy_intp)q.oh, (npy_intp)q.ow};
-  PyArrayObject* out = empty(4, shape, type);
+  PyArrayObject* out = empty(4, shape, PyArray_TYPE(x.p));
   if (!out || q.N * q.L == 0) return reinterpret_cast<PyObject*>(out);
-  const void *px = PyArray_DATA(r.a[0]), *pw = PyArray_DATA(r.a[1]);
-  const void* pb = r.a[2] ? PyArray_DATA(r.a[2]) : nullptr;
-  void* po = PyArray_DATA(out);
-  PyThreadState* ts = q.N * q.Cout * q.L * q.K >= kGrainSizeGIL ? PyEval_SaveThread() : nullptr;
-  if (type == NPY_FLOAT32)
-    conv_forward<float>(q, (const float*)px, (const float*)pw, (const float*)pb, (float*)po);
-  else
-    conv_forward<double>(q, (const double*)px, (const double*)pw, (const double*)pb, (double*)po);
-  if (ts) PyEval_RestoreThread(ts);
+  TT_DISPATCH_FLOATING_TYPES(dt, "conv2d_forward", [&] {
+    using T = scalar_t;
+    run_released(q.N * q.Cout * q.L * q.K, [&] {
+      conv_forward<T>(q, (const T*)PyArray_DATA(x.p), (const T*)PyArray_DATA(w.p),
+                      b.p ? (const T*)PyArray_DATA(b.p) : nullptr, (T*)PyArray_DATA(out));
+    });
+  });
   return reinterpret_cast<PyObject*>(out);
 }
 
 // conv2d_backward(grad_out, x, weight, stride, padding, dilation, groups, need_input, need_weight, need_bias)
 //   -> a tuple of the gradients asked for, in that order: input (N, C, H, W), weight, bias (C_out,)
-PyObject* py_conv2d_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 10) {
-    PyErr_SetString(PyExc_TypeError, "conv2d_backward(grad_out, x, weight, stride, padding, dilation, groups, "
-                                     "need_input, need_weight, need_bias)");
-    return nullptr;
-  }
-  const int type = conv_type(args[1]);
-  if (type < 0) return nullptr;
-  ConvRefs r;
-  if (!(r.a[0] = conv_operand(args[0], type, 4, "grad_out")) || !(r.a[1] = conv_operand(args[1], type, 4, "x")) ||
-      !(r.a[2] = conv_operand(args[2], type, 4, "weight")))
-    return nullptr;
+TT_ENTRY(py_conv2d_backward) {
+  PyArrayObject *g0, *x0, *w0;
+  IntList s, p, d;
+  int64_t groups;
+  bool need[3];
+  TT_ARGS(g0, x0, w0, s, p, d, groups, need[0], need[1], need[2]);
+  DType dt;
+  if (!conv_dtype(x0, &dt)) return nullptr;
+  Ref gy(conv_operand(g0, dt, 4, "grad_out"));
+  if (!gy.p) return nullptr;
+  Ref x(conv_operand(x0, dt, 4, "x"));
+  if (!x.p) return nullptr;
+  Ref w(conv_operand(w0, dt, 4, "weight"));
+  if (!w.p) return nullptr;
   ConvGeom q;
-  if (!conv_geometry(r.a[1], r.a[2], args + 3, &q)) return nullptr;
-  const npy_intp* dg = PyArray_DIMS(r.a[0]);
+  if (!conv_geometry(x.p, w.p, s, p, d, groups, &q)) return nullptr;
+  const npy_intp* dg = PyArray_DIMS(gy.p);
   if (dg[0] != q.N || dg[1] != q.Cout || dg[2] != q.oh || dg[3] != q.ow) {
     PyErr_SetString(PyExc_ValueError, "conv2d_backward: grad_out does not have the output's shape");
     return nullptr;
   }
-  int need[3];
-  for (int i = 0; i < 3; ++i)
-    if ((need[i] = PyObject_IsTrue(args[7 + i])) < 0) return nullptr;
-  PyArrayObject* res[3] = {nullptr, nullptr, nullptr};
+  const npy_intp* dw = PyArray_DIMS(w.p);
   const npy_intp shapes[3][4] = {{(npy_intp)q.N, (npy_intp)q.C, (npy_intp)q.H, (npy_intp)q.W},
-                                 {PyArray_DIMS(r.a[2])[0], PyArray_DIMS(r.a[2])[1], PyArray_DIMS(r.a[2])[2],
-                                  PyArray_DIMS(r.a[2])[3]},
+                                 {dw[0], dw[1], dw[2], dw[3]},
                                  {(npy_intp)q.Cout, 0, 0, 0}};
   const int ndims[3] = {4, 4, 1};
+  Ref res[3];
   int count = 0;
   for (int i = 0; i < 3; ++i) {
     if (!need[i]) continue;
-    if (!(res[i] = empty(ndims[i], shapes[i], type))) {
-      for (PyArrayObject* a : res) Py_XDECREF(a);
-      return nullptr;
-    }
+    if (!(res[i].p = empty(ndims[i], shapes[i], PyArray_TYPE(x.p)))) return nullptr;
     ++count;
   }
-  auto data = [&](int i) { return res[i] ? PyArray_DATA(res[i]) : nullptr; };
-  const void *pg = PyArray_DATA(r.a[0]), *px = PyArray_DATA(r.a[1]), *pw = PyArray_DATA(r.a[2]);
-  PyThreadState* ts = q.N * q.Cout * std::max<int64_t>(q.L, 1) * q.K >= kGrainSizeGIL ? PyEval_SaveThread() : nullptr;
-  if (type == NPY_FLOAT32)
-    conv_backward<float>(q, (const float*)pg, (const float*)px, (const float*)pw, (float*)data(0), (float*)data(1),
-                         (float*)data(2));
-  else
-    conv_backward<double>(q, (const double*)pg, (const double*)px, (const double*)pw, (double*)data(0),
-                          (double*)data(1), (double*)data(2));
-  if (ts) PyEval_RestoreThread(ts);
+  TT_DISPATCH_FLOATING_TYPES(dt, "conv2d_backward", [&] {
+    using T = scalar_t;
+    auto data = [&](int i) { return res[i].p ? (T*)PyArray_DATA(res[i].p) : nullptr; };
+    run_released(q.N * q.Cout * std::max<int64_t>(q.L, 1) * q.K, [&] {
+      conv_backward<T>(q, (const T*)PyArray_DATA(gy.p), (const T*)PyArray_DATA(x.p), (const T*)PyArray_DATA(w.p),
+                       data(0), data(1), data(2));
+    });
+  });
   PyObject* tup = PyTuple_New(count);
-  if (!tup) {
-    for (PyArrayObject* a : res) Py_XDECREF(a);
-    return nullptr;
-  }
+  if (!tup) return nullptr;
   for (int i = 0, k = 0; i < 3; ++i)
-    if (res[i]) PyTuple_SET_ITEM(tup, k++, reinterpret_cast<PyObject*>(res[i]));
+    if (res[i].p) PyTuple_SET_ITEM(tup, k++, res[i].release());
   return tup;
 }
 
 }  // namespace
 
 PyMethodDef conv_methods[] = {
-    {"conv2d_forward", (PyCFunction)(void (*)(void))py_conv2d_forward, METH_FASTCALL,
-     "conv2d_forward(x, weight, bias, stride, padding, dilation, groups): (N, C_out, oh, ow)"},
-    {"conv2d_backward", (PyCFunction)(void (*)(void))py_conv2d_backward, METH_FASTCALL,
-     "conv2d_backward(grad_out, x, weight, stride, padding, dilation, groups, need_input, need_weight, need_bias)"},
-    {"im2col", (PyCFunction)(void (*)(void))py_im2col, METH_FASTCALL, "(N, C, H, W) -> (C*kh*kw, N, L)"},
-    {"col2im", (PyCFunction)(void (*)(void))py_col2im, METH_FASTCALL, "(C*kh*kw, N, L) -> (N, C, H, W)"},
-    {"max_pool2d_with_indices", (PyCFunction)(void (*)(void))py_max_pool2d, METH_FASTCALL,
-     "max pooling -> (values, indices)"},
-    {"max_pool2d_with_indices_backward", (PyCFunction)(void (*)(void))py_max_pool2d_backward, METH_FASTCALL,
-     "the gradient of max pooling"},
+    TT_METHOD("conv2d_forward", py_conv2d_forward,
+              "conv2d_forward(x, weight, bias, stride, padding, dilation, groups): (N, C_out, oh, ow)"),
+    TT_METHOD("conv2d_backward", py_conv2d_backward,
+              "conv2d_backward(grad_out, x, weight, stride, padding, dilation, groups, need_input, need_weight, "
+              "need_bias)"),
+    TT_METHOD("im2col", py_im2col, "(N, C, H, W) -> (C*kh*kw, N, L)"),
+    TT_METHOD("col2im", py_col2im, "(C*kh*kw, N, L) -> (N, C, H, W)"),
+    TT_METHOD("max_pool2d_with_indices", py_max_pool2d, "max pooling -> (values, indices)"),
+    TT_METHOD("max_pool2d_with_indices_backward", py_max_pool2d_backward, "the gradient of max pooling"),
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace tt
