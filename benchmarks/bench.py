@@ -4,7 +4,8 @@
 
 Runs every workload in a fresh process per library, alternating tinytorch, torch, tinytorch, torch, ... for
 ``--rounds`` rounds, and prints the median rate of each side and the median of the per-round ratios
-tinytorch / torch (> 1 means tinytorch is faster; for the per-op time, < 1 means tinytorch is faster). One process
+tinytorch / torch (> 1 means tinytorch is faster; for the per-op time, < 1 means tinytorch is faster) with their
+range (lowest-highest round: rounds run minutes apart, and the machine drifts between them). One process
 holding both libraries would let one's idle BLAS/OpenMP threads spin on the cores the other is timed on.
 
 ``--numpy`` adds tinytorch with its NumPy kernels only (``TINYTORCH_NATIVE=0``) as a third process per round,
@@ -244,7 +245,7 @@ def main():
           f"{args.threads} threads, {rounds} rounds alternating in separate processes, NumPy {np.__version__}"
           f"{', one core kept busy' if args.busy else ''}")
     print(f"load average before {load_before:.2f}, after {load_after:.2f}")
-    hdr = f"{'workload':44s} {'unit':8s} {'tinytorch':>10s} {'torch':>10s} {'ratio':>7s}"
+    hdr = f"{'workload':44s} {'unit':8s} {'tinytorch':>10s} {'torch':>10s} {'ratio':>7s} {'range':>11s}"
     if args.numpy:
         hdr += f" {'numpy-only':>10s} {'ratio':>7s}"
     if args.baseline:
@@ -253,8 +254,11 @@ def main():
     for name, unit in zip(WORKLOADS, UNITS):
         med = {k: statistics.median(r[name] for r in v) for k, v in results.items()}
         # the median of per-round ratios: each round's two processes ran back to back under the same conditions
-        ratio = statistics.median(a[name] / b[name] for a, b in zip(results["tinytorch"], results["torch"]))
-        line = f"{name:44s} {unit:8s} {med['tinytorch']:10.1f} {med['torch']:10.1f} {ratio:7.2f}"
+        per_round = [a[name] / b[name] for a, b in zip(results["tinytorch"], results["torch"])]
+        ratio = statistics.median(per_round)
+        # the spread of the per-round ratios: the machine drifts between rounds by more than many differences
+        spread = f"{min(per_round):.2f}-{max(per_round):.2f}"
+        line = f"{name:44s} {unit:8s} {med['tinytorch']:10.1f} {med['torch']:10.1f} {ratio:7.2f} {spread:>11s}"
         if args.numpy:
             rn = statistics.median(a[name] / b[name] for a, b in zip(results["numpy"], results["torch"]))
             line += f" {med['numpy']:10.1f} {rn:7.2f}"

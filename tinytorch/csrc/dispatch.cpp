@@ -36,9 +36,17 @@ PyObject* g_raise_kernel_error = nullptr;
 PyObject* g_empty_kw = nullptr;
 PyObject* g_wrap_contiguous = nullptr;  // _C.wrap_contiguous: the cpu backend's wrap for row-major results
 PyObject* g_record_view = nullptr;
+// the autograd record step (_dispatch._record / OpNode.__init__) for one floating output
+PyTypeObject* g_opnode_type = nullptr;
+PyObject* g_node_counter = nullptr;   // Node._counter: [sequence number of the last node made]
+PyObject* g_saved_hooks = nullptr;    // autograd.graph._hooks (.stack: active saved_tensors_hooks)
+PyObject* g_edge_of = nullptr;
+PyObject* g_kept = nullptr;
+PyObject* g_no_inference_saved = nullptr;
+PyObject* g_one = nullptr;
 
 // interned attribute names
-PyObject *s_base, *s_observer, *s_enabled, *s_inference, *s_active, *s_shape_only, *s_kernels, *s_native, *s_cast,
+PyObject *s_stack, *s_inference_seen, *s_output_nr, *s_save_inputs, *s_save_output, *s_base, *s_observer, *s_enabled, *s_inference, *s_active, *s_shape_only, *s_kernels, *s_native, *s_cast,
     *s_wrap, *s_np, *s_shape;
 
 // __slots__ offsets (bytes into the instance) of Tensor, Storage and Op
@@ -51,6 +59,13 @@ struct {
 struct {
   Py_ssize_t name, meta, backward, refused, special, view;
 } O;
+struct {
+  Py_ssize_t next_edges, pre_hooks, seq, op, inputs, versions, kw, out, out_version, shapes, dtypes, outs, released,
+      unpack;
+} N;
+struct {
+  Py_ssize_t is_floating_point, is_complex;
+} D;
 
 Py_ssize_t slot_offset(PyTypeObject* type, const char* name) {
   PyObject* d = PyObject_GetAttrString(reinterpret_cast<PyObject*>(type), name);
@@ -189,6 +204,178 @@ PyObject* from_native(PyObject* backend, PyObject* dev, PyObject* res, PyObject*
   put_new(t, T.grad_fn, Py_None);
   Py_DECREF(wrapped);
   return t;
+}
+
+// A new Tensor object over t's memory with no autograd history (Tensor._alias).
+PyObject* alias(PyObject* t) {
+  PyObject* a = g_tensor_type->tp_alloc(g_tensor_type, 0);
+  if (!a) return nullptr;
+  const Py_ssize_t offs[] = {T.storage, T.shape, T.stride, T.offset, T.dtype, T.nat};
+  for (Py_ssize_t off : offs) {
+    PyObject* v = slot(t, off);
+    put_new(a, off, v ? v : Py_None);
+  }
+  put_new(a, T.requires_grad, Py_False);
+  put_new(a, T.grad_fn, Py_None);
+  return a;
+}
+
+PyObject* version_of(PyObject* t) {  // t._storage._version[0], a new reference
+  PyObject* v = slot(slot(t, T.storage), S.version);
+  if (!v || !PyList_Check(v) || PyList_GET_SIZE(v) < 1) return PyLong_FromLong(0);
+  PyObject* n = PyList_GET_ITEM(v, 0);
+  Py_INCREF(n);
+  return n;
+}
+
+// _dispatch._record for the common call: one floating (not complex) output, real inputs, no saved-tensor hooks.
+// Returns 1 done, 0 when the Python _record must do it, -1 on error.
+int record(PyObject* op, PyObject* args, PyObject* kw, PyObject* result, PyObject* outs) {
+  if (!PyObject_TypeCheck(result, g_tensor_type)) return 0;
+  PyObject* dt = slot(result, T.dtype);
+  if (!dt || slot(dt, D.is_complex) != Py_False) return 0;
+  if (slot(dt, D.is_floating_point) != Py_True) return 1;  // integer and bool outputs get no node
+  PyObject* stack = PyObject_GetAttr(g_saved_hooks, s_stack);
+  if (!stack) return -1;
+  int hooks = PyObject_IsTrue(stack);
+  Py_DECREF(stack);
+  if (hooks) return hooks < 0 ? -1 : 0;
+  Py_ssize_t n = PyTuple_GET_SIZE(args);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* a = PyTuple_GET_ITEM(args, i);
+    if (PyObject_TypeCheck(a, g_tensor_type) && slot(a, T.requires_grad) == Py_True &&
+        slot(slot(a, T.dtype), D.is_complex) != Py_False)
+      return 0;
+  }
+  PyObject* edges = PyTuple_New(n);
+  if (!edges) return -1;
+  bool needed = false;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* a = PyTuple_GET_ITEM(args, i);
+    PyObject* e = nullptr;
+    if (PyObject_TypeCheck(a, g_tensor_type) && slot(a, T.requires_grad) == Py_True) {
+      needed = true;
+      PyObject* fn = slot(a, T.grad_fn);
+      if (fn && fn != Py_None) {
+        PyObject* nr = PyObject_GetAttr(a, s_output_nr);
+        e = nr ? PyTuple_Pack(2, fn, nr) : nullptr;
+        Py_XDECREF(nr);
+      } else {
+        e = PyObject_Vectorcall(g_edge_of, &a, 1, nullptr);
+      }
+      if (!e) {
+        Py_DECREF(edges);
+        return -1;
+      }
+    } else {
+      e = Py_None;
+      Py_INCREF(e);
+    }
+    PyTuple_SET_ITEM(edges, i, e);
+  }
+  if (!needed) {
+    Py_DECREF(edges);
+    return 1;
+  }
+  PyObject* node = g_opnode_type->tp_alloc(g_opnode_type, 0);
+  PyObject* shapes = PyList_New(n);
+  PyObject* dtypes = PyList_New(n);
+  if (!node || !shapes || !dtypes) {
+    Py_XDECREF(node); Py_XDECREF(shapes); Py_XDECREF(dtypes); Py_DECREF(edges);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* a = PyTuple_GET_ITEM(args, i);
+    bool is_t = PyObject_TypeCheck(a, g_tensor_type);
+    PyObject* sh = is_t ? slot(a, T.shape) : Py_None;
+    PyObject* d = is_t ? slot(a, T.dtype) : Py_None;
+    Py_INCREF(sh);
+    Py_INCREF(d);
+    PyList_SET_ITEM(shapes, i, sh);
+    PyList_SET_ITEM(dtypes, i, d);
+  }
+  // Node.__init__: the sequence number orders ready nodes in the engine (the newest first, as PyTorch)
+  PyObject* count = PyList_GET_ITEM(g_node_counter, 0);
+  PyObject* next = PyNumber_Add(count, g_one);
+  if (!next) { Py_DECREF(node); Py_DECREF(shapes); Py_DECREF(dtypes); Py_DECREF(edges); return -1; }
+  PyList_SetItem(g_node_counter, 0, next);  // steals next
+  Py_INCREF(next);
+  put(node, N.seq, next);
+  put(node, N.next_edges, edges);
+  put_new(node, N.pre_hooks, Py_None);
+  put_new(node, N.op, op);
+  put_new(node, N.kw, kw);
+  put_new(node, N.outs, outs);
+  put_new(node, N.released, Py_False);
+  put(node, N.shapes, shapes);
+  put(node, N.dtypes, dtypes);
+  put_new(node, N.unpack, Py_None);
+  // what the node saves (Op.save_inputs / save_output)
+  PyObject* si = PyObject_GetAttr(op, s_save_inputs);
+  PyObject* so = si ? PyObject_GetAttr(op, s_save_output) : nullptr;
+  int ok = so ? 0 : -1;
+  if (!ok) {
+    int keep_in = PyObject_IsTrue(si);
+    if (keep_in < 0) ok = -1;
+    else if (keep_in) {
+      PyObject* saved = args;
+      Py_INCREF(saved);
+      if (si != Py_True) {
+        Py_DECREF(saved);
+        PyObject* a[4] = {args, si, edges, kw};
+        saved = PyObject_Vectorcall(g_kept, a, 4, nullptr);
+      }
+      PyObject* versions = saved ? PyList_New(PyTuple_GET_SIZE(saved)) : nullptr;
+      if (!versions) ok = -1;
+      for (Py_ssize_t i = 0; versions && i < PyTuple_GET_SIZE(saved); ++i) {
+        PyObject* a = PyTuple_GET_ITEM(saved, i);
+        PyList_SET_ITEM(versions, i, PyObject_TypeCheck(a, g_tensor_type) ? version_of(a) : PyLong_FromLong(0));
+      }
+      if (saved) put(node, N.inputs, saved);
+      if (versions) put(node, N.versions, versions);
+      if (!ok) {
+        PyObject* seen = PyObject_GetAttr(g_grad_state, s_inference_seen);
+        int any = seen ? PyObject_IsTrue(seen) : -1;
+        Py_XDECREF(seen);
+        if (any < 0) ok = -1;
+        else if (any) {
+          PyObject* r = PyObject_Vectorcall(g_no_inference_saved, &saved, 1, nullptr);
+          if (!r) ok = -1;
+          Py_XDECREF(r);
+        }
+      }
+    } else {
+      put_new(node, N.inputs, Py_None);
+    }
+    if (!ok) {
+      int keep_out = PyObject_IsTrue(so);
+      if (keep_out < 0) ok = -1;
+      else if (keep_out) {
+        PyObject* o = alias(result);
+        PyObject* v = o ? version_of(result) : nullptr;
+        if (!o || !v) { Py_XDECREF(o); ok = -1; }
+        else {
+          put(node, N.out, o);
+          put(node, N.out_version, v);
+        }
+      } else {
+        put_new(node, N.out, Py_None);
+      }
+    }
+  }
+  Py_XDECREF(si);
+  Py_XDECREF(so);
+  if (ok < 0) {
+    Py_DECREF(node);
+    return -1;
+  }
+  PyObject* old = slot(result, T.grad_fn);
+  put(result, T.grad_fn, node);
+  Py_XDECREF(old);
+  old = slot(result, T.requires_grad);
+  put_new(result, T.requires_grad, Py_True);
+  Py_XDECREF(old);
+  return 1;
 }
 
 // The exception the kernel raised, translated as the Python path does (_raise_kernel_error), then raised.
@@ -448,10 +635,16 @@ PyObject* fast_dispatch(PyObject* op, PyObject* args, PyObject* kw, bool* fallba
       if (!truthy_attr(g_grad_state, s_enabled, &enabled)) {
         Py_CLEAR(result);
       } else if (enabled) {
-        PyObject* a[5] = {op, args, kw ? kw : g_empty_kw, result, outs};
-        PyObject* r = PyObject_Vectorcall(g_record, a, 5, nullptr);
-        if (!r) Py_CLEAR(result);
-        Py_XDECREF(r);
+        PyObject* k = kw ? kw : g_empty_kw;
+        int done = g_opnode_type ? record(op, args, k, result, outs) : 0;
+        if (done < 0) {
+          Py_CLEAR(result);
+        } else if (done == 0) {
+          PyObject* a[5] = {op, args, k, result, outs};
+          PyObject* r = PyObject_Vectorcall(g_record, a, 5, nullptr);
+          if (!r) Py_CLEAR(result);
+          Py_XDECREF(r);
+        }
       }
     }
   }
@@ -543,6 +736,11 @@ PyObject* py_dispatch_setup(PyObject*, PyObject* const* args, Py_ssize_t nargs) 
   if (!s_observer) {
     s_observer = intern("_observer");
     s_base = intern("_base");
+    s_stack = intern("stack");
+    s_inference_seen = intern("inference_seen");
+    s_output_nr = intern("_output_nr");
+    s_save_inputs = intern("save_inputs");
+    s_save_output = intern("save_output");
     s_enabled = intern("enabled");
     s_inference = intern("inference");
     s_active = intern("active");
@@ -557,9 +755,43 @@ PyObject* py_dispatch_setup(PyObject*, PyObject* const* args, Py_ssize_t nargs) 
   Py_RETURN_NONE;
 }
 
+// record_setup(OpNode, dtype_class, node_counter, saved_hooks_state, edge_of, kept, no_inference_saved): the
+// autograd record step in C (without it, the fast path calls _dispatch._record).
+PyObject* py_record_setup(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 7 || !PyType_Check(args[0]) || !PyType_Check(args[1]) || !PyList_Check(args[2]) ||
+      PyList_GET_SIZE(args[2]) != 1) {
+    PyErr_SetString(PyExc_TypeError, "record_setup(OpNode, dtype, Node._counter, _hooks, edge_of, _kept, "
+                                     "_no_inference_saved)");
+    return nullptr;
+  }
+  auto* node = reinterpret_cast<PyTypeObject*>(args[0]);
+  auto* dtype = reinterpret_cast<PyTypeObject*>(args[1]);
+  if ((N.next_edges = slot_offset(node, "next_edges")) < 0 || (N.pre_hooks = slot_offset(node, "pre_hooks")) < 0 ||
+      (N.seq = slot_offset(node, "_seq")) < 0 || (N.op = slot_offset(node, "op")) < 0 ||
+      (N.inputs = slot_offset(node, "_inputs")) < 0 || (N.versions = slot_offset(node, "_versions")) < 0 ||
+      (N.kw = slot_offset(node, "kw")) < 0 || (N.out = slot_offset(node, "_out")) < 0 ||
+      (N.out_version = slot_offset(node, "_out_version")) < 0 || (N.shapes = slot_offset(node, "shapes")) < 0 ||
+      (N.dtypes = slot_offset(node, "dtypes")) < 0 || (N.outs = slot_offset(node, "outs")) < 0 ||
+      (N.released = slot_offset(node, "released")) < 0 || (N.unpack = slot_offset(node, "_unpack")) < 0 ||
+      (D.is_floating_point = slot_offset(dtype, "is_floating_point")) < 0 ||
+      (D.is_complex = slot_offset(dtype, "is_complex")) < 0)
+    return nullptr;
+  if (!g_one) g_one = PyLong_FromLong(1);
+  PyObject** globals[] = {reinterpret_cast<PyObject**>(&g_opnode_type), nullptr, &g_node_counter, &g_saved_hooks,
+                          &g_edge_of, &g_kept, &g_no_inference_saved};
+  for (int i = 0; i < 7; ++i) {
+    if (!globals[i]) continue;
+    Py_INCREF(args[i]);
+    Py_XSETREF(*globals[i], args[i]);
+  }
+  Py_RETURN_NONE;
+}
+
 }  // namespace
 
 PyMethodDef dispatch_methods[] = {
+    {"record_setup", (PyCFunction)(void (*)(void))py_record_setup, METH_FASTCALL,
+     "record_setup(...): the autograd classes and helpers the C record step reads"},
     {"dispatch", (PyCFunction)(void (*)(void))py_dispatch, METH_FASTCALL | METH_KEYWORDS,
      "dispatch(op, args, kw=None, out=None, _observed=False): the common path of _dispatch.dispatch in C"},
     {"dispatch_setup", (PyCFunction)(void (*)(void))py_dispatch_setup, METH_FASTCALL,
