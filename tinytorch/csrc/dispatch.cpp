@@ -44,9 +44,10 @@ PyObject* g_edge_of = nullptr;
 PyObject* g_kept = nullptr;
 PyObject* g_no_inference_saved = nullptr;
 PyObject* g_one = nullptr;
+PyObject* g_zero = nullptr;
 
 // interned attribute names
-PyObject *s_stack, *s_inference_seen, *s_output_nr, *s_save_inputs, *s_save_output, *s_base, *s_observer, *s_enabled, *s_inference, *s_active, *s_shape_only, *s_kernels, *s_native, *s_cast,
+PyObject *s_grad_acc, *s_stack, *s_inference_seen, *s_output_nr, *s_save_inputs, *s_save_output, *s_base, *s_observer, *s_enabled, *s_inference, *s_active, *s_shape_only, *s_kernels, *s_native, *s_cast,
     *s_wrap, *s_np, *s_shape;
 
 // __slots__ offsets (bytes into the instance) of Tensor, Storage and Op
@@ -228,6 +229,47 @@ PyObject* version_of(PyObject* t) {  // t._storage._version[0], a new reference
   return n;
 }
 
+// _dispatch._kept for a tuple spec (entries: a position, or (position, needers)): the saved arguments, None at the
+// tensor positions not kept for this call. nullptr with no exception: a spec only the Python _kept reads.
+PyObject* kept(PyObject* values, PyObject* spec, PyObject* edges) {
+  if (!PyTuple_Check(spec)) return nullptr;
+  Py_ssize_t n = PyTuple_GET_SIZE(values);
+  uint64_t keep = 0;
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(spec); ++k) {
+    PyObject* e = PyTuple_GET_ITEM(spec, k);
+    if (PyLong_CheckExact(e)) {
+      long pos = PyLong_AsLong(e);
+      if (pos < 0 || pos >= 64) return PyErr_Clear(), nullptr;
+      keep |= uint64_t(1) << pos;
+      continue;
+    }
+    if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 2 || !PyLong_CheckExact(PyTuple_GET_ITEM(e, 0)) ||
+        !PyTuple_Check(PyTuple_GET_ITEM(e, 1)))
+      return nullptr;
+    long pos = PyLong_AsLong(PyTuple_GET_ITEM(e, 0));
+    if (pos < 0 || pos >= 64) return PyErr_Clear(), nullptr;
+    PyObject* needers = PyTuple_GET_ITEM(e, 1);
+    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(needers); ++j) {
+      PyObject* jj = PyTuple_GET_ITEM(needers, j);
+      if (!PyLong_CheckExact(jj)) return nullptr;
+      long q = PyLong_AsLong(jj);
+      if (q >= 0 && q < PyTuple_GET_SIZE(edges) && PyTuple_GET_ITEM(edges, q) != Py_None) {
+        keep |= uint64_t(1) << pos;
+        break;
+      }
+    }
+  }
+  PyObject* out = PyTuple_New(n);
+  if (!out) return nullptr;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* v = PyTuple_GET_ITEM(values, i);
+    if (i < 64 && !(keep >> i & 1) && PyObject_TypeCheck(v, g_tensor_type)) v = Py_None;
+    Py_INCREF(v);
+    PyTuple_SET_ITEM(out, i, v);
+  }
+  return out;
+}
+
 // _dispatch._record for the common call: one floating (not complex) output, real inputs, no saved-tensor hooks.
 // Returns 1 done, 0 when the Python _record must do it, -1 on error.
 int record(PyObject* op, PyObject* args, PyObject* kw, PyObject* result, PyObject* outs) {
@@ -261,7 +303,15 @@ int record(PyObject* op, PyObject* args, PyObject* kw, PyObject* result, PyObjec
         e = nr ? PyTuple_Pack(2, fn, nr) : nullptr;
         Py_XDECREF(nr);
       } else {
-        e = PyObject_Vectorcall(g_edge_of, &a, 1, nullptr);
+        // a leaf: its AccumulateGrad node, cached behind a weak reference (engine._grad_acc); made by edge_of
+        PyObject* ref = PyObject_GetAttr(a, s_grad_acc);
+        PyObject* acc = ref && PyWeakref_CheckRef(ref) ? PyWeakref_GetObject(ref) : nullptr;
+        if (acc && acc != Py_None) e = PyTuple_Pack(2, acc, g_zero);
+        else if (ref || PyErr_ExceptionMatches(PyExc_AttributeError)) {
+          PyErr_Clear();
+          e = PyObject_Vectorcall(g_edge_of, &a, 1, nullptr);
+        }
+        Py_XDECREF(ref);
       }
       if (!e) {
         Py_DECREF(edges);
@@ -322,8 +372,11 @@ int record(PyObject* op, PyObject* args, PyObject* kw, PyObject* result, PyObjec
       Py_INCREF(saved);
       if (si != Py_True) {
         Py_DECREF(saved);
-        PyObject* a[4] = {args, si, edges, kw};
-        saved = PyObject_Vectorcall(g_kept, a, 4, nullptr);
+        saved = kept(args, si, edges);
+        if (!saved && !PyErr_Occurred()) {
+          PyObject* a[4] = {args, si, edges, kw};
+          saved = PyObject_Vectorcall(g_kept, a, 4, nullptr);
+        }
       }
       PyObject* versions = saved ? PyList_New(PyTuple_GET_SIZE(saved)) : nullptr;
       if (!versions) ok = -1;
@@ -737,6 +790,7 @@ PyObject* py_dispatch_setup(PyObject*, PyObject* const* args, Py_ssize_t nargs) 
     s_observer = intern("_observer");
     s_base = intern("_base");
     s_stack = intern("stack");
+    s_grad_acc = intern("_grad_acc");
     s_inference_seen = intern("inference_seen");
     s_output_nr = intern("_output_nr");
     s_save_inputs = intern("save_inputs");
@@ -777,6 +831,7 @@ PyObject* py_record_setup(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
       (D.is_complex = slot_offset(dtype, "is_complex")) < 0)
     return nullptr;
   if (!g_one) g_one = PyLong_FromLong(1);
+  if (!g_zero) g_zero = PyLong_FromLong(0);
   PyObject** globals[] = {reinterpret_cast<PyObject**>(&g_opnode_type), nullptr, &g_node_counter, &g_saved_hooks,
                           &g_edge_of, &g_kept, &g_no_inference_saved};
   for (int i = 0; i < 7; ++i) {
