@@ -227,3 +227,43 @@ def test_fuzz_inplace_against_numpy(dtype):
     want = x + x.T
     be.inplace_kernels["add"](x, x.T)
     _close(x, want, dtype)
+
+
+def test_clone_copies_contiguous_arrays_over_the_pool():
+    be = tt._dispatch._cpu_backend()
+    rng = np.random.default_rng(3)
+    old = tt.get_num_threads()
+    try:
+        for n in (1, 3):
+            tt.set_num_threads(n)
+            # sizes around the chunk of 64-byte lines, odd byte counts (float16, bool), 0-d and empty
+            for shape, dt in (((257, 1031), np.float32), ((3, 70001), np.float16), ((131075,), np.bool_),
+                              ((), np.float64), ((0, 4), np.float32), ((5, 3), np.int64)):
+                x = np.asarray(rng.standard_normal(shape) * 100).astype(dt)
+                y = be.kernels["clone"](x)
+                assert y is not x and not np.shares_memory(x, y)
+                assert y.dtype == x.dtype and y.shape == x.shape and y.flags.c_contiguous
+                np.testing.assert_array_equal(y, x)
+    finally:
+        tt.set_num_threads(old)
+    # a transposed (not C-contiguous) tensor is left to NumPy: same values
+    t = tt.tensor(rng.standard_normal((40, 30)).astype(np.float32)).t()
+    np.testing.assert_array_equal(t.clone().numpy(), t.numpy())
+
+
+def test_gelu_and_its_gradient_match_torch_over_the_float_range():
+    # erf's exp(-x^2) is flushed to 0 below 1.7e-38 (|x| > 9.3): the result must not move there
+    x = np.concatenate([np.linspace(-20, 20, 20001), [-1e30, -88, -14, -9.3, -6.6, -1e-30, 0, 1e-30, 6.6, 9.3, 14,
+                                                      88, 1e30, np.inf, -np.inf, np.nan]]).astype(np.float32)
+    g = np.random.default_rng(4).standard_normal(x.shape).astype(np.float32)
+    got = tt.nn.functional.gelu(tt.tensor(x)).numpy()
+    want = torch.nn.functional.gelu(torch.tensor(x)).numpy()
+    # both erfs are Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7), rounded differently: x/2 times that apart
+    fin = np.isfinite(x)
+    assert np.all(np.abs(got[fin] - want[fin]) <= 1e-6 * np.abs(want[fin]) + 1.5e-7 * np.abs(x[fin]) + 1e-30)
+    np.testing.assert_array_equal(got[~fin], want[~fin])
+    a = tt.tensor(x, requires_grad=True)
+    tt.nn.functional.gelu(a).backward(tt.tensor(g))
+    b = torch.tensor(x, requires_grad=True)
+    torch.nn.functional.gelu(b).backward(torch.tensor(g))
+    np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-6, equal_nan=True)

@@ -197,6 +197,19 @@ class Generator:
         self._bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
         return words
 
+    def _bernoulli_scaled(self, n, q, dtype):
+        """Dropout's noise: n draws of bernoulli(q) divided by q, in ``dtype`` (np.float32 or np.float64), in one
+        native pass over the stream: the values of ``bernoulli`` with a scalar probability (one double uniform
+        per element, kept below q) followed by ``/ q`` in ``dtype``, as PyTorch's dropout computes its noise. None
+        where there is no native pass (no extension, another dtype, fewer than ``_NATIVE_MIN_DRAWS`` draws)."""
+        if _native_C is None or n < _NATIVE_MIN_DRAWS or dtype not in (np.float32, np.float64):
+            return None
+        st = self._bits.state
+        key = np.array(st["state"]["key"], dtype=np.uint32)
+        noise, pos = _native_C.bernoulli_scaled(key, int(st["state"]["pos"]), n, float(q), dtype == np.float64)
+        self._bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+        return noise
+
     def _uniform(self, n, dtype, low=0.0, high=1.0):
         """n samples of U[low, high) in ``dtype`` (a NumPy float type): the top mantissa-width bits of one
         draw scaled by 2^-digits, then x * (high - low) + low in the accumulation type (float for float32 and

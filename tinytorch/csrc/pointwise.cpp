@@ -1,6 +1,8 @@
 // Python entry points of the native pointwise kernels: binary ops (with broadcasting and a Python-number
 // operand), unary ops, comparisons and where. Every entry returns NotImplemented for inputs it does not
 // handle (dtypes other than float32/float64, mixed dtypes), and the Python wrapper runs the NumPy kernel.
+#include <algorithm>
+#include <cstring>
 #include <initializer_list>
 
 #include "kit.h"
@@ -116,6 +118,32 @@ static TT_ENTRY(py_where) {
   return reinterpret_cast<PyObject*>(it.output());
 }
 
+// copy(a): a C-contiguous copy of a C-contiguous array (the kernel of clone), its bytes split over the pool in
+// chunks of at least kGrainSize floats; NotImplemented for another layout (NumPy's copy keeps the element order)
+static TT_ENTRY(py_copy) {
+  PyArrayObject* a;
+  TT_ARGS(a);
+  if (!PyArray_IS_C_CONTIGUOUS(a)) return not_implemented();
+  PyArray_Descr* descr = PyArray_DESCR(a);
+  Py_INCREF(descr);
+  PyArrayObject* out = reinterpret_cast<PyArrayObject*>(
+      PyArray_NewFromDescr(&PyArray_Type, descr, PyArray_NDIM(a), PyArray_DIMS(a), nullptr, nullptr, 0, nullptr));
+  if (!out) return nullptr;
+  const int64_t nbytes = PyArray_NBYTES(a);
+  const char* src = static_cast<const char*>(PyArray_DATA(a));
+  char* dst = static_cast<char*>(PyArray_DATA(out));
+  // chunks of 64-byte lines: no two threads write one cache line
+  constexpr int64_t kLine = 64;
+  const int64_t lines = (nbytes + kLine - 1) / kLine;
+  run_released(nbytes / 4, [&] {
+    parallel_for(0, lines, kGrainSize * 4 / kLine, [&](int64_t b, int64_t e) {
+      const int64_t lo = b * kLine, hi = std::min(e * kLine, nbytes);
+      std::memcpy(dst + lo, src + lo, hi - lo);
+    });
+  });
+  return reinterpret_cast<PyObject*>(out);
+}
+
 // _C.BINARY_OPS and _C.UNARY_OPS: {formula name: op code}, read by backends/cpu/native.py
 TT_EXPORT_OP_CODES(BINARY_OPS, kBinaryOpNames, BIN_COUNT);
 TT_EXPORT_OP_CODES(UNARY_OPS, kUnaryOpNames, UN_COUNT);
@@ -125,6 +153,7 @@ PyMethodDef pointwise_methods[] = {
     TT_METHOD("binary_", py_binary_inplace, "binary_(op, dst, other, alpha=None)"),
     TT_METHOD("unary", py_unary, "unary(op, a, *scalars)"),
     TT_METHOD("where", py_where, "where(cond, a, b)"),
+    TT_METHOD("copy", py_copy, "copy(a): a C-contiguous copy of a C-contiguous array"),
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace tt

@@ -97,6 +97,8 @@ def _register_pointwise():
         if f.op == f.name and not f.attrs and not f.when and f.op in KERNELS:
             _native(f.op, binary if f.arity == 2 else unary, (bin_code if f.arity == 2 else un_code)[f.name])
     _native("where", _C.where)
+    # clone of a C-contiguous array: one memcpy split over the pool (NumPy's copy runs on one thread)
+    _native("clone", _C.copy)
     # in place (Tensor.add_ ...): the NumPy in-place kernel when the native one declines
     binary_ = _C.binary_
     for name, alpha_name in (("add", "add_alpha"), ("sub", "sub_alpha"), ("mul", None), ("div", None)):

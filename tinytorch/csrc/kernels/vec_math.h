@@ -18,17 +18,11 @@
 
 static inline TT_INLINE float tt_bits_to_float(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
 
-static inline TT_INLINE float tt_exp(float x) {
-  float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
-  float v = TT_MADD(xc, 1.44269504088896341f, 0.5f);
-#if defined(TT_HAS_ROUND)  // set by the AVX2 and AVX-512 capability files (#pragma GCC target defines no ISA macros)
-  float n = __builtin_floorf(v);  // one rounding instruction
-#else
-  // SSE2 has no rounding instruction: floor through a truncating conversion instead of a libm call
-  float t = (float)(int32_t)v;
-  float n = t - (t > v ? 1.0f : 0.0f);
-#endif
-  float r = TT_MADD(n, -0.693359375f, xc);  // n * ln2_hi is exact
+// Cephes' polynomial on r = x - n ln2, n = floor(x log2(e) + 1/2), with 2^n in two factors so results in the
+// subnormal range are exact too. The input is not clamped: where n overflows the conversion (|x| large, NaN),
+// the three selects at the end give the result (inf, 0, the NaN itself), so garbage in between is never seen.
+static inline TT_INLINE float tt_exp_poly(float x, float n) {
+  float r = TT_MADD(n, -0.693359375f, x);  // n * ln2_hi is exact
   r = TT_MADD(n, 2.12194440e-4f, r);
   float z = r * r;
   float y = 1.9875691500E-4f;
@@ -37,14 +31,38 @@ static inline TT_INLINE float tt_exp(float x) {
   y = TT_MADD(y, r, 4.1665795894E-2f);
   y = TT_MADD(y, r, 1.6666665459E-1f);
   y = TT_MADD(y, r, 5.0000001201E-1f);
-  y = TT_MADD(y, z, r) + 1.0f;
-  // 2^n as two factors, so results in the subnormal range are exact too
+  return TT_MADD(y, z, r) + 1.0f;
+}
+
+static inline TT_INLINE float tt_exp_round(float x) {
+  float v = TT_MADD(x, 1.44269504088896341f, 0.5f);
+#if defined(TT_HAS_ROUND)  // set by the AVX2 and AVX-512 capability files (#pragma GCC target defines no ISA macros)
+  return __builtin_floorf(v);  // one rounding instruction
+#else
+  // SSE2 has no rounding instruction: floor through a truncating conversion instead of a libm call
+  float t = (float)(int32_t)v;
+  return t - (t > v ? 1.0f : 0.0f);
+#endif
+}
+
+static inline TT_INLINE float tt_exp(float x) {
+  float n = tt_exp_round(x);
+  float y = tt_exp_poly(x, n);
   int32_t ni = (int32_t)n;
   int32_t n1 = ni >> 1, n2 = ni - n1;
   y = y * tt_bits_to_float((uint32_t)(n1 + 127) << 23) * tt_bits_to_float((uint32_t)(n2 + 127) << 23);
   y = x > 88.72283935546875f ? __builtin_inff() : y;
   y = x < -103.972084045410f ? 0.0f : y;
   return x != x ? x : y;
+}
+
+// exp(x) for x <= 0 where only normal results matter: tt_exp's value down to x = -87 (2^n is one factor there,
+// n >= -126), 0 below. A NaN gives an unspecified value: the caller (tt_erf) gets its NaN from elsewhere.
+static inline TT_INLINE float tt_exp_nonpos(float x) {
+  float n = tt_exp_round(x);
+  float y = tt_exp_poly(x, n);
+  y = y * tt_bits_to_float((uint32_t)((int32_t)n + 127) << 23);
+  return x < -87.0f ? 0.0f : y;
 }
 
 static inline TT_INLINE double tt_exp(double x) { return __builtin_exp(x); }
@@ -78,7 +96,8 @@ static inline TT_INLINE float tt_erf(float x) {
   r = TT_MADD(r, t, 1.421413741f);
   r = TT_MADD(r, t, -0.284496736f);
   r = TT_MADD(r, t, 0.254829592f);
-  float y = TT_MADD(-(r * t), tt_exp(-x * x), 1.0f);
+  // exp(-x^2) below 1.7e-38 (|x| > 9.3) changes nothing: 1 - r t e rounds to 1 either way
+  float y = TT_MADD(-(r * t), tt_exp_nonpos(-x * x), 1.0f);
   return __builtin_copysignf(y, x);
 }
 

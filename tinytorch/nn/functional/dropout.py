@@ -1,7 +1,11 @@
 """Dropout: elementwise, of whole channels (dropout1d / 2d / 3d), and alpha dropout for SELU networks."""
+import math
 import warnings
 
-from ..._ops.creation import empty
+from ..._dtype import float32, float64
+from ..._modes import _lazy
+from ..._ops.creation import _from_host, empty
+from ..._ops.generator import default_generator
 from ..._ops.random import _like, bernoulli
 from ..._ops._util import check_arg, check_dtype
 from ._utils import _scalar_name
@@ -37,10 +41,21 @@ def dropout(input, p=0.5, training=True, inplace=False):
         return _activation(input, inplace, lambda input: input * 0)
     _check_dropout_dtype(input)
     # PyTorch's CPU formula: noise = bernoulli(1 - p) / (1 - p), then input * noise (same draws, same rounding);
-    # noise is empty_like(input), so a transpose's mask is drawn in memory order
-    noise = _like(input, lambda shape: bernoulli(empty(shape, dtype=input.dtype, device=input.device), 1 - p)) \
-        / (1 - p)
+    # noise is empty_like(input), so a transpose's mask is drawn in memory order. The product stays an op, so
+    # its gradient is grad * noise.
+    noise = _like(input, lambda shape: _noise(shape, input, 1 - p))
     return _activation(input, inplace, lambda input: input * noise)
+
+
+def _noise(shape, input, q):
+    """bernoulli(q) / q of ``shape`` in the input's dtype and device: float32 and float64 in one native pass over
+    the default generator's stream (``Generator._bernoulli_scaled``), the same values as the two ops."""
+    np_dtype = input.dtype.np if input.dtype in (float32, float64) else None
+    noise = None if _lazy.active or np_dtype is None else \
+        default_generator._bernoulli_scaled(math.prod(shape), q, np_dtype)
+    if noise is None:
+        return bernoulli(empty(shape, dtype=input.dtype, device=input.device), q) / q
+    return _from_host(noise.reshape(shape), input.dtype, input.device)
 
 
 def _feature_dropout(input, p, training, inplace):
