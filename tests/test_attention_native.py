@@ -371,3 +371,26 @@ def test_tiles_of_the_default_capability():
     env = dict(os.environ, TINYTORCH_CPU_CAPABILITY="default")
     r = subprocess.run([sys.executable, "-c", code], env=env, cwd=here, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("a_shape,b_shape,ta", [((128, 64, 32), (128, 32, 64), False), ((7, 5, 3), (7, 3, 9), False),
+                                                ((6, 33, 19), (6, 33, 21), True), ((3, 1, 6, 10), (4, 10, 13), False),
+                                                ((9, 2, 64), (9, 2, 64), True)])
+def test_batched_matmul_of_small_products(dtype, a_shape, b_shape, ta):
+    """Products of at most 64^3 multiply-adds with a row-major right factor run in the tile microkernel (blas.cpp's
+    run_batched): sizes off its register blocks, a transposed left factor (read through its strides), broadcast
+    batch dims."""
+    rng = np.random.default_rng(13)
+    a, b = rng.standard_normal(a_shape).astype(dtype), rng.standard_normal(b_shape).astype(dtype)
+    old = tt.get_num_threads()
+    tt.set_num_threads(2)
+    try:
+        x = tt.tensor(a).transpose(-2, -1) if ta else tt.tensor(a)
+        ours = tt.matmul(x, tt.tensor(b)).numpy()
+    finally:
+        tt.set_num_threads(old)
+    y = torch.tensor(a).transpose(-2, -1) if ta else torch.tensor(a)
+    ref = torch.matmul(y, torch.tensor(b)).numpy()
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == "float32" else dict(rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(ours, ref, **tol)
