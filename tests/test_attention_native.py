@@ -348,7 +348,7 @@ def test_without_blas():
 @pytest.mark.parametrize("L,S,E,Ev,causal", [(67, 131, 12, 20, True), (131, 67, 20, 12, False), (64, 64, 36, 9, True),
                                              (3, 66, 1, 17, False), (66, 66, 33, 3, True)])
 def test_microkernel_edges(dtype, L, S, E, Ev, causal):
-    """Sizes off the tile microkernel's register blocks (4 rows by 2 vectors, then 1 vector, then single columns),
+    """Sizes off the tile microkernel's register blocks (6 rows by 2 vectors, then 1 vector, then single columns),
     E and Ev not multiples of 8, the causal diagonal cutting blocks, a broadcast float mask on the others."""
     mask = None if causal else np.random.default_rng(3).standard_normal((1, 2, L, S))
     check((2, 2, L, E), (2, 2, S, E), (2, 2, S, Ev), dtype, mask=mask, is_causal=causal)
