@@ -330,7 +330,8 @@ def test_grad_fn_is_named_as_torch():
 
 @needs_native
 def test_without_blas():
-    """The kernel's own loops, which run when no BLAS was found (set_blas(0, 0) disables it)."""
+    """Without a BLAS (set_blas(0, 0) disables it): the fused kernel's tiles never call one, and the ops around it
+    fall back to NumPy's products."""
     if native.BLAS is None:
         pytest.skip("no BLAS found: every other test ran the loops already")
     mask = np.random.default_rng(12).standard_normal((2, 1, 9, 70))
@@ -341,3 +342,55 @@ def test_without_blas():
     finally:
         native._C.set_blas(*native.BLAS)
     check((2, 3, 9, 5), (2, 3, 70, 5), (2, 3, 70, 4), mask=mask)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("L,S,E,Ev,causal", [(67, 131, 12, 20, True), (131, 67, 20, 12, False), (64, 64, 36, 9, True),
+                                             (3, 66, 1, 17, False), (66, 66, 33, 3, True)])
+def test_microkernel_edges(dtype, L, S, E, Ev, causal):
+    """Sizes off the tile microkernel's register blocks (6 rows by 2 vectors, then 1 vector, then single columns),
+    E and Ev not multiples of 8, the causal diagonal cutting blocks, a broadcast float mask on the others."""
+    mask = None if causal else np.random.default_rng(3).standard_normal((1, 2, L, S))
+    check((2, 2, L, E), (2, 2, S, E), (2, 2, S, Ev), dtype, mask=mask, is_causal=causal)
+
+
+@needs_native
+def test_tiles_of_the_default_capability():
+    """The SSE2 build of the tiles (kernels/attention.inc under cpu_default.cpp: 16-byte vectors, no FMA), which a
+    process picks once at start when TINYTORCH_CPU_CAPABILITY=default."""
+    import os
+    import subprocess
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = ("import numpy as np; from test_attention_native import check\n"
+            "m = np.random.default_rng(4).standard_normal((2, 1, 70, 67))\n"
+            "for dt in ('float32', 'float64'):\n"
+            "    check((2, 2, 70, 12), (2, 2, 67, 12), (2, 2, 67, 10), dt, mask=m)\n"
+            "    check((2, 4, 70, 9), (2, 2, 70, 9), (2, 2, 70, 20), dt, is_causal=True, enable_gqa=True)\n"
+            "from tinytorch import _C; assert _C.cpu_capability() == 'default', _C.cpu_capability()\n")
+    env = dict(os.environ, TINYTORCH_CPU_CAPABILITY="default")
+    r = subprocess.run([sys.executable, "-c", code], env=env, cwd=here, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("a_shape,b_shape,ta", [((128, 64, 32), (128, 32, 64), False), ((7, 5, 3), (7, 3, 9), False),
+                                                ((6, 33, 19), (6, 33, 21), True), ((3, 1, 6, 10), (4, 10, 13), False),
+                                                ((9, 2, 64), (9, 2, 64), True)])
+def test_batched_matmul_of_small_products(dtype, a_shape, b_shape, ta):
+    """Products of at most 64^3 multiply-adds with a row-major right factor run in the tile microkernel (blas.cpp's
+    run_batched): sizes off its register blocks, a transposed left factor (read through its strides), broadcast
+    batch dims."""
+    rng = np.random.default_rng(13)
+    a, b = rng.standard_normal(a_shape).astype(dtype), rng.standard_normal(b_shape).astype(dtype)
+    old = tt.get_num_threads()
+    tt.set_num_threads(2)
+    try:
+        x = tt.tensor(a).transpose(-2, -1) if ta else tt.tensor(a)
+        ours = tt.matmul(x, tt.tensor(b)).numpy()
+    finally:
+        tt.set_num_threads(old)
+    y = torch.tensor(a).transpose(-2, -1) if ta else torch.tensor(a)
+    ref = torch.matmul(y, torch.tensor(b)).numpy()
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == "float32" else dict(rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(ours, ref, **tol)

@@ -16,8 +16,11 @@
 #include <vector>
 
 #include "kit.h"
+#include "tile_gemm.h"
 
 namespace tt {
+
+Stub<TileGemm> tile_gemm_stub[2];
 
 namespace {
 
@@ -236,11 +239,17 @@ void run_batched(int64_t nbatch, int64_t m, int64_t n, int64_t k, const Operand&
                  const std::vector<int64_t>& oa, const std::vector<int64_t>& ob, T* out) {
   const char* pa = PyArray_BYTES(A.a);
   const char* pb = PyArray_BYTES(B.a);
+  int64_t macs = m * n * k;
+  // a small product with a row-major right factor: the tile microkernel, which skips the BLAS's per-call packing
+  TileGemm tile = macs <= kTileGemmMacs && k > 1 && !B.trans ? tile_gemm_stub[sizeof(T) == 4 ? 0 : 1].get() : nullptr;
   auto one = [&](int64_t i) {
+    if (tile) {
+      tile(m, n, k, pa + oa[i], A.trans ? 1 : A.ld, A.trans ? A.ld : 1, pb + ob[i], B.ld, out + i * m * n, n);
+      return;
+    }
     mm<T>(m, n, k, reinterpret_cast<const T*>(pa + oa[i]), A.trans, A.ld, reinterpret_cast<const T*>(pb + ob[i]),
           B.trans, B.ld, T(0), out + i * m * n, n);
   };
-  int64_t macs = m * n * k;
   // many products, each one GEMM on one thread: small ones always (threading inside a tiny product costs more
   // than it gains), larger ones too when the batch alone fills the pool twice over (attention's per-head
   // products) and the BLAS is single-threaded under the pool, so no thread waits inside a product

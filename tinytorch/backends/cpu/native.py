@@ -313,15 +313,22 @@ def _register_conv():
 def _register_attention():
     # scaled_dot_product_attention's fused pair (tinytorch/csrc/attention.cpp): float32/float64 in every case the
     # op is called with, so there is no NumPy kernel to fall back to (other cpu configurations run the op's
-    # decomposition)
+    # decomposition); a NotImplemented from the entry (an argument of a type it does not take) is a caller's bug
     fwd, bwd = _C.sdpa_forward, _C.sdpa_backward
     name = "_scaled_dot_product_flash_attention_for_cpu"
+    ni = NotImplemented
 
     def forward(q, k, v, mask, is_causal, scale):
-        return fwd(q, k, v, mask, is_causal, scale)
+        r = fwd(q, k, v, mask, is_causal, scale)
+        if r is ni:
+            raise TypeError(f"{name}: the native kernel takes float32/float64 arrays, got {q.dtype}")
+        return r
 
     def backward(g, q, k, v, out, lse, mask, is_causal, scale, grad_mask):
-        return bwd(g, q, k, v, out, lse, mask, is_causal, scale, grad_mask)
+        r = bwd(g, q, k, v, out, lse, mask, is_causal, scale, grad_mask)
+        if r is ni:
+            raise TypeError(f"{name}_backward: the native kernel takes float32/float64 arrays, got {q.dtype}")
+        return r
     forward.__name__ = forward.__qualname__ = f"native_{name}"
     backward.__name__ = backward.__qualname__ = f"native_{name}_backward"
     NATIVE_KERNELS.add(name, forward)
