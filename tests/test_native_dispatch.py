@@ -198,3 +198,19 @@ def test_no_object_is_leaked():
     gc.collect()
     assert all(ref() is None for ref in refs)
     assert len(gc.get_objects()) - before - len(refs) < 100  # the weak references themselves are objects
+
+
+def test_ops_with_an_autocast_policy_follow_autocast():
+    """matmul and linear carry an autocast policy: with autocast off the C path runs them; under autocast the
+    Python path casts, as torch does."""
+    x0 = np.random.default_rng(2).standard_normal((3, 4)).astype(np.float32)
+    w0 = np.random.default_rng(3).standard_normal((5, 4)).astype(np.float32)
+    x, w = tt.tensor(x0), tt.tensor(w0, requires_grad=True)
+    c, p = _both(OPS["linear"], (x, w, None))
+    _same_tensor(c, p)
+    tx, tw = torch.tensor(x0), torch.tensor(w0, requires_grad=True)
+    with tt.autocast("cpu", dtype=tt.bfloat16), torch.autocast("cpu", dtype=torch.bfloat16):
+        ours, theirs = tt.nn.functional.linear(x, w), torch.nn.functional.linear(tx, tw)
+        assert str(ours.dtype) == str(theirs.dtype) == "torch.bfloat16"
+        assert str((x @ w.t()).dtype) == str((tx @ tw.t()).dtype)
+    assert (x @ w.t()).dtype is tt.float32

@@ -1041,7 +1041,7 @@ def setup_native_dispatch():
     from .backends.cpu import NumpyBackend
     _C.dispatch_setup(python_dispatch, globals(), Tensor, Storage, (Storage, BorrowedStorage), NumpyBackend, Op,
                       _state, _lazy, _check_refused, _record, _raise_kernel_error, _EMPTY, _C.wrap_contiguous,
-                      _record_view)
+                      _record_view, _ac)
     from ._dtype import dtype
     from .autograd.engine import Node
     _C.record_setup(OpNode, dtype, Node._counter, _saved_hooks, edge_of, _kept, _no_inference_saved)

@@ -30,6 +30,7 @@ PyTypeObject* g_numpy_backend_type = nullptr;
 PyTypeObject* g_op_type = nullptr;
 PyObject* g_grad_state = nullptr;  // _modes._state (thread-local grad mode)
 PyObject* g_lazy_state = nullptr;  // _modes._lazy (compiled-function recording)
+PyObject* g_autocast_state = nullptr;  // _modes._ac (thread-local autocast: .active, the device types with it on)
 PyObject* g_check_refused = nullptr;
 PyObject* g_record = nullptr;
 PyObject* g_raise_kernel_error = nullptr;
@@ -58,7 +59,7 @@ struct {
   Py_ssize_t buf, dtype, device, size, version, backend, inference;
 } S;
 struct {
-  Py_ssize_t name, meta, backward, refused, special, view;
+  Py_ssize_t name, meta, backward, refused, special, view, autocast, mutates;
 } O;
 struct {
   Py_ssize_t next_edges, pre_hooks, seq, op, inputs, versions, kw, out, out_version, shapes, dtypes, outs, released,
@@ -534,7 +535,18 @@ PyObject* fast_dispatch(PyObject* op, PyObject* args, PyObject* kw, bool* fallba
   Py_ssize_t nargs = PyTuple_GET_SIZE(args);
   if (nargs == 0 || nargs > kMaxArgs) return nullptr;
   PyObject* special = slot(op, O.special);
-  if (special != Py_False) return slot(op, O.view) == Py_True ? view_step(op, args, kw, fallback) : nullptr;
+  if (special != Py_False) {
+    if (slot(op, O.view) == Py_True) return view_step(op, args, kw, fallback);
+    // an op special only for its autocast policy (matmul, linear, convolution ...) takes the common path while
+    // autocast is off; composites and mutating ops go to the Python path
+    PyObject* meta = slot(op, O.meta);
+    PyObject* mutates = slot(op, O.mutates);
+    if (!meta || meta == Py_None || !mutates || !PyTuple_Check(mutates) || PyTuple_GET_SIZE(mutates)) return nullptr;
+    PyObject* ac = slot(op, O.autocast);
+    if (!ac || ac == Py_None || !g_autocast_state) return nullptr;
+    int on;
+    if (!truthy_attr(g_autocast_state, s_active, &on) || on) return PyErr_Clear(), nullptr;
+  }
   PyObject* dev = nullptr;
   PyObject* backend = nullptr;
   bool grad = false;
@@ -739,7 +751,7 @@ PyObject* intern(const char* s) { return PyUnicode_InternFromString(s); }
 // dispatch_setup(python_dispatch): every call goes to the Python path (while the package is being imported);
 // dispatch_setup(python_dispatch, module_dict, Tensor, Storage, dense_storage_types, NumpyBackend, Op,
 //                grad_state, lazy_state, check_refused, record, raise_kernel_error, empty_kw, wrap_contiguous,
-//                record_view):
+//                record_view, autocast_state):
 // the fast path on.
 PyObject* py_dispatch_setup(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs == 1) {
@@ -747,8 +759,8 @@ PyObject* py_dispatch_setup(PyObject*, PyObject* const* args, Py_ssize_t nargs) 
     Py_XSETREF(g_python_dispatch, args[0]);
     Py_RETURN_NONE;
   }
-  if (nargs != 15) {
-    PyErr_SetString(PyExc_TypeError, "dispatch_setup takes 1 or 15 arguments");
+  if (nargs != 16) {
+    PyErr_SetString(PyExc_TypeError, "dispatch_setup takes 1 or 16 arguments");
     return nullptr;
   }
   for (int i = 2; i <= 3; ++i)
@@ -773,14 +785,15 @@ PyObject* py_dispatch_setup(PyObject*, PyObject* const* args, Py_ssize_t nargs) 
       (S.backend = slot_offset(storage, "backend")) < 0 || (S.inference = slot_offset(storage, "inference")) < 0 ||
       (O.name = slot_offset(op, "name")) < 0 || (O.meta = slot_offset(op, "meta")) < 0 ||
       (O.backward = slot_offset(op, "backward")) < 0 || (O.refused = slot_offset(op, "refused")) < 0 ||
-      (O.special = slot_offset(op, "special")) < 0 || (O.view = slot_offset(op, "view")) < 0)
+      (O.special = slot_offset(op, "special")) < 0 || (O.view = slot_offset(op, "view")) < 0 ||
+      (O.autocast = slot_offset(op, "autocast")) < 0 || (O.mutates = slot_offset(op, "mutates")) < 0)
     return nullptr;
   PyObject** globals[] = {&g_python_dispatch, &g_module_dict, reinterpret_cast<PyObject**>(&g_tensor_type),
                           reinterpret_cast<PyObject**>(&g_storage_type), &g_dense_storage_types,
                           reinterpret_cast<PyObject**>(&g_numpy_backend_type), reinterpret_cast<PyObject**>(&g_op_type), &g_grad_state,
                           &g_lazy_state, &g_check_refused, &g_record, &g_raise_kernel_error, &g_empty_kw,
-                          &g_wrap_contiguous, &g_record_view};
-  for (int i = 0; i < 15; ++i) {
+                          &g_wrap_contiguous, &g_record_view, &g_autocast_state};
+  for (int i = 0; i < 16; ++i) {
     if (!globals[i]) continue;
     Py_INCREF(args[i]);
     Py_XSETREF(*globals[i], args[i]);
