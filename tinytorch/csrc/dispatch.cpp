@@ -14,6 +14,9 @@
 // frame for any of them.
 #include "common.h"
 
+#include <initializer_list>
+#include <utility>
+
 #include <frameobject.h>
 #include <structmember.h>
 
@@ -80,6 +83,13 @@ Py_ssize_t slot_offset(PyTypeObject* type, const char* name) {
   Py_ssize_t off = reinterpret_cast<PyMemberDescrObject*>(d)->d_member->offset;
   Py_DECREF(d);
   return off;
+}
+
+// Each named __slots__ member's offset into its field; false with the exception set when one is missing.
+bool slot_offsets(PyTypeObject* type, std::initializer_list<std::pair<Py_ssize_t*, const char*>> fields) {
+  for (const auto& f : fields)
+    if ((*f.first = slot_offset(type, f.second)) < 0) return false;
+  return true;
 }
 
 inline PyObject* slot(PyObject* o, Py_ssize_t off) { return *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(o) + off); }
@@ -775,18 +785,14 @@ PyObject* py_dispatch_setup(PyObject*, PyObject* const* args, Py_ssize_t nargs) 
   auto* tensor = reinterpret_cast<PyTypeObject*>(args[2]);
   auto* storage = reinterpret_cast<PyTypeObject*>(args[3]);
   auto* op = reinterpret_cast<PyTypeObject*>(args[6]);
-  if ((T.storage = slot_offset(tensor, "_storage")) < 0 || (T.shape = slot_offset(tensor, "_shape")) < 0 ||
-      (T.stride = slot_offset(tensor, "_stride")) < 0 || (T.offset = slot_offset(tensor, "_offset")) < 0 ||
-      (T.dtype = slot_offset(tensor, "dtype")) < 0 || (T.nat = slot_offset(tensor, "_nat")) < 0 ||
-      (T.requires_grad = slot_offset(tensor, "requires_grad")) < 0 ||
-      (T.grad_fn = slot_offset(tensor, "grad_fn")) < 0 || (S.buf = slot_offset(storage, "buf")) < 0 ||
-      (S.dtype = slot_offset(storage, "dtype")) < 0 || (S.device = slot_offset(storage, "device")) < 0 ||
-      (S.size = slot_offset(storage, "size")) < 0 || (S.version = slot_offset(storage, "_version")) < 0 ||
-      (S.backend = slot_offset(storage, "backend")) < 0 || (S.inference = slot_offset(storage, "inference")) < 0 ||
-      (O.name = slot_offset(op, "name")) < 0 || (O.meta = slot_offset(op, "meta")) < 0 ||
-      (O.backward = slot_offset(op, "backward")) < 0 || (O.refused = slot_offset(op, "refused")) < 0 ||
-      (O.special = slot_offset(op, "special")) < 0 || (O.view = slot_offset(op, "view")) < 0 ||
-      (O.autocast = slot_offset(op, "autocast")) < 0 || (O.mutates = slot_offset(op, "mutates")) < 0)
+  if (!slot_offsets(tensor, {{&T.storage, "_storage"}, {&T.shape, "_shape"}, {&T.stride, "_stride"},
+                             {&T.offset, "_offset"}, {&T.dtype, "dtype"}, {&T.nat, "_nat"},
+                             {&T.requires_grad, "requires_grad"}, {&T.grad_fn, "grad_fn"}}) ||
+      !slot_offsets(storage, {{&S.buf, "buf"}, {&S.dtype, "dtype"}, {&S.device, "device"}, {&S.size, "size"},
+                              {&S.version, "_version"}, {&S.backend, "backend"}, {&S.inference, "inference"}}) ||
+      !slot_offsets(op, {{&O.name, "name"}, {&O.meta, "meta"}, {&O.backward, "backward"}, {&O.refused, "refused"},
+                         {&O.special, "special"}, {&O.view, "view"}, {&O.autocast, "autocast"},
+                         {&O.mutates, "mutates"}}))
     return nullptr;
   PyObject** globals[] = {&g_python_dispatch, &g_module_dict, reinterpret_cast<PyObject**>(&g_tensor_type),
                           reinterpret_cast<PyObject**>(&g_storage_type), &g_dense_storage_types,
@@ -833,15 +839,12 @@ PyObject* py_record_setup(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   }
   auto* node = reinterpret_cast<PyTypeObject*>(args[0]);
   auto* dtype = reinterpret_cast<PyTypeObject*>(args[1]);
-  if ((N.next_edges = slot_offset(node, "next_edges")) < 0 || (N.pre_hooks = slot_offset(node, "pre_hooks")) < 0 ||
-      (N.seq = slot_offset(node, "_seq")) < 0 || (N.op = slot_offset(node, "op")) < 0 ||
-      (N.inputs = slot_offset(node, "_inputs")) < 0 || (N.versions = slot_offset(node, "_versions")) < 0 ||
-      (N.kw = slot_offset(node, "kw")) < 0 || (N.out = slot_offset(node, "_out")) < 0 ||
-      (N.out_version = slot_offset(node, "_out_version")) < 0 || (N.shapes = slot_offset(node, "shapes")) < 0 ||
-      (N.dtypes = slot_offset(node, "dtypes")) < 0 || (N.outs = slot_offset(node, "outs")) < 0 ||
-      (N.released = slot_offset(node, "released")) < 0 || (N.unpack = slot_offset(node, "_unpack")) < 0 ||
-      (D.is_floating_point = slot_offset(dtype, "is_floating_point")) < 0 ||
-      (D.is_complex = slot_offset(dtype, "is_complex")) < 0)
+  if (!slot_offsets(node, {{&N.next_edges, "next_edges"}, {&N.pre_hooks, "pre_hooks"}, {&N.seq, "_seq"},
+                           {&N.op, "op"}, {&N.inputs, "_inputs"}, {&N.versions, "_versions"}, {&N.kw, "kw"},
+                           {&N.out, "_out"}, {&N.out_version, "_out_version"}, {&N.shapes, "shapes"},
+                           {&N.dtypes, "dtypes"}, {&N.outs, "outs"}, {&N.released, "released"},
+                           {&N.unpack, "_unpack"}}) ||
+      !slot_offsets(dtype, {{&D.is_floating_point, "is_floating_point"}, {&D.is_complex, "is_complex"}}))
     return nullptr;
   if (!g_one) g_one = PyLong_FromLong(1);
   if (!g_zero) g_zero = PyLong_FromLong(0);
