@@ -48,6 +48,8 @@ def is_contiguous(shape, strides):
 
 def broadcast_shapes(*shapes, op=None):
     """The broadcast shape of ``shapes``; RuntimeError with PyTorch's message when they don't match."""
+    if len(shapes) == 2 and shapes[0] == shapes[1]:  # the common case (same-shape operands): nothing to broadcast
+        return tuple(shapes[0])
     ndim = builtins.max((len(s) for s in shapes), default=0)
     out = [1] * ndim
     for s in shapes:
@@ -70,6 +72,8 @@ def broadcast_shapes(*shapes, op=None):
 
 def wrap_dim(dim, ndim, op=None):
     """Normalize a possibly negative ``dim``; IndexError with PyTorch's message when out of range."""
+    if dim.__class__ is int and -ndim <= dim < ndim:  # the common case, checked first: every op wraps its dims
+        return dim + ndim if dim < 0 else dim
     if not isinstance(dim, int):
         raise TypeError(f"{op or 'dim'}: dim must be an int, got {type(dim).__name__}")
     if not -2 ** 63 <= dim < 2 ** 63:
@@ -84,6 +88,8 @@ def wrap_dim(dim, ndim, op=None):
 def wrap_dims(dims, ndim, op=None):
     if dims is None:
         return tuple(range(ndim))
+    if dims.__class__ is int and -ndim <= dims < ndim:
+        return (dims + ndim if dims < 0 else dims,)
     if isinstance(dims, int):
         dims = (dims,)
     for i, d in enumerate(dims):

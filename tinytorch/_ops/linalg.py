@@ -9,6 +9,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import _state as _grad_state
 from .._geometry import parse_einsum as _parse_einsum
 from ._util import method
+from .reduce import _sum_op
 
 
 def _matmul_meta(a, b):
@@ -17,6 +18,8 @@ def _matmul_meta(a, b):
     if a._shape[-1] != b._shape[-2]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_strides.numel(a._shape[:-1])}x"
                            f"{a._shape[-1]} and {b._shape[-2]}x{b._shape[-1]})")
+    if len(b._shape) == 2:  # a matrix on the right (linear's weight, the backward's products): a's batch dims
+        return [(a._shape[:-1] + b._shape[-1:], a.dtype)], [None, None]
     batch = _strides.broadcast_shapes(a._shape[:-2], b._shape[:-2])
     return [(batch + (a._shape[-2], b._shape[-1]), a.dtype)], [None, None]
 
@@ -87,15 +90,27 @@ def _linear_meta(x, w, b):
 def _linear_bw(c, g):
     x, w, b = c.inputs
     gx = gw = gb = None
-    if c.next_edges[0] is not None:
-        gx = matmul(g, w)
-    if c.next_edges[1] is not None:
+    edges = c.next_edges
+    if g.ndim < 2:  # a 1-D input: matmul's vector rules
+        if edges[0] is not None:
+            gx = matmul(g, w)
+        if edges[1] is not None:
+            gw = matmul(g.unsqueeze(1), x.unsqueeze(0))
+        if len(edges) > 2 and edges[2] is not None:
+            gb = g
+        return gx, gw, gb
+    # the ops themselves, not their public functions: the shapes are known to agree (the forward checked them)
+    if edges[0] is not None:
+        gx = dispatch(_matmul_op, (g, w))
+    if edges[1] is not None:
         # explicit row counts: reshape(-1, 0) cannot infer -1 for an empty tensor
         g2 = g.reshape(_strides.numel(g._shape[:-1]), g._shape[-1]) if g.ndim != 2 else g
         x2 = x.reshape(_strides.numel(x._shape[:-1]), x._shape[-1]) if x.ndim != 2 else x
-        gw = matmul(g2.mT, x2)
-    if len(c.next_edges) > 2 and c.next_edges[2] is not None:
-        gb = g  # summed to the bias shape by the node
+        gw = dispatch(_matmul_op, (g2.mT, x2))
+    if len(edges) > 2 and edges[2] is not None:
+        # the bias's gradient summed here to its shape: the node's sum_to_size would add a reshape (and .grad a copy)
+        gb = dispatch(_sum_op, (g,), {"dims": tuple(range(g.ndim - 1)), "keepdim": False, "dtype": None}) \
+            if len(c.shapes[2]) == 1 else g
     return gx, gw, gb
 
 

@@ -347,7 +347,7 @@ def transpose(input, dim0, dim1):
         return input
     p = list(range(n))
     p[d0], p[d1] = p[d1], p[d0]
-    return permute(input, p)
+    return dispatch(_permute_op, (input,), {"dims": tuple(p)})  # a permutation by construction: no checks
 
 
 swapaxes = swapdims = transpose
@@ -379,7 +379,8 @@ def _matrix_transpose(self, what):
     if self.ndim < 2:
         raise RuntimeError(f"tensor.{what} is only supported on matrices or batches of matrices. Got {self.ndim}-D "
                            "tensor.")
-    t_ = transpose(self, -2, -1)
+    n = self.ndim
+    t_ = dispatch(_permute_op, (self,), {"dims": tuple(range(n - 2)) + (n - 1, n - 2)})
     return _conj_if_complex(t_) if conj else t_
 
 
