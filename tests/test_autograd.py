@@ -312,3 +312,46 @@ def test_inference_tensors_follow_torchs_rules():
         got += [out.is_inference(), out.requires_grad, lin.weight.is_inference()]
         script.append(got)
     assert script[0] == script[1]
+
+
+@pytest.mark.parametrize("how", ["size", "sizes", "chunk"])
+def test_split_is_one_node_of_several_views(how):
+    """split / chunk: one node for all the pieces (PyTorch's SplitBackward0 / SplitWithSizesBackward0), the
+    gradient of every piece in one concatenation, an unused piece's part zero, double backward through it."""
+    x, y = pair((3, 7, 4), requires_grad=True, dtype="float64")
+    grads, names = [], []
+    for lib, t in ((tt, x), (torch, y)):
+        p = t.split(3, 1) if how == "size" else t.split([2, 1, 4], 1) if how == "sizes" else t.chunk(3, 1)
+        assert all(q.grad_fn is p[0].grad_fn for q in p)
+        if lib is tt:
+            assert [q._output_nr for q in p] == list(range(len(p)))
+        names.append(p[0].grad_fn.name())
+        loss = (p[0] * 2).sum() + (p[-1] ** 3).sum()  # the middle piece unused
+        g, = lib.autograd.grad(loss, t, create_graph=True)
+        gg, = lib.autograd.grad((g * g).sum(), t)
+        grads.append((g.detach(), gg))
+    assert names[0] == names[1]
+    assert_close(grads[0][0], grads[1][0])
+    assert_close(grads[0][1], grads[1][1])
+
+
+@pytest.mark.parametrize("lib_name", ["tinytorch", "torch"])
+def test_inplace_into_a_split_piece_is_refused(lib_name):
+    """PyTorch refuses an in-place write into a piece of split/chunk made in grad mode, before writing; without
+    grad (no_grad, or a tensor that requires none) the write is allowed."""
+    lib = tt if lib_name == "tinytorch" else torch
+    x = lib.randn(3, 7, requires_grad=True)
+    y = x * 1
+    for pieces, name in ((y.split(3, 1), "Split"), (y.split([2, 5], 1), "SplitWithSizes"), (y.chunk(2, 1), "Split")):
+        before = pieces[1].detach().clone()
+        with pytest.raises(RuntimeError, match=f"Output 1 of {name} is a view and is being modified inplace"):
+            pieces[1].mul_(2)
+        with pytest.raises(RuntimeError, match=f"Output 0 of {name} is a view"):
+            pieces[0].copy_(lib.ones(pieces[0].shape))
+        assert np.array_equal(pieces[1].detach().numpy(), before.numpy())
+    with lib.no_grad():
+        pieces = y.split(3, 1)
+        pieces[0].mul_(2)
+    z = lib.zeros(3, 7)
+    z.split(3, 1)[0].add_(1)
+    assert float(z.sum()) == 9.0

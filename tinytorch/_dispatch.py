@@ -290,7 +290,7 @@ class OpNode(Node):
     def apply(self, grads):
         if self.released:
             _raise_released()
-        g = grads[0]
+        g = grads[0] if len(grads) == 1 else grads  # a node of several outputs (split) gets them all
         if g is None:
             return (None,) * len(self.next_edges)
         res = self.op.backward(self, g)
@@ -393,6 +393,8 @@ def dispatch(op, args, kw=None, out=None, _observed=False):
             if x._storage.sparse:
                 return sparse_call(op, args, kw)
             geometry = op.meta(x, **kw)
+            if geometry.__class__ is list:  # several views (split)
+                return _views(op, x, kw, geometry)
             if len(geometry) == 3:
                 t = _new(x._storage, geometry[0], geometry[1], geometry[2], x.dtype)
             else:  # a fourth element: the dtype the view reinterprets the memory as
@@ -497,6 +499,23 @@ def dispatch(op, args, kw=None, out=None, _observed=False):
     if grad and _state.enabled and op.backward is not None:
         _record(op, args, kw, results, outs)
     return results
+
+
+def _views(op, x, kw, geometries):
+    """The view step of a view op with several outputs (``split``): a list of views of ``x``, one per geometry,
+    sharing one graph node (its output ``i`` is view ``i``), as PyTorch's ``SplitBackward0``."""
+    base = x._base if x._base is not None else x
+    outs = []
+    for shape, stride, offset in geometries:
+        t = _new(x._storage, shape, stride, offset, x.dtype)
+        t._base = base
+        outs.append(t)
+    if x.requires_grad and _state.enabled and op.backward is not None:
+        node = OpNode(op, (x,), kw, None, None, (edge_of(x),))
+        node.n_outputs = len(outs)
+        for i, t in enumerate(outs):
+            t.grad_fn, t._output_nr, t.requires_grad = node, i, True
+    return outs
 
 
 def _record_view(op, x, kw, t):
@@ -869,6 +888,7 @@ def write(dst, src, op="copy_"):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                            "single memory location. Please clone() the tensor before performing the operation.")
     dst._check_inference_write()
+    dst._check_multi_view()
     sb = dst._storage.backend
     if src._storage.device != dst._storage.device:
         src = src.to(dst._storage.device)

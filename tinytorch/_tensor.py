@@ -483,8 +483,21 @@ class Tensor:
 
     # ---- in-place write path ----
     def _check_inplace(self):
-        if _state.enabled and self.requires_grad and self.grad_fn is None:
-            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        if _state.enabled and self.requires_grad:
+            if self.grad_fn is None:
+                raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+            self._check_multi_view()
+
+    def _check_multi_view(self):
+        """PyTorch's refusal of an in-place write into one of the views of a view op with several outputs
+        (``split``, ``chunk``): their node computes every view's gradient at once."""
+        fn = self.grad_fn
+        if fn is not None and fn.n_outputs > 1 and self._base is not None and getattr(fn, "op", None) is not None \
+                and fn.op.view and _state.enabled:
+            raise RuntimeError(f"Output {self._output_nr} of {fn.name()[:-len('Backward0')]} is a view and is being "
+                               "modified inplace. This view is the output of a function that returns multiple views. "
+                               "Such functions do not allow the output views to be modified inplace. You should "
+                               "replace the inplace operation by an out-of-place one.")
 
     def _inplace(self, fn, *args, **kw):
         """Run out-of-place ``fn(self, *args)`` and write the result into ``self`` (PyTorch's ``op_``): through

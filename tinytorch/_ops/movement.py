@@ -539,6 +539,33 @@ def _narrow_meta(shape, stride, offset, dim, start, length):
 _narrow_op = _view_op("narrow", _geometry_backward(_narrow_meta), _narrow_meta)
 
 
+def _split_meta(x, dim, sizes):
+    """The geometries of ``split``'s views: consecutive pieces of ``sizes`` along ``dim`` (a list: one view op
+    with several outputs)."""
+    shape, stride, out, start = x._shape, x._stride, [], x._offset
+    for s in sizes:
+        out.append((shape[:dim] + (s,) + shape[dim + 1:], stride, start))
+        start += s * stride[dim]
+    return out
+
+
+def _split_bw(c, grads):
+    # every piece's gradient at once (PyTorch's SplitBackward0): one cat, where a piece at a time would add
+    # input-sized zeros per piece
+    from .creation import zeros
+    from .shape import cat
+    d, shape = c.kw["dim"], c.shapes[0]
+    like = next(g for g in grads if g is not None)
+    parts = [g if g is not None else zeros(shape[:d] + (s,) + shape[d + 1:], dtype=like.dtype, device=like.device)
+             for g, s in zip(grads, c.kw["sizes"])]
+    return cat(parts, d)
+
+
+# two records of one op, for PyTorch's two node names (SplitBackward0 for a size, SplitWithSizesBackward0 for sizes)
+_split_op = defop("split", _split_meta, _split_bw, save_inputs=False, view=True)
+_split_sizes_op = defop("split_with_sizes", _split_meta, _split_bw, save_inputs=False, view=True)
+
+
 @method("narrow")
 def narrow(input, dim, start, length):
     """The slice ``start:start+length`` of dim ``dim`` as a view (``torch.narrow``)."""
@@ -734,11 +761,8 @@ def split(tensor, split_size_or_sections, dim=0):
         if builtins.sum(sizes) != n:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
                                f"dimension {d}), but got split_sizes={sizes}")
-    out, start = [], 0
-    for s in sizes:
-        out.append(narrow(tensor, d, start, s))
-        start += s
-    return tuple(out)
+    op = _split_op if isinstance(split_size_or_sections, int) else _split_sizes_op
+    return tuple(dispatch(op, (tensor,), {"dim": d, "sizes": tuple(sizes)}))
 
 
 @method("split")
