@@ -187,6 +187,14 @@ def _alias_numpy_kwargs(torch_namespace):
 _torch_function_hook = None
 
 
+def _native_surface_call():
+    from .backends.cpu.native import _C
+    return getattr(_C, "surface_call", None) if _C is not None else None
+
+
+_surface_call = _native_surface_call()
+
+
 # Parameters with a bool default that PyTorch does not read as a bool itself: its Python code only tests their
 # truth (``if inplace:``), so any value is accepted there and must be here too.
 _TRUTH_TESTED = frozenset({"inplace", "return_indices", "antialias", "hard", "return_complex", "onesided",
@@ -319,7 +327,9 @@ def translated_errors(fn, name=None, method=False, native=True, out_also=False):
     (TypeError otherwise, as PyTorch's argument parser). ``method``: ``fn`` is a Tensor method (positions in
     messages do not count ``self``). ``native``: PyTorch's own function is native, so every int argument must
     fit int64 (``nn.functional``'s are Python code that passes some arguments on unread). One extra call frame;
-    the failure paths run only once something was raised."""
+    the failure paths run only once something was raised. With the native kernels, the checks of a call that
+    passes them all run in C (``_C.surface_call``, ``csrc/surface.cpp``); this Python wrapper is the reference,
+    and takes every other call."""
     import functools
     name = name or getattr(fn, "__name__", "function")
     # a function that words its own argument errors (PyTorch's "invalid combination of arguments" for an
@@ -340,7 +350,7 @@ def translated_errors(fn, name=None, method=False, native=True, out_also=False):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if _torch_function_hook is not None:
-            r = _torch_function_hook(wrapper, args, kwargs)
+            r = _torch_function_hook(public, args, kwargs)
             if r is not NotImplemented:
                 return r
         if pin and "pin_memory" in kwargs:
@@ -359,33 +369,48 @@ def translated_errors(fn, name=None, method=False, native=True, out_also=False):
     def call(args, kwargs):
         try:
             return fn(*args, **kwargs)
-        except (AttributeError, TypeError) as e:
+        except (AttributeError, TypeError, MemoryError, ValueError) as e:
+            return on_error(args, kwargs, e)
+
+    def on_error(args, kwargs, e):
+        """PyTorch's exception (or a ``__torch_function__`` handler's result) for ``e``, raised by ``fn``."""
+        kwargs = kwargs or {}
+        if isinstance(e, (AttributeError, TypeError)):
             from .overrides import _after_failure
-            r = _after_failure(wrapper, args, kwargs)  # a tensor-like argument with __torch_function__
+            r = _after_failure(public, args, kwargs)  # a tensor-like argument with __torch_function__
             if r is not NotImplemented:
                 return r
             if not isinstance(e, AttributeError):
-                raise
+                raise e
             from ._dispatch import argument_type_error
             err = argument_type_error(name, args[offset:], kwargs, getattr(e, "obj", e))
             if err is not None:
                 raise err from None
-            raise
-        except (MemoryError, ValueError) as e:
-            from ._storage import translate_alloc_error
-            err = translate_alloc_error(e)
-            if err is None:
-                raise
-            raise err from None
-    wrapper._translated = True
+            raise e
+        from ._storage import translate_alloc_error
+        err = translate_alloc_error(e)
+        if err is None:
+            raise e
+        raise err from None
+
+    public = wrapper
+    if _surface_call is not None:
+        # the checks in C (_C.surface_call) for a call that passes them all; any other call runs ``wrapper``
+        spec = (fn, wrapper, on_error, globals(), tuple((-1 if i is None else i, p, k == "bool") for i, p, k in bools),
+                names is not None, -2 if out_at is None else out_at, pin)
+
+        @functools.wraps(fn)
+        def public(*args, **kwargs):
+            return _surface_call(spec, args, kwargs)
+    public._translated = True
     if out_also and _out_parameter(fn) is None:
         import inspect
         sig = inspect.signature(fn)
         params = list(sig.parameters.values())
         at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
         params.insert(at, inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None))
-        wrapper.__signature__ = sig.replace(parameters=params)
-    return wrapper
+        public.__signature__ = sig.replace(parameters=params)
+    return public
 
 
 # the functions of ``torch`` whose PyTorch signature takes ``out=`` although tinytorch's Python signature does not

@@ -21,6 +21,7 @@ int add_native_kernel_type(PyObject* module);
   X(conv_methods)           \
   X(attention_methods)      \
   X(dispatch_methods)       \
+  X(surface_methods)        \
   X(generated_methods)
 
 #define TT_DECLARE_FAMILY(t) extern PyMethodDef t[];
