@@ -258,10 +258,17 @@ def test_gelu_and_its_gradient_match_torch_over_the_float_range():
     g = np.random.default_rng(4).standard_normal(x.shape).astype(np.float32)
     got = tt.nn.functional.gelu(tt.tensor(x)).numpy()
     want = torch.nn.functional.gelu(torch.tensor(x)).numpy()
-    # both erfs are Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7), rounded differently: x/2 times that apart
+    # ours is Abramowitz & Stegun 7.1.26 (|erf error| < 1.5e-7): about x/2 times that from the exact value. torch's
+    # vectorized erf differs with the CPU (on one AVX-512 machine it was 4x further from the exact value than
+    # ours at x = -3.9), so the comparison with torch allows torch's own distance from the exact value too
     fin = np.isfinite(x)
-    assert np.all(np.abs(got[fin] - want[fin]) <= 1e-6 * np.abs(want[fin]) + 1.5e-7 * np.abs(x[fin]) + 1e-30)
-    np.testing.assert_array_equal(got[~fin], want[~fin])
+    exact = np.array([v / 2 * math.erfc(-v / math.sqrt(2)) for v in x[fin].astype(np.float64)])
+    bound = 1e-6 * np.abs(exact) + 1.5e-7 * np.abs(x[fin]) + 1e-30  # x/2 times 1.5e-7, and float32 rounding
+    assert np.all(np.abs(got[fin] - exact) <= bound)
+    assert np.all(np.abs(got[fin] - want[fin]) <= bound + np.abs(want[fin] - exact))
+    # inf, -inf, nan: x * Phi(x) gives inf, -inf * 0 = nan, nan (torch's values too, except on the machine above,
+    # where its vectorized path gave nan for +inf)
+    np.testing.assert_array_equal(got[~fin], np.array([np.inf, np.nan, np.nan], np.float32))
     a = tt.tensor(x, requires_grad=True)
     tt.nn.functional.gelu(a).backward(tt.tensor(g))
     b = torch.tensor(x, requires_grad=True)

@@ -1052,6 +1052,15 @@ if _C is not None:
     dispatch = _C.dispatch
 
 
+def same_shape_meta(fn):
+    """Declare ``fn`` a meta function whose result for two tensors of one dtype and shape (no attributes) is
+    ``[(shape, dtype)], (None, None)``, as pointwise's "same" meta (its own first test): the C dispatcher builds
+    that result itself instead of calling ``fn``. Returns ``fn``."""
+    if _C is not None:
+        _C.dispatch_same_meta(fn)
+    return fn
+
+
 def setup_native_dispatch():
     """Turn on the C dispatcher's fast path, once ``Tensor`` exists (called by ``_tensor.py``); nothing without
     the native kernels."""

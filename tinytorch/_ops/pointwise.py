@@ -9,7 +9,7 @@ import math
 
 from .. import _strides
 from .. import _dtype as _dt
-from .._dispatch import COMPLEX_DTYPES, defop, dispatch, refuse
+from .._dispatch import COMPLEX_DTYPES, defop, dispatch, refuse, same_shape_meta
 from .._tensor import Tensor
 from ._util import check_arg, check_dtype, method, scalar_check
 
@@ -67,6 +67,7 @@ def _meta(kind, name="bitwise"):
 
 
 _same, _float, _bool, _int, _logical = (_meta(k) for k in ("same", "float", "bool", "int", "logical"))
+same_shape_meta(_same)
 
 
 def _unary(name, kind, backward=None, save_output=False, save_inputs=True, doc=None, meta=None, inplace=True,

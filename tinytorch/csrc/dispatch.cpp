@@ -40,6 +40,8 @@ PyObject* g_raise_kernel_error = nullptr;
 PyObject* g_empty_kw = nullptr;
 PyObject* g_wrap_contiguous = nullptr;  // _C.wrap_contiguous: the cpu backend's wrap for row-major results
 PyObject* g_record_view = nullptr;
+PyObject* g_same_meta = nullptr;  // pointwise's "same" meta (dispatch_same_meta): skipped for two like tensors
+PyObject* g_none_pair = nullptr;  // (None, None): that meta's casts
 // the autograd record step (_dispatch._record / OpNode.__init__) for one floating output
 PyTypeObject* g_opnode_type = nullptr;
 PyObject* g_node_counter = nullptr;   // Node._counter: [sequence number of the last node made]
@@ -537,6 +539,40 @@ PyObject* view_step(PyObject* op, PyObject* args, PyObject* kw, bool* fallback) 
   return t;
 }
 
+// A Python number a floating tensor combines with without changing its dtype (PyTorch's promotion: a float or an
+// int scalar never raises a floating tensor's category); an int beyond int64 is left to meta (it raises).
+bool same_dtype_scalar(PyObject* s) {
+  if (PyFloat_CheckExact(s)) return true;
+  if (!PyLong_CheckExact(s)) return false;
+  int overflow = 0;
+  PyLong_AsLongLongAndOverflow(s, &overflow);
+  if (PyErr_Occurred()) PyErr_Clear();
+  return overflow == 0;
+}
+
+// Pointwise's "same" meta for the two calls that need neither broadcasting nor promotion, built without calling
+// it: two tensors of one dtype and shape (its own first test), or a floating tensor and a Python number. Its
+// result, [(shape, dtype)], (None, None), or nullptr (no exception set) for meta to compute.
+PyObject* same_meta(PyObject* a0, PyObject* a1) {
+  bool t0 = PyObject_TypeCheck(a0, g_tensor_type), t1 = PyObject_TypeCheck(a1, g_tensor_type);
+  PyObject* t = t0 ? a0 : a1;
+  if (t0 && t1) {
+    if (slot(a0, T.dtype) != slot(a1, T.dtype)) return nullptr;
+    PyObject* s0 = slot(a0, T.shape);
+    PyObject* s1 = slot(a1, T.shape);
+    int eq = s0 == s1 ? 1 : PyObject_RichCompareBool(s0, s1, Py_EQ);
+    if (eq != 1) return PyErr_Clear(), nullptr;
+  } else if (t0 || t1) {
+    PyObject* dt = slot(t, T.dtype);
+    if (!D.is_floating_point || !dt || slot(dt, D.is_floating_point) != Py_True ||
+        !same_dtype_scalar(t0 ? a1 : a0))
+      return nullptr;
+  } else {
+    return nullptr;
+  }
+  return Py_BuildValue("(((OO)),O)", slot(t, T.shape), slot(t, T.dtype), g_none_pair);
+}
+
 // The result, or nullptr: with *fallback set (and no exception) the Python path takes the call, else the call
 // failed with the exception set. Nothing observable has happened when *fallback is set: no kernel has run.
 PyObject* fast_dispatch(PyObject* op, PyObject* args, PyObject* kw, bool* fallback) {
@@ -587,7 +623,10 @@ PyObject* fast_dispatch(PyObject* op, PyObject* args, PyObject* kw, bool* fallba
   if (!kern) return PyErr_Clear(), nullptr;  // no kernel: the decomposition runs on the Python path
 
   // meta: checks, promotion, output shapes and dtypes, the casts
-  PyObject* meta_out = PyObject_Call(slot(op, O.meta), args, kw);
+  PyObject* meta_out = nullptr;
+  if (g_same_meta && slot(op, O.meta) == g_same_meta && nargs == 2 && (!kw || !PyDict_GET_SIZE(kw)))
+    meta_out = same_meta(PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1));
+  if (!meta_out) meta_out = PyObject_Call(slot(op, O.meta), args, kw);
   if (!meta_out) {
     Py_DECREF(kern);
     // an AttributeError may be a non-tensor where a tensor belongs: the Python path reruns meta and translates
@@ -860,7 +899,23 @@ PyObject* py_record_setup(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 
 }  // namespace
 
+// dispatch_same_meta(fn): fn is pointwise's "same" meta, whose result for two tensors of one dtype and shape
+// the fast path builds itself
+PyObject* py_dispatch_same_meta(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 1) {
+    PyErr_SetString(PyExc_TypeError, "dispatch_same_meta(fn)");
+    return nullptr;
+  }
+  if (!g_none_pair) g_none_pair = Py_BuildValue("(OO)", Py_None, Py_None);
+  if (!g_none_pair) return nullptr;
+  Py_INCREF(args[0]);
+  Py_XSETREF(g_same_meta, args[0]);
+  Py_RETURN_NONE;
+}
+
 PyMethodDef dispatch_methods[] = {
+    {"dispatch_same_meta", (PyCFunction)(void (*)(void))py_dispatch_same_meta, METH_FASTCALL,
+     "dispatch_same_meta(fn): pointwise's 'same' meta, built in C for two tensors of one dtype and shape"},
     {"record_setup", (PyCFunction)(void (*)(void))py_record_setup, METH_FASTCALL,
      "record_setup(...): the autograd classes and helpers the C record step reads"},
     {"dispatch", (PyCFunction)(void (*)(void))py_dispatch, METH_FASTCALL | METH_KEYWORDS,
