@@ -26,8 +26,9 @@ def _fsum(a, axes, keepdims=False):
     costs ~200 ns a row on short rows: a (8192, 64) row sum takes 575 us, the GEMV 92 us) with the same
     float32 accuracy (blocked partial sums, like NumPy's pairwise sum)."""
     if a.size < 64:
-        # np.add.reduce is np.sum without its Python wrapper (1.3 us of a 2.4 us small sum)
-        return np.add.reduce(a, axis=axes, keepdims=keepdims)
+        # np.add.reduce is np.sum without its Python wrapper (1.3 us of a 2.4 us small sum); a 0-d array's dim
+        # 0 or -1 names no real dim
+        return np.add.reduce(a, axis=axes if a.ndim or axes is None else (), keepdims=keepdims)
     nd = a.ndim
     axes = tuple(range(nd)) if axes is None else tuple(d % nd for d in axes) if nd else ()
     if a.dtype.type in (np.float32, np.float64) and a.flags.c_contiguous and a.size >= 64 and axes:
