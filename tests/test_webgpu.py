@@ -95,7 +95,10 @@ def test_unary_ops_match_torch(name):
         a = np.abs(a)
     fn = (lambda m: m.nn.functional.gelu) if name == "gelu" else (lambda m: getattr(m, name))
     got = fn(tt)(tt.tensor(a, device="webgpu"))
-    assert_close(got.cpu(), fn(torch)(torch.tensor(a)), "float32", rtol=2e-6, atol=2e-6, msg=name)
+    # gelu: torch's float64 result, rounded: its vectorized float32 kernel gives nan for +inf on some AVX-512 CPUs
+    # (its scalar and float64 paths give inf, as x * Phi(x) does)
+    want = fn(torch)(torch.tensor(a, dtype=torch.float64)).float() if name == "gelu" else fn(torch)(torch.tensor(a))
+    assert_close(got.cpu(), want, "float32", rtol=2e-6, atol=2e-6, msg=name)
 
 
 def test_elementwise_kernels_are_rendered_from_the_shared_formulas():

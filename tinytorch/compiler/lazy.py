@@ -138,7 +138,7 @@ def user_frame():
         fn = f.f_code.co_filename
         if not os.path.abspath(fn).startswith(_PKG):
             return f"{fn}:{f.f_lineno} ({f.f_code.co_name})", inner
-        if f.f_code.co_name not in ("wrapper", "call") or not fn.endswith("_surface.py"):
+        if f.f_code.co_name not in ("public", "wrapper", "call") or not fn.endswith("_surface.py"):
             inner = f.f_code.co_name  # the surface's argument-checking wrapper keeps the function's own name
         f = f.f_back
     return "<unknown>", inner
