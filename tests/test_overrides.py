@@ -102,3 +102,15 @@ def test_modes_leave_plain_tensor_methods_unwrapped():
     with tt.overrides.TorchFunctionMode():
         assert tt.Tensor.add is not base
     assert tt.Tensor.add is base
+
+
+def test_methods_keep_their_argument_checks_after_a_mode():
+    """Popping the last mode puts back the methods as they were: with the surface's argument checks (a copy of
+    them taken while tinytorch was imported had none, and ``copy_(None)`` then wrote NaN)."""
+    for L in (tt, torch):
+        with L.overrides.TorchFunctionMode():
+            pass
+        x = L.ones(3)
+        with pytest.raises(TypeError):
+            x.copy_(None)
+        assert x.tolist() == [1.0, 1.0, 1.0]

@@ -184,9 +184,9 @@ def _subclass_defined(cls):
     tf = getattr(cls, "__torch_function__", None)
     if getattr(tf, "__func__", tf) is _disabled_torch_function_impl:
         return
-    if not _base_methods:
-        _base_methods.update(_routed_methods())
-    for name, base in _base_methods.items():
+    # Tensor's methods as they are now: a class defined while tinytorch is imported (CausalBias) comes before the
+    # surface has wrapped them with their argument checks
+    for name, base in _routed_methods().items():
         if getattr(cls, name, None) is base:
             setattr(cls, name, _method_wrapper(name, base))
     _DISPATCHING.add(cls)
@@ -194,8 +194,10 @@ def _subclass_defined(cls):
 
 def _push_mode(mode):
     if not _state.modes:
-        if not _base_methods:
-            _base_methods.update(_routed_methods())
+        # the methods to put back when the last mode is popped: Tensor's as they are now (a copy taken earlier
+        # could predate the surface's wrappers, and popping would then drop their argument checks)
+        _base_methods.clear()
+        _base_methods.update(_routed_methods())
         for name, base in _base_methods.items():
             setattr(Tensor, name, _method_wrapper(name, base))
     _state.modes.append(mode)
