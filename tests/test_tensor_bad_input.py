@@ -677,3 +677,20 @@ def test_unique_values_require_grad_as_torch():
             u.sum().backward()
         with m.no_grad():
             assert not m.unique(x).requires_grad
+
+
+@pytest.mark.parametrize("value", [2 ** 64, 2 ** 70, -2 ** 63 - 1, 2 ** 64 - 1, -2 ** 63])
+@pytest.mark.parametrize("op", ["add", "rsub", "mul", "eq", "lt", "truediv"])
+def test_operator_with_an_int_beyond_a_scalar(op, value):
+    """A Python int operand of a tensor operator is PyTorch's Scalar (an int64 or a uint64): wider ints raise
+    its OverflowError, with its message, before anything is computed."""
+    fns = {"add": lambda x: x + value, "rsub": lambda x: value - x, "mul": lambda x: x * value,
+           "eq": lambda x: x == value, "lt": lambda x: x < value, "truediv": lambda x: x / value}
+    results = []
+    for L in (tt, torch):
+        try:
+            r = fns[op](L.ones(2))
+            results.append(("ok", [float(v) for v in r.tolist()]))
+        except OverflowError as e:
+            results.append(("OverflowError", str(e)))
+    assert results[0] == results[1]

@@ -927,10 +927,14 @@ def _operator(fn, name):
     (None, or a non-tensor the op refuses with TypeError: a str, a list, a dtype...) gives NotImplemented, so
     Python tries the reflected operator and then its own default. Hence ``x == 'a'`` is False and ``x != None``
     True, while ``x < 'a'`` and ``x + 'a'`` raise Python's TypeError ("'<' not supported between instances of
-    'Tensor' and 'str'"). A TypeError with a tensor (or NumPy array) operand is a real error and propagates."""
+    'Tensor' and 'str'"). A TypeError with a tensor (or NumPy array) operand is a real error and propagates; an int
+    outside [-2**63, 2**64) raises PyTorch's OverflowError."""
     def op(self, other):
         if other is None:
             return NotImplemented
+        if other.__class__ is int and not -0x8000000000000000 <= other < 0x10000000000000000:
+            # PyTorch's Scalar holds an int64 or a uint64: its argument parser refuses a wider int
+            raise OverflowError("int too big to convert" if other > 0 else "can't convert negative int to unsigned")
         try:
             return fn(self, other)
         except TypeError:
