@@ -295,3 +295,56 @@ def test_max_pool2d_matches_torch(k, s, p, d, ceil, dtype):
         out.backward(tt.tensor(gs))
         tout.backward(torch.tensor(gs))
         np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), **TOL[np.dtype(dtype).type])
+
+
+# (m, k, n) off the packed GEMM's blocks (kernels/gemm.inc): rows not a multiple of its 12 (6) row block, columns
+# not a multiple of its slivers, several k panels of unequal use, more columns than one B panel, one row or column,
+# and products large enough to be split over two threads by columns or (few columns) by rows
+PACKED_SHAPES = [(13, 17, 33), (128, 784, 256), (25, 600, 1100), (200, 1030, 40), (1, 300, 70), (300, 70, 1),
+                 (131, 257, 9), (97, 9, 520)]
+
+
+def _check_packed(dtype, threads):
+    rng = np.random.default_rng(21)
+    before = tt.get_num_threads()
+    tt.set_num_threads(threads)
+    try:
+        for m, k, n in PACKED_SHAPES:
+            for ta in (False, True):
+                for tb in (False, True):
+                    a = _rand(rng, (k, m), dtype).T if ta else _rand(rng, (m, k), dtype)
+                    b = _rand(rng, (n, k), dtype).T if tb else _rand(rng, (k, n), dtype)
+                    _check_matmul(a, b)
+            # linear: the bias is C's start and the product adds to it (beta = 1)
+            x, w, bias = _rand(rng, (m, k), dtype), _rand(rng, (n, k), dtype), _rand(rng, (n,), dtype)
+            t = torch.nn.functional.linear(*(torch.from_numpy(v) for v in (x, w, bias)))
+            np.testing.assert_allclose(C.linear(x, w, bias), t.numpy(), **TOL[dtype])
+    finally:
+        tt.set_num_threads(before)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", DTYPES)
+@needs_blas
+def test_packed_gemm_against_torch(dtype, threads):
+    """matmul and linear in the packed GEMM of the best capability this CPU has, all four transpositions."""
+    _check_packed(dtype, threads)
+
+
+@pytest.mark.parametrize("capability", ["default", "avx2"])
+@needs_blas
+def test_packed_gemm_other_capabilities(capability):
+    """The same products in a process capped at another capability (picked once at start): the AVX2 microkernel
+    (6 x 2 vectors of 8 floats), and on 'default' the BLAS, which has no packed GEMM."""
+    import subprocess
+    import sys
+    order = ["default", "avx2", "avx512"]
+    if order.index(C.cpu_capability()) < order.index(capability):
+        pytest.skip(f"this CPU's best capability is {C.cpu_capability()}")
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = ("import numpy as np\nfrom test_native_gemm import _check_packed, C\n"
+            f"assert C.cpu_capability() == {capability!r}, C.cpu_capability()\n"
+            "for dt in (np.float32, np.float64):\n    _check_packed(dt, 2)\n")
+    env = dict(os.environ, TINYTORCH_CPU_CAPABILITY=capability)
+    r = subprocess.run([sys.executable, "-c", code], env=env, cwd=here, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]

@@ -21,6 +21,7 @@
 namespace tt {
 
 Stub<TileGemm> tile_gemm_stub[2];
+Stub<PackedGemm> packed_gemm_stub[2];
 
 namespace {
 
@@ -147,6 +148,36 @@ struct Operand {
   }
 };
 
+// C = A @ B + beta * C through the packed GEMM (kernels/gemm.inc), split over the pool into blocks of C: blocks of
+// whole 32-column groups (each packs only its own columns of B; 32 is a multiple of every capability's sliver
+// width) when the columns go round the threads, else blocks of rows.
+template <typename T>
+void packed_mm(PackedGemm pg, int64_t m, int64_t n, int64_t k, const T* a, bool ta, int64_t lda, const T* b, bool tb,
+               int64_t ldb, T beta, T* c, int64_t ldc) {
+  const int64_t rsa = ta ? 1 : lda, csa = ta ? lda : 1, rsb = tb ? 1 : ldb, csb = tb ? ldb : 1;
+  const T one(1);
+  auto block = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+    if (i1 > i0 && j1 > j0)
+      pg(i1 - i0, j1 - j0, k, &one, a + i0 * rsa, rsa, csa, b + j0 * csb, rsb, csb, &beta, c + i0 * ldc + j0, ldc);
+  };
+  const int nt = in_parallel_region() ? 1 : get_num_threads();
+  if (nt <= 1 || m * n * k <= kBlasSerialMacs) return block(0, m, 0, n);
+  constexpr int64_t kGroup = 32;
+  const int64_t groups = (n + kGroup - 1) / kGroup;
+  if (groups >= nt) {
+    const int64_t per = (groups + nt - 1) / nt;
+    parallel_for(0, nt, 1, [&](int64_t q0, int64_t q1) {
+      for (int64_t q = q0; q < q1; ++q) block(0, m, std::min(n, q * per * kGroup), std::min(n, (q + 1) * per * kGroup));
+    });
+    return;
+  }
+  const int64_t nblk = std::min<int64_t>(nt, std::max<int64_t>(1, m / 16));
+  const int64_t per = (m + nblk - 1) / nblk;
+  parallel_for(0, nblk, 1, [&](int64_t q0, int64_t q1) {
+    for (int64_t q = q0; q < q1; ++q) block(std::min(m, q * per), std::min(m, (q + 1) * per), 0, n);
+  });
+}
+
 // C = A @ B + beta * C for one (m, k) @ (k, n) product, with the NumPy kernel's special cases.
 template <typename T>
 void mm(int64_t m, int64_t n, int64_t k, const T* a, bool ta, int64_t lda, const T* b, bool tb, int64_t ldb,
@@ -208,6 +239,10 @@ void mm(int64_t m, int64_t n, int64_t k, const T* a, bool ta, int64_t lda, const
         gemm(ta, tb, m, w, k, T(1), a, lda, tb ? b + j * ldb : b + j, ldb, beta, c + j, ldc);
       }
     });
+    return;
+  }
+  if (PackedGemm pg = packed_gemm_stub[sizeof(T) == 4 ? 0 : 1].get()) {
+    packed_mm<T>(pg, m, n, k, a, ta, lda, b, tb, ldb, beta, c, ldc);
     return;
   }
   if (g_pool_gemm && m * n * k > kBlasSerialMacs && get_num_threads() > 1 && !in_parallel_region()) {
