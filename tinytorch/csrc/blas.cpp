@@ -79,6 +79,9 @@ BlasThreads::~BlasThreads() {
 
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
           const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  if (PackedGemm pg = packed_gemm_stub[0].get()) {
+    if (k > 0) return pg(m, n, k, &alpha, a, ta ? 1 : lda, ta ? lda : 1, b, tb ? 1 : ldb, tb ? ldb : 1, &beta, c, ldc);
+  }
   // a product OpenBLAS runs on the calling thread anyway needs no thread setting: attention's and convolution's
   // tiles call this thousands of times a step from the pool's threads, and the scope's mutex would serialise them
   BlasThreads threads(m * n * k > kBlasSerialMacs ? blas_kernel_threads() : 0);
@@ -92,6 +95,9 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const 
 
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
           const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  if (PackedGemm pg = packed_gemm_stub[1].get()) {
+    if (k > 0) return pg(m, n, k, &alpha, a, ta ? 1 : lda, ta ? lda : 1, b, tb ? 1 : ldb, tb ? ldb : 1, &beta, c, ldc);
+  }
   // a product OpenBLAS runs on the calling thread anyway needs no thread setting: attention's and convolution's
   // tiles call this thousands of times a step from the pool's threads, and the scope's mutex would serialise them
   BlasThreads threads(m * n * k > kBlasSerialMacs ? blas_kernel_threads() : 0);

@@ -31,7 +31,8 @@ class BlasThreads {
   bool active_ = false;
 };
 
-// Row-major C (m x n, leading dimension ldc) = alpha * op(A) @ op(B) + beta * C, op(X) = X or X^T.
+// Row-major C (m x n, leading dimension ldc) = alpha * op(A) @ op(B) + beta * C, op(X) = X or X^T: on the calling
+// thread in the packed GEMM (tile_gemm.h) where the CPU has one, else in the BLAS (with its thread setting).
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
           const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
