@@ -57,7 +57,13 @@ class Pool {
     run_chunks(&job);
     std::unique_lock<std::mutex> lk(mu_);
     job_ = nullptr;  // a worker waking from now on finds nothing to do and goes back to sleep
-    cv_done_.wait(lk, [&] { return active_ == 0; });
+    if (active_.load(std::memory_order_acquire) == 0) return;
+    // the workers still running are on their last chunks: watch for them for a while (blocking and being woken
+    // costs two system calls and a scheduler round trip, as long as a short kernel) before sleeping
+    lk.unlock();
+    spin_until([&] { return active_.load(std::memory_order_acquire) == 0; });
+    lk.lock();
+    cv_done_.wait(lk, [&] { return active_.load(std::memory_order_acquire) == 0; });
   }
 
   void stop() {
@@ -95,18 +101,25 @@ class Pool {
   // about as much: a worker that has just finished a job watches for the next one for kSpinMicros before it
   // sleeps (OpenMP's spin-then-block wait policy, which ATen's parallel_for runs on), so a step's kernels find
   // their workers awake while a process that stops calling kernels leaves its cores idle within that time.
-  static constexpr int64_t kSpinMicros = 200;
+  static constexpr int64_t kSpinMicros = 1000;
 
-  void spin_for_work(uint64_t seen) {
+  // true once done() holds, false when kSpinMicros pass first
+  template <typename Done>
+  static bool spin_until(Done&& done) {
     auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
     for (int i = 0;; ++i) {
-      if (generation_.load(std::memory_order_acquire) != seen || stopping_flag_.load(std::memory_order_relaxed))
-        return;
-      if ((i & 63) == 63 && std::chrono::steady_clock::now() > until) return;
+      if (done()) return true;
+      if ((i & 63) == 63 && std::chrono::steady_clock::now() > until) return false;
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #endif
     }
+  }
+
+  void spin_for_work(uint64_t seen) {
+    spin_until([&] {
+      return generation_.load(std::memory_order_acquire) != seen || stopping_flag_.load(std::memory_order_relaxed);
+    });
   }
 
   void worker() {
@@ -122,11 +135,11 @@ class Pool {
       if (stopping_) return;
       seen = generation_;
       Job* j = job_;
-      ++active_;
+      active_.fetch_add(1, std::memory_order_relaxed);
       lk.unlock();
       run_chunks(j);
       lk.lock();
-      if (--active_ == 0) cv_done_.notify_all();
+      if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) cv_done_.notify_all();
     }
   }
 
@@ -142,7 +155,7 @@ class Pool {
   Job* job_ = nullptr;
   std::atomic<uint64_t> generation_{0};  // written under mu_, read without it by spinning workers
   std::atomic<bool> stopping_flag_{false};
-  int active_ = 0;
+  std::atomic<int> active_{0};  // workers inside a job; changed under mu_, watched without it by run()
   bool stopping_ = false;
 };
 
