@@ -1,7 +1,7 @@
 """Where a tinytorch train step spends its time: inside the backend's kernels, or in the framework around them
 (dispatch, autograd, modules, optimizer), next to torch's whole step on the same workload.
 
-    python benchmarks/breakdown.py [--workloads mlp lenet gpt] [--steps N]
+    python benchmarks/breakdown.py [--workloads mlp lenet cnn gpt] [--steps N]
 
 Every kernel of the cpu backend is wrapped with a timer for the run, so "kernels" is the wall time the kernels
 (native or NumPy) took and "framework" is the rest of the step. When "kernels" alone exceeds torch's step,
@@ -46,6 +46,7 @@ def _make(lib, w):
     import bench
     return {"mlp": lambda: bench.train_step(lib, bench.mlp, "sgd", (128, 784), 10),
             "lenet": lambda: bench.train_step(lib, bench.lenet, "adam", (64, 1, 28, 28), 10),
+            "cnn": lambda: bench.train_step(lib, bench.cnn, "adam", (64, 1, 28, 28), 10),
             "gpt": lambda: bench.gpt_step(lib)}[w]()
 
 
@@ -70,13 +71,13 @@ def _torch_step(w, n, threads):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--workloads", nargs="+", default=["mlp", "lenet", "gpt"], choices=["mlp", "lenet", "gpt"])
+    p.add_argument("--workloads", nargs="+", default=["mlp", "lenet", "gpt"], choices=["mlp", "lenet", "cnn", "gpt"])
     p.add_argument("--steps", type=int, default=0, help="timed steps per workload (default: 200 / 30 / 5)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--top", type=int, default=8, help="kernels to list per workload")
     p.add_argument("--torch-step", help=argparse.SUPPRESS)
     args = p.parse_args()
-    default_steps = {"mlp": 200, "lenet": 30, "gpt": 5}
+    default_steps = {"mlp": 200, "lenet": 30, "cnn": 10, "gpt": 5}
     if args.torch_step:
         import torch
         torch.set_num_threads(args.threads)
