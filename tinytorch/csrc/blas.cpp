@@ -156,7 +156,7 @@ struct Operand {
 
 // C = A @ B + beta * C through the packed GEMM (kernels/gemm.inc), split over the pool into blocks of C: blocks of
 // whole 32-column groups (each packs only its own columns of B; 32 is a multiple of every capability's sliver
-// width) when the columns go round the threads, else blocks of rows.
+// width) when the columns go round the threads evenly, else blocks of rows.
 template <typename T>
 void packed_mm(PackedGemm pg, int64_t m, int64_t n, int64_t k, const T* a, bool ta, int64_t lda, const T* b, bool tb,
                int64_t ldb, T beta, T* c, int64_t ldc) {
@@ -170,7 +170,9 @@ void packed_mm(PackedGemm pg, int64_t m, int64_t n, int64_t k, const T* a, bool 
   if (nt <= 1 || m * n * k <= kBlasSerialMacs) return block(0, m, 0, n);
   constexpr int64_t kGroup = 32;
   const int64_t groups = (n + kGroup - 1) / kGroup;
-  if (groups >= nt) {
+  // columns when they share out evenly (a GPT's 65-column output head as 2 + 1 groups would leave one thread a
+  // single column), else rows while there are enough of them
+  if (groups >= nt && (groups % nt == 0 || groups >= 4 * nt || m < 16 * nt)) {
     const int64_t per = (groups + nt - 1) / nt;
     parallel_for(0, nt, 1, [&](int64_t q0, int64_t q1) {
       for (int64_t q = q0; q < q1; ++q) block(0, m, std::min(n, q * per * kGroup), std::min(n, (q + 1) * per * kGroup));
