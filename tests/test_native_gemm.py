@@ -298,10 +298,10 @@ def test_max_pool2d_matches_torch(k, s, p, d, ceil, dtype):
 
 
 # (m, k, n) off the packed GEMM's blocks (kernels/gemm.inc): rows not a multiple of its 12 (6) row block, columns
-# not a multiple of its slivers, several k panels of unequal use, more columns than one B panel, one row or column,
+# not a multiple of its slivers (a last sliver of one vector or less, and of more), several k panels of unequal use, more columns than one B panel, one row or column,
 # and products large enough to be split over two threads by columns or (few columns) by rows
 PACKED_SHAPES = [(13, 17, 33), (128, 784, 256), (25, 600, 1100), (200, 1030, 40), (1, 300, 70), (300, 70, 1),
-                 (131, 257, 9), (97, 9, 520)]
+                 (131, 257, 9), (97, 9, 520), (50, 40, 84)]
 
 
 def _check_packed(dtype, threads):
