@@ -331,20 +331,23 @@ def test_packed_gemm_against_torch(dtype, threads):
     _check_packed(dtype, threads)
 
 
-@pytest.mark.parametrize("capability", ["default", "avx2"])
+@pytest.mark.parametrize("capability, gemm_threads", [("default", "pool"), ("avx2", "pool"), ("best", "blas")])
 @needs_blas
-def test_packed_gemm_other_capabilities(capability):
+def test_packed_gemm_other_capabilities(capability, gemm_threads):
     """The same products in a process capped at another capability (picked once at start): the AVX2 microkernel
-    (6 x 2 vectors of 8 floats), and on 'default' the BLAS, which has no packed GEMM."""
+    (6 x 2 vectors of 8 floats), and on 'default' the BLAS, which has no packed GEMM; and with
+    TINYTORCH_GEMM_THREADS=blas, where large products go to the BLAS and its own threads."""
     import subprocess
     import sys
     order = ["default", "avx2", "avx512"]
-    if order.index(C.cpu_capability()) < order.index(capability):
+    if capability != "best" and order.index(C.cpu_capability()) < order.index(capability):
         pytest.skip(f"this CPU's best capability is {C.cpu_capability()}")
     here = os.path.dirname(os.path.abspath(__file__))
     code = ("import numpy as np\nfrom test_native_gemm import _check_packed, C\n"
-            f"assert C.cpu_capability() == {capability!r}, C.cpu_capability()\n"
+            f"assert {capability!r} == 'best' or C.cpu_capability() == {capability!r}, C.cpu_capability()\n"
             "for dt in (np.float32, np.float64):\n    _check_packed(dt, 2)\n")
-    env = dict(os.environ, TINYTORCH_CPU_CAPABILITY=capability)
+    env = dict(os.environ, TINYTORCH_GEMM_THREADS=gemm_threads)
+    if capability != "best":
+        env["TINYTORCH_CPU_CAPABILITY"] = capability
     r = subprocess.run([sys.executable, "-c", code], env=env, cwd=here, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]

@@ -35,7 +35,7 @@ using sgemm64_t = void (*)(int, int, int, int64_t, int64_t, int64_t, float, cons
 using dgemm64_t = void (*)(int, int, int, int64_t, int64_t, int64_t, double, const double*, int64_t, const double*,
                            int64_t, double, double*, int64_t);
 
-bool g_pool_gemm = false;  // large GEMMs split over the pool (the BLAS then runs single-threaded)
+bool g_pool_gemm = false;  // large GEMMs split over the pool (single-threaded packed or BLAS GEMMs)
 void* g_sgemm = nullptr;
 void* g_dgemm = nullptr;
 bool g_ilp64 = true;
@@ -77,11 +77,8 @@ BlasThreads::~BlasThreads() {
   if (--g_threads_depth == 0 && g_threads_set != g_threads_saved) g_set_threads(g_threads_saved);
 }
 
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-          const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  if (PackedGemm pg = packed_gemm_stub[0].get()) {
-    if (k > 0) return pg(m, n, k, &alpha, a, ta ? 1 : lda, ta ? lda : 1, b, tb ? 1 : ldb, tb ? ldb : 1, &beta, c, ldc);
-  }
+void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+               const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   // a product OpenBLAS runs on the calling thread anyway needs no thread setting: attention's and convolution's
   // tiles call this thousands of times a step from the pool's threads, and the scope's mutex would serialise them
   BlasThreads threads(m * n * k > kBlasSerialMacs ? blas_kernel_threads() : 0);
@@ -93,11 +90,8 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const 
                                          (int)ldb, beta, c, (int)ldc);
 }
 
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
-          const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  if (PackedGemm pg = packed_gemm_stub[1].get()) {
-    if (k > 0) return pg(m, n, k, &alpha, a, ta ? 1 : lda, ta ? lda : 1, b, tb ? 1 : ldb, tb ? ldb : 1, &beta, c, ldc);
-  }
+void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
+               const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
   // a product OpenBLAS runs on the calling thread anyway needs no thread setting: attention's and convolution's
   // tiles call this thousands of times a step from the pool's threads, and the scope's mutex would serialise them
   BlasThreads threads(m * n * k > kBlasSerialMacs ? blas_kernel_threads() : 0);
@@ -107,6 +101,20 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const
   else
     reinterpret_cast<dgemm32_t>(g_dgemm)(kRowMajor, oa, ob, (int)m, (int)n, (int)k, alpha, a, (int)lda, b,
                                          (int)ldb, beta, c, (int)ldc);
+}
+
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+          const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  PackedGemm pg = packed_gemm_stub[0].get();
+  if (!pg || k == 0) return blas_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  pg(m, n, k, &alpha, a, ta ? 1 : lda, ta ? lda : 1, b, tb ? 1 : ldb, tb ? ldb : 1, &beta, c, ldc);
+}
+
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
+          const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  PackedGemm pg = packed_gemm_stub[1].get();
+  if (!pg || k == 0) return blas_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  pg(m, n, k, &alpha, a, ta ? 1 : lda, ta ? lda : 1, b, tb ? 1 : ldb, tb ? ldb : 1, &beta, c, ldc);
 }
 
 namespace {
@@ -249,7 +257,8 @@ void mm(int64_t m, int64_t n, int64_t k, const T* a, bool ta, int64_t lda, const
     });
     return;
   }
-  if (PackedGemm pg = packed_gemm_stub[sizeof(T) == 4 ? 0 : 1].get()) {
+  PackedGemm pg = packed_gemm_stub[sizeof(T) == 4 ? 0 : 1].get();
+  if (pg && (g_pool_gemm || m * n * k <= kBlasSerialMacs)) {  // else TINYTORCH_GEMM_THREADS=blas: the BLAS's threads
     packed_mm<T>(pg, m, n, k, a, ta, lda, b, tb, ldb, beta, c, ldc);
     return;
   }
@@ -274,7 +283,7 @@ void mm(int64_t m, int64_t n, int64_t k, const T* a, bool ta, int64_t lda, const
     });
     return;
   }
-  gemm(ta, tb, m, n, k, T(1), a, lda, b, ldb, beta, c, ldc);
+  blas_gemm(ta, tb, m, n, k, T(1), a, lda, b, ldb, beta, c, ldc);  // threaded by the BLAS
 }
 
 template <typename T>

@@ -32,7 +32,12 @@ class BlasThreads {
 };
 
 // Row-major C (m x n, leading dimension ldc) = alpha * op(A) @ op(B) + beta * C, op(X) = X or X^T: on the calling
-// thread in the packed GEMM (tile_gemm.h) where the CPU has one, else in the BLAS (with its thread setting).
+// thread in the packed GEMM (tile_gemm.h) where the CPU has one, else in the BLAS (blas_gemm).
+// The same in the BLAS, with the thread count blas_kernel_threads() for products too large for one thread.
+void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+               const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
+               const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
           const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,

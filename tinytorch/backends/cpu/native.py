@@ -272,11 +272,12 @@ def _register_gemm():
     if BLAS is None:
         return
     _C.set_blas(*BLAS)
-    # large GEMMs run as blocks on the native pool, each a single-threaded BLAS call: the pool's threads sleep
-    # between kernels, OpenBLAS's spin, and a busy core elsewhere stalled its threaded GEMMs 2.5x more
-    # (benchmarks/bench.py --busy). TINYTORCH_GEMM_THREADS=blas leaves the threading to the BLAS instead. Either
-    # way the BLAS's thread count is set per native call and restored after it (blas.h's BlasThreads), so NumPy
-    # calls made outside tinytorch's kernels keep NumPy's own threads.
+    # large GEMMs run as blocks on the native pool, each a single-threaded call of the packed GEMM (CPUs with AVX2:
+    # kernels/gemm.inc) or of the BLAS: the pool's threads sleep soon after a step's kernels, OpenBLAS's spin, and a
+    # busy core elsewhere stalled its threaded GEMMs 2.5x more (benchmarks/bench.py --busy).
+    # TINYTORCH_GEMM_THREADS=blas leaves large products to the BLAS and its own threads instead. Either way the
+    # BLAS's thread count is set per native call and restored after it (blas.h's BlasThreads), so NumPy calls made
+    # outside tinytorch's kernels keep NumPy's own threads.
     if os.environ.get("TINYTORCH_GEMM_THREADS", "pool") != "blas":
         _C.set_gemm_pool(True)
         _GEMM_POOL[0] = True
