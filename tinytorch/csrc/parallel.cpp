@@ -103,13 +103,25 @@ class Pool {
   // their workers awake while a process that stops calling kernels leaves its cores idle within that time.
   static constexpr int64_t kSpinMicros = 1000;
 
+  // The first kPauseMicros of a watch only pause; after that each look yields the core: a thread that shares it
+  // (the caller's Python, when another process holds the other cores) runs instead of waiting out the watch.
+  static constexpr int64_t kPauseMicros = 100;
+
   // true once done() holds, false when kSpinMicros pass first
   template <typename Done>
   static bool spin_until(Done&& done) {
-    auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
+    const auto start = std::chrono::steady_clock::now();
+    const auto yield_from = start + std::chrono::microseconds(kPauseMicros);
+    const auto until = start + std::chrono::microseconds(kSpinMicros);
+    bool yielding = false;
     for (int i = 0;; ++i) {
       if (done()) return true;
-      if ((i & 63) == 63 && std::chrono::steady_clock::now() > until) return false;
+      if (yielding) {
+        std::this_thread::yield();
+        if (std::chrono::steady_clock::now() > until) return false;
+        continue;
+      }
+      if ((i & 63) == 63) yielding = std::chrono::steady_clock::now() > yield_from;
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #endif
