@@ -11,7 +11,6 @@ average is printed with it: on a shared machine the figures are rough.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -19,6 +18,8 @@ import numpy as np
 
 if "PYTHONPATH" not in os.environ:  # this checkout's tinytorch (--baseline's processes set their own)
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import alternate  # noqa: E402
 
 # name, (C_in, C_out, k, padding, H)
 LAYERS = [("LeNet conv1 1->6 5x5 p2 28", (1, 6, 5, 2, 28)), ("LeNet conv2 6->16 5x5 14", (6, 16, 5, 0, 14)),
@@ -68,31 +69,19 @@ def worker(lib_name, threads, min_time, batch):
 def main():
     """Alternate tinytorch and torch processes for ``--rounds`` rounds per thread count and print the table."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--min-time", type=float, default=0.3)
+    alternate.add_arguments(ap, threads=[1, 2], min_time=0.3)
     ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--worker", choices=["tinytorch", "torch"], help=argparse.SUPPRESS)
-    ap.add_argument("--baseline", metavar="DIR", help="add tinytorch imported from another checkout")
     a = ap.parse_args()
     if a.worker:
         worker(a.worker, a.threads[0], a.min_time, a.batch)
         return
-    # torch would load tinytorch as its device-backend extension (an entry point) at import: kept out of its process
-    sides = [("tinytorch", "tinytorch", {}), ("torch", "torch", {"TORCH_DEVICE_BACKEND_AUTOLOAD": "0"})]
-    if a.baseline:
-        sides.append(("baseline", "tinytorch", {"PYTHONPATH": os.path.abspath(a.baseline)}))
+    sides = alternate.sides(a.baseline)
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     print(f"{'layer':28s} {'thr':>3s} {'tt fwd':>7s} {'th fwd':>7s} {'ratio':>6s} {'tt f+b':>7s} {'th f+b':>7s} "
           f"{'ratio':>6s}" + (f" {'base f+b':>8s}" if a.baseline else ""))
     for t in a.threads:
-        res = {k: [] for k, _, _ in sides}
-        for _ in range(a.rounds):
-            for key, lib, env in sides:
-                cmd = [sys.executable, os.path.abspath(__file__), "--worker", lib, "--threads", str(t),
-                       "--min-time", str(a.min_time), "--batch", str(a.batch)]
-                r = subprocess.run(cmd, env=dict(os.environ, **env), capture_output=True, text=True, check=True)
-                res[key].append(json.loads([ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")][-1][7:]))
+        res = alternate.rounds(__file__, sides, a.rounds, ["--threads", str(t), "--min-time", str(a.min_time),
+                                                            "--batch", str(a.batch)])
         for name, _ in LAYERS:
             m = {k: [min(r[name][i] for r in v) for i in (0, 1)] for k, v in res.items()}
             line = (f"{name:28s} {t:3d} {m['tinytorch'][0]:7.2f} {m['torch'][0]:7.2f} "
